@@ -1,0 +1,58 @@
+// The application: Koa REST and Socket.IO on one port, the store, authentication, services and channels.
+import { feathers } from '@feathersjs/feathers'
+import configuration from '@feathersjs/configuration'
+import { koa, rest, bodyParser, cors, serveStatic, parseAuthentication } from '@feathersjs/koa'
+import socketio from '@feathersjs/socketio'
+import type { Application, Configuration } from './declarations'
+import { logger } from './logger'
+import { errorHandler, requireJson } from './http'
+import { store, storeReady, closeStore } from './store'
+import { authentication } from './authentication'
+import { services } from './services'
+import { channels } from './channels'
+import { ensureAdmin } from './admin'
+import { logError } from './hooks/log-error'
+import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
+import { populate } from './hooks/populate'
+
+/** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
+export const createApp = (overrides: Partial<Configuration> = {}): Application => {
+  const app: Application = koa(feathers())
+  app.configure(configuration())
+  for (const [key, value] of Object.entries(overrides)) app.set(key as any, value)
+  logger.setLevel(app.get('logLevel'))
+
+  app.use(cors())
+  app.use(errorHandler())
+  app.use(serveStatic(app.get('public')))
+  app.use(parseAuthentication())
+  app.use(requireJson())
+  app.use(bodyParser({ jsonLimit: app.get('bodyLimit'), formLimit: app.get('bodyLimit'), textLimit: app.get('bodyLimit'), jsonStrict: true, multipart: false, urlencoded: false, text: false }))
+  app.configure(rest())
+  app.configure(socketio({ cors: { origin: true }, maxHttpBufferSize: 1e6 }))
+
+  app.configure(store)
+  app.configure(authentication)
+  app.configure(services)
+  app.configure(channels)
+
+  app.hooks({
+    around: { all: [logError, rejectUnsafeKeys, populate] }
+  })
+  app.hooks({
+    setup: [
+      async (_context: any, next: any) => {
+        await storeReady(app)
+        await ensureAdmin(app)
+        await next()
+      }
+    ],
+    teardown: [
+      async (_context: any, next: any) => {
+        await next()
+        await closeStore(app)
+      }
+    ]
+  })
+  return app
+}

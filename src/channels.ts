@@ -1,0 +1,54 @@
+// Realtime: an authenticated connection joins channels for its account and its organizations; every service
+// event is published only to connections whose caller could read the document through the API (the
+// service's `read` rule, src/access/rules.ts). Anonymous connections receive nothing.
+import type { RealTimeConnection } from '@feathersjs/feathers'
+import '@feathersjs/transport-commons'
+import type { Application } from './declarations'
+import { loadAccessContext } from './access/context'
+import { accessRules, matches } from './access/rules'
+import { logger } from './logger'
+
+const joinChannels = async (app: Application, connection: RealTimeConnection) => {
+  const account = connection.account
+  if (!account) return
+  const access = await loadAccessContext(app, account)
+  connection.access = access
+  for (const channel of app.channels) app.channel(channel).leave(connection)
+  app.channel('authenticated').join(connection)
+  app.channel(`accounts/${account.id}`).join(connection)
+  if (access.admin) app.channel('admins').join(connection)
+  for (const membership of access.memberships) app.channel(`organizations/${membership.organization}`).join(connection)
+}
+
+export const channels = (app: Application) => {
+  app.on('login', (result: any, { connection }: any) => {
+    if (!connection) return
+    connection.account = result.account
+    joinChannels(app, connection).catch((error) => logger.error('Joining channels failed:', error))
+  })
+
+  app.on('logout', (_result: any, { connection }: any) => {
+    if (!connection) return
+    for (const channel of app.channels) app.channel(channel).leave(connection)
+    delete connection.access
+    delete connection.account
+  })
+
+  // Membership changes take effect on open connections at once.
+  const refresh = (member: any) => {
+    for (const connection of app.channel(`accounts/${member.uid}`).connections) {
+      joinChannels(app, connection).catch((error) => logger.error('Refreshing channels failed:', error))
+    }
+  }
+  const members = app.service('organization-members' as any) as any
+  members.on('created', refresh)
+  members.on('patched', refresh)
+  members.on('removed', refresh)
+
+  app.publish((data: any, context: any) => {
+    const rules = accessRules(context.path)
+    if (!rules || !data || typeof data !== 'object') return undefined
+    const names = [...new Set([...(rules.audience ? rules.audience(data) : ['authenticated']), 'admins'])]
+    return app.channel(names).filter((connection: RealTimeConnection) => !!connection.access && matches(rules.read(connection.access), data))
+  })
+}

@@ -1,0 +1,51 @@
+import type { HookContext as FeathersHookContext, NextFunction, Params as FeathersParams } from '@feathersjs/feathers'
+import type { Application as FeathersApplication } from '@feathersjs/koa'
+import type { AccessContext } from './access/context'
+
+export type { NextFunction }
+
+// Settings from config/ (see config/default.json and README's environment table).
+export interface Configuration {
+  host: string
+  port: number
+  public: string
+  dataDir: string
+  mongodb: string
+  bodyLimit: string
+  paginate: { default: number; max: number }
+  populate: { maxDepth: number; maxFanOut: number }
+  admin: { email: string; password: string }
+  authentication: any
+  logLevel: string
+  [key: string]: any
+}
+
+// Every service is registered under its path; the typed client lists them in src/client.ts.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ServiceTypes {}
+
+export type Application = FeathersApplication<ServiceTypes, Configuration>
+
+// Params as seen by this app's hooks: the authenticated account and its resolved access context.
+export interface AppParams extends FeathersParams {
+  account?: any
+  authenticated?: boolean
+  authentication?: any
+  access?: AccessContext
+  populateDepth?: number
+  operators?: Record<string, unknown>
+  existing?: any
+  [key: string]: any
+}
+
+export type HookContext<S = any> = FeathersHookContext<Application, S> & { params: AppParams }
+
+declare module '@feathersjs/feathers' {
+  interface Params {
+    account?: any
+    access?: AccessContext
+    populateDepth?: number
+    operators?: Record<string, unknown>
+    existing?: any
+  }
+}

@@ -1,0 +1,79 @@
+// Shared Ajv instances and validation hooks whose 400 errors name each offending field.
+import { Ajv, addFormats, type FormatsPluginOptions } from '@feathersjs/schema'
+import { BadRequest } from '@feathersjs/errors'
+import type { TSchema } from '@feathersjs/typebox'
+import type { HookContext, NextFunction } from '../declarations'
+
+const formats: FormatsPluginOptions = ['date-time', 'time', 'date', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex']
+
+export const dataValidator: Ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false }), formats)
+export const queryValidator: Ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }), formats)
+
+export interface FieldError {
+  field: string
+  message: string
+}
+
+/** Turns Ajv errors into `{ field, message }` pairs, one per offending field. */
+export const fieldErrors = (errors: any[] | null | undefined): FieldError[] => {
+  const seen = new Map<string, FieldError>()
+  for (const error of errors ?? []) {
+    const base = String(error.instancePath || '').split('/').filter(Boolean).join('.')
+    let field = base
+    let message = error.message ?? 'is invalid'
+    if (error.keyword === 'additionalProperties') {
+      field = [base, error.params.additionalProperty].filter(Boolean).join('.')
+      message = 'is not an allowed field'
+    } else if (error.keyword === 'required') {
+      field = [base, error.params.missingProperty].filter(Boolean).join('.')
+      message = 'is required'
+    } else if (error.keyword === 'enum') {
+      message = `must be one of: ${(error.params.allowedValues ?? []).join(', ')}`
+    }
+    // Unions (anyOf) repeat the same field many times; keep the first, most specific message.
+    if (error.keyword === 'anyOf' && seen.has(field)) continue
+    if (!seen.has(field)) seen.set(field, { field: field || '(body)', message })
+  }
+  return [...seen.values()]
+}
+
+/** A BadRequest naming every offending field in its message and in `errors`. */
+export const invalid = (what: string, errors: FieldError[]) =>
+  new BadRequest(`Invalid ${what}: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, { errors })
+
+const compileCache = new WeakMap<object, any>()
+const compile = (ajv: Ajv, schema: TSchema) => {
+  let validate = compileCache.get(schema)
+  if (!validate) {
+    validate = ajv.compile(schema)
+    compileCache.set(schema, validate)
+  }
+  return validate
+}
+
+/** Validates (and defaults) a value against a schema, throwing a field-naming 400. */
+export const check = <T = any>(ajv: Ajv, schema: TSchema, value: unknown, what = 'data'): T => {
+  const validate = compile(ajv, schema)
+  if (!validate(value)) throw invalid(what, fieldErrors(validate.errors))
+  return value as T
+}
+
+/** Validates `context.data` for create (dataSchema) and patch (patchSchema). */
+export const validateBody =
+  (schemas: { create?: TSchema; patch?: TSchema; update?: TSchema }) => async (context: HookContext, next: NextFunction) => {
+    const schema = (schemas as any)[context.method]
+    if (schema) {
+      if (context.data === null || typeof context.data !== 'object' || Array.isArray(context.data)) {
+        throw new BadRequest('The body must be a JSON object')
+      }
+      context.data = check(dataValidator, schema, context.data, 'data')
+    }
+    await next()
+  }
+
+/** Validates `params.query` (coercing REST strings into numbers and booleans). */
+export const validateQueryWith = (schema: TSchema) => async (context: HookContext, next: NextFunction) => {
+  const query = { ...(context.params.query ?? {}) }
+  context.params = { ...context.params, query: check(queryValidator, schema, query, 'query') }
+  await next()
+}

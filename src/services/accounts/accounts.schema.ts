@@ -1,0 +1,49 @@
+// accountSchema → Account → accountDataSchema → accountPatchSchema → accountQuerySchema
+import { Type, querySyntax, type Static } from '@feathersjs/typebox'
+import { IdString, Text, serverFields } from '../../schema/common'
+import { organizationDataSchema } from '../organizations/organizations.schema'
+
+const nameFields = {
+  firstName: Type.Optional(Text(100)),
+  middleName: Type.Optional(Text(100)),
+  lastName: Type.Optional(Text(100))
+}
+
+export const mobileNo = () => Type.String({ pattern: '^\\+?[0-9 ()-]{5,20}$', maxLength: 20 })
+
+export const accountSchema = Type.Object(
+  {
+    ...serverFields,
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.Optional(Type.String()),
+    mobileNo: Type.Optional(mobileNo()),
+    ...nameFields,
+    admin: Type.Optional(Type.Boolean()),
+    mfaEnabled: Type.Optional(Type.Boolean()),
+    updatedAt: Type.Optional(Type.Number())
+  },
+  { additionalProperties: false }
+)
+export type Account = Static<typeof accountSchema>
+
+/** Fields that never leave the server. */
+export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth']
+
+export const accountDataSchema = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.String({ minLength: 8, maxLength: 200 }),
+    mobileNo: Type.Optional(mobileNo()),
+    ...nameFields,
+    organization: Type.Optional(organizationDataSchema)
+  },
+  { additionalProperties: false }
+)
+export type AccountData = Static<typeof accountDataSchema>
+
+// Identity (email, mobileNo) and password change only through the authentication actions.
+export const accountPatchSchema = Type.Object(nameFields, { additionalProperties: false })
+
+export const accountQuerySchema = querySyntax(
+  Type.Object({ id: IdString(), email: Type.String(), mobileNo: Type.String(), firstName: Type.String(), lastName: Type.String(), createdAt: Type.Number() })
+)

@@ -1,0 +1,77 @@
+// Accounts: public sign-up (optionally with an organization), self-only reads and patches, admins read all.
+import { authenticate } from '@feathersjs/authentication'
+import { hooks as localHooks } from '@feathersjs/authentication-local'
+import { Conflict } from '@feathersjs/errors'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { hideSecrets } from '../../hooks/hide-secrets'
+import { scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { createAccountService } from './accounts.class'
+import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSecrets } from './accounts.schema'
+import { accountMethods, accountPath } from './accounts.shared'
+
+/** Emails are trimmed and lower-cased wherever they come in. */
+export const normalizeEmail = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : email)
+
+// Emails are unique whatever their case or surrounding spaces.
+const normalizeEmails = async (context: HookContext, next: NextFunction) => {
+  if (context.data && typeof context.data === 'object' && 'email' in context.data) {
+    context.data = { ...context.data, email: normalizeEmail(context.data.email) }
+  }
+  if (context.params.query && typeof context.params.query.email === 'string') {
+    context.params = { ...context.params, query: { ...context.params.query, email: normalizeEmail(context.params.query.email) } }
+  }
+  await next()
+}
+
+// A duplicate email is a 409 that names the field (the unique index is the guarantee under concurrency).
+const refuseDuplicateEmail = async (context: HookContext, next: NextFunction) => {
+  const found = await (context.service as any)._find({ query: { email: context.data.email, $limit: 1 }, paginate: false })
+  if (found.length > 0) throw new Conflict('An account with this email already exists', { errors: [{ field: 'email', message: 'is already registered' }] })
+  await next()
+}
+
+// The sign-up body's `organization` is created with the new account as its superadmin — all or nothing.
+const createSignupOrganization = async (context: HookContext, next: NextFunction) => {
+  const { organization, ...account } = context.data
+  context.data = account
+  await next()
+  if (!organization) return
+  const created = context.result
+  try {
+    const org = await context.app.service('organizations' as any).create(organization, { account: created, authenticated: true })
+    context.result = { ...created, organization: org }
+  } catch (error) {
+    await (context.service as any)._remove(created.id)
+    throw error
+  }
+}
+
+export const accounts = (app: Application) => {
+  app.use(accountPath as any, createAccountService(app) as any, { methods: [...accountMethods], events: [] })
+
+  defineAccess(accountPath, {
+    read: (access) => (access.admin ? null : { id: access.accountId }),
+    write: (access, method) => (method === 'remove' ? (access.admin ? null : { id: { $in: [] } }) : { id: access.accountId }),
+    audience: (doc) => [`accounts/${doc.id}`, 'admins']
+  })
+
+  app.service(accountPath as any).hooks({
+    around: {
+      all: [hideSecrets(...accountSecrets), normalizeEmails],
+      find: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
+      get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
+      create: [
+        validateBody({ create: accountDataSchema }),
+        createSignupOrganization,
+        refuseDuplicateEmail,
+        localHooks.hashPassword('password'),
+        setCreated
+      ],
+      patch: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess, validateBody({ patch: accountPatchSchema })],
+      remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess]
+    }
+  })
+}

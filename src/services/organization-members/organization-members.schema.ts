@@ -1,0 +1,29 @@
+// memberSchema → Member → memberDataSchema → memberPatchSchema → memberQuerySchema
+import { Type, querySyntax, type Static } from '@feathersjs/typebox'
+import { IdString, Text, serverFields } from '../../schema/common'
+
+const grants = {
+  roles: Type.Array(Text(100, { minLength: 1 }), { maxItems: 100, default: [] }),
+  privileges: Type.Array(Text(100, { minLength: 1 }), { maxItems: 100, default: [] }),
+  superadmin: Type.Boolean({ default: false })
+}
+
+export const memberSchema = Type.Object(
+  { ...serverFields, organization: IdString(), uid: IdString(), ...grants },
+  { additionalProperties: false }
+)
+export type Member = Static<typeof memberSchema>
+
+export const memberDataSchema = Type.Object(
+  { organization: IdString(), uid: IdString(), roles: Type.Optional(grants.roles), privileges: Type.Optional(grants.privileges), superadmin: Type.Optional(grants.superadmin) },
+  { additionalProperties: false }
+)
+
+export const memberPatchSchema = Type.Object(
+  { roles: Type.Optional(grants.roles), privileges: Type.Optional(grants.privileges), superadmin: Type.Optional(grants.superadmin) },
+  { additionalProperties: false }
+)
+
+export const memberQuerySchema = querySyntax(
+  Type.Object({ id: IdString(), organization: IdString(), uid: IdString(), roles: Type.String(), privileges: Type.String(), superadmin: Type.Boolean(), createdAt: Type.Number() })
+)

@@ -1,0 +1,69 @@
+// Organization members: roles, privileges and superadmin flags, managed by the organization's superadmins.
+import { authenticate } from '@feathersjs/authentication'
+import { BadRequest, Conflict, Forbidden } from '@feathersjs/errors'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
+import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { createMemberService } from './organization-members.class'
+import { memberDataSchema, memberPatchSchema, memberQuerySchema } from './organization-members.schema'
+import { organizationMemberMethods, organizationMemberPath } from './organization-members.shared'
+
+// Only the organization's superadmins add members; the added account must exist.
+const requireSuperadminToAdd = async (context: HookContext, next: NextFunction) => {
+  if (context.params.provider) {
+    const access = await accessOf(context)
+    if (!isMemberWith(access, context.data.organization, { superadmin: true })) {
+      throw new Forbidden('Only superadmins of the organization may add members')
+    }
+  }
+  const accounts = context.app.service('accounts' as any) as any
+  await accounts._get(context.data.uid).catch(() => {
+    throw new BadRequest('uid must be an existing account', { errors: [{ field: 'uid', message: 'is not an existing account' }] })
+  })
+  const duplicate = await (context.service as any)._find({ query: { organization: context.data.organization, uid: context.data.uid }, paginate: false })
+  if (duplicate.length) throw new Conflict('This account is already a member of the organization', { errors: [{ field: 'uid', message: 'is already a member' }] })
+  await next()
+}
+
+// An organization always keeps at least one superadmin (except when the organization itself is removed).
+const keepOneSuperadmin = async (context: HookContext, next: NextFunction) => {
+  if (!context.params.bootstrap && context.id !== null && context.id !== undefined) {
+    const service = context.service as any
+    const member = context.params.existing ?? (await service._get(context.id))
+    const demoting = context.method === 'remove' || (context.data && context.data.superadmin === false)
+    if (member.superadmin && demoting) {
+      const admins = await service._find({ query: { organization: member.organization, superadmin: true, $limit: 2 }, paginate: false })
+      if (admins.length <= 1) throw new Conflict('An organization must keep at least one superadmin')
+    }
+  }
+  await next()
+}
+
+export const organizationMembers = (app: Application) => {
+  app.use(organizationMemberPath as any, createMemberService(app) as any, { methods: [...organizationMemberMethods], events: [] })
+  ;(app.service(organizationMemberPath as any) as any).populatable = true
+
+  defineAccess(organizationMemberPath, {
+    read: (access) => (access.admin ? null : { organization: { $in: organizationIds(access) } }),
+    // Superadmins manage members; any member may leave (remove their own membership).
+    write: (access, method) =>
+      method === 'remove'
+        ? { $or: [{ organization: { $in: superadminOf(access) } }, { uid: access.accountId }] }
+        : { organization: { $in: superadminOf(access) } },
+    audience: (doc) => [`organizations/${doc.organization}`, `accounts/${doc.uid}`]
+  })
+
+  app.service(organizationMemberPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(memberQuerySchema), scopeAccess],
+      get: [validateQueryWith(memberQuerySchema), scopeAccess],
+      create: [validateBody({ create: memberDataSchema }), requireSuperadminToAdd, setCreated],
+      patch: [validateQueryWith(memberQuerySchema), scopeAccess, validateBody({ patch: memberPatchSchema }), keepOneSuperadmin],
+      remove: [validateQueryWith(memberQuerySchema), scopeAccess, keepOneSuperadmin]
+    }
+  })
+}

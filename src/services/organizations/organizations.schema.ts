@@ -1,0 +1,26 @@
+// organizationSchema → Organization → organizationDataSchema → organizationPatchSchema → organizationQuerySchema
+import { Type, querySyntax, type Static } from '@feathersjs/typebox'
+import { IdString, Text, serverFields } from '../../schema/common'
+
+const organizationFields = {
+  name: Text(200, { minLength: 1 }),
+  // A facility is an organization whose type is `facility`; `types` lists its kinds (e.g. clinic, laboratory).
+  type: Text(100, { minLength: 1 }),
+  types: Type.Optional(Type.Array(Text(100), { maxItems: 50 })),
+  description: Type.Optional(Text(5000)),
+  email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+  phone: Type.Optional(Text(40)),
+  address: Type.Optional(Text(500))
+}
+
+export const organizationSchema = Type.Object({ ...serverFields, ...organizationFields }, { additionalProperties: false })
+export type Organization = Static<typeof organizationSchema>
+
+// The sign-up body of POST /accounts may carry the same object (its `subscription` part arrives with the subscriptions issue).
+export const organizationDataSchema = Type.Object(organizationFields, { additionalProperties: false })
+
+export const organizationPatchSchema = Type.Partial(Type.Object(organizationFields), { additionalProperties: false })
+
+export const organizationQuerySchema = querySyntax(
+  Type.Object({ id: IdString(), name: Type.String(), type: Type.String(), types: Type.String(), createdAt: Type.Number(), createdBy: Type.String() })
+)

@@ -1,0 +1,56 @@
+// Organizations: any signed-in account creates one and becomes its superadmin; members read; superadmins change.
+import { authenticate } from '@feathersjs/authentication'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { organizationIds, superadminOf } from '../../access/context'
+import { scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { createOrganizationService } from './organizations.class'
+import { organizationDataSchema, organizationPatchSchema, organizationQuerySchema } from './organizations.schema'
+import { organizationMethods, organizationPath } from './organizations.shared'
+
+// The creator becomes the first superadmin member; without that membership the organization is not kept.
+const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) => {
+  await next()
+  const organization = context.result
+  try {
+    await context.app.service('organization-members' as any).create(
+      { organization: organization.id, uid: context.params.account.id, roles: [], privileges: [], superadmin: true },
+      { account: context.params.account, authenticated: true, bootstrap: true }
+    )
+  } catch (error) {
+    await (context.service as any)._remove(organization.id)
+    throw error
+  }
+}
+
+// Removing an organization removes its memberships.
+const removeMemberships = async (context: HookContext, next: NextFunction) => {
+  await next()
+  const members = context.app.service('organization-members' as any) as any
+  const list = await members._find({ query: { organization: context.result.id }, paginate: false })
+  for (const member of list) await members.remove(member.id, { bootstrap: true })
+}
+
+export const organizations = (app: Application) => {
+  app.use(organizationPath as any, createOrganizationService(app) as any, { methods: [...organizationMethods], events: [] })
+  ;(app.service(organizationPath as any) as any).populatable = true
+
+  defineAccess(organizationPath, {
+    read: (access) => (access.admin ? null : { id: { $in: organizationIds(access) } }),
+    write: (access) => ({ id: { $in: superadminOf(access) } }),
+    audience: (doc) => [`organizations/${doc.id}`]
+  })
+
+  app.service(organizationPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(organizationQuerySchema), scopeAccess],
+      get: [validateQueryWith(organizationQuerySchema), scopeAccess],
+      create: [validateBody({ create: organizationDataSchema }), addCreatorAsSuperadmin, setCreated],
+      patch: [validateQueryWith(organizationQuerySchema), scopeAccess, validateBody({ patch: organizationPatchSchema })],
+      remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeMemberships]
+    }
+  })
+}

@@ -1,0 +1,201 @@
+// The store: builds every service's adapter — MongoDB when MONGODB_URL is set, otherwise the embedded
+// NeDB engine persisted under DATA_DIR — and creates each service's declared indexes on both engines.
+import fs from 'node:fs'
+import path from 'node:path'
+import { MongoClient, ObjectId, type Db } from 'mongodb'
+import NeDB from '@seald-io/nedb'
+import { NeDBService } from 'feathers-nedb'
+import { MongoDBService } from '@feathersjs/mongodb'
+import { Conflict, NotFound, BadRequest, GeneralError } from '@feathersjs/errors'
+import type { Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
+import type { Application } from '../declarations'
+import { logger } from '../logger'
+
+export interface IndexSpec {
+  fields: Record<string, 1 | -1>
+  unique?: boolean
+  sparse?: boolean
+}
+
+export interface StoreOptions {
+  /** Collection (NeDB file) name. */
+  name: string
+  /** Indexes the store creates at startup; a unique index on `id` is always added. */
+  indexes?: IndexSpec[]
+  /** Query operators beyond Feathers' standard ones that this service accepts (e.g. `$elemMatch`). */
+  operators?: string[]
+  /** Allow multi patch/remove (internal calls only; external multi calls are refused by the app). */
+  multi?: boolean
+  /** Pagination; defaults to the app's `paginate` setting. */
+  paginate?: false | { default: number; max: number }
+}
+
+/** The adapter methods every store service offers, on both engines. */
+export interface StoreService<T = any> {
+  id: string
+  options: any
+  find(params?: Params): Promise<Paginated<T> | T[]>
+  get(id: Id, params?: Params): Promise<T>
+  create(data: any, params?: Params): Promise<T>
+  patch(id: NullableId, data: any, params?: Params): Promise<any>
+  remove(id: NullableId, params?: Params): Promise<any>
+  _find(params?: Params & { paginate?: any }): Promise<any>
+  _get(id: Id, params?: Params): Promise<T>
+  _create(data: any, params?: Params): Promise<T>
+  _patch(id: NullableId, data: any, params?: Params): Promise<any>
+  _remove(id: NullableId, params?: Params): Promise<any>
+  [key: string]: any
+}
+
+/** A new public id: 24 hex characters, time-ordered, the same shape on both engines. */
+export const newId = () => new ObjectId().toHexString()
+
+const strip = (doc: any) => {
+  if (!doc || typeof doc !== 'object') return doc
+  const { _id, ...rest } = doc
+  return rest
+}
+const stripAll = (result: any) => {
+  if (Array.isArray(result)) return result.map(strip)
+  if (result && Array.isArray(result.data) && 'total' in result) return { ...result, data: result.data.map(strip) }
+  return strip(result)
+}
+
+// Translate engine errors (unique violations, driver failures) into Feathers errors.
+const storeError = (error: any): never => {
+  if (error?.errorType === 'uniqueViolated' || error?.code === 11000 || error?.data?.code === 11000) {
+    const key = error.key ?? Object.keys(error.keyValue ?? error.data?.keyValue ?? {}).join(',')
+    throw new Conflict('A record with the same unique value already exists', key ? { key } : undefined)
+  }
+  if (error?.name?.startsWith?.('Mongo')) throw new GeneralError('Datastore error')
+  throw error
+}
+
+const withoutIdChange = (data: any) => {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return data
+  const { id: _i, _id, ...rest } = data
+  return rest
+}
+
+// Public ids (`id`), `_id` never leaves the store, engine errors mapped, identical on both engines.
+const mixin = (Base: any): any =>
+  class StoreAdapter extends Base {
+    async _find(params?: Params) {
+      return stripAll(await super._find(params).catch(storeError))
+    }
+    async _get(id: Id, params?: Params) {
+      const result = await super._get(id, params).catch(storeError)
+      if (!result) throw new NotFound(`No record found for id '${id}'`)
+      return strip(result)
+    }
+    async _create(data: any, params?: Params) {
+      if (Array.isArray(data)) throw new BadRequest('Create one record at a time')
+      const record = { ...withoutIdChange(data), id: newId() }
+      return strip(await super._create(record, params).catch(storeError))
+    }
+    async _update(id: Id, data: any, params?: Params) {
+      return strip(await super._update(id, withoutIdChange(data), params).catch(storeError))
+    }
+    async _patch(id: NullableId, data: any, params?: Params) {
+      return stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError))
+    }
+    async _remove(id: NullableId, params?: Params) {
+      return stripAll(await super._remove(id, params).catch(storeError))
+    }
+  }
+
+const NedbStore = mixin(NeDBService)
+const MongoStore = mixin(MongoDBService)
+
+interface Engine {
+  kind: 'mongodb' | 'nedb'
+  collection(name: string): any
+  ensureIndexes(name: string, indexes: IndexSpec[]): Promise<void>
+  close(): Promise<void>
+}
+
+const nedbEngine = (dataDir: string): Engine => {
+  fs.mkdirSync(dataDir, { recursive: true })
+  const stores = new Map<string, NeDB>()
+  const collection = (name: string) => {
+    let store = stores.get(name)
+    if (!store) {
+      store = new NeDB({ filename: path.join(dataDir, `${name}.db`) })
+      stores.set(name, store)
+    }
+    return store
+  }
+  return {
+    kind: 'nedb',
+    collection,
+    async ensureIndexes(name, indexes) {
+      const store = collection(name)
+      await store.loadDatabaseAsync()
+      for (const index of indexes) {
+        const fields = Object.keys(index.fields)
+        await store.ensureIndexAsync({ fieldName: fields.length === 1 ? fields[0] : fields, unique: !!index.unique, sparse: !!index.sparse })
+      }
+    },
+    async close() {
+      for (const store of stores.values()) await store.compactDatafileAsync().catch(() => undefined)
+    }
+  }
+}
+
+const mongoEngine = (url: string): Engine => {
+  const client = new MongoClient(url)
+  const connected = client.connect().then(() => client.db())
+  connected.catch((error) => logger.error('MongoDB connection failed:', error.message))
+  return {
+    kind: 'mongodb',
+    collection: (name: string) => connected.then((db: Db) => db.collection(name)),
+    async ensureIndexes(name, indexes) {
+      const db = await connected
+      for (const index of indexes) {
+        await db.collection(name).createIndex(index.fields, { unique: !!index.unique, sparse: !!index.sparse })
+      }
+    },
+    async close() {
+      await client.close()
+    }
+  }
+}
+
+/** Opens the datastore chosen by config (MONGODB_URL, else DATA_DIR) and keeps it on the app. */
+export const store = (app: Application) => {
+  const url = app.get('mongodb')
+  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')))
+  app.set('storeEngine' as any, engine)
+  const pending: Promise<void>[] = []
+  app.set('storeReady' as any, pending)
+  logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))}`}`)
+}
+
+const engineOf = (app: Application): Engine => app.get('storeEngine' as any)
+
+/** Builds a service's adapter on the configured engine and schedules its indexes. */
+export const createStore = <T = any>(app: Application, options: StoreOptions): StoreService<T> => {
+  const engine = engineOf(app)
+  const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
+  ;(app.get('storeReady' as any) as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
+  const common = {
+    id: 'id',
+    paginate: options.paginate === undefined ? app.get('paginate') : options.paginate,
+    multi: options.multi ?? false,
+    operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', ...(options.operators ?? [])]
+  }
+  if (engine.kind === 'mongodb') {
+    return new MongoStore({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>
+  }
+  return new NedbStore({ ...common, Model: engine.collection(options.name) }) as StoreService<T>
+}
+
+/** Resolves once every declared index exists (and the embedded files are loaded). */
+export const storeReady = async (app: Application) => {
+  await Promise.all(app.get('storeReady' as any) as Promise<void>[])
+}
+
+/** Closes the datastore (compacting the embedded files). */
+export const closeStore = async (app: Application) => {
+  await engineOf(app)?.close()
+}

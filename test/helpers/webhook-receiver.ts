@@ -1,0 +1,122 @@
+// A webhook receiver on loopback for tests: records every POST and answers with a status chosen by the test.
+import http from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { Webhook } from 'standardwebhooks'
+
+export interface ReceivedWebhook {
+  headers: http.IncomingHttpHeaders
+  /** The body parsed as JSON (undefined if it is not JSON) */
+  body: any
+  raw: string
+  at: number
+  /** Whether the Standard Webhooks signature checked out; undefined while no secret is set */
+  verified?: boolean
+}
+
+/** Status for the n-th POST (1-based), or 'hang' to never answer it */
+export type WebhookResponder = (n: number) => number | 'hang'
+
+export interface TestWebhookReceiver {
+  url: string
+  received: ReceivedWebhook[]
+  respondWith(fn: WebhookResponder): void
+  /** Sets (or replaces) the secret used to check signatures of later POSTs */
+  setSecret(secret: string | undefined): void
+  waitForCount(n: number, timeoutMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+// Checks a Standard Webhooks signature with the reference implementation.
+const verifySignature = (secret: string, raw: string, headers: http.IncomingHttpHeaders): boolean => {
+  try {
+    new Webhook(secret).verify(raw, {
+      'webhook-id': String(headers['webhook-id'] ?? ''),
+      'webhook-timestamp': String(headers['webhook-timestamp'] ?? ''),
+      'webhook-signature': String(headers['webhook-signature'] ?? '')
+    }, { jsonParse: false })
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Starts a receiver on 127.0.0.1 (random port) answering 200 unless respondWith says otherwise.
+export async function startWebhookReceiver(opts: { secret?: string } = {}): Promise<TestWebhookReceiver> {
+  const received: ReceivedWebhook[] = []
+  const sockets = new Set<Socket>()
+  const countWaiters = new Set<() => void>()
+  let responder: WebhookResponder = () => 200
+  let secret = opts.secret
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('error', () => undefined)
+    req.on('end', () => {
+      if (req.method !== 'POST') {
+        res.writeHead(405, { allow: 'POST' }).end()
+        return
+      }
+      const raw = Buffer.concat(chunks).toString('utf8')
+      let body: any
+      try {
+        body = JSON.parse(raw)
+      } catch {
+        body = undefined
+      }
+      const entry: ReceivedWebhook = { headers: req.headers, body, raw, at: Date.now() }
+      if (secret) entry.verified = verifySignature(secret, raw, req.headers)
+      received.push(entry)
+      for (const check of countWaiters) check()
+      const answer = responder(received.length)
+      if (answer === 'hang') return
+      res.writeHead(answer, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true }))
+    })
+  })
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    respondWith(fn) {
+      responder = fn
+    },
+    setSecret(value) {
+      secret = value
+    },
+    waitForCount(n, timeoutMs = 5000) {
+      if (received.length >= n) return Promise.resolve()
+      return new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (received.length < n) return
+          countWaiters.delete(check)
+          clearTimeout(timer)
+          resolve()
+        }
+        const timer = setTimeout(() => {
+          countWaiters.delete(check)
+          reject(new Error(`Expected ${n} webhook(s) within ${timeoutMs} ms, received ${received.length}`))
+        }, timeoutMs)
+        countWaiters.add(check)
+      })
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        // Ends idle keep-alive sockets and the ones held open by 'hang' answers.
+        for (const socket of sockets) socket.destroy()
+      })
+    }
+  }
+}
