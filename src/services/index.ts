@@ -3,9 +3,24 @@ import type { Application } from '../declarations'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
+import { medicalEncounters } from './medical-encounters/medical-encounters'
+import { facilityServices } from './services/services'
+import { billingInvoices } from './billing-invoices/billing-invoices'
+import { billingItems } from './billing-items/billing-items'
+import { billingPayments } from './billing-payments/billing-payments'
+import { billingRecovery } from '../billing/recovery'
+import { billingSettings } from '../billing/settings'
 
 export const services = (app: Application) => {
   app.configure(organizationMembers)
   app.configure(accounts)
   app.configure(organizations)
+  // Billing (interface 2.4, 3.1, 4.3): encounters, the service catalogue, invoices, items, payments.
+  billingSettings(app)
+  app.configure(medicalEncounters)
+  app.configure(facilityServices)
+  app.configure(billingInvoices)
+  app.configure(billingItems)
+  app.configure(billingPayments)
+  app.configure(billingRecovery)
 }

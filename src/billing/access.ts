@@ -1,0 +1,34 @@
+// Who may do what in billing. Every billing document carries `facility` (an organization id):
+// - any member of the facility reads its encounters, services, invoices, items and payments, creates and
+//   changes encounters, creates invoices, and adds or changes draft items;
+// - members holding the billing privilege (config `billing.privilege`, default `billing`) or superadmins of
+//   the facility also finalize (encounters, invoices, items, payments), record payments, remove invoices and
+//   items, and manage the service catalogue;
+// - everyone else (application admins included) gets 404: billing data is private to the facility.
+import { Forbidden, NotFound } from '@feathersjs/errors'
+import type { AccessContext } from '../access/context'
+import { organizationIds } from '../access/context'
+
+/** Facilities in which the caller may handle money (billing privilege or superadmin). */
+export const billingFacilities = (access: AccessContext, privilege: string) =>
+  access.memberships.filter((m) => m.superadmin || (m.privileges ?? []).includes(privilege)).map((m) => m.organization)
+
+export const isMember = (access: AccessContext, facility: string) => organizationIds(access).includes(facility)
+
+export const mayBill = (access: AccessContext, facility: string, privilege: string) => billingFacilities(access, privilege).includes(facility)
+
+/** A facility the caller is not a member of does not exist for them. */
+export const requireMember = (access: AccessContext, facility: string) => {
+  if (!isMember(access, facility)) throw new NotFound(`No facility found for id '${facility}'`)
+}
+
+/** Money operations need the billing privilege (or superadmin) in the facility. */
+export const requireBilling = (access: AccessContext, facility: string, privilege: string, action: string) => {
+  requireMember(access, facility)
+  if (!mayBill(access, facility, privilege)) {
+    throw new Forbidden(`${action} needs the '${privilege}' privilege or superadmin in the facility`)
+  }
+}
+
+/** The read rule shared by every billing service: documents of the caller's facilities. */
+export const facilityScope = (access: AccessContext) => ({ facility: { $in: organizationIds(access) } })

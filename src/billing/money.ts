@@ -1,0 +1,19 @@
+// Money arithmetic in integer minor units (cents for 2 decimals), so sums and the payment limit compare
+// exactly; the API speaks major units (10.5) rounded to the configured number of decimals.
+
+const factor = (decimals: number) => 10 ** decimals
+
+/** Major units → integer minor units. */
+export const toMinor = (value: number, decimals: number) => Math.round(value * factor(decimals))
+
+/** Integer minor units → major units. */
+export const toMajor = (minor: number, decimals: number) => Number((minor / factor(decimals)).toFixed(decimals))
+
+/** Does `value` carry at most `decimals` decimal places? */
+export const hasAtMostDecimals = (value: number, decimals: number) => {
+  const scaled = value * factor(decimals)
+  return Math.abs(scaled - Math.round(scaled)) < 1e-6
+}
+
+/** The payable amount of an item in minor units: price × quantity, rounded half away from zero. */
+export const amountMinorOf = (price: number, quantity: number, decimals: number) => Math.round(toMinor(price, decimals) * quantity)

@@ -1,0 +1,181 @@
+// Crash recovery for billing's multi-step operations. Every step they take is idempotent and every
+// operation leaves a durable marker before its first irreversible step, so finishing one is always safe,
+// even while another process is still working on it:
+// - `deletingAt` on an invoice or item: a cascade (cascade.ts) → run it again;
+// - `finalizePending` on an invoice: a finalization (finalize.ts) → finalize the remaining draft items;
+// - a payment with status `pending`, or a `pending` entry on an item (payments.ts) → record or drop it;
+// - at startup, a sweep over recently changed items and invoices recomputes totals and removes items left
+//   behind by a crash in the middle of an item creation (invoice gone, or finalized meanwhile).
+// At startup on the embedded engine (one process owns the data) everything unfinished is stale; on MongoDB
+// (several processes) payments count as stale after `billing.staleAfterMs`, so a payment still in flight on
+// another process is left alone. A timer (`billing.recoveryIntervalMs`) repeats the stale-operation pass.
+import type { Application } from '../declarations'
+import { logger } from '../logger'
+import { removeInvoiceCascade, removeItemCascade } from './cascade'
+import { completeFinalize } from './finalize'
+import { releaseReservation, settleReservation } from './payments'
+import { billingSettings } from './settings'
+import { orNull, stores } from './stores'
+import { refreshTotalsAfterChange } from './totals'
+
+export interface RecoveryCutoffs {
+  /** Cascades and finalizations marked before this time are finished. */
+  operationsBefore: number
+  /** Pending payments and reservations made before this time are resolved. */
+  paymentsBefore: number
+  /** Items and invoices changed since this time are swept (totals, leftovers); null skips the sweep. */
+  sweepSince: number | null
+}
+
+export interface RecoveryReport {
+  invoiceCascades: number
+  itemCascades: number
+  finalizations: number
+  paymentsRecorded: number
+  paymentsDropped: number
+  reservationsReleased: number
+  leftoverItems: number
+  encountersLinked: number
+  invoicesRefreshed: number
+}
+
+const all = (service: any, query: Record<string, unknown>) => service._find({ query, paginate: false }) as Promise<any[]>
+
+export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport> => {
+  const { invoices, items, payments, encounters } = stores(app)
+  const report: RecoveryReport = {
+    invoiceCascades: 0,
+    itemCascades: 0,
+    finalizations: 0,
+    paymentsRecorded: 0,
+    paymentsDropped: 0,
+    reservationsReleased: 0,
+    leftoverItems: 0,
+    encountersLinked: 0,
+    invoicesRefreshed: 0
+  }
+  const touched = new Set<string>()
+  const recovering = { recovering: true }
+
+  for (const invoice of await all(invoices, { deletingAt: { $lt: cutoffs.operationsBefore } })) {
+    await orNull(removeInvoiceCascade(app, invoice.id, recovering))
+    report.invoiceCascades++
+  }
+  for (const item of await all(items, { deletingAt: { $lt: cutoffs.operationsBefore } })) {
+    await orNull(removeItemCascade(app, item.id, recovering))
+    report.itemCascades++
+  }
+  for (const invoice of await all(invoices, { 'finalizePending.at': { $lt: cutoffs.operationsBefore } })) {
+    await completeFinalize(app, invoice, recovering)
+    report.finalizations++
+  }
+
+  // Payments inserted but never recorded: recorded if their reservation was made, dropped otherwise.
+  for (const payment of await all(payments, { status: 'pending', createdAt: { $lt: cutoffs.paymentsBefore } })) {
+    const item = await orNull(items._get(payment.item))
+    const reserved = !!item && !item.deleting && (item.pending ?? []).some((entry: any) => entry.key === payment.id)
+    if (reserved) {
+      await orNull(payments._patch(payment.id, { status: 'draft' }, { query: { status: 'pending' } }))
+      await settleReservation(app, item.id, payment.id)
+      report.paymentsRecorded++
+    } else {
+      await orNull(payments._remove(payment.id, { query: { status: 'pending' } }))
+      report.paymentsDropped++
+    }
+    if (item) touched.add(item.invoice)
+  }
+  // Reservations whose recording never finished: kept if their payment exists, released if it is gone.
+  for (const item of await all(items, { 'pending.at': { $lt: cutoffs.paymentsBefore } })) {
+    for (const entry of item.pending ?? []) {
+      if (entry.at >= cutoffs.paymentsBefore) continue
+      const payment = await orNull(payments._get(entry.key))
+      if (!payment) {
+        if (await releaseReservation(app, item.id, entry.key, entry.amount)) report.reservationsReleased++
+      } else {
+        if (payment.status === 'pending') {
+          await orNull(payments._patch(payment.id, { status: 'draft' }, { query: { status: 'pending' } }))
+          report.paymentsRecorded++
+        }
+        await settleReservation(app, item.id, entry.key)
+      }
+      touched.add(item.invoice)
+    }
+  }
+
+  if (cutoffs.sweepSince !== null) {
+    const changed = await all(items, { updatedAt: { $gte: cutoffs.sweepSince } })
+    const byInvoice = new Map<string, any[]>()
+    for (const item of changed) byInvoice.set(item.invoice, [...(byInvoice.get(item.invoice) ?? []), item])
+    for (const [invoiceId, list] of byInvoice) {
+      const invoice = await orNull(invoices._get(invoiceId))
+      for (const item of list) {
+        // An item whose creation was cut short: its invoice is gone, or was finalized while it was inserted.
+        const leftover = !invoice || (invoice.status === 'finalized' && !invoice.finalizePending && item.status === 'draft')
+        if (leftover && !item.deleting) {
+          await orNull(removeItemCascade(app, item.id, recovering))
+          report.leftoverItems++
+        }
+      }
+      if (invoice) touched.add(invoiceId)
+    }
+    // An encounter whose invoice was created but not yet recorded on it.
+    for (const invoice of await all(invoices, { createdAt: { $gte: cutoffs.sweepSince } })) {
+      if (!invoice.encounter || invoice.deleting) continue
+      const linked = await orNull(encounters._patch(invoice.encounter, { invoice: invoice.id }, { query: { invoice: null } }))
+      if (linked) report.encountersLinked++
+    }
+  }
+
+  for (const invoiceId of touched) {
+    if (await refreshTotalsAfterChange(app, invoiceId)) report.invoicesRefreshed++
+  }
+  return report
+}
+
+const summary = (report: RecoveryReport) =>
+  Object.entries(report)
+    .filter(([, count]) => count > 0)
+    .map(([key, count]) => `${key}=${count}`)
+    .join(' ')
+
+/** Registers startup recovery (after the store is ready) and the periodic pass; stops it on teardown. */
+export const billingRecovery = (app: Application) => {
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<unknown> = Promise.resolve()
+  const run = (cutoffs: RecoveryCutoffs, when: string) => {
+    running = running
+      .then(() => recoverBilling(app, cutoffs))
+      .then((report) => {
+        const text = summary(report)
+        if (text) logger.info(`Billing recovery (${when}): ${text}`)
+      })
+      .catch((error) => logger.error(`Billing recovery (${when}) failed:`, error))
+    return running
+  }
+
+  app.hooks({
+    setup: [
+      async (_context: any, next: any) => {
+        await next()
+        const settings = billingSettings(app)
+        const now = Date.now()
+        const shared = !!app.get('mongodb')
+        await run({ operationsBefore: now, paymentsBefore: shared ? now - settings.staleAfterMs : now, sweepSince: now - settings.totalsSweepWindowMs }, 'startup')
+        if (settings.recoveryIntervalMs > 0) {
+          timer = setInterval(() => {
+            const cutoff = Date.now() - settings.staleAfterMs
+            void run({ operationsBefore: cutoff, paymentsBefore: cutoff, sweepSince: null }, 'periodic')
+          }, settings.recoveryIntervalMs)
+          timer.unref()
+        }
+      }
+    ],
+    teardown: [
+      async (_context: any, next: any) => {
+        if (timer) clearInterval(timer)
+        await running
+        await next()
+      }
+    ]
+  })
+}

@@ -1,0 +1,60 @@
+// itemSchema → Item → itemDataSchema → itemPatchSchema → itemQuerySchema
+import { Type, querySyntax, type Static } from '@feathersjs/typebox'
+import { IdString, Text, serverFields } from '../../schema/common'
+import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
+
+const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
+
+const itemFields = {
+  // One of config `billing.itemTypes`; a `service` item's `ref` is a service id of the same facility.
+  type: ListValue(),
+  ref: Type.Optional(Text(200, { minLength: 1 })),
+  name: Type.Optional(Text(500)),
+  description: Type.Optional(Text(5000)),
+  // Price per unit; a `service` item without one takes the service's price.
+  price: Type.Optional(Money()),
+  quantity: Type.Optional(Quantity())
+}
+
+export const itemSchema = Type.Object(
+  {
+    ...serverFields,
+    facility: IdString(),
+    invoice: IdString(),
+    currency: Currency(),
+    ...itemFields,
+    price: Money(),
+    quantity: Quantity(),
+    // Computed: price × quantity (the total payable), the sum of the payments, and what remains.
+    amount: Money(),
+    paid: Money(),
+    balance: Money(),
+    ...stateFields
+  },
+  { additionalProperties: false }
+)
+export type Item = Static<typeof itemSchema>
+
+export const itemDataSchema = Type.Object({ invoice: IdString(), ...itemFields }, { additionalProperties: false })
+
+export const itemPatchSchema = Type.Object(
+  { ...Type.Partial(Type.Object(itemFields)).properties, finalize: Type.Optional(FinalizeFlag()) },
+  { additionalProperties: false }
+)
+
+export const itemQuerySchema = querySyntax(
+  Type.Object({
+    id: IdString(),
+    facility: IdString(),
+    invoice: IdString(),
+    type: Type.String(),
+    ref: Type.String(),
+    status: Type.String(),
+    price: Type.Number(),
+    quantity: Type.Number(),
+    amount: Type.Number(),
+    createdAt: Type.Number(),
+    finalizedAt: Type.Number(),
+    updatedAt: Type.Number()
+  })
+)

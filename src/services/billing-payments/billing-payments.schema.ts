@@ -1,0 +1,63 @@
+// paymentSchema → Payment → paymentDataSchema → paymentPatchSchema → paymentQuerySchema
+import { Type, querySyntax, type Static } from '@feathersjs/typebox'
+import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { Currency, FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
+
+/** A payment amount: more than 0 (and at most `billing.moneyDecimals` decimals, checked by the hooks). */
+const PaymentAmount = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e12 })
+
+const paymentFields = {
+  // One of config `billing.paymentTypes`.
+  type: ListValue(),
+  // One of config `billing.paymentMethods`.
+  paymentMethod: ListValue(),
+  // An external reference: receipt number, check number, transaction id…
+  reference: Type.Optional(Text(200)),
+  notes: Type.Optional(Text(5000)),
+  // When the money was received; defaults to the time of recording.
+  paidAt: Type.Optional(Timestamp())
+}
+
+export const paymentSchema = Type.Object(
+  {
+    ...serverFields,
+    facility: IdString(),
+    invoice: IdString(),
+    item: IdString(),
+    currency: Currency(),
+    ...paymentFields,
+    amount: PaymentAmount(),
+    paidAt: Timestamp(),
+    ...stateFields
+  },
+  { additionalProperties: false }
+)
+export type Payment = Static<typeof paymentSchema>
+
+export const paymentDataSchema = Type.Object(
+  { item: IdString(), ...paymentFields, amount: PaymentAmount() },
+  { additionalProperties: false }
+)
+
+// The amount of a recorded payment never changes (its item's reservation depends on it).
+export const paymentPatchSchema = Type.Object(
+  { ...Type.Partial(Type.Object(paymentFields)).properties, finalize: Type.Optional(FinalizeFlag()) },
+  { additionalProperties: false }
+)
+
+export const paymentQuerySchema = querySyntax(
+  Type.Object({
+    id: IdString(),
+    facility: IdString(),
+    invoice: IdString(),
+    item: IdString(),
+    type: Type.String(),
+    paymentMethod: Type.String(),
+    status: Type.String(),
+    amount: Type.Number(),
+    reference: Type.String(),
+    paidAt: Type.Number(),
+    createdAt: Type.Number(),
+    finalizedAt: Type.Number()
+  })
+)

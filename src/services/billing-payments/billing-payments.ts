@@ -1,0 +1,70 @@
+// Billing payments: money received against one item, on a draft or finalized invoice alike. An item may
+// have several payments, and their sum never exceeds the item's price × quantity — under any concurrency,
+// on either engine (src/billing/payments.ts): the payment that would cross it is a 409 naming the remaining
+// balance. Recording, changing and finalizing payments need the billing privilege or superadmin; members
+// read them. Payments go away only with their item or invoice.
+import { authenticate } from '@feathersjs/authentication'
+import { Conflict, NotFound } from '@feathersjs/errors'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { billingFacilities, facilityScope, isMember, requireBilling } from '../../billing/access'
+import { actorOf, oneAtATime } from '../../billing/hooks'
+import { recordPayment } from '../../billing/payments'
+import { billingSettings } from '../../billing/settings'
+import { orNull, stores } from '../../billing/stores'
+import { checkBillingValues } from '../../billing/validate'
+import { createPaymentService } from './billing-payments.class'
+import { paymentDataSchema, paymentPatchSchema, paymentQuerySchema } from './billing-payments.schema'
+import { billingPaymentMethods, billingPaymentPath } from './billing-payments.shared'
+
+const createPayment = async (context: HookContext, next: NextFunction) => {
+  const { app } = context
+  const data = context.data
+  const item = await orNull(stores(app).items._get(data.item))
+  const access = context.params.provider ? await accessOf(context) : null
+  if (!item || item.deleting || (access && !isMember(access, item.facility))) throw new NotFound(`No billing item found for id '${data.item}'`)
+  if (access) requireBilling(access, item.facility, billingSettings(app).privilege, 'Recording a payment')
+  context.result = await recordPayment(app, item, data)
+  await next()
+}
+
+// Changes a draft payment's details; `finalize: true` finalizes it in the same write.
+const patchPayment = async (context: HookContext, next: NextFunction) => {
+  const { payments } = stores(context.app)
+  const existing = context.params.existing ?? (await payments._get(context.id as string))
+  const notDraft = () => new Conflict(`Billing payment ${existing.id} is finalized and can no longer be changed`, { payment: existing.id })
+  if (existing.status !== 'draft') throw notDraft()
+  const { finalize, ...fields } = context.data
+  const now = Date.now()
+  const changes = { ...fields, updatedAt: now, ...(finalize ? { status: 'finalized', finalizedAt: now, finalizedBy: actorOf(context) } : {}) }
+  const updated = await orNull(payments._patch(existing.id, changes, { query: { status: 'draft' } }))
+  if (!updated) throw notDraft()
+  context.result = updated
+  await next()
+}
+
+export const billingPayments = (app: Application) => {
+  app.use(billingPaymentPath as any, createPaymentService(app) as any, { methods: [...billingPaymentMethods], events: [] })
+  ;(app.service(billingPaymentPath as any) as any).populatable = true
+
+  defineAccess(billingPaymentPath, {
+    // A payment whose recording is still in progress (`pending`) is not shown.
+    read: (access) => ({ ...facilityScope(access), status: { $in: ['draft', 'finalized'] } }),
+    write: (access) => ({ facility: { $in: billingFacilities(access, billingSettings(app).privilege) } }),
+    audience: (doc) => [`organizations/${doc.facility}`]
+  })
+
+  const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])
+  app.service(billingPaymentPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(paymentQuerySchema), scopeAccess],
+      get: [validateQueryWith(paymentQuerySchema), scopeAccess],
+      create: [validateBody({ create: paymentDataSchema }), values, setCreated, createPayment],
+      patch: [oneAtATime, validateQueryWith(paymentQuerySchema), scopeAccess, validateBody({ patch: paymentPatchSchema }), values, patchPayment]
+    }
+  })
+}

@@ -1,0 +1,56 @@
+// encounterSchema → Encounter → encounterDataSchema → encounterPatchSchema → encounterQuerySchema
+import { Type, querySyntax, type Static } from '@feathersjs/typebox'
+import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
+
+const encounterFields = {
+  // One of config `billing.encounterTypes`; defaults to its first entry.
+  type: Type.Optional(ListValue()),
+  startedAt: Type.Optional(Timestamp()),
+  endedAt: Type.Optional(Timestamp()),
+  reason: Type.Optional(Text(2000)),
+  notes: Type.Optional(Text(10000)),
+  // The attending provider's account uid.
+  provider: Type.Optional(IdString())
+}
+
+export const encounterSchema = Type.Object(
+  {
+    ...serverFields,
+    facility: IdString(),
+    // The patient's uid.
+    patient: IdString(),
+    ...encounterFields,
+    type: ListValue(),
+    startedAt: Timestamp(),
+    // The encounter's invoice, when created with `invoice: true`.
+    invoice: Type.Union([IdString(), Type.Null()]),
+    ...stateFields
+  },
+  { additionalProperties: false }
+)
+export type Encounter = Static<typeof encounterSchema>
+
+export const encounterDataSchema = Type.Object(
+  { facility: IdString(), patient: IdString(), ...encounterFields, invoice: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false }
+)
+
+export const encounterPatchSchema = Type.Object({ ...encounterFields, finalize: Type.Optional(FinalizeFlag()) }, { additionalProperties: false })
+
+export const encounterQuerySchema = querySyntax(
+  Type.Object({
+    id: IdString(),
+    facility: IdString(),
+    patient: IdString(),
+    type: Type.String(),
+    status: Type.String(),
+    invoice: IdString(),
+    provider: IdString(),
+    startedAt: Type.Number(),
+    endedAt: Type.Number(),
+    createdAt: Type.Number(),
+    finalizedAt: Type.Number(),
+    updatedAt: Type.Number()
+  })
+)

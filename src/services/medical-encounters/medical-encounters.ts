@@ -1,0 +1,126 @@
+// Medical encounters: a patient's visit at a facility. `invoice: true` on create also creates the
+// encounter's draft invoice; PATCH {finalize: true} finalizes the encounter, its invoice and every item of
+// the invoice, all or nothing (src/billing/finalize.ts). Members of the facility read, create and change
+// encounters; finalizing needs the billing privilege or superadmin.
+import { authenticate } from '@feathersjs/authentication'
+import { Conflict } from '@feathersjs/errors'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { facilityScope, requireBilling } from '../../billing/access'
+import { faultPoint } from '../../billing/fault'
+import { finalizeInvoice } from '../../billing/finalize'
+import { actorOf, oneAtATime, requireFacilityMember } from '../../billing/hooks'
+import { emitChange } from '../../billing/present'
+import { createInvoiceRecord } from '../../billing/records'
+import { billingSettings } from '../../billing/settings'
+import { orNull, paths, stores } from '../../billing/stores'
+import { checkBillingValues } from '../../billing/validate'
+import { createEncounterService } from './medical-encounters.class'
+import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema } from './medical-encounters.schema'
+import { medicalEncounterMethods, medicalEncounterPath } from './medical-encounters.shared'
+
+// Creates the encounter and, with `invoice: true`, its draft invoice (subject: the patient); if the invoice
+// cannot be created the encounter is removed again.
+const createEncounter = async (context: HookContext, next: NextFunction) => {
+  const { app } = context
+  const settings = billingSettings(app)
+  const { encounters } = stores(app)
+  const { invoice: withInvoice, ...fields } = context.data
+  const now = Date.now()
+  let encounter = await encounters._create({
+    ...fields,
+    type: fields.type ?? settings.encounterTypes[0],
+    startedAt: fields.startedAt ?? now,
+    invoice: null,
+    status: 'draft',
+    finalizedAt: null,
+    finalizedBy: null,
+    updatedAt: now
+  })
+  if (withInvoice) {
+    let invoice
+    try {
+      invoice = await createInvoiceRecord(app, {
+        facility: encounter.facility,
+        type: settings.encounterInvoiceType,
+        subject: encounter.patient,
+        subjectType: 'patient',
+        encounter: encounter.id,
+        createdAt: fields.createdAt,
+        createdBy: fields.createdBy
+      })
+    } catch (error) {
+      await encounters._remove(encounter.id)
+      throw error
+    }
+    faultPoint('encounter:invoice-created')
+    encounter = await encounters._patch(encounter.id, { invoice: invoice.id })
+    emitChange(app, paths.invoices, 'created', invoice)
+  }
+  context.result = encounter
+  await next()
+}
+
+// Changes a draft encounter; with `finalize: true` finalizes it with its invoice and the invoice's items.
+const patchEncounter = async (context: HookContext, next: NextFunction) => {
+  const { app } = context
+  const { encounters, invoices } = stores(app)
+  const existing = context.params.existing ?? (await encounters._get(context.id as string))
+  const { finalize, ...fields } = context.data
+  const notDraft = () => new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, { encounter: existing.id })
+  if (existing.status !== 'draft') throw notDraft()
+  const now = Date.now()
+
+  if (!finalize) {
+    const updated = await orNull(encounters._patch(existing.id, { ...fields, updatedAt: now }, { query: { status: 'draft' } }))
+    if (!updated) throw notDraft()
+    context.result = updated
+    return next()
+  }
+
+  if (context.params.provider) requireBilling(await accessOf(context), existing.facility, billingSettings(app).privilege, 'Finalizing an encounter')
+  const by = actorOf(context)
+  const invoice = existing.invoice ? await orNull(invoices._get(existing.invoice)) : null
+  if (invoice && !invoice.deleting && invoice.status === 'draft') {
+    // A concurrent finalize or delete of the invoice (409/404) leaves just the encounter to finalize below.
+    const outcome = await finalizeInvoice(app, invoice.id, by, { id: existing.id, fields }).catch((error) => {
+      if (error?.code === 409 || error?.code === 404) return null
+      throw error
+    })
+    if (outcome) {
+      emitChange(app, paths.invoices, 'patched', outcome.invoice)
+      // Null when another call finalized the encounter meanwhile: everything is finalized all the same.
+      context.result = outcome.encounter ?? (await encounters._get(existing.id))
+      return next()
+    }
+  }
+  const updated = await orNull(
+    encounters._patch(existing.id, { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now }, { query: { status: 'draft' } })
+  )
+  if (!updated) throw notDraft()
+  context.result = updated
+  await next()
+}
+
+export const medicalEncounters = (app: Application) => {
+  app.use(medicalEncounterPath as any, createEncounterService(app) as any, { methods: [...medicalEncounterMethods], events: [] })
+  ;(app.service(medicalEncounterPath as any) as any).populatable = true
+
+  defineAccess(medicalEncounterPath, {
+    read: (access) => facilityScope(access),
+    audience: (doc) => [`organizations/${doc.facility}`]
+  })
+
+  app.service(medicalEncounterPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(encounterQuerySchema), scopeAccess],
+      get: [validateQueryWith(encounterQuerySchema), scopeAccess],
+      create: [validateBody({ create: encounterDataSchema }), checkBillingValues({ type: 'encounterTypes' }), requireFacilityMember, setCreated, createEncounter],
+      patch: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess, validateBody({ patch: encounterPatchSchema }), checkBillingValues({ type: 'encounterTypes' }), patchEncounter]
+    }
+  })
+}

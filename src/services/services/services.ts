@@ -1,0 +1,51 @@
+// The service catalogue: a facility's billable services with their prices. Members read it; the billing
+// privilege (or superadmin) manages it. Billing items of type `service` take their price from it.
+import { authenticate } from '@feathersjs/authentication'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { billingFacilities, facilityScope, requireBilling } from '../../billing/access'
+import { billingSettings } from '../../billing/settings'
+import { checkBillingValues } from '../../billing/validate'
+import { createServiceCatalogue } from './services.class'
+import { serviceDataSchema, servicePatchSchema, serviceQuerySchema } from './services.schema'
+import { serviceMethods, servicePath } from './services.shared'
+
+// Only billing staff of the facility add services; currency and `active` get their defaults.
+const prepareService = async (context: HookContext, next: NextFunction) => {
+  const settings = billingSettings(context.app)
+  if (context.params.provider) {
+    requireBilling(await accessOf(context), context.data.facility, settings.privilege, 'Managing the service catalogue')
+  }
+  context.data = { ...context.data, currency: context.data.currency ?? settings.currency, active: context.data.active ?? true, updatedAt: Date.now() }
+  await next()
+}
+
+const touch = async (context: HookContext, next: NextFunction) => {
+  context.data = { ...context.data, updatedAt: Date.now() }
+  await next()
+}
+
+export const facilityServices = (app: Application) => {
+  app.use(servicePath as any, createServiceCatalogue(app) as any, { methods: [...serviceMethods], events: [] })
+  ;(app.service(servicePath as any) as any).populatable = true
+
+  defineAccess(servicePath, {
+    read: (access) => facilityScope(access),
+    write: (access) => ({ facility: { $in: billingFacilities(access, billingSettings(app).privilege) } }),
+    audience: (doc) => [`organizations/${doc.facility}`]
+  })
+
+  app.service(servicePath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(serviceQuerySchema), scopeAccess],
+      get: [validateQueryWith(serviceQuerySchema), scopeAccess],
+      create: [validateBody({ create: serviceDataSchema }), checkBillingValues({ type: 'serviceTypes' }, ['price']), prepareService, setCreated],
+      patch: [validateQueryWith(serviceQuerySchema), scopeAccess, validateBody({ patch: servicePatchSchema }), checkBillingValues({ type: 'serviceTypes' }, ['price']), touch],
+      remove: [validateQueryWith(serviceQuerySchema), scopeAccess]
+    }
+  })
+}
