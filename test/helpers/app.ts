@@ -18,7 +18,8 @@ export interface TestServer {
   url: string
   port: number
   dataDir: string
-  close(): Promise<void>
+  /** Stops the app; `keep` leaves its data (data dir / MongoDB database) for a restart. */
+  close(options?: { keep?: boolean }): Promise<void>
 }
 
 /** A fresh MongoDB database URL for one test server, or '' on the embedded engine. */
@@ -44,8 +45,9 @@ export const startServer = async (overrides: Partial<Configuration> = {}): Promi
     port,
     dataDir,
     url: `http://127.0.0.1:${port}`,
-    async close() {
+    async close(options: { keep?: boolean } = {}) {
       await app.teardown()
+      if (options.keep) return
       if (mongodb) {
         const client = await MongoClient.connect(mongodb)
         await client.db().dropDatabase()
