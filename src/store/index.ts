@@ -115,13 +115,15 @@ interface Engine {
   close(): Promise<void>
 }
 
-const nedbEngine = (dataDir: string): Engine => {
+const nedbEngine = (dataDir: string, compactionIntervalMs: number): Engine => {
   fs.mkdirSync(dataDir, { recursive: true })
   const stores = new Map<string, NeDB>()
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
       store = new NeDB({ filename: path.join(dataDir, `${name}.db`) })
+      // The append-only files are rewritten (atomically: temp file + rename) now and then to stay small.
+      if (compactionIntervalMs > 0) store.setAutocompactionInterval(compactionIntervalMs)
       stores.set(name, store)
     }
     return store
@@ -138,7 +140,10 @@ const nedbEngine = (dataDir: string): Engine => {
       }
     },
     async close() {
-      for (const store of stores.values()) await store.compactDatafileAsync().catch(() => undefined)
+      for (const store of stores.values()) {
+        store.stopAutocompaction()
+        await store.compactDatafileAsync().catch(() => undefined)
+      }
     }
   }
 }
@@ -165,7 +170,7 @@ const mongoEngine = (url: string): Engine => {
 /** Opens the datastore chosen by config (MONGODB_URL, else DATA_DIR) and keeps it on the app. */
 export const store = (app: Application) => {
   const url = app.get('mongodb')
-  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')))
+  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb')?.compactionIntervalMs ?? 3600000)
   app.set('storeEngine' as any, engine)
   const pending: Promise<void>[] = []
   app.set('storeReady' as any, pending)
