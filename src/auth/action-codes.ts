@@ -90,7 +90,7 @@ export class ActionCodes {
     const now = Date.now()
     const scope = `${account}:${action}${scopeSuffix ? `:${scopeSuffix}` : ''}`
     await this.store._remove(null, { query: { expiresAt: { $lt: now - KEEP_AFTER_EXPIRY_MS } } })
-    await this.store._patch(null, { status: 'superseded' }, { query: { scope, status: 'pending' } })
+    await this.store._patch(null, { status: 'superseded', data: {} }, { query: { scope, status: 'pending' } })
     for (let tries = 0; ; tries++) {
       const selector = randomString(SELECTOR_LENGTH, ALPHABET)
       const secret = kind === 'token' ? randomString(TOKEN_SECRET_LENGTH, ALPHABET) : randomString(MESSAGE_SECRET_DIGITS, '0123456789')
@@ -118,7 +118,7 @@ export class ActionCodes {
 
   /** Makes a code unusable (e.g. its message could not be sent). */
   async revoke(id: string) {
-    await this.store._patch(id, { status: 'superseded' }).catch(() => undefined)
+    await this.store._patch(id, { status: 'superseded', data: {} }).catch(() => undefined)
   }
 
   private parse(code: unknown): { selector: string; secret: string } | null {
@@ -183,7 +183,8 @@ export class ActionCodes {
     }
     try {
       const result = await request.apply(record)
-      await this.store._patch(record.id, { status: 'used', usedAt: Date.now() })
+      // The record stays (so a reuse is told apart from a wrong code) without what the action carried.
+      await this.store._patch(record.id, { status: 'used', usedAt: Date.now(), data: {} })
       return result
     } catch (error) {
       await this.store._patch(record.id, { status: 'pending' }).catch(() => undefined)

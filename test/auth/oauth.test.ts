@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { http, signUp, startServer, uniqueEmail } from '../helpers/app'
 import { startOAuthServer } from '../helpers/oauth-server'
-import { assertNoSecrets, auth, FACEBOOK_REDIRECT, GOOGLE_REDIRECT, startAuthTestbed, type AuthTestbed } from '../helpers/auth'
+import { assertNoSecrets, auth, mailedCode, FACEBOOK_REDIRECT, GOOGLE_REDIRECT, startAuthTestbed, type AuthTestbed } from '../helpers/auth'
 
 let counter = 0
 const providerId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}`
@@ -143,6 +143,38 @@ describe('authentication: OAuth', () => {
         await app.close()
         await provider.close()
       }
+    })
+  })
+
+  describe('accounts registered through OAuth', () => {
+    it('have no password until one is set with changePassword (no current password needed, confirmed by mail)', async () => {
+      const email = uniqueEmail('oauth-only')
+      const login = await auth(bed.url, { strategy: 'google', redirectURI: GOOGLE_REDIRECT, code: bed.google.issueCode({ id: providerId('g'), email }) })
+      assert.equal(login.status, 201)
+      const token = login.body.accessToken
+      assert.equal((await auth(bed.url, { email, password: 'Any password 1' })).status, 401)
+      const mfa = await auth(bed.url, { action: 'setupMFA', password: 'Any password 1' }, token)
+      assert.equal(mfa.status, 400)
+      assert.equal(mfa.body.data.reason, 'no-password')
+
+      const seen = bed.smtp.messages.length
+      const change = await auth(bed.url, { action: 'changePassword', newPassword: 'My first password 1' }, token)
+      assert.equal(change.status, 201, JSON.stringify(change.body))
+      const code = await mailedCode(bed.smtp, email, 'Confirm Password Change', seen)
+      assert.equal((await auth(bed.url, { action: 'applyActionCode', code })).status, 201)
+      const password = await auth(bed.url, { email, password: 'My first password 1' })
+      assert.equal(password.status, 201)
+      assert.equal(password.body.account.id, login.body.account.id)
+    })
+
+    it('cannot be claimed by writing a provider id through the accounts API (400)', async () => {
+      const signup = await http(bed.url, 'POST', '/accounts', { body: { email: uniqueEmail(), password: 'correct horse battery', googleId: 'victim' } })
+      assert.equal(signup.status, 400)
+      const user = await signUp(bed.url)
+      const patch = await http(bed.url, 'PATCH', `/accounts/${user.account.id}`, { body: { facebookId: 'victim' }, token: user.token })
+      assert.equal(patch.status, 400)
+      const query = await http(bed.url, 'GET', '/accounts?googleId=victim', { token: user.token })
+      assert.equal(query.status, 400)
     })
   })
 
