@@ -104,7 +104,17 @@ const mixin = (Base: any): any =>
     }
   }
 
-const NedbStore = mixin(NeDBService)
+// feathers-nedb puts the id of get/patch/remove into `$and`, where NeDB cannot use an index (it only looks at
+// top-level fields), so every get would scan the whole collection; pin it at the top level instead.
+const NedbStore: any = class extends mixin(NeDBService) {
+  filterQuery(id: NullableId, params: Params): any {
+    if (id === null || id === undefined) return super.filterQuery(id, params)
+    const { filters, query } = super.filterQuery(null, params)
+    if (query[this.id] === undefined) query[this.id] = id
+    else query.$and = [...(query.$and ?? []), { [this.id]: id }]
+    return { filters, query }
+  }
+}
 const MongoStore = mixin(MongoDBService)
 
 interface Engine {
@@ -132,8 +142,11 @@ const nedbEngine = (dataDir: string): Engine => {
       const store = collection(name)
       await store.loadDatabaseAsync()
       for (const index of indexes) {
+        // NeDB uses a compound index only when a query pins every one of its fields, never its leading field
+        // alone (as MongoDB does), so a non-unique compound index is kept on its leading field here.
         const fields = Object.keys(index.fields)
-        await store.ensureIndexAsync({ fieldName: fields.length === 1 ? fields[0] : fields, unique: !!index.unique, sparse: !!index.sparse })
+        const fieldName = fields.length === 1 || !index.unique ? fields[0] : fields
+        await store.ensureIndexAsync({ fieldName, unique: !!index.unique, sparse: !!index.sparse })
       }
     },
     async close() {
