@@ -10,6 +10,7 @@ import { Conflict, NotFound, BadRequest, GeneralError } from '@feathersjs/errors
 import type { Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
+import { IndexedNeDB } from './nedb-candidates'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -104,17 +105,7 @@ const mixin = (Base: any): any =>
     }
   }
 
-// feathers-nedb puts the id of get/patch/remove into `$and`, where NeDB cannot use an index (it only looks at
-// top-level fields), so every get would scan the whole collection; pin it at the top level instead.
-const NedbStore: any = class extends mixin(NeDBService) {
-  filterQuery(id: NullableId, params: Params): any {
-    if (id === null || id === undefined) return super.filterQuery(id, params)
-    const { filters, query } = super.filterQuery(null, params)
-    if (query[this.id] === undefined) query[this.id] = id
-    else query.$and = [...(query.$and ?? []), { [this.id]: id }]
-    return { filters, query }
-  }
-}
+const NedbStore = mixin(NeDBService)
 const MongoStore = mixin(MongoDBService)
 
 interface Engine {
@@ -130,7 +121,7 @@ const nedbEngine = (dataDir: string): Engine => {
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
-      store = new NeDB({ filename: path.join(dataDir, `${name}.db`) })
+      store = new IndexedNeDB({ filename: path.join(dataDir, `${name}.db`) })
       stores.set(name, store)
     }
     return store

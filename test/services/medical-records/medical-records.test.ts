@@ -52,7 +52,7 @@ describe('medical-records', function () {
         assert.equal(record.createdBy, alice.account.id)
         assert.ok(record.createdAt >= before && record.createdAt <= Date.now())
         assert.equal(record._id, undefined)
-        for (const [key, value] of Object.entries(body)) {
+        for (const [key, value] of Object.entries(body) as [string, any][]) {
           if (key === 'permissions') assert.deepEqual(record.permissions, value.map(normalized), key)
           else if (key === 'recommendedProcedures') {
             assert.equal(record[key].length, value.length)

@@ -145,6 +145,11 @@ describe('medical-records permissions', function () {
         assert.equal(response.status, 200)
         return response.body.data.map((r: any) => r.id)
       },
+      list: async (who: Who, since: number) => {
+        const response = await api.get(`/medical-records?createdAt[$gte]=${since}&$sort[createdAt]=-1&$limit=100`, { token: users[who].token })
+        assert.equal(response.status, 200)
+        return response.body.data.map((r: any) => r.id)
+      },
       patch: async (who: Who, id: string, body: unknown) => (await api.patch(`/medical-records/${id}`, body, { token: users[who].token })).status,
       remove: async (who: Who, id: string) => (await api.delete(`/medical-records/${id}`, { token: users[who].token })).status
     },
@@ -154,7 +159,11 @@ describe('medical-records permissions', function () {
         const page = await sockets[who].client.service('medical-records').find({ query: { patient } })
         return page.data.map((r: any) => r.id)
       },
-      patch: (who: Who, id: string, body: unknown) => status(sockets[who].client.service('medical-records').patch(id, body)),
+      list: async (who: Who, since: number) => {
+        const page = await sockets[who].client.service('medical-records').find({ query: { createdAt: { $gte: since }, $sort: { createdAt: -1 }, $limit: 100 } })
+        return page.data.map((r: any) => r.id)
+      },
+      patch: (who: Who, id: string, body: any) => status(sockets[who].client.service('medical-records').patch(id, body)),
       remove: (who: Who, id: string) => status(sockets[who].client.service('medical-records').remove(id))
     }
   }
@@ -202,6 +211,18 @@ describe('medical-records permissions', function () {
           assert.equal(await call.get(test.creator, record.id), 404)
         })
       }
+
+      it('lists exactly the records each account may read when find names no indexed filter', async () => {
+        const since = Date.now()
+        const created: { test: Case; id: string }[] = []
+        for (const test of cases) created.push({ test, id: (await createFor(test)).id })
+        for (const who of everyone) {
+          const found = await call.list(who, since)
+          const expected = created.filter(({ test }) => canRead(test.expect[who])).map(({ id }) => id)
+          assert.deepEqual([...found].sort(), expected.sort(), `records listed for ${who}`)
+        }
+        for (const { test, id } of created) assert.equal(await call.remove(test.creator, id), 200)
+      })
 
       it('on a finalized record: sharers still change permissions, writers get 409, readers 403, others 404', async () => {
         const test: Case = {
@@ -263,7 +284,7 @@ describe('medical-records permissions', function () {
       const received = {} as Record<Who, { event: string; data: any }[]>
       for (const who of everyone) received[who] = recordEvents(sockets[who].client, 'medical-records', ['created', 'patched', 'removed'])
       const record = await createFor({ name: 'share', creator: 'alice', permissions: () => [], expect: {} as any })
-      const shared = await sockets.alice.client.service('medical-records').patch(record.id, { permissions: [{ uid: ids.carol }] })
+      const shared: any = await sockets.alice.client.service('medical-records').patch(record.id, { permissions: [{ uid: ids.carol }] })
       assert.deepEqual(shared.permissions, [{ uid: ids.carol, roles: [], privileges: [], write: false, share: false }])
       await waitUntil(() => received.carol.some((e) => e.data.id === record.id), 5000, 'carol receives the share')
       await sockets.alice.client.service('medical-records').patch(record.id, { permissions: [{ uid: ids.bob }] })
