@@ -51,6 +51,7 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
 
 export const accounts = (app: Application) => {
   app.use(accountPath as any, createAccountService(app) as any, { methods: [...accountMethods], events: [] })
+  ;(app.service(accountPath as any) as any).populatable = true
 
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
