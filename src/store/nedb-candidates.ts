@@ -5,6 +5,8 @@
 // sub-field (`permissions.uid`), the smallest such set for `$and`/top-level fields, and the union of the
 // branches' sets for `$or` (when each branch has one). Candidates are only a superset: NeDB still matches every
 // candidate against the whole query, so results are unchanged — only the number of documents examined shrinks.
+// (Index keys are what NeDB itself indexes: each value of an array field, not values nested in arrays of arrays —
+// the same limit NeDB's own index use has.)
 import NeDB from '@seald-io/nedb'
 
 type Docs = any[]
