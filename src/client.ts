@@ -5,6 +5,7 @@ import type { AuthenticationClientOptions } from '@feathersjs/authentication-cli
 import { accountMethods, accountPath } from './services/accounts/accounts.shared'
 import { organizationMethods, organizationPath } from './services/organizations/organizations.shared'
 import { organizationMemberMethods, organizationMemberPath } from './services/organization-members/organization-members.shared'
+import { medicalRecordMethods, medicalRecordPath } from './services/medical-records/medical-records.shared'
 
 export type ClientApplication = Application<any, any>
 
@@ -16,5 +17,6 @@ export const createClient = (connection: TransportConnection<any>, authenticatio
   client.use(accountPath, connection.service(accountPath), { methods: [...accountMethods] })
   client.use(organizationPath, connection.service(organizationPath), { methods: [...organizationMethods] })
   client.use(organizationMemberPath, connection.service(organizationMemberPath), { methods: [...organizationMemberMethods] })
+  client.use(medicalRecordPath, connection.service(medicalRecordPath), { methods: [...medicalRecordMethods] })
   return client
 }

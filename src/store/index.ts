@@ -10,6 +10,7 @@ import { Conflict, NotFound, GeneralError } from '@feathersjs/errors'
 import type { Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
+import { IndexedNeDB } from './nedb-candidates'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -121,7 +122,7 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number): Engine => {
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
-      store = new NeDB({ filename: path.join(dataDir, `${name}.db`) })
+      store = new IndexedNeDB({ filename: path.join(dataDir, `${name}.db`) })
       // The append-only files are rewritten (atomically: temp file + rename) now and then to stay small.
       if (compactionIntervalMs > 0) store.setAutocompactionInterval(compactionIntervalMs)
       stores.set(name, store)
@@ -135,8 +136,11 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number): Engine => {
       const store = collection(name)
       await store.loadDatabaseAsync()
       for (const index of indexes) {
+        // NeDB uses a compound index only when a query pins every one of its fields, never its leading field
+        // alone (as MongoDB does), so a non-unique compound index is kept on its leading field here.
         const fields = Object.keys(index.fields)
-        await store.ensureIndexAsync({ fieldName: fields.length === 1 ? fields[0] : fields, unique: !!index.unique, sparse: !!index.sparse })
+        const fieldName = fields.length === 1 || !index.unique ? fields[0] : fields
+        await store.ensureIndexAsync({ fieldName, unique: !!index.unique, sparse: !!index.sparse })
       }
     },
     async close() {
