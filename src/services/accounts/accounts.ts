@@ -8,6 +8,8 @@ import { hideSecrets } from '../../hooks/hide-secrets'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
+import { checkPasswordStrength } from '../../auth/password'
+import { authSettings } from '../../auth/settings'
 import { createAccountService } from './accounts.class'
 import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSecrets } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
@@ -30,6 +32,12 @@ const normalizeEmails = async (context: HookContext, next: NextFunction) => {
 const refuseDuplicateEmail = async (context: HookContext, next: NextFunction) => {
   const found = await (context.service as any)._find({ query: { email: context.data.email, $limit: 1 }, paginate: false })
   if (found.length > 0) throw new Conflict('An account with this email already exists', { errors: [{ field: 'email', message: 'is already registered' }] })
+  await next()
+}
+
+// Sign-up passwords meet the same policy as changed ones (config `passwordPolicy`).
+const requireStrongPassword = async (context: HookContext, next: NextFunction) => {
+  checkPasswordStrength(authSettings(context.app).passwordPolicy, context.data.password, 'password', context.data.email)
   await next()
 }
 
@@ -66,6 +74,7 @@ export const accounts = (app: Application) => {
       get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       create: [
         validateBody({ create: accountDataSchema }),
+        requireStrongPassword,
         createSignupOrganization,
         refuseDuplicateEmail,
         localHooks.hashPassword('password'),

@@ -44,6 +44,15 @@ describe('accounts', () => {
       assert.deepEqual(fields, ['email', 'nickname', 'password'])
     })
 
+    it('refuses a password weaker than the password policy with 400 naming it', async () => {
+      const email = uniqueEmail('weak')
+      const oneClass = await api.post('/accounts', { email, password: 'aaaaaaaaaaaa' })
+      assert.equal(oneClass.status, 400)
+      assert.deepEqual(oneClass.body.errors.map((e: any) => e.field), ['password'])
+      const sameAsEmail = await api.post('/accounts', { email, password: email })
+      assert.equal(sameAsEmail.status, 400)
+    })
+
     it('requires email and password', async () => {
       const res = await api.post('/accounts', {})
       assert.equal(res.status, 400)
