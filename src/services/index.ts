@@ -3,6 +3,7 @@ import type { Application } from '../declarations'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
+import { medicalRecords } from './medical-records/medical-records'
 import { medicalEncounters } from './medical-encounters/medical-encounters'
 import { facilityServices } from './services/services'
 import { billingInvoices } from './billing-invoices/billing-invoices'
@@ -15,6 +16,7 @@ export const services = (app: Application) => {
   app.configure(organizationMembers)
   app.configure(accounts)
   app.configure(organizations)
+  app.configure(medicalRecords)
   // Billing (interface 2.4, 3.1, 4.3): encounters, the service catalogue, invoices, items, payments.
   billingSettings(app)
   app.configure(medicalEncounters)
