@@ -6,6 +6,11 @@ import { accountMethods, accountPath } from './services/accounts/accounts.shared
 import { organizationMethods, organizationPath } from './services/organizations/organizations.shared'
 import { organizationMemberMethods, organizationMemberPath } from './services/organization-members/organization-members.shared'
 import { medicalRecordMethods, medicalRecordPath } from './services/medical-records/medical-records.shared'
+import { medicalEncounterMethods, medicalEncounterPath } from './services/medical-encounters/medical-encounters.shared'
+import { serviceMethods, servicePath } from './services/services/services.shared'
+import { billingInvoiceMethods, billingInvoicePath } from './services/billing-invoices/billing-invoices.shared'
+import { billingItemMethods, billingItemPath } from './services/billing-items/billing-items.shared'
+import { billingPaymentMethods, billingPaymentPath } from './services/billing-payments/billing-payments.shared'
 
 export type ClientApplication = Application<any, any>
 
@@ -18,5 +23,10 @@ export const createClient = (connection: TransportConnection<any>, authenticatio
   client.use(organizationPath, connection.service(organizationPath), { methods: [...organizationMethods] })
   client.use(organizationMemberPath, connection.service(organizationMemberPath), { methods: [...organizationMemberMethods] })
   client.use(medicalRecordPath, connection.service(medicalRecordPath), { methods: [...medicalRecordMethods] })
+  client.use(medicalEncounterPath, connection.service(medicalEncounterPath), { methods: [...medicalEncounterMethods] })
+  client.use(servicePath, connection.service(servicePath), { methods: [...serviceMethods] })
+  client.use(billingInvoicePath, connection.service(billingInvoicePath), { methods: [...billingInvoiceMethods] })
+  client.use(billingItemPath, connection.service(billingItemPath), { methods: [...billingItemMethods] })
+  client.use(billingPaymentPath, connection.service(billingPaymentPath), { methods: [...billingPaymentMethods] })
   return client
 }

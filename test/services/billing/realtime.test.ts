@@ -61,4 +61,22 @@ describe('billing realtime events', () => {
     assert.deepEqual(removedItems, items.map((i) => i.id).sort())
     assert.ok(member['billing-payments'].some((e) => e.event === 'removed' && e.data.id === payment.id))
   })
+
+  it('answers Socket.IO calls with the same rules: a payment over the balance is a Conflict, a stranger gets NotFound', async () => {
+    await connect(facility.biller.token, facility.id)
+    const biller = sockets.at(-1)!.client
+    const { invoice, items } = await invoiceWithItems(server.url, facility, [25])
+    const payment = await biller.service('billing-payments').create({ item: items[0].id, type: 'payment', paymentMethod: 'card', amount: 20 })
+    assert.equal(payment.amount, 20)
+    await assert.rejects(biller.service('billing-payments').create({ item: items[0].id, type: 'payment', paymentMethod: 'card', amount: 6 }), (error: any) => {
+      assert.equal(error.name, 'Conflict')
+      assert.equal(error.data.remainingBalance, 5)
+      return true
+    })
+    await assert.rejects(biller.service('billing-payments').create({ item: items[0].id, type: 'payment', paymentMethod: 'card', amount: -1 }), { name: 'BadRequest' })
+    await connect(facility.stranger.token, facility.strangerFacility)
+    const stranger = sockets.at(-1)!.client
+    await assert.rejects(stranger.service('billing-invoices').get(invoice.id), { name: 'NotFound' })
+    await assert.rejects(stranger.service('billing-items').patch(items[0].id, { quantity: 2 }), { name: 'NotFound' })
+  })
 })
