@@ -17,3 +17,9 @@ export const hasAtMostDecimals = (value: number, decimals: number) => {
 
 /** The payable amount of an item in minor units: price × quantity, rounded half away from zero. */
 export const amountMinorOf = (price: number, quantity: number, decimals: number) => Math.round(toMinor(price, decimals) * quantity)
+
+/**
+ * The largest payable amount of one item, in minor units: small enough that the sums of ten thousand items
+ * stay exact integers (Number.MAX_SAFE_INTEGER / 10,000; about 9 billion in major units at 2 decimals).
+ */
+export const maxAmountMinor = Math.floor(Number.MAX_SAFE_INTEGER / 10_000)

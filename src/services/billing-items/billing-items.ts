@@ -14,7 +14,7 @@ import { billingFacilities, facilityScope, isMember, requireBilling } from '../.
 import { removeItemCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
 import { actorOf, oneAtATime } from '../../billing/hooks'
-import { amountMinorOf, toMajor } from '../../billing/money'
+import { amountMinorOf, maxAmountMinor, toMajor } from '../../billing/money'
 import { emitChange, presentResults } from '../../billing/present'
 import { billingSettings } from '../../billing/settings'
 import { orNull, paths, stores } from '../../billing/stores'
@@ -31,6 +31,12 @@ const invoiceFinalized = (invoiceId: string) =>
   new Conflict(`Billing invoice ${invoiceId} is finalized: items can only be added to a draft invoice`, { invoice: invoiceId })
 
 const itemFinalized = (itemId: string, action: string) => new Conflict(`Billing item ${itemId} is finalized and cannot be ${action}`, { item: itemId })
+
+const checkAmount = (amountMinor: number, decimals: number) => {
+  if (amountMinor > maxAmountMinor) {
+    throw invalid('data', [{ field: 'quantity', message: `makes price × quantity larger than ${toMajor(maxAmountMinor, decimals)}` }])
+  }
+}
 
 // The unit price of an item: the one sent, or for a service item its service's price.
 const priceFor = async (app: Application, owner: { facility: string; currency: string }, type: string, ref: string | undefined, price: number | undefined) => {
@@ -62,6 +68,7 @@ const createItem = async (context: HookContext, next: NextFunction) => {
   const priced = await priceFor(app, invoice, data.type, data.ref, data.price)
   const quantity = data.quantity ?? 1
   const amountMinor = amountMinorOf(priced.price, quantity, decimals)
+  checkAmount(amountMinor, decimals)
   const name = data.name ?? priced.name
   const item = await items._create({
     facility: invoice.facility,
@@ -123,6 +130,7 @@ const patchItem = async (context: HookContext, next: NextFunction) => {
     const priced = await priceFor(app, existing, type, ref, fields.price ?? (serviceChanged ? undefined : existing.price))
     const quantity = fields.quantity ?? existing.quantity
     amountMinor = amountMinorOf(priced.price, quantity, settings.moneyDecimals)
+    checkAmount(amountMinor, settings.moneyDecimals)
     Object.assign(changes, { price: priced.price, amount: toMajor(amountMinor, settings.moneyDecimals), amountMinor })
     if (serviceChanged && fields.name === undefined && priced.name !== undefined) changes.name = priced.name
     // Atomic with the payments' reservations: the new amount must still cover what is paid.

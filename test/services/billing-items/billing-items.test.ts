@@ -77,6 +77,9 @@ describe('billing-items', () => {
       const decimals = await member().post('/billing-items', { invoice: invoice.id, type: 'gadget', price: 1.005 })
       assert.equal(decimals.status, 400)
       assert.deepEqual(fieldsOf(decimals.body).sort(), ['price', 'type'])
+      const huge = await member().post('/billing-items', { invoice: invoice.id, type: 'custom', price: 1e9, quantity: 1e6 })
+      assert.equal(huge.status, 400)
+      assert.deepEqual(fieldsOf(huge.body), ['quantity'])
     })
 
     it('refuses anonymous callers (401) and invoices the caller cannot see (404)', async () => {
