@@ -122,7 +122,11 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
     for (const invoice of await all(invoices, { createdAt: { $gte: cutoffs.sweepSince } })) {
       if (!invoice.encounter || invoice.deleting) continue
       const linked = await orNull(encounters._patch(invoice.encounter, { invoice: invoice.id }, { query: { invoice: null } }))
-      if (linked) report.encountersLinked++
+      if (!linked) continue
+      report.encountersLinked++
+      // A deletion of the invoice that ran meanwhile (on another process) must not be left pointed at.
+      const still = await orNull(invoices._get(invoice.id))
+      if (!still || still.deleting) await orNull(encounters._patch(invoice.encounter, { invoice: null }, { query: { invoice: invoice.id } }))
     }
   }
 
