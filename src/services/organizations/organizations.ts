@@ -40,7 +40,8 @@ export const organizations = (app: Application) => {
   defineAccess(organizationPath, {
     read: (access) => (access.admin ? null : { id: { $in: organizationIds(access) } }),
     write: (access) => ({ id: { $in: superadminOf(access) } }),
-    audience: (doc) => [`organizations/${doc.id}`]
+    audience: (doc) => [`organizations/${doc.id}`],
+    organizations: (doc) => [doc.id]
   })
 
   app.service(organizationPath as any).hooks({
