@@ -54,7 +54,7 @@ const owner = (webhook: any) => (webhook.organization ? { organization: webhook.
 /** Tells the webhook's schedule (and this process's worker) that its queue changed. */
 export const wakeWebhook = async (app: Application, webhookId: string, at = Date.now()) => {
   await webhookStore(app)._patch(webhookId, { $min: { dueAt: at }, $inc: { queueVersion: 1 } }).catch(ignoreNotFound)
-  ;(app.get('webhookWorker' as any) as { nudge(): void } | undefined)?.nudge()
+  ;(app.get('webhookWorker' as any) as { nudge(webhookId?: string): void } | undefined)?.nudge(webhookId)
 }
 
 /** Writes deliveries of `event` with each payload to one webhook, in order, then wakes its schedule. */

@@ -78,9 +78,17 @@ export class WebhookWorker {
     this.abandoned = true
   }
 
-  /** Something was queued or freed here: look for due work now rather than at the next poll. */
-  nudge() {
+  /**
+   * Something was queued (for `webhookId`, when given) or a slot freed here: look for due work now rather than
+   * at the next poll. A webhook with attempts in flight here is left out of the polls (its attempts' ends look
+   * at it again), so a new delivery for it is looked at directly.
+   */
+  nudge(webhookId?: string) {
     if (!this.running) return
+    if (webhookId && this.inflightByWebhook.has(webhookId)) {
+      this.follow(this.recheck(webhookId))
+      return
+    }
     if (this.tickRunning) {
       this.tickAgain = true
       return
@@ -99,13 +107,13 @@ export class WebhookWorker {
     this.pollTimer = setTimeout(() => this.runTick(), ms)
   }
 
-  /** Wakes the worker at `at` (a retry due before the next poll). */
-  private wakeAt(at: number) {
+  /** Looks at `webhookId` again at `at` (a retry due before the next poll). */
+  private wakeAt(at: number, webhookId: string) {
     const delay = at - Date.now()
     if (!this.running || delay >= this.settings.pollMs) return
     const timer = setTimeout(() => {
       this.timers.delete(timer)
-      this.nudge()
+      this.nudge(webhookId)
     }, Math.max(0, delay) + 1)
     this.timers.add(timer)
   }
@@ -136,7 +144,7 @@ export class WebhookWorker {
     for (let round = 0; round < 50 && this.running; round++) {
       const free = this.freeSlots()
       if (free <= 0) return
-      const busy = [...this.inflightByWebhook].filter(([, count]) => count >= this.settings.perWebhook).map(([id]) => id)
+      const busy = [...this.inflightByWebhook.keys()]
       const limit = Math.max(10, free * 2)
       const due: any[] = await webhookStore(this.app)._find({
         query: { active: true, dueAt: { $lte: Date.now() }, ...(busy.length ? { id: { $nin: busy } } : {}), $sort: { dueAt: 1 }, $limit: limit },
@@ -172,9 +180,16 @@ export class WebhookWorker {
       query: { webhook: webhook.id, status: 'pending', $sort: { createdAt: 1, id: 1 }, $limit: this.settings.perWebhook },
       paginate: false
     })
+    // When the worker should look again, for the entries this check did not claim (claims in flight here are
+    // followed up when they end, so they need no wake-up in the store).
     let wake = Infinity
+    let followedHere = false
     for (const delivery of window) {
-      if (this.inflight.has(delivery.id) || delivery.leaseUntil > now) {
+      if (this.inflight.has(delivery.id)) {
+        followedHere = true
+        continue
+      }
+      if (delivery.leaseUntil > now) {
         wake = Math.min(wake, delivery.leaseUntil)
         continue
       }
@@ -187,23 +202,23 @@ export class WebhookWorker {
         continue
       }
       this.reserved++
-      const leaseUntil = now + this.settings.leaseMs
       let claimed: StoredDelivery | null
       try {
         claimed = await deliveries
-          ._patch(delivery.id, { leaseUntil, leaseOwner: this.id, lastAttemptAt: now, $inc: { attempts: 1 } }, { query: { status: 'pending', leaseUntil: { $lte: now } } })
+          ._patch(delivery.id, { leaseUntil: now + this.settings.leaseMs, leaseOwner: this.id, lastAttemptAt: now, $inc: { attempts: 1 } }, { query: { status: 'pending', leaseUntil: { $lte: now } } })
           .catch(ignoreNotFound)
       } finally {
         this.reserved--
       }
       if (!claimed) {
-        // Another worker claimed it first; look again after its lease would have been written.
+        // Another worker claimed it first; look again once its lease is written.
         wake = Math.min(wake, now + this.settings.pollMs)
         continue
       }
-      wake = Math.min(wake, leaseUntil)
+      followedHere = true
       this.launch(claimed, webhook)
     }
+    if (followedHere && wake === Infinity) return
     if (wake === Infinity) wake = now + this.settings.idleMs
     // Conditional on the queue version read with the webhook: an enqueue in between keeps its wake-up.
     await webhookStore(this.app)._patch(webhook.id, { dueAt: wake }, { query: { queueVersion: webhook.queueVersion } }).catch(ignoreNotFound)
@@ -220,15 +235,17 @@ export class WebhookWorker {
         else this.inflightByWebhook.delete(webhook.id)
         if (!this.running) return
         // The next delivery of this webhook goes out now; the freed slot may serve another webhook.
-        const next: Promise<void> = this.recheck(webhook.id)
-          .catch((error) => logger.error('Webhook worker check failed:', error))
-          .finally(() => {
-            this.background.delete(next)
-            this.nudge()
-          })
-        this.background.add(next)
+        this.follow(this.recheck(webhook.id).finally(() => this.nudge()))
       })
     this.inflight.set(delivery.id, attempt)
+  }
+
+  /** Keeps track of a background check (stop() waits for them). */
+  private follow(work: Promise<void>) {
+    const tracked: Promise<void> = work
+      .catch((error) => logger.error('Webhook worker check failed:', error))
+      .finally(() => this.background.delete(tracked))
+    this.background.add(tracked)
   }
 
   private async recheck(webhookId: string) {
@@ -275,7 +292,7 @@ export class WebhookWorker {
       logger.warn(`Webhook delivery ${delivery.id}: lease lost before the outcome was recorded (another worker retries it)`)
       return
     }
-    if (retryAt !== undefined) this.wakeAt(retryAt)
+    if (retryAt !== undefined) this.wakeAt(retryAt, webhook.id)
     await this.recordOnWebhook(webhook, result, started, now)
   }
 

@@ -104,7 +104,19 @@ const mixin = (Base: any): any =>
     }
   }
 
-const NedbStore = mixin(NeDBService)
+// NeDB only uses an index for top-level query fields, and feathers-nedb puts the id of get/patch/update/remove
+// inside `$and` — a full scan of the collection for every call by id. Put the id at the top level instead
+// (where the unique `id` index serves it), keeping `$and` only when the query already constrains `id`.
+const NedbStore: any = class NedbStoreAdapter extends mixin(NeDBService) {
+  filterQuery(id: NullableId, params: Params) {
+    const result = super.filterQuery(null, params)
+    if (id !== null && id !== undefined) {
+      if (result.query.id === undefined) result.query.id = id
+      else result.query.$and = [...(result.query.$and ?? []), { id }]
+    }
+    return result
+  }
+}
 const MongoStore = mixin(MongoDBService)
 
 interface Engine {

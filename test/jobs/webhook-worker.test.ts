@@ -116,6 +116,26 @@ describe('webhook delivery worker', () => {
     })
   })
 
+  describe('per-webhook concurrency', () => {
+    let env: Awaited<ReturnType<typeof setup>>
+    before(async () => {
+      env = await setup({ timeout: 10, retryDelays: '', concurrencyPerWebhook: 2 })
+    })
+    after(() => env.close())
+
+    it('keeps at most the configured number of attempts in flight to one webhook, the oldest first', async () => {
+      const dead = await env.install()
+      dead.receiver.respondWith(() => 'hang')
+      const alive = await env.install()
+      for (let i = 1; i <= 4; i++) await env.change(`window ${i}`)
+      await dead.receiver.waitForCount(2)
+      await alive.receiver.waitForCount(4)
+      assert.deepEqual(dead.receiver.received.map((r) => r.body.payload.description).sort(), ['window 1', 'window 2'])
+      const waiting = await env.deliveries(dead.webhook.id)
+      assert.deepEqual(waiting.map((d: any) => d.attempts), [1, 1, 0, 0])
+    })
+  })
+
   describe('deactivation', () => {
     let env: Awaited<ReturnType<typeof setup>>
     before(async () => {

@@ -12,8 +12,10 @@ import { pingSchema, type Delivery } from './webhook-events.schema'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhook-events',
-  indexes: [{ fields: { webhook: 1, status: 1, createdAt: 1 } }, { fields: { organization: 1 } }, { fields: { account: 1 } }, { fields: { status: 1, createdAt: 1 } }]
-})
+  // { webhook, status, createdAt } serves the worker's window (sorted) and per-webhook listings on MongoDB; NeDB
+  // uses a compound index only for equality on all its fields, hence { webhook, status } too. No index on the
+  // owner: on NeDB a key shared by every delivery makes each update cost the size of the collection.
+  indexes: [{ fields: { webhook: 1, status: 1, createdAt: 1 } }, { fields: { webhook: 1, status: 1 } }, { fields: { createdAt: 1 } }]})
 
 /** A body with `webhook` or `event` asks for a ping; anything else registers a webhook. */
 export const isPingBody = (data: unknown) => !!data && typeof data === 'object' && !Array.isArray(data) && ('webhook' in data || 'event' in data)

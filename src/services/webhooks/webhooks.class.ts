@@ -8,7 +8,7 @@ import type { Webhook } from './webhooks.schema'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhooks',
-  indexes: [{ fields: { organization: 1 } }, { fields: { account: 1 } }, { fields: { topics: 1 } }, { fields: { dueAt: 1 } }],
+  indexes: [{ fields: { organization: 1 }, sparse: true }, { fields: { account: 1 }, sparse: true }, { fields: { topics: 1 } }, { fields: { dueAt: 1 } }],
   operators: ['$exists']
 })
 
