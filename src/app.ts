@@ -14,6 +14,7 @@ import { ensureAdmin } from './admin'
 import { logError } from './hooks/log-error'
 import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
 import { populate } from './hooks/populate'
+import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 
@@ -24,14 +25,18 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   for (const [key, value] of Object.entries(overrides)) app.set(key as any, value)
   logger.setLevel(app.get('logLevel'))
 
+  // Koa reads X-Forwarded-For only when the app sits behind a trusted proxy (TRUST_PROXY).
+  app.proxy = app.get('trustProxy') === true || app.get('trustProxy') === 'true'
+
   app.use(cors())
   app.use(errorHandler())
   app.use(serveStatic(app.get('public')))
   app.use(parseAuthentication())
+  app.use(clientIpForRest())
   app.use(requireJson())
   app.use(bodyParser({ jsonLimit: app.get('bodyLimit'), formLimit: app.get('bodyLimit'), textLimit: app.get('bodyLimit'), jsonStrict: true, multipart: false, urlencoded: false, text: false }))
   app.configure(rest())
-  app.configure(socketio({ cors: { origin: true }, maxHttpBufferSize: 1e6 }))
+  app.configure(socketio({ cors: { origin: true }, maxHttpBufferSize: 1e6 }, clientIpForSockets(app.proxy)))
 
   app.configure(store)
   app.configure(authentication)

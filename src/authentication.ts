@@ -1,12 +1,20 @@
-// The one authentication service at POST /authentication: JWT and email/password (local) strategies.
-// Later flows (OAuth, action codes, MFA) extend this service rather than adding a parallel system.
+// The one authentication service at POST /authentication:
+// - logins: `{ email, password [, mfaCode] }` (local), `{ strategy: "google" | "facebook", redirectURI, code }`
+//   (OAuth, registering on first login), and `{ strategy: "jwt", accessToken }`;
+// - actions: `{ action: connectOAuthAccount | applyActionCode | changeIdentity | changePassword | setupMFA |
+//   disableMFA, ... }` (src/auth/flows.ts), answered by the same service without issuing a token.
+// README.md "Authentication" documents every flow, its errors and its config.
 import { AuthenticationService, JWTStrategy } from '@feathersjs/authentication'
 import { LocalStrategy } from '@feathersjs/authentication-local'
 import { BadRequest } from '@feathersjs/errors'
 import type { Params } from '@feathersjs/feathers'
 import type { Application, HookContext, NextFunction } from './declarations'
 import { resolveAuthSecret } from './auth-secret'
-import { normalizeEmail } from './services/accounts/accounts'
+import { AuthFlows } from './auth/flows'
+import { createAuthMessenger } from './auth/messages'
+import { ProviderStrategy } from './auth/oauth'
+import { createAuthLimits } from './auth/rate-limit'
+import { authSettings, oauthProviders } from './auth/settings'
 
 declare module './declarations' {
   interface ServiceTypes {
@@ -14,11 +22,30 @@ declare module './declarations' {
   }
 }
 
-// Emails are matched whatever their case or surrounding spaces; wrong email and wrong password are the same 401.
+const flowsOf = (app: Application) => app.get('authFlows' as any) as AuthFlows
+
+// Emails are matched whatever their case or surrounding spaces; wrong email and wrong password are the same
+// 401; failed tries are rate-limited per email and per IP; an account with MFA on also needs `mfaCode`.
 export class EmailPasswordStrategy extends LocalStrategy {
   async authenticate(data: any, params: Params) {
-    return super.authenticate({ ...data, email: normalizeEmail(data.email) }, params)
+    return flowsOf(this.app as Application).passwordLogin(data, params)
   }
+}
+
+// OAuth logins count against the per-IP login limit too.
+class LimitedProviderStrategy extends ProviderStrategy {
+  async authenticate(data: any, params: any) {
+    await flowsOf(this.app as Application).limits.loginsPerIp.consume(params.ip)
+    return super.authenticate(data, params)
+  }
+}
+
+const checkStrings = (data: any, fields: string[], optional: string[] = []) => {
+  const errors = fields
+    .filter((field) => typeof data[field] !== 'string' || data[field].length === 0 || data[field].length > 1000)
+    .map((field) => ({ field, message: 'is required and must be a string' }))
+    .concat(optional.filter((field) => data[field] !== undefined && (typeof data[field] !== 'string' || data[field].length > 100)).map((field) => ({ field, message: 'must be a string' })))
+  if (errors.length) throw new BadRequest(`Invalid login: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, { errors })
 }
 
 // `{ email, password }` needs no `strategy`; both must be strings (no operator objects reach the query).
@@ -28,22 +55,33 @@ const defaultToPasswordLogin = async (context: HookContext, next: NextFunction) 
   if (data.strategy === undefined && data.email !== undefined && data.action === undefined) {
     context.data = { ...data, strategy: 'local' }
   }
-  if (context.data.strategy === 'local') {
-    const errors = ['email', 'password']
-      .filter((field) => typeof context.data[field] !== 'string' || context.data[field].length === 0 || context.data[field].length > 1000)
-      .map((field) => ({ field, message: 'is required and must be a string' }))
-    if (errors.length) throw new BadRequest(`Invalid login: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, { errors })
-  }
+  if (context.data.action === undefined && context.data.strategy === 'local') checkStrings(context.data, ['email', 'password'], ['mfaCode'])
   await next()
 }
 
+// `{ action, ... }` bodies run an action instead of a login; their results are never sent as events.
+const runActions = async (context: HookContext, next: NextFunction) => {
+  if (context.data.action === undefined) return next()
+  if (context.data.strategy !== undefined) {
+    throw new BadRequest("Send either 'strategy' (a login) or 'action', not both", { errors: [{ field: 'strategy', message: 'is not allowed with action' }] })
+  }
+  context.event = null
+  context.result = await flowsOf(context.app).run(context.data, context.params)
+}
+
 export const authentication = (app: Application) => {
-  const settings = app.get('authentication')
-  app.set('authentication', { ...settings, secret: resolveAuthSecret(settings.secret, app.get('dataDir')) })
+  const configured = app.get('authentication')
+  const secret = resolveAuthSecret(configured.secret, app.get('dataDir'))
+  const strategies: string[] = [...new Set([...(configured.authStrategies ?? ['jwt', 'local']), ...oauthProviders])]
+  app.set('authentication', { ...configured, secret, authStrategies: strategies })
+
+  const settings = authSettings(app)
+  app.set('authFlows' as any, new AuthFlows(app, settings, createAuthLimits(settings.rateLimits), createAuthMessenger(settings.messaging), secret))
 
   const service = new AuthenticationService(app)
   service.register('jwt', new JWTStrategy())
   service.register('local', new EmailPasswordStrategy())
+  for (const provider of oauthProviders) service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider]))
   app.use('authentication', service)
-  app.service('authentication').hooks({ around: { create: [defaultToPasswordLogin] } })
+  app.service('authentication').hooks({ around: { create: [defaultToPasswordLogin, runActions] } })
 }

@@ -22,7 +22,8 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
 
 export const channels = (app: Application) => {
   app.on('login', (result: any, { connection }: any) => {
-    if (!connection) return
+    // Authentication actions (no account in the result) leave the connection as it is.
+    if (!connection || !result?.account) return
     connection.account = result.account
     joinChannels(app, connection).catch((error) => logger.error('Joining channels failed:', error))
   })

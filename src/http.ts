@@ -20,6 +20,7 @@ const toFeathersError = (error: any): FeathersError => {
   const status = error?.status ?? error?.statusCode
   if (status === 413 || error?.type === 'entity.too.large') return new PayloadTooLarge('The request body is larger than the limit')
   if (status === 415) return new UnsupportedMediaType('Send the body as application/json')
+  if (/prototype/i.test(error?.message ?? '')) return new BadRequest('The request body contains a forbidden key (__proto__ or constructor.prototype)')
   if (status === 400 || error instanceof SyntaxError) return new BadRequest('The request body is not valid JSON')
   logger.error('Unhandled request error:', error)
   return new GeneralError(process.env.NODE_ENV === 'production' ? 'Internal error' : (error?.message ?? 'Internal error'))

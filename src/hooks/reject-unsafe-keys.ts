@@ -42,7 +42,7 @@ const findPollutingKey = (value: unknown, path: string, depth: number): string |
  * into `params.operators`, and refuses any other `$`-prefixed or prototype key in the body or query.
  */
 export const rejectUnsafeKeys = async (context: HookContext, next: NextFunction) => {
-  const pollutedQuery = findPollutingKey(context.params.query, '', 0)
+  const pollutedQuery = context.params.provider ? findPollutingKey(context.params.query, '', 0) : null
   if (pollutedQuery) throw new BadRequest(`Query key '${pollutedQuery}' is not allowed`, { errors: [{ field: pollutedQuery, message: 'is not allowed' }] })
 
   if (['create', 'update', 'patch'].includes(context.method) && context.data !== undefined) {
@@ -55,7 +55,8 @@ export const rejectUnsafeKeys = async (context: HookContext, next: NextFunction)
         if (declared.includes(key)) operators[key] = (data as any)[key]
         else rest[key] = (data as any)[key]
       }
-      const unsafe = findUnsafeKey(rest, '', 0)
+      // Server code calling services internally may pass update operators; clients may not.
+      const unsafe = context.params.provider ? findUnsafeKey(rest, '', 0) : null
       if (unsafe) throw new BadRequest(`Body key '${unsafe}' is not allowed`, { errors: [{ field: unsafe, message: 'is not allowed' }] })
       context.data = rest
       context.params = { ...context.params, operators }

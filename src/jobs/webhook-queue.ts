@@ -21,6 +21,8 @@ export interface StoredDelivery {
   /** The payload exactly as sent (JSON text, so any document shape can be stored on both engines). */
   payloadJson?: string
   status: DeliveryStatus
+  /** The webhook id while pending (absent once delivered or failed): the worker's window index. */
+  queue?: string
   attempts: number
   nextAttemptAt: number
   /** 0 when free; else the time until which one worker owns the attempt in flight. */
@@ -69,6 +71,7 @@ export const enqueueDeliveries = async (app: Application, webhook: any, event: s
       event,
       ...(payload === undefined ? {} : { payloadJson: JSON.stringify(payload) }),
       status: 'pending',
+      queue: webhook.id,
       attempts: 0,
       nextAttemptAt: now,
       leaseUntil: 0,

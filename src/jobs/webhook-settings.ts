@@ -47,8 +47,9 @@ const seconds = (name: string, value: unknown, { min = 0, integer = false } = {}
   return number
 }
 
-/** Parses "5,300,1800" (or an array of numbers) into seconds; fractional seconds are accepted. */
+/** Parses "5,300,1800" (or an array of numbers) into seconds; fractional seconds are accepted; "none" or "" is no retry. */
 export const parseRetryDelays = (value: unknown): number[] => {
+  if (typeof value === 'string' && value.trim().toLowerCase() === 'none') return []
   const parts = Array.isArray(value) ? value : String(value ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '')
   return parts.map((part, index) => seconds(`retryDelays[${index}]`, part))
 }

@@ -177,7 +177,7 @@ export class WebhookWorker {
     const deliveries = deliveryStore(this.app)
     const now = Date.now()
     const window: StoredDelivery[] = await deliveries._find({
-      query: { webhook: webhook.id, status: 'pending', $sort: { createdAt: 1, id: 1 }, $limit: this.settings.perWebhook },
+      query: { queue: webhook.id, $sort: { createdAt: 1, id: 1 }, $limit: this.settings.perWebhook },
       paginate: false
     })
     // When the worker should look again, for the entries this check did not claim (claims in flight here are
@@ -275,14 +275,14 @@ export class WebhookWorker {
     let update: Record<string, unknown>
     let retryAt: number | undefined
     if (result.ok) {
-      update = { status: 'delivered', deliveredAt: now, leaseUntil: 0, lastResponse }
+      update = { status: 'delivered', deliveredAt: now, leaseUntil: 0, lastResponse, $unset: { queue: '' } }
     } else {
       const delays = this.settings.retryDelays
       if (delivery.attempts <= delays.length) {
         retryAt = now + delays[delivery.attempts - 1] * 1000
         update = { nextAttemptAt: retryAt, leaseUntil: 0, lastResponse }
       } else {
-        update = { status: 'failed', failedAt: now, leaseUntil: 0, lastResponse }
+        update = { status: 'failed', failedAt: now, leaseUntil: 0, lastResponse, $unset: { queue: '' } }
       }
     }
     const recorded = await deliveryStore(this.app)

@@ -6,10 +6,11 @@ import { MongoClient, ObjectId, type Db } from 'mongodb'
 import NeDB from '@seald-io/nedb'
 import { NeDBService } from 'feathers-nedb'
 import { MongoDBService } from '@feathersjs/mongodb'
-import { Conflict, NotFound, BadRequest, GeneralError } from '@feathersjs/errors'
+import { Conflict, NotFound, GeneralError } from '@feathersjs/errors'
 import type { Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
+import { IndexedNeDB } from './nedb-candidates'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -26,6 +27,8 @@ export interface StoreOptions {
   operators?: string[]
   /** Allow multi patch/remove (internal calls only; external multi calls are refused by the app). */
   multi?: boolean
+  /** Custom events the service emits besides the standard ones. */
+  events?: string[]
   /** Pagination; defaults to the app's `paginate` setting. */
   paginate?: false | { default: number; max: number }
 }
@@ -89,9 +92,8 @@ const mixin = (Base: any): any =>
       return strip(result)
     }
     async _create(data: any, params?: Params) {
-      if (Array.isArray(data)) throw new BadRequest('Create one record at a time')
-      const record = { ...withoutIdChange(data), id: newId() }
-      return strip(await super._create(record, params).catch(storeError))
+      const records = Array.isArray(data) ? data.map((item) => ({ ...withoutIdChange(item), id: newId() })) : { ...withoutIdChange(data), id: newId() }
+      return stripAll(await super._create(records, params).catch(storeError))
     }
     async _update(id: Id, data: any, params?: Params) {
       return strip(await super._update(id, withoutIdChange(data), params).catch(storeError))
@@ -104,19 +106,7 @@ const mixin = (Base: any): any =>
     }
   }
 
-// NeDB only uses an index for top-level query fields, and feathers-nedb puts the id of get/patch/update/remove
-// inside `$and` — a full scan of the collection for every call by id. Put the id at the top level instead
-// (where the unique `id` index serves it), keeping `$and` only when the query already constrains `id`.
-const NedbStore: any = class NedbStoreAdapter extends mixin(NeDBService) {
-  filterQuery(id: NullableId, params: Params) {
-    const result = super.filterQuery(null, params)
-    if (id !== null && id !== undefined) {
-      if (result.query.id === undefined) result.query.id = id
-      else result.query.$and = [...(result.query.$and ?? []), { id }]
-    }
-    return result
-  }
-}
+const NedbStore = mixin(NeDBService)
 const MongoStore = mixin(MongoDBService)
 
 interface Engine {
@@ -126,13 +116,15 @@ interface Engine {
   close(): Promise<void>
 }
 
-const nedbEngine = (dataDir: string): Engine => {
+const nedbEngine = (dataDir: string, compactionIntervalMs: number): Engine => {
   fs.mkdirSync(dataDir, { recursive: true })
   const stores = new Map<string, NeDB>()
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
-      store = new NeDB({ filename: path.join(dataDir, `${name}.db`) })
+      store = new IndexedNeDB({ filename: path.join(dataDir, `${name}.db`) })
+      // The append-only files are rewritten (atomically: temp file + rename) now and then to stay small.
+      if (compactionIntervalMs > 0) store.setAutocompactionInterval(compactionIntervalMs)
       stores.set(name, store)
     }
     return store
@@ -144,12 +136,18 @@ const nedbEngine = (dataDir: string): Engine => {
       const store = collection(name)
       await store.loadDatabaseAsync()
       for (const index of indexes) {
+        // NeDB uses a compound index only when a query pins every one of its fields, never its leading field
+        // alone (as MongoDB does), so a non-unique compound index is kept on its leading field here.
         const fields = Object.keys(index.fields)
-        await store.ensureIndexAsync({ fieldName: fields.length === 1 ? fields[0] : fields, unique: !!index.unique, sparse: !!index.sparse })
+        const fieldName = fields.length === 1 || !index.unique ? fields[0] : fields
+        await store.ensureIndexAsync({ fieldName, unique: !!index.unique, sparse: !!index.sparse })
       }
     },
     async close() {
-      for (const store of stores.values()) await store.compactDatafileAsync().catch(() => undefined)
+      for (const store of stores.values()) {
+        store.stopAutocompaction()
+        await store.compactDatafileAsync().catch(() => undefined)
+      }
     }
   }
 }
@@ -176,7 +174,7 @@ const mongoEngine = (url: string): Engine => {
 /** Opens the datastore chosen by config (MONGODB_URL, else DATA_DIR) and keeps it on the app. */
 export const store = (app: Application) => {
   const url = app.get('mongodb')
-  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')))
+  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb')?.compactionIntervalMs ?? 3600000)
   app.set('storeEngine' as any, engine)
   const pending: Promise<void>[] = []
   app.set('storeReady' as any, pending)
@@ -194,6 +192,7 @@ export const createStore = <T = any>(app: Application, options: StoreOptions): S
     id: 'id',
     paginate: options.paginate === undefined ? app.get('paginate') : options.paginate,
     multi: options.multi ?? false,
+    events: options.events ?? [],
     operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', ...(options.operators ?? [])]
   }
   if (engine.kind === 'mongodb') {

@@ -5,9 +5,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Server } from 'node:http'
-import { feathers } from '@feathersjs/feathers'
 import socketioClient from '@feathersjs/socketio-client'
-import authClient from '@feathersjs/authentication-client'
+import { createClient } from '../../src/client'
 import { io } from 'socket.io-client'
 import { MongoClient } from 'mongodb'
 import { createApp } from '../../src/app'
@@ -18,7 +17,8 @@ export interface TestServer {
   url: string
   port: number
   dataDir: string
-  close(): Promise<void>
+  /** Stops the app; `keep` leaves its data (data dir / MongoDB database) for a restart. */
+  close(options?: { keep?: boolean }): Promise<void>
 }
 
 /** A fresh MongoDB database URL for one test server, or '' on the embedded engine. */
@@ -44,8 +44,9 @@ export const startServer = async (overrides: Partial<Configuration> = {}): Promi
     port,
     dataDir,
     url: `http://127.0.0.1:${port}`,
-    async close() {
+    async close(options: { keep?: boolean } = {}) {
       await app.teardown()
+      if (options.keep) return
       if (mongodb) {
         const client = await MongoClient.connect(mongodb)
         await client.db().dropDatabase()
@@ -121,9 +122,7 @@ export const signUp = async (base: string, extra: Record<string, unknown> = {}):
 /** A Feathers client over Socket.IO, as browser apps use it. */
 export const socketClient = (base: string) => {
   const socket = io(base, { transports: ['websocket'], forceNew: true, reconnection: false })
-  const client = feathers()
-  client.configure(socketioClient(socket, { timeout: 10000 }))
-  client.configure(authClient({ storage: undefined as any }))
+  const client = createClient(socketioClient(socket, { timeout: 10000 }))
   return { client, socket, close: () => socket.disconnect() }
 }
 

@@ -2,7 +2,7 @@
 // a token endpoint exchanging them once, and a profile endpoint answering for the issued token.
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenOnLoopback } from './loopback'
 
 export interface OAuthProfile {
   id: string
@@ -136,14 +136,8 @@ export async function startOAuthServer(opts: { clientId?: string; clientSecret?:
       else res.destroy()
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
+  const listening = await listenOnLoopback(server)
+  const { port } = listening
   const url = `http://127.0.0.1:${port}`
 
   return {
@@ -165,10 +159,7 @@ export async function startOAuthServer(opts: { clientId?: string; clientSecret?:
     close() {
       for (const timer of pendingTimers) clearTimeout(timer)
       pendingTimers.clear()
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
+      return listening.close()
     }
   }
 }

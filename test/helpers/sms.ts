@@ -1,6 +1,6 @@
 // An SMS gateway stand-in on loopback for tests: records every `POST { to, text }` (JSON).
 import http from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listenOnLoopback } from './loopback'
 
 export interface ReceivedSms {
   to: string
@@ -23,7 +23,6 @@ export interface TestSmsReceiver {
 // Starts the SMS receiver on 127.0.0.1 (random port) answering 200 unless respondWith says otherwise.
 export async function startSmsReceiver(): Promise<TestSmsReceiver> {
   const messages: ReceivedSms[] = []
-  const sockets = new Set<Socket>()
   const waiters = new Set<() => void>()
   let responder: SmsResponder = () => 200
 
@@ -50,18 +49,8 @@ export async function startSmsReceiver(): Promise<TestSmsReceiver> {
       res.writeHead(answer, { 'content-type': 'application/json' }).end(JSON.stringify({ queued: true }))
     })
   })
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
+  const listening = await listenOnLoopback(server)
+  const { port } = listening
 
   // Resolves once `done()` holds, re-checked after every received SMS.
   const waitUntil = <T>(done: () => T | undefined, timeoutMs: number, describe: () => string): Promise<T> => {
@@ -95,11 +84,6 @@ export async function startSmsReceiver(): Promise<TestSmsReceiver> {
     async waitForCount(n, timeoutMs = 5000) {
       await waitUntil(() => (messages.length >= n ? true : undefined), timeoutMs, () => `Expected ${n} SMS within ${timeoutMs} ms, received ${messages.length}`)
     },
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        for (const socket of sockets) socket.destroy()
-      })
-    }
+    close: () => listening.close()
   }
 }

@@ -1,6 +1,6 @@
 // A webhook receiver on loopback for tests: records every POST and answers with a status chosen by the test.
 import http from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listenOnLoopback } from './loopback'
 import { Webhook } from 'standardwebhooks'
 
 export interface ReceivedWebhook {
@@ -43,7 +43,6 @@ const verifySignature = (secret: string, raw: string, headers: http.IncomingHttp
 // Starts a receiver on 127.0.0.1 (random port) answering 200 unless respondWith says otherwise.
 export async function startWebhookReceiver(opts: { secret?: string } = {}): Promise<TestWebhookReceiver> {
   const received: ReceivedWebhook[] = []
-  const sockets = new Set<Socket>()
   const countWaiters = new Set<() => void>()
   let responder: WebhookResponder = () => 200
   let secret = opts.secret
@@ -73,18 +72,8 @@ export async function startWebhookReceiver(opts: { secret?: string } = {}): Prom
       res.writeHead(answer, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true }))
     })
   })
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
+  const listening = await listenOnLoopback(server)
+  const { port } = listening
 
   return {
     url: `http://127.0.0.1:${port}/hooks`,
@@ -111,12 +100,6 @@ export async function startWebhookReceiver(opts: { secret?: string } = {}): Prom
         countWaiters.add(check)
       })
     },
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        // Ends idle keep-alive sockets and the ones held open by 'hang' answers.
-        for (const socket of sockets) socket.destroy()
-      })
-    }
+    close: () => listening.close()
   }
 }

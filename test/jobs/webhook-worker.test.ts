@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import { MongoClient } from 'mongodb'
 import { restClient, signUp, startServer, tempDir, testMongoUrl, waitUntil, type SignedUp } from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
-import { startChildServer, type ChildServer } from '../helpers/child-process'
+import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { WebhookWorker } from '../../src/jobs/webhook-worker'
 
 const settings = (extra: Record<string, unknown> = {}) => ({
@@ -178,7 +178,7 @@ describe('webhook delivery worker', () => {
   describe('private addresses at delivery', () => {
     let env: Awaited<ReturnType<typeof setup>>
     before(async () => {
-      env = await setup({ allowPrivate: false, retryDelays: '' })
+      env = await setup({ allowPrivate: false, retryDelays: 'none' })
     })
     after(() => env.close())
 
@@ -232,7 +232,7 @@ describe('webhook delivery worker', () => {
   describe('crash and restart', () => {
     let dataDir: string
     let mongodb: string
-    let child: ChildServer | undefined
+    let child: ServerProcess | undefined
     let receiver: TestWebhookReceiver
     before(async () => {
       dataDir = tempDir('clinic-webhook-crash-')
@@ -251,7 +251,7 @@ describe('webhook delivery worker', () => {
     })
 
     const launch = () =>
-      startChildServer({
+      startServerProcess({
         DATA_DIR: dataDir,
         MONGODB_URL: mongodb,
         WEBHOOK_ALLOW_PRIVATE: 'true',

@@ -7,7 +7,10 @@ export const getOptions = (_app: Application): StoreOptions => ({
   name: 'accounts',
   indexes: [
     { fields: { email: 1 }, unique: true },
-    { fields: { mobileNo: 1 }, sparse: true }
+    { fields: { mobileNo: 1 }, sparse: true },
+    // Linked OAuth identities: one account per provider user id; accounts without one are not indexed.
+    { fields: { googleId: 1 }, unique: true, sparse: true },
+    { fields: { facebookId: 1 }, unique: true, sparse: true }
   ]
 })
 

@@ -20,14 +20,19 @@ export const accountSchema = Type.Object(
     ...nameFields,
     admin: Type.Optional(Type.Boolean()),
     mfaEnabled: Type.Optional(Type.Boolean()),
+    // Hidden (accountSecrets): the TOTP secret in use, one awaiting confirmation, linked OAuth identities.
+    mfaSecret: Type.Optional(Type.String()),
+    mfaPending: Type.Optional(Type.String()),
+    googleId: Type.Optional(Type.String()),
+    facebookId: Type.Optional(Type.String()),
     updatedAt: Type.Optional(Type.Number())
   },
   { additionalProperties: false }
 )
 export type Account = Static<typeof accountSchema>
 
-/** Fields that never leave the server. */
-export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth']
+/** Fields that never leave the server (password hash, MFA secrets, linked OAuth identities). */
+export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId']
 
 export const accountDataSchema = Type.Object(
   {

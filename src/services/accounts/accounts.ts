@@ -8,6 +8,8 @@ import { hideSecrets } from '../../hooks/hide-secrets'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
+import { checkPasswordStrength } from '../../auth/password'
+import { authSettings } from '../../auth/settings'
 import { createAccountService } from './accounts.class'
 import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSecrets } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
@@ -33,6 +35,12 @@ const refuseDuplicateEmail = async (context: HookContext, next: NextFunction) =>
   await next()
 }
 
+// Sign-up passwords meet the same policy as changed ones (config `passwordPolicy`).
+const requireStrongPassword = async (context: HookContext, next: NextFunction) => {
+  checkPasswordStrength(authSettings(context.app).passwordPolicy, context.data.password, 'password', context.data.email)
+  await next()
+}
+
 // The sign-up body's `organization` is created with the new account as its superadmin — all or nothing.
 const createSignupOrganization = async (context: HookContext, next: NextFunction) => {
   const { organization, ...account } = context.data
@@ -51,6 +59,7 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
 
 export const accounts = (app: Application) => {
   app.use(accountPath as any, createAccountService(app) as any, { methods: [...accountMethods], events: [] })
+  ;(app.service(accountPath as any) as any).populatable = true
 
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
@@ -65,6 +74,7 @@ export const accounts = (app: Application) => {
       get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       create: [
         validateBody({ create: accountDataSchema }),
+        requireStrongPassword,
         createSignupOrganization,
         refuseDuplicateEmail,
         localHooks.hashPassword('password'),

@@ -333,8 +333,11 @@ export const hypertensionHistoryProperties = {
 // ---------------------------------------------------------------------------------------------------------
 // Per-type schemas: record (stored/returned), data (create body), patch (patch body)
 
-/** Patch-only action fields, accepted by every type. */
-const patchActionProperties = { finalize: bool() }
+/** An action flag: sent as `true` to perform it (there is no undoing, so `false` is refused). */
+const action = () => Type.Optional(Type.Literal(true))
+
+/** Patch-only action fields, accepted by every type: `finalize: true` stamps finalizedAt/finalizedBy. */
+const patchActionProperties = { finalize: action() }
 
 const defineRecordType = <
   T extends MedicalRecordType,
@@ -371,7 +374,7 @@ const defineRecordType = <
 export const medicalRecordTypeSchemas = {
   'ape-report': defineRecordType('ape-report', apeReportProperties, {
     server: { classifiedAt: num(), classifiedBy: str(), doneAt: num(), doneBy: str() },
-    patchActions: { done: bool() }
+    patchActions: { done: action() }
   }),
   allergy: defineRecordType('allergy', allergyProperties),
   assessment: defineRecordType('assessment', assessmentProperties),
@@ -399,16 +402,14 @@ export const serverOwnedFieldsOf = (type: MedicalRecordType): string[] =>
 export const medicalRecordSchema = Type.Union(
   medicalRecordTypes.map((type) => medicalRecordTypeSchemas[type].record) as Array<
     TypeSchemas[MedicalRecordType]['record']
-  >,
-  { $id: 'MedicalRecord' }
+  >
 )
 export type MedicalRecord = Static<typeof medicalRecordSchema>
 export type MedicalRecordOf<T extends MedicalRecordType> = Static<TypeSchemas[T]['record']>
 
 // Create body: union over the types
 export const medicalRecordDataSchema = Type.Union(
-  medicalRecordTypes.map((type) => medicalRecordTypeSchemas[type].data) as Array<TypeSchemas[MedicalRecordType]['data']>,
-  { $id: 'MedicalRecordData' }
+  medicalRecordTypes.map((type) => medicalRecordTypeSchemas[type].data) as Array<TypeSchemas[MedicalRecordType]['data']>
 )
 export type MedicalRecordData = Static<typeof medicalRecordDataSchema>
 export type MedicalRecordDataOf<T extends MedicalRecordType> = Static<TypeSchemas[T]['data']>
@@ -417,8 +418,7 @@ export type MedicalRecordDataOf<T extends MedicalRecordType> = Static<TypeSchema
 export const medicalRecordPatchSchema = Type.Union(
   medicalRecordTypes.map((type) => medicalRecordTypeSchemas[type].patch) as Array<
     TypeSchemas[MedicalRecordType]['patch']
-  >,
-  { $id: 'MedicalRecordPatch' }
+  >
 )
 export type MedicalRecordPatch = Static<typeof medicalRecordPatchSchema>
 export type MedicalRecordPatchOf<T extends MedicalRecordType> = Static<TypeSchemas[T]['patch']>

@@ -2,11 +2,13 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields } from '../../schema/common'
 
+// Patch schemas carry no defaults (a default would overwrite the stored value); data schemas do.
 const grants = {
-  roles: Type.Array(Text(100, { minLength: 1 }), { maxItems: 100, default: [] }),
-  privileges: Type.Array(Text(100, { minLength: 1 }), { maxItems: 100, default: [] }),
-  superadmin: Type.Boolean({ default: false })
+  roles: Type.Array(Text(100, { minLength: 1 }), { maxItems: 100 }),
+  privileges: Type.Array(Text(100, { minLength: 1 }), { maxItems: 100 }),
+  superadmin: Type.Boolean()
 }
+const withDefault = <T extends object>(schema: T, value: unknown): T => ({ ...schema, default: value })
 
 export const memberSchema = Type.Object(
   { ...serverFields, organization: IdString(), uid: IdString(), ...grants },
@@ -15,7 +17,13 @@ export const memberSchema = Type.Object(
 export type Member = Static<typeof memberSchema>
 
 export const memberDataSchema = Type.Object(
-  { organization: IdString(), uid: IdString(), roles: Type.Optional(grants.roles), privileges: Type.Optional(grants.privileges), superadmin: Type.Optional(grants.superadmin) },
+  {
+    organization: IdString(),
+    uid: IdString(),
+    roles: Type.Optional(withDefault(grants.roles, [])),
+    privileges: Type.Optional(withDefault(grants.privileges, [])),
+    superadmin: Type.Optional(withDefault(grants.superadmin, false))
+  },
   { additionalProperties: false }
 )
 

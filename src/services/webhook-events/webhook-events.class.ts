@@ -12,17 +12,16 @@ import { pingSchema, type Delivery } from './webhook-events.schema'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhook-events',
-  // { webhook, status, createdAt } serves the worker's window (sorted) and per-webhook listings on MongoDB; NeDB
-  // uses a compound index only for equality on all its fields, hence { webhook, status } too. No index on the
-  // owner: on NeDB a key shared by every delivery makes each update cost the size of the collection.
-  indexes: [{ fields: { webhook: 1, status: 1, createdAt: 1 } }, { fields: { webhook: 1, status: 1 } }, { fields: { createdAt: 1 } }]})
+  // The worker's window reads `queue` (the webhook id, set only while a delivery is pending) in creation order, so
+  // its cost follows the webhook's backlog, not its history; listings read `webhook`; cleanup reads `createdAt`.
+  indexes: [{ fields: { queue: 1, createdAt: 1 }, sparse: true }, { fields: { webhook: 1, createdAt: 1 } }, { fields: { createdAt: 1 } }]})
 
 /** A body with `webhook` or `event` asks for a ping; anything else registers a webhook. */
 export const isPingBody = (data: unknown) => !!data && typeof data === 'object' && !Array.isArray(data) && ('webhook' in data || 'event' in data)
 
 /** A stored delivery as clients see it: the payload parsed, the worker's lease left out. */
 export const formatDelivery = (stored: StoredDelivery): Delivery => {
-  const { payloadJson, leaseUntil: _lease, leaseOwner: _owner, ...rest } = stored as any
+  const { payloadJson, queue: _queue, leaseUntil: _lease, leaseOwner: _owner, ...rest } = stored as any
   return payloadJson === undefined ? rest : { ...rest, payload: JSON.parse(payloadJson) }
 }
 
@@ -70,7 +69,7 @@ export class WebhookEventsService {
     }
     const now = Date.now()
     const updated = await this.deliveries
-      ._patch(existing.id, { status: 'pending', attempts: 0, nextAttemptAt: now, leaseUntil: 0, retriedAt: now, $inc: { retries: 1 }, $unset: { failedAt: '' } }, { query: { status: 'failed' } })
+      ._patch(existing.id, { status: 'pending', queue: existing.webhook, attempts: 0, nextAttemptAt: now, leaseUntil: 0, retriedAt: now, $inc: { retries: 1 }, $unset: { failedAt: '' } }, { query: { status: 'failed' } })
       .catch(() => {
         throw new Conflict('The delivery was retried meanwhile')
       })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { restClient, signUp, startServer, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../../helpers/webhook-receiver'
+import { validRecords } from '../../fixtures/medical-records'
 
 const settings = { webhooks: { allowPrivate: true, retryDelays: '0.1', timeout: 2, pollInterval: 0.05, leaseMargin: 0.5 } }
 
@@ -166,6 +167,24 @@ describe('webhook events: pings, deliveries of service events, listing and retry
       assert.equal(receiver.received[1].body.payload.firstName, 'Member')
       assert.equal(receiver.received[1].body.payload.password, undefined)
       assert.ok(!receiver.received[1].raw.includes('password'))
+    })
+
+    it('delivers medical records to an account webhook only when that account may read them', async () => {
+      const { receiver } = await install({ account: member.account.id, events: 'medical-records' }, member.token)
+      const body = { ...validRecords['ape-report'], facility: owner.organization.id }
+      const hidden = await api.post('/medical-records', { ...body, permissions: [] })
+      assert.equal(hidden.status, 200, JSON.stringify(hidden.body))
+      const shared = await api.post('/medical-records', { ...body, permissions: [{ uid: member.account.id }] })
+      assert.equal(shared.status, 200, JSON.stringify(shared.body))
+      const removed = await api.delete(`/medical-records/${shared.body.id}`)
+      assert.equal(removed.status, 200, JSON.stringify(removed.body))
+      await receiver.waitForCount(2)
+      assert.deepEqual(receiver.received.map((r) => [r.body.event, r.body.payload.id]), [
+        ['medical-records.create', shared.body.id],
+        ['medical-records.remove', shared.body.id]
+      ])
+      assert.deepEqual(receiver.received[0].body.payload, shared.body)
+      assert.ok(!JSON.stringify(receiver.received).includes(hidden.body.id))
     })
 
     it('records nothing for an inactive webhook', async () => {

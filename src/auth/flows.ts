@@ -1,0 +1,348 @@
+// The authentication actions posted to `POST /authentication { action, ... }`: connectOAuthAccount,
+// applyActionCode, changeIdentity, changePassword, setupMFA and disableMFA. Each is a small function over the
+// shared parts (action codes, rate limits, messenger, TOTP, OAuth strategies) held by AuthFlows.
+import { randomBytes } from 'node:crypto'
+import { BadRequest, Conflict, NotAuthenticated } from '@feathersjs/errors'
+import { Type, type TSchema } from '@feathersjs/typebox'
+import type { AuthenticationService } from '@feathersjs/authentication'
+import type { LocalStrategy } from '@feathersjs/authentication-local'
+import type { Messenger } from '../providers/messaging'
+import type { Application, AppParams } from '../declarations'
+import { check, dataValidator } from '../schema/validators'
+import { mobileNo } from '../services/accounts/accounts.schema'
+import { normalizeEmail } from '../services/accounts/accounts'
+import { ActionCodes, type ActionCodeRecord, type ActionName } from './action-codes'
+import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
+import { sendConfirmation } from './messages'
+import { createTotp, type Totp } from './mfa'
+import { checkCodeRequest, exchangeCode, identityField } from './oauth'
+import { checkPasswordStrength } from './password'
+import type { AuthLimits } from './rate-limit'
+import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
+
+const actionField = (name: string) => Type.Literal(name)
+const passwordField = () => Type.String({ minLength: 1, maxLength: 1000 })
+const otpField = () => Type.String({ minLength: 1, maxLength: 20 })
+
+const schemas: Record<string, TSchema> = {
+  connectOAuthAccount: Type.Object({ action: actionField('connectOAuthAccount'), provider: Type.Union(oauthProviders.map((p) => Type.Literal(p))) }, { additionalProperties: false }),
+  applyActionCode: Type.Object(
+    {
+      action: actionField('applyActionCode'),
+      code: Type.String({ minLength: 1, maxLength: 100 }),
+      payload: Type.Optional(
+        Type.Object(
+          { code: Type.Optional(Type.String({ maxLength: 4096 })), redirectURI: Type.Optional(Type.String({ maxLength: 2000 })), mfaCode: Type.Optional(otpField()) },
+          { additionalProperties: false }
+        )
+      )
+    },
+    { additionalProperties: false }
+  ),
+  changeIdentity: Type.Object(
+    { action: actionField('changeIdentity'), email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })), mobileNo: Type.Optional(mobileNo()), password: passwordField() },
+    { additionalProperties: false }
+  ),
+  changePassword: Type.Object({ action: actionField('changePassword'), password: Type.Optional(passwordField()), newPassword: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+  setupMFA: Type.Object({ action: actionField('setupMFA'), password: passwordField() }, { additionalProperties: false }),
+  disableMFA: Type.Object({ action: actionField('disableMFA'), password: passwordField(), mfaCode: otpField() }, { additionalProperties: false })
+}
+
+export const actionNames = Object.keys(schemas)
+
+
+class WrongMfaCode extends BadRequest {
+  constructor() {
+    super("Invalid 'payload.mfaCode': it is not the current code of the authenticator app set up with this secret", {
+      errors: [{ field: 'payload.mfaCode', message: 'is not a current code' }],
+      reason: 'mfa-code-invalid'
+    })
+  }
+}
+
+export class AuthFlows {
+  readonly codes: ActionCodes
+  readonly totp: Totp
+  // A hash of a random password: compared against when an email is unknown, so both cases take as long.
+  private dummyHash?: Promise<string>
+
+  constructor(
+    readonly app: Application,
+    readonly settings: AuthSettings,
+    readonly limits: AuthLimits,
+    readonly messenger: Messenger,
+    secret: string
+  ) {
+    this.codes = new ActionCodes(app, secret, settings.actionCodes)
+    this.totp = createTotp(settings.mfa.window)
+  }
+
+  private get authService() {
+    return this.app.service('authentication') as unknown as AuthenticationService
+  }
+
+  private get local() {
+    return this.authService.getStrategy('local') as LocalStrategy
+  }
+
+  /** Runs one action; `data` is the request body, `params` the call's params. */
+  async run(data: any, params: AppParams) {
+    const action = data.action
+    if (typeof action !== 'string' || !schemas[action]) {
+      throw new BadRequest(`Invalid 'action': must be one of: ${actionNames.join(', ')}`, { errors: [{ field: 'action', message: `must be one of: ${actionNames.join(', ')}` }] })
+    }
+    const body = check(dataValidator, schemas[action], { ...data }, 'data')
+    switch (action) {
+      case 'connectOAuthAccount':
+        return this.connectOAuthAccount(body, params)
+      case 'applyActionCode':
+        return this.applyActionCode(body, params)
+      case 'changeIdentity':
+        return this.changeIdentity(body, params)
+      case 'changePassword':
+        return this.changePassword(body, params)
+      case 'setupMFA':
+        return this.setupMFA(body, params)
+      default:
+        return this.disableMFA(body, params)
+    }
+  }
+
+  /** The account of the Bearer token (stored copy, hidden fields included), or undefined without one. */
+  private async caller(params: AppParams): Promise<any | undefined> {
+    let id: string | undefined
+    if (params.authentication) {
+      const { provider: _provider, authentication, ...rest } = params
+      const result = await this.authService.authenticate(authentication, rest, 'jwt')
+      id = result.account?.id
+    } else if (!params.provider && params.account?.id) {
+      id = params.account.id // an internal call acting as an account
+    }
+    if (!id) return undefined
+    return accountsStore(this.app)._get(id)
+  }
+
+  private async requireCaller(params: AppParams, action: string) {
+    const account = await this.caller(params)
+    if (!account) throw new NotAuthenticated(`'${action}' needs the Bearer token of the account`)
+    return account
+  }
+
+  /** Checks the current password of a signed-in account; wrong tries count like failed logins. */
+  async verifyPassword(account: any, password: unknown, params: AppParams) {
+    await this.limits.failedLoginsPerEmail.check(account.email)
+    await this.limits.loginsPerIp.consume(params.ip)
+    if (!account.password) {
+      throw new BadRequest('This account has no password yet (it signs in through OAuth); set one first with changePassword', { reason: 'no-password' })
+    }
+    const ok = typeof password === 'string' && (await this.local.comparePassword(account, password).then(() => true, () => false))
+    if (!ok) {
+      await this.limits.failedLoginsPerEmail.record(account.email)
+      throw new NotAuthenticated("Invalid 'password': it is not the account's current password", { reason: 'invalid-password', errors: [{ field: 'password', message: 'is not correct' }] })
+    }
+  }
+
+  /** Password login (the `local` strategy): rate limits, then password, then the second factor. */
+  async passwordLogin(data: any, params: AppParams) {
+    const email = normalizeEmail(data.email) as string
+    await this.limits.failedLoginsPerEmail.check(email)
+    await this.limits.loginsPerIp.consume(params.ip)
+    let result: any
+    try {
+      const [account] = await accountsStore(this.app)._find({ query: { email, $limit: 1 }, paginate: false })
+      if (!account) {
+        this.dummyHash ??= this.local.hashPassword(randomBytes(16).toString('hex'), {})
+        await this.local.comparePassword({ password: await this.dummyHash }, data.password).catch(() => undefined)
+        throw new NotAuthenticated('Invalid login')
+      }
+      await this.local.comparePassword(account, data.password)
+      if (account.mfaEnabled) {
+        if (data.mfaCode === undefined) {
+          throw new NotAuthenticated('This account uses two-factor authentication: send the current code of the authenticator app as mfaCode', { reason: 'mfa-required' })
+        }
+        if (!this.totp.verify(data.mfaCode, account.mfaSecret)) {
+          throw new NotAuthenticated("Invalid 'mfaCode': it is not the current code of the authenticator app", { reason: 'mfa-required', errors: [{ field: 'mfaCode', message: 'is not a current code' }] })
+        }
+      }
+      result = { authentication: { strategy: 'local' }, account: await this.local.getEntity(account, params) }
+    } catch (error: any) {
+      if (error?.code === 401) await this.limits.failedLoginsPerEmail.record(email)
+      throw error
+    }
+    await this.limits.failedLoginsPerEmail.reset(email)
+    return result
+  }
+
+  private async connectOAuthAccount(body: any, params: AppParams) {
+    const account = await this.requireCaller(params, 'connectOAuthAccount')
+    const provider = body.provider as OAuthProviderName
+    const { code, expiresAt } = await this.codes.issue(account.id, 'connectOAuthAccount', { provider }, 'token', provider)
+    return { action: 'connectOAuthAccount', provider, code, expiresAt }
+  }
+
+  private async applyActionCode(body: any, params: AppParams) {
+    await this.limits.actionCodesPerIp.consume(params.ip)
+    const payload = body.payload ?? {}
+    const linking = payload.code !== undefined || payload.redirectURI !== undefined
+    const confirmingMfa = payload.mfaCode !== undefined
+    if (linking && confirmingMfa) {
+      throw new BadRequest("Invalid 'payload': either { code, redirectURI } to link an OAuth account or { mfaCode } to turn on MFA, not both", {
+        errors: [{ field: 'payload', message: 'mixes two actions' }]
+      })
+    }
+    const expected: ActionName[] = linking ? ['connectOAuthAccount'] : confirmingMfa ? ['setupMFA'] : ['changeIdentity', 'changePassword']
+    const caller = await this.caller(params)
+    const limits = this.limits
+    const record = await this.codes.redeem({
+      code: body.code,
+      accountId: caller?.id,
+      action: expected,
+      checkAccount: (accountId) => limits.failedActionCodesPerAccount.check(accountId),
+      onWrongTry: (accountId) => limits.failedActionCodesPerAccount.record(accountId),
+      isWrongTry: (error) => error instanceof WrongMfaCode,
+      apply: (code) => this.applyCode(code, payload)
+    })
+    return record
+  }
+
+  // Carries out the action of a checked and claimed code.
+  private async applyCode(code: ActionCodeRecord, payload: any) {
+    const accounts = accountsStore(this.app)
+    const account = await accounts._get(code.account)
+    const now = Date.now()
+    let patched: any
+    switch (code.action) {
+      case 'connectOAuthAccount': {
+        const provider = code.data.provider as OAuthProviderName
+        const { redirectURI, code: oauthCode } = checkCodeRequest(provider, payload, 'payload.')
+        const profile = await exchangeCode(provider, this.settings.oauth[provider], redirectURI, oauthCode)
+        const field = identityField(provider)
+        const [owner] = await accounts._find({ query: { [field]: profile.id, $limit: 1 }, paginate: false })
+        const linkedElsewhere = () => new Conflict(`This ${provider} account is already linked to another account`, { provider, reason: 'identity-linked-elsewhere' })
+        if (owner && owner.id !== account.id) throw linkedElsewhere()
+        try {
+          patched = await accounts._patch(account.id, { [field]: profile.id, updatedAt: now })
+        } catch (error: any) {
+          if (error?.code === 409) throw linkedElsewhere()
+          throw error
+        }
+        emitAccountEvent(this.app, 'patched', patched)
+        return { action: code.action, provider, account: safeAccount(patched) }
+      }
+      case 'setupMFA': {
+        if (account.mfaEnabled) throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
+        if (!account.mfaPending) throw new BadRequest('No MFA set-up is waiting for this code; call setupMFA again', { reason: 'mfa-not-pending' })
+        if (!this.totp.verify(payload.mfaCode, account.mfaPending)) throw new WrongMfaCode()
+        patched = await accounts._patch(account.id, { mfaSecret: account.mfaPending, mfaEnabled: true, updatedAt: now, $unset: { mfaPending: '' } })
+        break
+      }
+      case 'changeIdentity': {
+        const change: Record<string, string> = {}
+        if (code.data.email) {
+          const [owner] = await accounts._find({ query: { email: code.data.email, $limit: 1 }, paginate: false })
+          if (owner && owner.id !== account.id) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
+          change.email = code.data.email
+        }
+        if (code.data.mobileNo) change.mobileNo = code.data.mobileNo
+        try {
+          patched = await accounts._patch(account.id, { ...change, updatedAt: now })
+        } catch (error: any) {
+          if (error?.code === 409) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
+          throw error
+        }
+        break
+      }
+      case 'changePassword':
+        patched = await accounts._patch(account.id, { password: code.data.passwordHash, updatedAt: now })
+        break
+    }
+    emitAccountEvent(this.app, 'patched', patched)
+    return { action: code.action, account: safeAccount(patched) }
+  }
+
+  // Issues a message code and sends it; a code whose message could not go out is withdrawn.
+  private async sendCode(account: any, action: 'changeIdentity' | 'changePassword', data: Record<string, any>, to: { email?: string; mobileNo?: string }, purpose: string, explanation: string) {
+    await this.limits.messagesPerAccount.consume(account.id)
+    const { code, expiresAt, id } = await this.codes.issue(account.id, action, data, 'message')
+    try {
+      await sendConfirmation(this.messenger, { to, purpose, explanation, code, expiresInMs: this.codes.expiresInMs })
+    } catch (error) {
+      await this.codes.revoke(id)
+      throw error
+    }
+    return { action, sentTo: to, expiresAt }
+  }
+
+  private async changeIdentity(body: any, params: AppParams) {
+    const account = await this.requireCaller(params, 'changeIdentity')
+    if (body.email === undefined && body.mobileNo === undefined) {
+      throw new BadRequest("Invalid data: send the new 'email' and/or 'mobileNo'", { errors: [{ field: 'email', message: 'or mobileNo is required' }] })
+    }
+    const email = body.email === undefined ? undefined : (normalizeEmail(body.email) as string)
+    const change: { email?: string; mobileNo?: string } = {}
+    if (email !== undefined && email !== account.email) change.email = email
+    if (body.mobileNo !== undefined && body.mobileNo !== account.mobileNo) change.mobileNo = body.mobileNo
+    if (!change.email && !change.mobileNo) throw new BadRequest('The new identity is the same as the current one', { errors: [{ field: body.email !== undefined ? 'email' : 'mobileNo', message: 'is unchanged' }] })
+    await this.verifyPassword(account, body.password, params)
+    const accounts = accountsStore(this.app)
+    if (change.email) {
+      const [owner] = await accounts._find({ query: { email: change.email, $limit: 1 }, paginate: false })
+      if (owner) throw new Conflict('An account with this email already exists', { errors: [{ field: 'email', message: 'is already registered' }] })
+    }
+    if (change.mobileNo) {
+      const [owner] = await accounts._find({ query: { mobileNo: change.mobileNo, $limit: 1 }, paginate: false })
+      if (owner) throw new Conflict('Another account already uses this mobile number', { errors: [{ field: 'mobileNo', message: 'is already registered' }] })
+    }
+    const what = [change.email && `email to ${change.email}`, change.mobileNo && `mobile number to ${change.mobileNo}`].filter(Boolean).join(' and ')
+    return this.sendCode(
+      account,
+      'changeIdentity',
+      change,
+      change,
+      'Confirm Change Identity',
+      `A request was made to change the sign-in ${what} of the account ${account.email}. To confirm it, apply this code (POST /authentication { "action": "applyActionCode", "code": "<code>" }).`
+    )
+  }
+
+  private async changePassword(body: any, params: AppParams) {
+    const account = await this.requireCaller(params, 'changePassword')
+    checkPasswordStrength(this.settings.passwordPolicy, body.newPassword, 'newPassword', account.email)
+    if (account.password) {
+      if (body.password === undefined) throw new BadRequest("Invalid data: 'password' (the current password) is required", { errors: [{ field: 'password', message: 'is required' }] })
+      await this.verifyPassword(account, body.password, params)
+      if (body.password === body.newPassword) throw new BadRequest("Invalid 'newPassword': it is the current password", { errors: [{ field: 'newPassword', message: 'must differ from the current password' }] })
+    }
+    const passwordHash = await this.local.hashPassword(body.newPassword, {})
+    return this.sendCode(
+      account,
+      'changePassword',
+      { passwordHash },
+      { email: account.email },
+      'Confirm Password Change',
+      `A request was made to change the password of the account ${account.email}. To confirm it, apply this code (POST /authentication { "action": "applyActionCode", "code": "<code>" }).`
+    )
+  }
+
+  private async setupMFA(body: any, params: AppParams) {
+    const account = await this.requireCaller(params, 'setupMFA')
+    await this.verifyPassword(account, body.password, params)
+    if (account.mfaEnabled) throw new Conflict('MFA is already on for this account; turn it off first (disableMFA)', { reason: 'mfa-enabled' })
+    const secret = this.totp.generateSecret()
+    await accountsStore(this.app)._patch(account.id, { mfaPending: secret })
+    const { code, expiresAt } = await this.codes.issue(account.id, 'setupMFA', {}, 'token')
+    return { action: 'setupMFA', code, secret, otpauthURI: this.totp.uri(account.email, this.settings.mfa.issuer, secret), expiresAt }
+  }
+
+  private async disableMFA(body: any, params: AppParams) {
+    const account = await this.requireCaller(params, 'disableMFA')
+    await this.verifyPassword(account, body.password, params)
+    if (!account.mfaEnabled) throw new BadRequest('MFA is not on for this account', { reason: 'mfa-not-enabled' })
+    if (!this.totp.verify(body.mfaCode, account.mfaSecret)) {
+      await this.limits.failedLoginsPerEmail.record(account.email)
+      throw new NotAuthenticated("Invalid 'mfaCode': it is not the current code of the authenticator app", { reason: 'mfa-required', errors: [{ field: 'mfaCode', message: 'is not a current code' }] })
+    }
+    const patched = await accountsStore(this.app)._patch(account.id, { mfaEnabled: false, updatedAt: Date.now(), $unset: { mfaSecret: '', mfaPending: '' } })
+    emitAccountEvent(this.app, 'patched', patched)
+    return { action: 'disableMFA', account: safeAccount(patched) }
+  }
+}

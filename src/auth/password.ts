@@ -1,0 +1,21 @@
+// The minimum strength of a new password (config `passwordPolicy`): a length range and a number of character
+// classes (lower case, upper case, digits, anything else), and never the account's email.
+import { BadRequest } from '@feathersjs/errors'
+import type { AuthSettings } from './settings'
+
+const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/]
+
+/** Throws a 400 naming `field` when `value` is not strong enough. */
+export const checkPasswordStrength = (policy: AuthSettings['passwordPolicy'], value: unknown, field: string, email?: string) => {
+  const fail = (message: string) => {
+    throw new BadRequest(`Invalid '${field}': ${message}`, { errors: [{ field, message }] })
+  }
+  if (typeof value !== 'string' || value.length === 0) return fail('is required and must be a string')
+  if (value.length < policy.minLength) fail(`must be at least ${policy.minLength} characters`)
+  if (value.length > policy.maxLength) fail(`must be at most ${policy.maxLength} characters`)
+  const used = classes.filter((pattern) => pattern.test(value)).length
+  if (used < policy.minCharacterClasses) {
+    fail(`must mix at least ${policy.minCharacterClasses} of: lower-case letters, upper-case letters, digits, other characters`)
+  }
+  if (email && value.trim().toLowerCase() === email.toLowerCase()) fail('must not be the account email')
+}

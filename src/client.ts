@@ -1,0 +1,26 @@
+// A typed Feathers client for browser apps and scripts: `createClient(socketio(io(url)))` or with REST.
+import { feathers, type TransportConnection, type Application } from '@feathersjs/feathers'
+import authenticationClient from '@feathersjs/authentication-client'
+import type { AuthenticationClientOptions } from '@feathersjs/authentication-client'
+import { accountMethods, accountPath } from './services/accounts/accounts.shared'
+import { organizationMethods, organizationPath } from './services/organizations/organizations.shared'
+import { organizationMemberMethods, organizationMemberPath } from './services/organization-members/organization-members.shared'
+import { medicalRecordMethods, medicalRecordPath } from './services/medical-records/medical-records.shared'
+import { webhookMethods, webhookPath } from './services/webhooks/webhooks.shared'
+import { webhookEventMethods, webhookEventPath } from './services/webhook-events/webhook-events.shared'
+
+export type ClientApplication = Application<any, any>
+
+/** Creates a client whose services know their methods; authentication uses POST /authentication. */
+export const createClient = (connection: TransportConnection<any>, authenticationOptions: Partial<AuthenticationClientOptions> = {}) => {
+  const client: ClientApplication = feathers()
+  client.configure(connection)
+  client.configure(authenticationClient(authenticationOptions))
+  client.use(accountPath, connection.service(accountPath), { methods: [...accountMethods] })
+  client.use(organizationPath, connection.service(organizationPath), { methods: [...organizationMethods] })
+  client.use(organizationMemberPath, connection.service(organizationMemberPath), { methods: [...organizationMemberMethods] })
+  client.use(medicalRecordPath, connection.service(medicalRecordPath), { methods: [...medicalRecordMethods] })
+  client.use(webhookPath, connection.service(webhookPath), { methods: [...webhookMethods] })
+  client.use(webhookEventPath, connection.service(webhookEventPath), { methods: [...webhookEventMethods] })
+  return client
+}

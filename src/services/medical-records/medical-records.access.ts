@@ -1,0 +1,75 @@
+// Who may read, change and share a medical record (interface 2.2), stated once as store queries: the same
+// query scopes find/get/patch/remove in the datastore, decides write and share rights on one loaded record
+// (evaluated in memory with the same Mongo-style semantics) and filters realtime events.
+import type { Query } from '@feathersjs/feathers'
+import type { AccessContext } from '../../access/context'
+import { matches } from '../../access/rules'
+import type { Permission } from './medical-records.schema'
+
+export type Grant = 'read' | 'write' | 'share'
+
+/** A permissions element as stored: a selector plus normalised grant lists and flags. */
+export interface StoredPermission {
+  uid?: string
+  organization?: string
+  roles: string[]
+  privileges: string[]
+  write: boolean
+  share: boolean
+}
+
+const unique = (values: string[] | undefined) => [...new Set(values ?? [])]
+
+/**
+ * Stores every element in one shape (`roles`/`privileges` arrays, `write`/`share` booleans), so that
+ * "an organization element with neither list" is the indexable `{ roles: { $size: 0 }, privileges: { $size: 0 } }`.
+ */
+export const normalizePermissions = (permissions: Permission[] | undefined): StoredPermission[] =>
+  (permissions ?? []).map((element) => ({
+    ...(element.uid ? { uid: element.uid } : {}),
+    ...(element.organization ? { organization: element.organization } : {}),
+    roles: unique(element.roles),
+    privileges: unique(element.privileges),
+    write: element.write === true,
+    share: element.share === true
+  }))
+
+/**
+ * The records `access` holds `grant` on: the creator always; otherwise an element naming the account's uid,
+ * or an element of one of its organizations that lists none of roles/privileges or one the member holds —
+ * with `write: true` / `share: true` on the element for those grants. One `$or` branch per indexable shape
+ * (createdBy, permissions.uid, permissions.organization), so MongoDB answers each from an index.
+ */
+export const recordQuery = (access: AccessContext, grant: Grant): Query => {
+  const flag = grant === 'read' ? {} : { [grant]: true }
+  const branches: Query[] = [{ createdBy: access.accountId }, { permissions: { $elemMatch: { uid: access.accountId, ...flag } } }]
+  const organizations = unique(access.memberships.map((m) => m.organization))
+  if (organizations.length > 0) {
+    branches.push({
+      permissions: { $elemMatch: { organization: { $in: organizations }, roles: { $size: 0 }, privileges: { $size: 0 }, ...flag } }
+    })
+  }
+  for (const membership of access.memberships) {
+    if (membership.roles.length > 0) {
+      branches.push({ permissions: { $elemMatch: { organization: membership.organization, roles: { $in: membership.roles }, ...flag } } })
+    }
+    if (membership.privileges.length > 0) {
+      branches.push({ permissions: { $elemMatch: { organization: membership.organization, privileges: { $in: membership.privileges }, ...flag } } })
+    }
+  }
+  return { $or: branches }
+}
+
+/** Does `access` hold `grant` on this (loaded) record? */
+export const holds = (access: AccessContext, grant: Grant, record: any) => matches(recordQuery(access, grant), record)
+
+/** Channels whose connections might read an event about `record` (each connection is then checked with the read query). */
+export const recordAudience = (record: any): string[] => {
+  const names = new Set<string>()
+  if (record.createdBy) names.add(`accounts/${record.createdBy}`)
+  for (const element of Array.isArray(record.permissions) ? record.permissions : []) {
+    if (element?.uid) names.add(`accounts/${element.uid}`)
+    if (element?.organization) names.add(`organizations/${element.organization}`)
+  }
+  return [...names]
+}

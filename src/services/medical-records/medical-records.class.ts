@@ -1,0 +1,24 @@
+// The medical-records store and its options: indexes for the permission query and the usual filters.
+import type { Application } from '../../declarations'
+import { createStore, type StoreOptions } from '../../store'
+import type { MedicalRecord } from './medical-records.schema'
+
+export const getOptions = (app: Application): StoreOptions => ({
+  name: 'medical-records',
+  indexes: [
+    // One per branch of the permission query (medical-records.access.ts), each usable for a newest-first page.
+    { fields: { createdBy: 1, createdAt: -1 } },
+    { fields: { 'permissions.uid': 1, createdAt: -1 } },
+    { fields: { 'permissions.organization': 1, createdAt: -1 } },
+    // The documented list filters.
+    { fields: { patient: 1, createdAt: -1 } },
+    { fields: { facility: 1, createdAt: -1 } },
+    { fields: { encounter: 1, createdAt: -1 } },
+    { fields: { account: 1, createdAt: -1 } }
+  ],
+  // The permission query needs these (nested in `$and`/`$or`); clients cannot send them: the query schema refuses them.
+  operators: ['$or', '$elemMatch', '$size', '$exists'],
+  paginate: app.get('medicalRecords')?.paginate ?? app.get('paginate')
+})
+
+export const createMedicalRecordService = (app: Application) => createStore<MedicalRecord>(app, getOptions(app))

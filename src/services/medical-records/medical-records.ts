@@ -1,0 +1,156 @@
+// Medical records (interface 2.1–2.3, 4.1): fifteen validated record types, readable, changeable and shareable
+// per record (2.2). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
+// remove and in the realtime channels; finalized records are frozen except for their permissions.
+import { authenticate } from '@feathersjs/authentication'
+import { Conflict, Forbidden, MethodNotAllowed } from '@feathersjs/errors'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { isMemberWith } from '../../access/context'
+import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { invalid, validateQueryWith } from '../../schema/validators'
+import { createMedicalRecordService } from './medical-records.class'
+import { medicalRecordQuerySchema, validateCreate, validatePatch } from './medical-records.schema'
+import { holds, normalizePermissions, recordAudience, recordQuery } from './medical-records.access'
+import { medicalRecordMethods, medicalRecordPath } from './medical-records.shared'
+
+// Records are changed one at a time (each needs its own rights check).
+const refuseMulti = async (context: HookContext, next: NextFunction) => {
+  if (context.id === null || context.id === undefined) throw new MethodNotAllowed(`Can not ${context.method} multiple medical records`)
+  await next()
+}
+
+const isFinalized = (record: any) => record.finalizedAt !== undefined && record.finalizedAt !== null
+
+const finalizedConflict = (record: any) =>
+  new Conflict('This medical record is finalized; only its permissions can still be changed', { id: record.id, finalizedAt: record.finalizedAt })
+
+// The interface documents 200 (not Feathers' 201) for a created record.
+const respondWith200 = async (context: HookContext, next: NextFunction) => {
+  await next()
+  context.http = { ...context.http, status: 200 }
+}
+
+// The create body is checked against its type's schema (400 naming every field); permissions are stored normalised.
+const validateRecordData = async (context: HookContext, next: NextFunction) => {
+  const { value, errors } = validateCreate(context.data)
+  if (errors) throw invalid('data', errors)
+  context.data = { ...value, permissions: normalizePermissions(value.permissions) }
+  await next()
+}
+
+// Any signed-in account may create a record; one filed under a facility needs a membership of that facility.
+const requireFacilityMembership = async (context: HookContext, next: NextFunction) => {
+  const facility = context.data.facility
+  if (context.params.provider && facility !== undefined) {
+    const access = await accessOf(context)
+    if (!isMemberWith(access, facility)) {
+      throw new Forbidden('Only members of the facility may file records under it', { errors: [{ field: 'facility', message: 'is not a facility you are a member of' }] })
+    }
+  }
+  await next()
+}
+
+// An ape-report created with a classification is classified by its creator at creation.
+const stampCreatedClassification = async (context: HookContext, next: NextFunction) => {
+  const data = context.data
+  if (data.type === 'ape-report' && data.classification !== undefined) {
+    context.data = { ...data, classifiedAt: data.createdAt, classifiedBy: data.createdBy }
+  }
+  await next()
+}
+
+// Keeps the store call conditional on the record not being finalized meanwhile (a concurrent finalize wins: 409).
+const unlessFinalizedMeanwhile = async (context: HookContext, next: NextFunction, existing: any) => {
+  const query = context.params.query ?? {}
+  context.params = { ...context.params, query: { ...query, $and: [...(query.$and ?? []), { finalizedAt: { $exists: false } }] } }
+  try {
+    await next()
+  } catch (error: any) {
+    if (error?.code === 404) {
+      const now = await (context.service as any)._get(existing.id).catch(() => null)
+      if (now && isFinalized(now)) throw finalizedConflict(now)
+    }
+    throw error
+  }
+}
+
+/**
+ * A patch is validated with the stored record's type schema (`type` cannot change). Changing `permissions`
+ * needs share rights, anything else (fields, finalize, done) write rights; a finalized record only takes
+ * permission changes. Sets the server stamps: finalizedAt/By, and for ape-reports classifiedAt/By and doneAt/By.
+ */
+const preparePatch = async (context: HookContext, next: NextFunction) => {
+  const { params } = context
+  const service = context.service as any
+  const existing = params.existing ?? (await service._get(context.id))
+  const { value, errors } = validatePatch(existing.type, context.data)
+  if (errors) throw invalid('data', errors)
+  const keys = Object.keys(value)
+  if (keys.length === 0) throw invalid('data', [{ field: '(body)', message: 'must name at least one field to change' }])
+  const sharing = keys.includes('permissions')
+  const writing = keys.some((key) => key !== 'permissions')
+
+  if (params.provider) {
+    const access = await accessOf(context)
+    if (sharing && !holds(access, 'share', existing)) throw new Forbidden('You may not change who this medical record is shared with')
+    if (writing && !holds(access, 'write', existing)) throw new Forbidden('You may not change this medical record')
+  }
+  if (writing && isFinalized(existing)) throw finalizedConflict(existing)
+
+  const { finalize, done, ...fields } = value
+  const changes: Record<string, unknown> = { ...fields }
+  const now = Date.now()
+  const by = params.account?.id ?? null
+  if (sharing) changes.permissions = normalizePermissions(value.permissions)
+  if (finalize) Object.assign(changes, { finalizedAt: now, finalizedBy: by })
+  if (existing.type === 'ape-report') {
+    if (fields.classification !== undefined && fields.classification !== existing.classification) {
+      Object.assign(changes, { classifiedAt: now, classifiedBy: by })
+    }
+    if (done && existing.doneAt === undefined) Object.assign(changes, { doneAt: now, doneBy: by })
+  }
+  context.data = changes
+
+  if (Object.keys(changes).length === 0) {
+    // Nothing to store (e.g. `done` on a report already done): answer with the record as it is.
+    context.result = existing
+    return
+  }
+  if (writing) return unlessFinalizedMeanwhile(context, next, existing)
+  await next()
+}
+
+// A finalized record cannot be removed.
+const refuseFinalizedRemoval = async (context: HookContext, next: NextFunction) => {
+  const existing = context.params.existing ?? (await (context.service as any)._get(context.id))
+  if (isFinalized(existing)) throw finalizedConflict(existing)
+  return unlessFinalizedMeanwhile(context, next, existing)
+}
+
+export const medicalRecords = (app: Application) => {
+  app.use(medicalRecordPath as any, createMedicalRecordService(app) as any, { methods: [...medicalRecordMethods], events: [] })
+  ;(app.service(medicalRecordPath as any) as any).populatable = true
+
+  defineAccess(medicalRecordPath, {
+    read: (access) => recordQuery(access, 'read'),
+    // A patch may need write or share rights (decided per body in preparePatch); remove needs write rights.
+    write: (access, method) =>
+      method === 'patch'
+        ? { $or: [...(recordQuery(access, 'write').$or as any[]), ...(recordQuery(access, 'share').$or as any[])] }
+        : recordQuery(access, 'write'),
+    audience: recordAudience
+  })
+
+  const validateQuery = validateQueryWith(medicalRecordQuerySchema)
+  app.service(medicalRecordPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQuery, scopeAccess],
+      get: [validateQuery, scopeAccess],
+      create: [respondWith200, validateRecordData, requireFacilityMembership, setCreated, stampCreatedClassification],
+      patch: [refuseMulti, validateQuery, scopeAccess, preparePatch],
+      remove: [refuseMulti, validateQuery, scopeAccess, refuseFinalizedRemoval]
+    }
+  })
+}
