@@ -3,6 +3,7 @@
 // straight to the same receivers (deliverWebhook, one stream per receiver as the queue's per-webhook
 // ordering allows), without the queue. Also the write latency with 10 subscribed webhooks vs none, and the
 // write→receipt delay when events arrive at a steady pace (no backlog).
+// BENCH_EVENTS=<n> runs a smaller burst (for profiling); the reported figures use 1 000.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { restClient, signUp, startServer } from '../test/helpers/app'
