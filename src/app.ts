@@ -15,6 +15,8 @@ import { logError } from './hooks/log-error'
 import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
 import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
+import { recordWebhookEvents } from './hooks/record-webhook-events'
+import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
@@ -42,7 +44,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   app.configure(channels)
 
   app.hooks({
-    around: { all: [logError, rejectUnsafeKeys, populate] }
+    around: { all: [logError, rejectUnsafeKeys, recordWebhookEvents, populate] }
   })
   app.hooks({
     setup: [
@@ -50,10 +52,12 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
         await storeReady(app)
         await ensureAdmin(app)
         await next()
+        await startWebhookWorker(app)
       }
     ],
     teardown: [
       async (_context: any, next: any) => {
+        await stopWebhookWorker(app)
         await next()
         await closeStore(app)
       }

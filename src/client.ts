@@ -11,6 +11,8 @@ import { serviceMethods, servicePath } from './services/services/services.shared
 import { billingInvoiceMethods, billingInvoicePath } from './services/billing-invoices/billing-invoices.shared'
 import { billingItemMethods, billingItemPath } from './services/billing-items/billing-items.shared'
 import { billingPaymentMethods, billingPaymentPath } from './services/billing-payments/billing-payments.shared'
+import { webhookMethods, webhookPath } from './services/webhooks/webhooks.shared'
+import { webhookEventMethods, webhookEventPath } from './services/webhook-events/webhook-events.shared'
 
 export type ClientApplication = Application<any, any>
 
@@ -28,5 +30,7 @@ export const createClient = (connection: TransportConnection<any>, authenticatio
   client.use(billingInvoicePath, connection.service(billingInvoicePath), { methods: [...billingInvoiceMethods] })
   client.use(billingItemPath, connection.service(billingItemPath), { methods: [...billingItemMethods] })
   client.use(billingPaymentPath, connection.service(billingPaymentPath), { methods: [...billingPaymentMethods] })
+  client.use(webhookPath, connection.service(webhookPath), { methods: [...webhookMethods] })
+  client.use(webhookEventPath, connection.service(webhookEventPath), { methods: [...webhookEventMethods] })
   return client
 }

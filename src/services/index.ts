@@ -11,6 +11,8 @@ import { billingItems } from './billing-items/billing-items'
 import { billingPayments } from './billing-payments/billing-payments'
 import { billingRecovery } from '../billing/recovery'
 import { billingSettings } from '../billing/settings'
+import { webhooks } from './webhooks/webhooks'
+import { webhookEvents } from './webhook-events/webhook-events'
 
 export const services = (app: Application) => {
   app.configure(organizationMembers)
@@ -25,4 +27,6 @@ export const services = (app: Application) => {
   app.configure(billingItems)
   app.configure(billingPayments)
   app.configure(billingRecovery)
+  app.configure(webhooks)
+  app.configure(webhookEvents)
 }

@@ -53,7 +53,8 @@ export const organizationMembers = (app: Application) => {
       method === 'remove'
         ? { $or: [{ organization: { $in: superadminOf(access) } }, { uid: access.accountId }] }
         : { organization: { $in: superadminOf(access) } },
-    audience: (doc) => [`organizations/${doc.organization}`, `accounts/${doc.uid}`]
+    audience: (doc) => [`organizations/${doc.organization}`, `accounts/${doc.uid}`],
+    organizations: (doc) => [doc.organization]
   })
 
   app.service(organizationMemberPath as any).hooks({

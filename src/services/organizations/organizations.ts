@@ -25,12 +25,15 @@ const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) 
   }
 }
 
-// Removing an organization removes its memberships.
-const removeMemberships = async (context: HookContext, next: NextFunction) => {
+// Removing an organization removes its memberships and its webhooks.
+const removeDependents = async (context: HookContext, next: NextFunction) => {
   await next()
-  const members = context.app.service('organization-members' as any) as any
-  const list = await members._find({ query: { organization: context.result.id }, paginate: false })
-  for (const member of list) await members.remove(member.id, { bootstrap: true })
+  const organization = context.result.id
+  for (const path of ['organization-members', 'webhooks']) {
+    const service = context.app.service(path as any) as any
+    const list = await service._find({ query: { organization }, paginate: false })
+    for (const doc of list) await service.remove(doc.id, { bootstrap: true })
+  }
 }
 
 export const organizations = (app: Application) => {
@@ -40,7 +43,8 @@ export const organizations = (app: Application) => {
   defineAccess(organizationPath, {
     read: (access) => (access.admin ? null : { id: { $in: organizationIds(access) } }),
     write: (access) => ({ id: { $in: superadminOf(access) } }),
-    audience: (doc) => [`organizations/${doc.id}`]
+    audience: (doc) => [`organizations/${doc.id}`],
+    organizations: (doc) => [doc.id]
   })
 
   app.service(organizationPath as any).hooks({
@@ -50,7 +54,7 @@ export const organizations = (app: Application) => {
       get: [validateQueryWith(organizationQuerySchema), scopeAccess],
       create: [validateBody({ create: organizationDataSchema }), addCreatorAsSuperadmin, setCreated],
       patch: [validateQueryWith(organizationQuerySchema), scopeAccess, validateBody({ patch: organizationPatchSchema })],
-      remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeMemberships]
+      remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeDependents]
     }
   })
 }

@@ -51,13 +51,17 @@ describe('organizations', () => {
     assert.equal((await api.get(`/organizations/${owner.organization.id}`, { token: member.token })).body.name, 'North Clinic')
   })
 
-  it('removes an organization with its memberships (superadmins only)', async () => {
+  it('removes an organization with its memberships and webhooks (superadmins only)', async () => {
     const owner = await signUp(server.url, { organization: { name: 'Short-lived', type: 'facility' } })
     const member = await signUp(server.url)
     await api.post('/organization-members', { organization: owner.organization.id, uid: member.account.id }, { token: owner.token })
+    const hook = await api.post('/webhook-events', { organization: owner.organization.id, active: true, url: 'https://hooks.example.com/x', events: '*' }, { token: owner.token })
+    assert.equal(hook.status, 201)
     assert.equal((await api.delete(`/organizations/${owner.organization.id}`, { token: member.token })).status, 403)
     assert.equal((await api.delete(`/organizations/${owner.organization.id}`, { token: owner.token })).status, 200)
     const left = await server.app.service('organization-members' as any).find({ query: { organization: owner.organization.id }, paginate: false } as any)
     assert.deepEqual(left, [])
+    const hooks = await server.app.service('webhooks' as any).find({ query: { organization: owner.organization.id }, paginate: false } as any)
+    assert.deepEqual(hooks, [])
   })
 })

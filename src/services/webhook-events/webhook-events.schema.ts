@@ -1,0 +1,46 @@
+// deliverySchema → Delivery → pingSchema → retrySchema → deliveryQuerySchema
+import { Type, querySyntax, type Static } from '@feathersjs/typebox'
+import { IdString, Timestamp } from '../../schema/common'
+
+/** A delivery (webhook event) as clients read it. */
+export const deliverySchema = Type.Object(
+  {
+    id: IdString(),
+    webhook: IdString(),
+    organization: Type.Optional(IdString()),
+    account: Type.Optional(IdString()),
+    event: Type.String(),
+    payload: Type.Optional(Type.Unknown()),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    attempts: Type.Number(),
+    nextAttemptAt: Timestamp(),
+    lastAttemptAt: Type.Optional(Timestamp()),
+    lastResponse: Type.Optional(
+      Type.Object({ status: Type.Optional(Type.Number()), error: Type.Optional(Type.String()), durationMs: Type.Number(), at: Timestamp() })
+    ),
+    deliveredAt: Type.Optional(Timestamp()),
+    failedAt: Type.Optional(Timestamp()),
+    retries: Type.Optional(Type.Number()),
+    retriedAt: Type.Optional(Timestamp()),
+    createdAt: Timestamp()
+  },
+  { additionalProperties: false }
+)
+export type Delivery = Static<typeof deliverySchema>
+
+/** POST /webhook-events { webhook, event: "ping" } */
+export const pingSchema = Type.Object({ webhook: IdString(), event: Type.Literal('ping') }, { additionalProperties: false })
+
+/** PATCH /webhook-events/:id { retry: true } */
+export const retrySchema = Type.Object({ retry: Type.Literal(true) }, { additionalProperties: false })
+
+export const deliveryQuerySchema = querySyntax(
+  Type.Object({
+    id: IdString(),
+    webhook: IdString(),
+    event: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    attempts: Type.Number(),
+    createdAt: Type.Number()
+  })
+)

@@ -1,0 +1,39 @@
+// /webhook-events: POST registers a webhook (organization or account, url, events, active) or queues a ping
+// ({ webhook, event: "ping" }); GET lists a webhook's deliveries with their status, attempts and last
+// response; PATCH { retry: true } retries a failed delivery. Only the webhook's owner sees or touches them.
+import { authenticate } from '@feathersjs/authentication'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { webhookOwnerChannels, webhookOwnerQuery } from '../webhooks/webhooks'
+import { WebhookEventsService, isPingBody } from './webhook-events.class'
+import { deliveryQuerySchema, retrySchema } from './webhook-events.schema'
+import { webhookEventMethods, webhookEventPath } from './webhook-events.shared'
+
+// A registration is announced by the `webhooks` service's own `created` event (without the secret); only a
+// queued ping is a `created` event of this service.
+const announceOnlyPings = async (context: HookContext, next: NextFunction) => {
+  const ping = isPingBody(context.data)
+  await next()
+  if (!ping) context.event = null
+}
+
+export const webhookEvents = (app: Application) => {
+  app.use(webhookEventPath as any, new WebhookEventsService(app) as any, { methods: [...webhookEventMethods], events: [] })
+
+  defineAccess(webhookEventPath, {
+    read: webhookOwnerQuery,
+    audience: webhookOwnerChannels
+  })
+
+  app.service(webhookEventPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(deliveryQuerySchema), scopeAccess],
+      get: [validateQueryWith(deliveryQuerySchema), scopeAccess],
+      create: [announceOnlyPings],
+      patch: [validateQueryWith(deliveryQuerySchema), scopeAccess, validateBody({ patch: retrySchema })]
+    }
+  })
+}
