@@ -1,40 +1,17 @@
 // Requests per second of POST /medical-records and of a permission-filtered find over 100k records on the
 // embedded engine (the full app: JWT, validation, access query, NeDB), next to a plain @feathersjs/memory
 // service on a bare Feathers Koa app in the same run (same documents, same filter, no hooks): ratio = app / memory.
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import type { Server } from 'node:http'
-import { execFile } from 'node:child_process'
-import { feathers } from '@feathersjs/feathers'
-import { koa, rest, bodyParser, errorHandler } from '@feathersjs/koa'
 import { MemoryService } from '@feathersjs/memory'
-import { createApp } from '../src/app'
+import { signUp, startServer } from '../test/helpers/app'
 import { newId } from '../src/store'
 import { loadAccessContext } from '../src/access/context'
 import { recordQuery, normalizePermissions } from '../src/services/medical-records/medical-records.access'
 import { validRecords } from '../test/fixtures/medical-records'
+import { call, measureLoad, round, startPlainApp, type LoadResult } from './lib'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000)
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = 10
-
-const call = async (base: string, method: string, url: string, body?: unknown, token?: string) => {
-  const response = await fetch(base + url, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const json: any = await response.json()
-  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
-
-const signUp = async (base: string, email: string, extra: Record<string, unknown> = {}) => {
-  const created = await call(base, 'POST', '/accounts', { email, password: 'correct horse battery', ...extra })
-  const login = await call(base, 'POST', '/authentication', { email, password: 'correct horse battery' })
-  return { id: login.account.id as string, token: login.accessToken as string, organization: created.organization }
-}
 
 // A deterministic pseudo-random sequence, so every run seeds the same records.
 const random = (seed: number) => () => {
@@ -76,71 +53,36 @@ const seedRecords = (caller: string, organization: string) => {
   return records
 }
 
-// autocannon runs in its own process (its CLI, JSON out), so the load generator does not share the servers'
-// event loop; afterwards the server is given time to finish what it had already accepted.
-const measure = async (
-  title: string,
-  url: string,
-  options: { method?: 'GET' | 'POST'; token?: string; body?: unknown; connections?: number } = {}
-) => {
-  const args = [require.resolve('autocannon/autocannon.js'), '--json', '-c', String(options.connections ?? CONNECTIONS), '-d', String(DURATION)]
-  args.push('-m', options.method ?? 'GET', '-H', 'content-type=application/json')
-  if (options.token) args.push('-H', `authorization=Bearer ${options.token}`)
-  if (options.body !== undefined) args.push('-b', JSON.stringify(options.body))
-  args.push(url)
-  const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (error, out) => (error ? reject(error) : resolve(out)))
-  )
-  const result = JSON.parse(stdout)
-  const ok = result['2xx']
-  if (result.non2xx > 0 || result.errors > 0 || ok === 0) throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${ok} ok`)
-  await drain(url)
-  return {
-    requestsPerSecond: Math.round((ok / (result.duration || DURATION)) * 10) / 10,
-    latencyP50ms: result.latency.p50,
-    latencyP99ms: result.latency.p99,
-    requests: ok
-  }
-}
-
-// Requests still queued when the load stops are finished before the next measurement starts.
-const drain = async (url: string) => {
-  await new Promise((resolve) => setTimeout(resolve, 200))
-  await fetch(new URL('/bench-drain-probe', url)).then((response) => response.text())
-}
-
-const listen = async (app: any): Promise<{ server: Server; base: string }> => {
-  const server: Server = await app.listen(0, '127.0.0.1')
-  if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
-  const address = server.address()
-  return { server, base: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` }
-}
+// A load of `CONNECTIONS` clients (or `connections`) for `DURATION` seconds; a POST sends `body` each time.
+const measure = (title: string, url: string, options: { method?: 'GET' | 'POST'; token?: string; body?: unknown; connections?: number } = {}) =>
+  measureLoad(title, url, {
+    method: options.method,
+    token: options.token,
+    bodies: options.body === undefined ? undefined : [options.body],
+    connections: options.connections ?? CONNECTIONS,
+    duration: DURATION
+  })
 
 export async function run() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-bench-'))
-  const app = createApp({ host: '127.0.0.1', port: 0, logLevel: 'error', dataDir, mongodb: '' })
-  const { base } = await listen(app)
+  const server = await startServer({ mongodb: '' })
+  const { app, url: base } = server
 
   // The bench caller: a doctor of the clinic (a second account creates the clinic and adds them).
-  const owner = await signUp(base, 'owner@bench.test', { organization: { name: 'Bench clinic', type: 'facility' } })
-  const caller = await signUp(base, 'doctor@bench.test')
-  await call(base, 'POST', '/organization-members', { organization: owner.organization.id, uid: caller.id, roles: ['doctor'], privileges: [] }, owner.token)
+  const owner = await signUp(base, { email: 'owner@bench.test', organization: { name: 'Bench clinic', type: 'facility' } })
+  const caller = await signUp(base, { email: 'doctor@bench.test' })
+  await call(base, 'POST', '/organization-members', { organization: owner.organization.id, uid: caller.account.id, roles: ['doctor'], privileges: [] }, owner.token)
 
-  const records = seedRecords(caller.id, owner.organization.id)
+  const records = seedRecords(caller.account.id, owner.organization.id)
   const seedStart = Date.now()
   const model = (app.service('medical-records' as any) as any).options.Model
   for (let i = 0; i < records.length; i += 10_000) await model.insertAsync(records.slice(i, i + 10_000).map((r) => ({ ...r })))
   const seedSeconds = (Date.now() - seedStart) / 1000
 
   // The baseline: a plain memory service with the same documents; its find gets the same permission filter.
-  const access = await loadAccessContext(app, { id: caller.id })
+  const access = await loadAccessContext(app, { id: caller.account.id })
   const filter = recordQuery(access, 'read')
-  const plain: any = koa(feathers())
-  plain.use(errorHandler())
-  plain.use(bodyParser())
-  plain.configure(rest())
-  plain.use('records', new MemoryService({ paginate: app.get('medicalRecords').paginate, operators: ['$elemMatch', '$size'] }))
-  const memory = plain.service('records')
+  const baseline = await startPlainApp('records', new MemoryService({ paginate: app.get('medicalRecords').paginate, operators: ['$elemMatch', '$size'] }))
+  const memory = baseline.app.service('records')
   for (const record of records) memory.store[record.id] = { ...record }
   memory.hooks({
     before: {
@@ -151,7 +93,6 @@ export async function run() {
       ]
     }
   })
-  const baseline = await listen(plain)
 
   const readable = (await call(base, 'GET', '/medical-records?$limit=0', undefined, caller.token)).total
   const baselineReadable = (await call(baseline.base, 'GET', '/records?$limit=0')).total
@@ -175,12 +116,10 @@ export async function run() {
     memory: await measure('POST (memory)', `${baseline.base}/records`, { method: 'POST', body: plainBody })
   }
 
-  await app.teardown()
-  await plain.teardown()
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await server.close()
+  await baseline.close()
 
-  const ratio = (pair: { embedded: { requestsPerSecond: number }; memory: { requestsPerSecond: number } }) =>
-    Math.round((pair.embedded.requestsPerSecond / pair.memory.requestsPerSecond) * 1000) / 1000
+  const ratio = (pair: { embedded: LoadResult; memory: LoadResult }) => round(pair.embedded.requestsPerSecond / pair.memory.requestsPerSecond, 3)
   return {
     name: 'medical-records',
     records: RECORDS,

@@ -6,8 +6,9 @@
 // BENCH_EVENTS=<n> runs a smaller burst (for profiling); the reported figures use 1 000.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { restClient, signUp, startServer } from '../test/helpers/app'
+import { restClient, signUp, sleep, startServer } from '../test/helpers/app'
 import { deliverWebhook, generateWebhookSecret } from '../src/providers/webhook-http'
+import { round } from './lib'
 
 const RECEIVERS = 10
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000)
@@ -56,8 +57,8 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
 }
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+// The median and p99 of a list of times in ms, as every latency below is reported.
+const spread = (values: number[]) => ({ median: round(percentile(values, 50)), p99: round(percentile(values, 99)) })
 
 /** Runs `count` jobs with `concurrency` workers; returns the start time of each job. */
 const runPool = async (count: number, concurrency: number, job: (i: number) => Promise<void>) => {
@@ -163,22 +164,22 @@ export async function run() {
         deliveriesPerSecond: round(queuePerSecond),
         seconds: round(queueSeconds, 2),
         writesSeconds: round((writesDone - t0) / 1000, 2),
-        writeToReceiptMs: { median: round(percentile(queueDelays, 50)), p99: round(percentile(queueDelays, 99)) }
+        writeToReceiptMs: spread(queueDelays)
       },
       paced: {
         events: PACED_EVENTS,
         intervalMs: PACED_INTERVAL_MS,
-        writeToReceiptMs: { median: round(percentile(pacedDelays, 50)), p99: round(percentile(pacedDelays, 99)) }
+        writeToReceiptMs: spread(pacedDelays)
       },
       baseline: {
         what: 'the same number of signed POSTs sent directly with deliverWebhook, one sequential stream per receiver, no queue',
         postsPerSecond: round(basePerSecond),
         seconds: round(baseSeconds, 2),
-        postToReceiptMs: { median: round(percentile(baseDelays, 50)), p99: round(percentile(baseDelays, 99)) }
+        postToReceiptMs: spread(baseDelays)
       },
       writeLatencyMs: {
-        withoutWebhooks: { median: round(percentile(plainWrite, 50)), p99: round(percentile(plainWrite, 99)) },
-        with10Webhooks: { median: round(percentile(queuedWrite, 50)), p99: round(percentile(queuedWrite, 99)) }
+        withoutWebhooks: spread(plainWrite),
+        with10Webhooks: spread(queuedWrite)
       },
       ratios: {
         throughputQueueVsDirect: round(queuePerSecond / basePerSecond, 3),

@@ -33,16 +33,16 @@ export const removeInvoiceCascade = async (app: Application, invoiceId: string, 
   faultPoint('invoice-cascade:items-marked', options)
 
   const removedPayments = await payments._remove(null, multi({ invoice: invoiceId }))
-  emitChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
+  await emitChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
   faultPoint('invoice-cascade:payments-removed', options)
 
   const removedItems = await items._remove(null, multi({ invoice: invoiceId }))
-  emitChange(app, paths.items, 'removed', removedItems)
+  await emitChange(app, paths.items, 'removed', removedItems)
   faultPoint('invoice-cascade:items-removed', options)
 
   if (invoice.encounter) {
     const unlinked = await orNull(encounters._patch(invoice.encounter, { invoice: null, updatedAt: Date.now() }, { query: { invoice: invoiceId } }))
-    if (unlinked) emitChange(app, paths.encounters, 'patched', unlinked)
+    if (unlinked) await emitChange(app, paths.encounters, 'patched', unlinked)
   }
   const removed = await orNull(invoices._remove(invoiceId))
   return removed ?? invoice
@@ -67,7 +67,7 @@ export const removeItemCascade = async (app: Application, itemId: string, option
   await refreshTotalsAfterChange(app, item.invoice)
 
   const removedPayments = await payments._remove(null, multi({ item: itemId }))
-  emitChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
+  await emitChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
   faultPoint('item-cascade:payments-removed', options)
 
   const removed = (await orNull(items._remove(itemId))) ?? item

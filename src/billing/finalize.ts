@@ -32,7 +32,7 @@ export const completeFinalize = async (app: Application, invoice: any, options: 
     { status: 'finalized', ...stamp, updatedAt: Date.now() },
     multi({ invoice: invoice.id, status: 'draft', deleting: { $ne: true } })
   )
-  emitChange(app, paths.items, 'patched', finalizedItems)
+  await emitChange(app, paths.items, 'patched', finalizedItems)
   faultPoint('finalize:items', options)
 
   let encounter = null
@@ -44,8 +44,8 @@ export const completeFinalize = async (app: Application, invoice: any, options: 
   const done = await orNull(invoices._patch(invoice.id, { finalizePending: null }))
   // A client call's own result is its event; recovery has no client call, so it announces both.
   if (options.recovering) {
-    if (encounter) emitChange(app, paths.encounters, 'patched', encounter)
-    if (done) emitChange(app, paths.invoices, 'patched', done)
+    if (encounter) await emitChange(app, paths.encounters, 'patched', encounter)
+    if (done) await emitChange(app, paths.invoices, 'patched', done)
   }
   return { invoice: done ?? invoice, items: finalizedItems, encounter }
 }

@@ -113,7 +113,7 @@ export const recordPayment = async (app: Application, item: any, input: PaymentI
     }
   }
   const settled = await settleReservation(app, current.id, payment.id)
-  if (settled) emitChange(app, paths.items, 'patched', settled)
+  if (settled) await emitChange(app, paths.items, 'patched', settled)
   await refreshTotalsAfterChange(app, current.invoice)
   return recorded
 }

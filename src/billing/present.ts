@@ -1,5 +1,6 @@
 // What billing documents look like to clients: internal bookkeeping (reservation counters, cascade and
 // finalize markers, revisions) never leaves the server; items gain `paid` and `balance`.
+import { recordServiceEvent } from '../jobs/webhook-queue'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { toMajor } from './money'
 import { billingSettings } from './settings'
@@ -53,9 +54,16 @@ export const presentResults = (path: string) => async (context: HookContext, nex
   context.dispatch = shown
 }
 
-/** Emits a service event for changes made with internal store calls (which emit nothing themselves). */
-export const emitChange = (app: Application, path: string, event: 'created' | 'patched' | 'removed', docs: any) => {
-  const list = Array.isArray(docs) ? docs : [docs]
+const methodOf = { created: 'create', patched: 'patch', removed: 'remove' } as const
+
+/**
+ * Announces changes made with internal store calls (which emit nothing themselves) exactly as a service call
+ * would: realtime events to the connections that may read them, and durable webhook deliveries (recorded before
+ * this resolves, like src/hooks/record-webhook-events.ts does for service calls).
+ */
+export const emitChange = async (app: Application, path: string, event: 'created' | 'patched' | 'removed', docs: any) => {
+  const list = (Array.isArray(docs) ? docs : [docs]).filter(Boolean).map((doc: any) => present(app, path, doc))
   const service = app.service(path as any) as any
-  for (const doc of list) if (doc) service.emit(event, present(app, path, doc))
+  for (const doc of list) service.emit(event, doc)
+  if ((app as any).services.webhooks) await recordServiceEvent(app, path, methodOf[event], list)
 }

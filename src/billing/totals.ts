@@ -44,7 +44,7 @@ const computeAndWrite = async (app: Application, invoiceId: string) => {
     )
     if (updated) {
       const changed = (Object.keys(totals) as (keyof typeof totals)[]).some((key) => invoice[key] !== totals[key])
-      if (changed) emitChange(app, paths.invoices, 'patched', updated)
+      if (changed) await emitChange(app, paths.invoices, 'patched', updated)
       return updated
     }
   }

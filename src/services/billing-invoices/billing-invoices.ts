@@ -61,7 +61,8 @@ export const billingInvoices = (app: Application) => {
   defineAccess(billingInvoicePath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) => (method === 'remove' ? { facility: { $in: billingFacilities(access, billingSettings(app).privilege) } } : facilityScope(access)),
-    audience: (doc) => [`organizations/${doc.facility}`]
+    audience: (doc) => [`organizations/${doc.facility}`],
+    organizations: (doc) => [doc.facility]
   })
 
   const values = checkBillingValues({ type: 'invoiceTypes', subjectType: 'subjectTypes' })

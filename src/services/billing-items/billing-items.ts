@@ -98,7 +98,7 @@ const createItem = async (context: HookContext, next: NextFunction) => {
   const after = await orNull(invoices._get(invoice.id))
   if (!after || after.deleting || after.status !== 'draft') {
     const removed = await orNull(items._remove(item.id))
-    if (removed) emitChange(app, paths.items, 'removed', removed)
+    if (removed) await emitChange(app, paths.items, 'removed', removed)
     if (!after || after.deleting) throw new NotFound(`No billing invoice found for id '${invoice.id}'`)
     throw invoiceFinalized(invoice.id)
   }
@@ -169,7 +169,8 @@ export const billingItems = (app: Application) => {
   defineAccess(billingItemPath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) => (method === 'remove' ? { facility: { $in: billingFacilities(access, billingSettings(app).privilege) } } : facilityScope(access)),
-    audience: (doc) => [`organizations/${doc.facility}`]
+    audience: (doc) => [`organizations/${doc.facility}`],
+    organizations: (doc) => [doc.facility]
   })
 
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])

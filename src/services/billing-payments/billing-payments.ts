@@ -54,7 +54,8 @@ export const billingPayments = (app: Application) => {
     // A payment whose recording is still in progress (`pending`) is not shown.
     read: (access) => ({ ...facilityScope(access), status: { $in: ['draft', 'finalized'] } }),
     write: (access) => ({ facility: { $in: billingFacilities(access, billingSettings(app).privilege) } }),
-    audience: (doc) => [`organizations/${doc.facility}`]
+    audience: (doc) => [`organizations/${doc.facility}`],
+    organizations: (doc) => [doc.facility]
   })
 
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])

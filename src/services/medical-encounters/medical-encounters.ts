@@ -58,7 +58,7 @@ const createEncounter = async (context: HookContext, next: NextFunction) => {
     }
     faultPoint('encounter:invoice-created')
     encounter = await encounters._patch(encounter.id, { invoice: invoice.id })
-    emitChange(app, paths.invoices, 'created', invoice)
+    await emitChange(app, paths.invoices, 'created', invoice)
   }
   context.result = encounter
   await next()
@@ -91,7 +91,7 @@ const patchEncounter = async (context: HookContext, next: NextFunction) => {
       throw error
     })
     if (outcome) {
-      emitChange(app, paths.invoices, 'patched', outcome.invoice)
+      await emitChange(app, paths.invoices, 'patched', outcome.invoice)
       // Null when another call finalized the encounter meanwhile: everything is finalized all the same.
       context.result = outcome.encounter ?? (await encounters._get(existing.id))
       return next()
@@ -111,7 +111,8 @@ export const medicalEncounters = (app: Application) => {
 
   defineAccess(medicalEncounterPath, {
     read: (access) => facilityScope(access),
-    audience: (doc) => [`organizations/${doc.facility}`]
+    audience: (doc) => [`organizations/${doc.facility}`],
+    organizations: (doc) => [doc.facility]
   })
 
   app.service(medicalEncounterPath as any).hooks({

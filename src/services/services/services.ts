@@ -35,7 +35,8 @@ export const facilityServices = (app: Application) => {
   defineAccess(servicePath, {
     read: (access) => facilityScope(access),
     write: (access) => ({ facility: { $in: billingFacilities(access, billingSettings(app).privilege) } }),
-    audience: (doc) => [`organizations/${doc.facility}`]
+    audience: (doc) => [`organizations/${doc.facility}`],
+    organizations: (doc) => [doc.facility]
   })
 
   app.service(servicePath as any).hooks({

@@ -1,0 +1,102 @@
+// Helpers shared by the bench/*.bench.ts files. Starting the app and signing up come from test/helpers/app
+// (startServer, signUp), as in the tests; what is here is what only the benches need.
+import type { Server } from 'node:http'
+import { execFile } from 'node:child_process'
+import { feathers } from '@feathersjs/feathers'
+import { koa, rest, bodyParser, errorHandler } from '@feathersjs/koa'
+import { sleep } from '../test/helpers/app'
+
+// Rounds to `digits` decimals, so the printed figures and ratios do not carry float noise.
+export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
+
+// The headers of a JSON request, with the bearer token when there is one (setup calls and load alike).
+export const jsonHeaders = (token?: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  ...(token ? { authorization: `Bearer ${token}` } : {})
+})
+
+// A setup call (sign-up aside): JSON in and out, and any status from 300 up stops the bench, since the
+// figures measured after a failed setup would be meaningless.
+export const call = async (base: string, method: string, url: string, body?: unknown, token?: string) => {
+  const response = await fetch(base + url, {
+    method,
+    headers: jsonHeaders(token),
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const json: any = await response.json()
+  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+// A bare Feathers Koa app (error handler, JSON body, REST; no hooks, no auth) serving one service: the
+// baseline the app's figures are divided by, started on 127.0.0.1 and a free port.
+export const startPlainApp = async (servicePath: string, service: unknown) => {
+  const app: any = koa(feathers())
+  app.use(errorHandler())
+  app.use(bodyParser())
+  app.configure(rest())
+  app.use(servicePath, service)
+  const server: Server = await app.listen(0, '127.0.0.1')
+  if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
+  const address = server.address()
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  return { app, base, close: (): Promise<void> => app.teardown() }
+}
+
+// Requests still queued when a load stops are finished before anything is checked or measured next.
+const drain = async (url: string) => {
+  await sleep(300)
+  await fetch(new URL('/bench-drain-probe', url)).then((response) => response.text())
+}
+
+// What measureLoad reports of one load, as the benches print it.
+export interface LoadResult {
+  requestsPerSecond: number
+  latencyP50ms: number
+  latencyP99ms: number
+  requests: number
+}
+
+// autocannon runs in its own process so the load generator does not share the server's event loop; with
+// `bodies`, each request takes the next body of the list (one body: every request alike).
+const loadScript = `
+const autocannon = require(process.argv[1])
+const o = JSON.parse(process.argv[2])
+let next = 0
+const requests = o.bodies ? [{ setupRequest: (req) => { req.body = JSON.stringify(o.bodies[next++ % o.bodies.length]); return req } }] : undefined
+autocannon({
+  url: o.url, method: o.method, headers: o.headers, connections: o.connections, duration: o.duration, ...(requests ? { requests } : {})
+}, (error, result) => { if (error) { console.error(error); process.exit(1) } process.stdout.write(JSON.stringify(result)) })
+`
+
+// The one load measurement of the benches whose requests must all succeed: any non-2xx answer or error
+// fails the bench (a figure made of refusals is no figure); drains the server before returning.
+export const measureLoad = async (
+  title: string,
+  url: string,
+  options: { connections: number; duration: number; method?: 'GET' | 'POST'; token?: string; bodies?: unknown[] }
+): Promise<LoadResult> => {
+  const settings = {
+    url,
+    method: options.method ?? 'GET',
+    headers: jsonHeaders(options.token),
+    connections: options.connections,
+    duration: options.duration,
+    bodies: options.bodies
+  }
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['-e', loadScript, require.resolve('autocannon'), JSON.stringify(settings)], { maxBuffer: 64 * 1024 * 1024 }, (error, out) =>
+      error ? reject(error) : resolve(out)
+    )
+  )
+  const result = JSON.parse(stdout)
+  const ok = result['2xx']
+  if (result.non2xx > 0 || result.errors > 0 || ok === 0) throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${ok} ok`)
+  await drain(url)
+  return {
+    requestsPerSecond: round(ok / (result.duration || options.duration), 1),
+    latencyP50ms: result.latency.p50,
+    latencyP99ms: result.latency.p99,
+    requests: ok
+  }
+}
