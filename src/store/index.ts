@@ -6,7 +6,7 @@ import { MongoClient, ObjectId, type Db } from 'mongodb'
 import NeDB from '@seald-io/nedb'
 import { NeDBService } from 'feathers-nedb'
 import { MongoDBService } from '@feathersjs/mongodb'
-import { Conflict, NotFound, GeneralError } from '@feathersjs/errors'
+import { Conflict, NotFound, GeneralError, MethodNotAllowed } from '@feathersjs/errors'
 import type { Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
@@ -64,13 +64,24 @@ const stripAll = (result: any) => {
   return strip(result)
 }
 
+// Driver failures reach clients as a bare "Datastore error": never the driver's message, topology or reply.
+// (@feathersjs/mongodb wraps most of them in a GeneralError that still carries the driver's data.)
+const isDriverError = (error: any) =>
+  error?.name?.startsWith?.('Mongo') ||
+  (error?.name === 'GeneralError' && error?.data && typeof error.data === 'object' && ('errorLabelSet' in error.data || 'errorResponse' in error.data || String(error.data.name ?? '').startsWith('Mongo')))
+
 // Translate engine errors (unique violations, driver failures) into Feathers errors.
-const storeError = (error: any): never => {
-  if (error?.errorType === 'uniqueViolated' || error?.code === 11000 || error?.data?.code === 11000) {
-    const key = error.key ?? Object.keys(error.keyValue ?? error.data?.keyValue ?? {}).join(',')
+export const storeError = (error: any): never => {
+  const duplicate = error?.errorType === 'uniqueViolated' || error?.code === 11000 || error?.data?.code === 11000
+  if (duplicate) {
+    const keyValue = error.keyValue ?? error.data?.keyValue ?? error.data?.writeErrors?.[0]?.keyValue ?? error.writeErrors?.[0]?.err?.keyValue ?? {}
+    const key = error.key ?? Object.keys(keyValue).join(',')
     throw new Conflict('A record with the same unique value already exists', key ? { key } : undefined)
   }
-  if (error?.name?.startsWith?.('Mongo')) throw new GeneralError('Datastore error')
+  if (isDriverError(error)) {
+    logger.error('Datastore error:', error?.message ?? error)
+    throw new GeneralError('Datastore error')
+  }
   throw error
 }
 
@@ -106,8 +117,38 @@ const mixin = (Base: any): any =>
     }
   }
 
+// @feathersjs/mongodb's multi patch/remove find the ids first and then write `{ id: { $in: ids } }`, dropping the
+// query's conditions at write time; code here relies on those conditions as concurrency guards (as the embedded
+// engine's single `update(query, { multi })` honours them). So on MongoDB each document is written with
+// `findOneAndUpdate`/`findOneAndDelete` under the full query, and only documents actually written are returned.
+const guardedMulti = (Base: any): any =>
+  class GuardedMulti extends Base {
+    async _multi(method: 'patch' | 'remove', params: Params, write: (id: Id, params: Params) => Promise<any>) {
+      if (!this.allowsMulti(method, params)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
+      const { $select, $sort: _sort, $limit: _limit, $skip: _skip, ...conditions } = (params.query ?? {}) as any
+      const found = await this._find({ ...params, paginate: false, query: { ...params.query, $select: ['id'] } })
+      const written: any[] = []
+      for (const { id } of found) {
+        const one = await write(id, { ...params, query: { ...conditions, ...($select ? { $select } : {}) } }).catch((error: any) => {
+          if (error?.code === 404) return null
+          throw error
+        })
+        if (one) written.push(one)
+      }
+      return written
+    }
+    async _patch(id: NullableId, data: any, params: Params = {}) {
+      if (id !== null) return super._patch(id, data, params)
+      return this._multi('patch', params, (one, oneParams) => super._patch(one, data, oneParams))
+    }
+    async _remove(id: NullableId, params: Params = {}) {
+      if (id !== null) return super._remove(id, params)
+      return this._multi('remove', params, (one, oneParams) => super._remove(one, oneParams))
+    }
+  }
+
 const NedbStore = mixin(NeDBService)
-const MongoStore = mixin(MongoDBService)
+const MongoStore = mixin(guardedMulti(MongoDBService))
 
 interface Engine {
   kind: 'mongodb' | 'nedb'
