@@ -32,3 +32,12 @@ export const requireBilling = (access: AccessContext, facility: string, privileg
 
 /** The read rule shared by every billing service: documents of the caller's facilities. */
 export const facilityScope = (access: AccessContext) => ({ facility: { $in: organizationIds(access) } })
+
+/** The money scope: documents of the facilities where the caller holds the billing privilege or is superadmin. */
+export const billingScope = (access: AccessContext, privilege: string) => ({ facility: { $in: billingFacilities(access, privilege) } })
+
+/** A facility's documents are announced to its members' connections and to its organization webhooks. */
+export const facilityOwned = {
+  audience: (doc: any) => [`organizations/${doc.facility}`],
+  organizations: (doc: any) => [doc.facility]
+}

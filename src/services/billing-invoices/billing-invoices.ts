@@ -10,7 +10,7 @@ import { defineAccess } from '../../access/rules'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { billingFacilities, facilityScope, requireBilling } from '../../billing/access'
+import { billingScope, facilityOwned, facilityScope, requireBilling } from '../../billing/access'
 import { removeInvoiceCascade } from '../../billing/cascade'
 import { finalizeInvoice } from '../../billing/finalize'
 import { actorOf, oneAtATime, requireFacilityMember } from '../../billing/hooks'
@@ -60,9 +60,8 @@ export const billingInvoices = (app: Application) => {
 
   defineAccess(billingInvoicePath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
-    write: (access, method) => (method === 'remove' ? { facility: { $in: billingFacilities(access, billingSettings(app).privilege) } } : facilityScope(access)),
-    audience: (doc) => [`organizations/${doc.facility}`],
-    organizations: (doc) => [doc.facility]
+    write: (access, method) => (method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access)),
+    ...facilityOwned
   })
 
   const values = checkBillingValues({ type: 'invoiceTypes', subjectType: 'subjectTypes' })

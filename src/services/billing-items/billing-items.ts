@@ -10,7 +10,7 @@ import { defineAccess } from '../../access/rules'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateBody, validateQueryWith } from '../../schema/validators'
-import { billingFacilities, facilityScope, isMember, requireBilling } from '../../billing/access'
+import { billingScope, facilityOwned, facilityScope, isMember, requireBilling } from '../../billing/access'
 import { removeItemCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
 import { actorOf, oneAtATime } from '../../billing/hooks'
@@ -168,9 +168,8 @@ export const billingItems = (app: Application) => {
 
   defineAccess(billingItemPath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
-    write: (access, method) => (method === 'remove' ? { facility: { $in: billingFacilities(access, billingSettings(app).privilege) } } : facilityScope(access)),
-    audience: (doc) => [`organizations/${doc.facility}`],
-    organizations: (doc) => [doc.facility]
+    write: (access, method) => (method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access)),
+    ...facilityOwned
   })
 
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])

@@ -10,7 +10,7 @@ import { defineAccess } from '../../access/rules'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { billingFacilities, facilityScope, isMember, requireBilling } from '../../billing/access'
+import { billingScope, facilityOwned, facilityScope, isMember, requireBilling } from '../../billing/access'
 import { actorOf, oneAtATime } from '../../billing/hooks'
 import { recordPayment } from '../../billing/payments'
 import { billingSettings } from '../../billing/settings'
@@ -53,9 +53,8 @@ export const billingPayments = (app: Application) => {
   defineAccess(billingPaymentPath, {
     // A payment whose recording is still in progress (`pending`) is not shown.
     read: (access) => ({ ...facilityScope(access), status: { $in: ['draft', 'finalized'] } }),
-    write: (access) => ({ facility: { $in: billingFacilities(access, billingSettings(app).privilege) } }),
-    audience: (doc) => [`organizations/${doc.facility}`],
-    organizations: (doc) => [doc.facility]
+    write: (access) => (billingScope(access, billingSettings(app).privilege)),
+    ...facilityOwned
   })
 
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])

@@ -9,7 +9,7 @@ import { defineAccess } from '../../access/rules'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { facilityScope, requireBilling } from '../../billing/access'
+import { facilityOwned, facilityScope, requireBilling } from '../../billing/access'
 import { faultPoint } from '../../billing/fault'
 import { finalizeInvoice } from '../../billing/finalize'
 import { actorOf, oneAtATime, requireFacilityMember } from '../../billing/hooks'
@@ -111,8 +111,7 @@ export const medicalEncounters = (app: Application) => {
 
   defineAccess(medicalEncounterPath, {
     read: (access) => facilityScope(access),
-    audience: (doc) => [`organizations/${doc.facility}`],
-    organizations: (doc) => [doc.facility]
+    ...facilityOwned
   })
 
   app.service(medicalEncounterPath as any).hooks({

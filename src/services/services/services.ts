@@ -6,7 +6,7 @@ import { defineAccess } from '../../access/rules'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { billingFacilities, facilityScope, requireBilling } from '../../billing/access'
+import { billingScope, facilityOwned, facilityScope, requireBilling } from '../../billing/access'
 import { billingSettings } from '../../billing/settings'
 import { checkBillingValues } from '../../billing/validate'
 import { createServiceCatalogue } from './services.class'
@@ -34,9 +34,8 @@ export const facilityServices = (app: Application) => {
 
   defineAccess(servicePath, {
     read: (access) => facilityScope(access),
-    write: (access) => ({ facility: { $in: billingFacilities(access, billingSettings(app).privilege) } }),
-    audience: (doc) => [`organizations/${doc.facility}`],
-    organizations: (doc) => [doc.facility]
+    write: (access) => (billingScope(access, billingSettings(app).privilege)),
+    ...facilityOwned
   })
 
   app.service(servicePath as any).hooks({
