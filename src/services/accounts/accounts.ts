@@ -57,6 +57,17 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
   }
 }
 
+// Removing an account removes its memberships and its own webhooks (records and billing documents stay).
+const removeDependents = async (context: HookContext, next: NextFunction) => {
+  await next()
+  const account = context.result.id
+  for (const [path, field] of [['organization-members', 'uid'], ['webhooks', 'account']]) {
+    const service = context.app.service(path as any) as any
+    const list = await service._find({ query: { [field]: account }, paginate: false })
+    for (const doc of list) await service.remove(doc.id, { bootstrap: true })
+  }
+}
+
 export const accounts = (app: Application) => {
   app.use(accountPath as any, createAccountService(app) as any, { methods: [...accountMethods], events: [] })
   ;(app.service(accountPath as any) as any).populatable = true
@@ -81,7 +92,7 @@ export const accounts = (app: Application) => {
         setCreated
       ],
       patch: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess, validateBody({ patch: accountPatchSchema })],
-      remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess]
+      remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess, removeDependents]
     }
   })
 }

@@ -148,14 +148,18 @@ describe('accounts', () => {
       assert.equal((await api.patch(`/accounts/${other.account.id}`, { lastName: 'X' }, { token })).status, 403)
     })
 
-    it('lets only the admin remove accounts', async () => {
+    it('lets only the admin remove accounts, with their memberships', async () => {
       const user = await signUp(server.url)
+      const owner = await signUp(server.url, { organization: { name: 'Leaving Clinic', type: 'facility' } })
+      await api.post('/organization-members', { organization: owner.organization.id, uid: user.account.id }, { token: owner.token })
       assert.equal((await api.delete(`/accounts/${user.account.id}`, { token: user.token })).status, 403)
       const admin = await api.post('/authentication', { email: adminEmail, password: adminPassword })
       const removed = await api.delete(`/accounts/${user.account.id}`, { token: admin.body.accessToken })
       assert.equal(removed.status, 200)
       assert.equal(removed.body.password, undefined)
       assert.equal((await api.post('/authentication', { email: user.email, password: user.password })).status, 401)
+      const members = await api.get(`/organization-members?organization=${owner.organization.id}`, { token: owner.token })
+      assert.deepEqual(members.body.data.map((m: any) => m.uid), [owner.account.id])
     })
 
     it('paginates lists with the configured default and maximum page size', async () => {
