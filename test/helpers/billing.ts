@@ -1,7 +1,7 @@
 // Billing test fixtures, set up over HTTP as clients do: a facility with a superadmin owner, a member holding
 // the `billing` privilege, a plain member, and a stranger who belongs to another facility.
 import assert from 'node:assert/strict'
-import { http, restClient, signUp, type SignedUp } from './app'
+import { http, restClient, signUp, startServer, type SignedUp, type TestServer } from './app'
 
 export interface FacilityFixture {
   id: string
@@ -29,6 +29,12 @@ export const setupFacility = async (url: string, name = 'Clinic'): Promise<Facil
   await addMember(url, owner, id, biller, { privileges: ['billing'] })
   await addMember(url, owner, id, member, { roles: ['physician'] })
   return { id, owner, biller, member, stranger, strangerFacility: stranger.organization.id }
+}
+
+/** A fresh server with a facility fixture on it: the shared start of every billing test file. */
+export const startFacilityServer = async (): Promise<{ server: TestServer; facility: FacilityFixture }> => {
+  const server = await startServer()
+  return { server, facility: await setupFacility(server.url) }
 }
 
 /** A draft invoice with items of the given prices (quantity 1), created by the biller. */

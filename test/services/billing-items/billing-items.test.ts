@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { restClient, startServer, type TestServer } from '../../helpers/app'
-import { fieldsOf, invoiceWithItems, pay, setupFacility, type FacilityFixture } from '../../helpers/billing'
+import { restClient, type TestServer } from '../../helpers/app'
+import { fieldsOf, invoiceWithItems, pay, type FacilityFixture, startFacilityServer } from '../../helpers/billing'
 
 describe('billing-items', () => {
   let server: TestServer
@@ -10,8 +10,7 @@ describe('billing-items', () => {
   let foreignService: any
 
   before(async () => {
-    server = await startServer()
-    facility = await setupFacility(server.url)
+    ;({ server, facility } = await startFacilityServer())
     const biller = restClient(server.url, facility.biller.token)
     consult = (await biller.post('/services', { facility: facility.id, name: 'Consultation', type: 'consultation', price: 50 })).body
     euroService = (await biller.post('/services', { facility: facility.id, name: 'Visa exam', type: 'procedure', price: 70, currency: 'EUR' })).body

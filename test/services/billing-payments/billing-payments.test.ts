@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict'
-import { restClient, startServer, type TestServer } from '../../helpers/app'
-import { fieldsOf, invoiceWithItems, pay, setupFacility, type FacilityFixture } from '../../helpers/billing'
+import { restClient, type TestServer } from '../../helpers/app'
+import { fieldsOf, invoiceWithItems, pay, type FacilityFixture, startFacilityServer } from '../../helpers/billing'
 
 describe('billing-payments', () => {
   let server: TestServer
   let facility: FacilityFixture
 
-  before(async () => {
-    server = await startServer()
-    facility = await setupFacility(server.url)
-  })
+  before(async () => ({ server, facility } = await startFacilityServer()))
   after(() => server.close())
 
   const biller = () => restClient(server.url, facility.biller.token)

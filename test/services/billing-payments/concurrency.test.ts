@@ -1,17 +1,14 @@
 // Rule 4 under concurrency: many payments at once against one item never add up to more than the item's
 // price × quantity, and every refused one is a 409 naming the remaining balance.
 import assert from 'node:assert/strict'
-import { http, restClient, startServer, type TestServer } from '../../helpers/app'
-import { invoiceWithItems, setupFacility, type FacilityFixture } from '../../helpers/billing'
+import { http, restClient, type TestServer } from '../../helpers/app'
+import { invoiceWithItems, type FacilityFixture, startFacilityServer } from '../../helpers/billing'
 
 describe('billing-payments under concurrency', () => {
   let server: TestServer
   let facility: FacilityFixture
 
-  before(async () => {
-    server = await startServer()
-    facility = await setupFacility(server.url)
-  })
+  before(async () => ({ server, facility } = await startFacilityServer()))
   after(() => server.close())
 
   const payAll = (item: string, amounts: number[]) =>

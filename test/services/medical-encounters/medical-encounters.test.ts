@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { restClient, startServer, type TestServer } from '../../helpers/app'
-import { fieldsOf, pay, setupFacility, type FacilityFixture } from '../../helpers/billing'
+import { restClient, type TestServer } from '../../helpers/app'
+import { fieldsOf, pay, type FacilityFixture, startFacilityServer } from '../../helpers/billing'
 
 describe('medical-encounters', () => {
   let server: TestServer
@@ -8,8 +8,7 @@ describe('medical-encounters', () => {
   let patient: string
 
   before(async () => {
-    server = await startServer()
-    facility = await setupFacility(server.url)
+    ;({ server, facility } = await startFacilityServer())
     patient = facility.member.account.id
   })
   after(() => server.close())

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict'
-import { restClient, startServer, type TestServer } from '../../helpers/app'
-import { fieldsOf, setupFacility, type FacilityFixture } from '../../helpers/billing'
+import { restClient, type TestServer } from '../../helpers/app'
+import { fieldsOf, type FacilityFixture, startFacilityServer } from '../../helpers/billing'
 
 describe('services (facility catalogue)', () => {
   let server: TestServer
   let facility: FacilityFixture
 
-  before(async () => {
-    server = await startServer()
-    facility = await setupFacility(server.url)
-  })
+  before(async () => ({ server, facility } = await startFacilityServer()))
   after(() => server.close())
 
   const body = (extra: Record<string, unknown> = {}) => ({ facility: facility.id, name: 'General consultation', type: 'consultation', price: 45.5, ...extra })
