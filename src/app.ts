@@ -13,6 +13,7 @@ import { channels } from './channels'
 import { ensureAdmin } from './admin'
 import { logError } from './hooks/log-error'
 import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
+import { requireScalarId } from './hooks/require-scalar-id'
 import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
@@ -44,7 +45,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   app.configure(channels)
 
   app.hooks({
-    around: { all: [logError, rejectUnsafeKeys, recordWebhookEvents, populate] }
+    around: { all: [logError, requireScalarId, rejectUnsafeKeys, recordWebhookEvents, populate] }
   })
   app.hooks({
     setup: [

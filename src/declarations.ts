@@ -47,5 +47,8 @@ declare module '@feathersjs/feathers' {
     populateDepth?: number
     operators?: Record<string, unknown>
     existing?: any
+    /** The caller's write scope (read ∧ write rule) of an external patch/update/remove: every store write of
+     *  the call carries it in its query (src/hooks/scope-access.ts). Absent on internal calls. */
+    writeScope?: import('@feathersjs/feathers').Query
   }
 }

@@ -1,15 +1,29 @@
-// Access rules, stated once per service as queries: `read` scopes find/get/patch/remove (and realtime
-// events and webhooks via `canRead`); `write` (optional) narrows patch/update/remove among readable ones;
-// `organizations` (optional) says which organizations a document belongs to (organization webhooks).
+// Access rules, stated once per service (`defineAccess`), and used everywhere:
+// - `read`: the documents the caller may read, as a store query. It scopes find/get in the store query,
+//   filters realtime events (channels.ts) and webhook deliveries.
+// - `write` (optional, defaults to `read`): among readable documents, those the caller may patch, update or
+//   remove. Together with `read` it becomes the caller's write scope, which is part of the store query of the
+//   write itself (hooks/scope-access.ts), so a write never touches a document its check did not cover.
+// - `create`: the check of a new document's data against the caller's rights ('anyone' for public sign-up).
+// Every refusal follows one rule: what the caller cannot read (a document, or the organization, invoice or
+// item a new document would go under) is a 404; what they can read but not change is a 403.
 import sift from 'sift'
 import type { Query } from '@feathersjs/feathers'
+import type { Application } from '../declarations'
 import type { AccessContext } from './context'
+
+export type WriteMethod = 'patch' | 'update' | 'remove'
+
+/** Throws NotFound/Forbidden when `access` may not create `data`; resolves otherwise. */
+export type CreateRule = (access: AccessContext, data: any, app: Application) => void | Promise<void>
 
 export interface AccessRules {
   /** Query selecting the documents the caller may read; `null` means all of them. */
   read(access: AccessContext): Query | null
-  /** Query selecting the documents the caller may change; defaults to `read`. */
-  write?(access: AccessContext, method: 'patch' | 'update' | 'remove'): Query | null
+  /** Query selecting, among readable documents, those the caller may change; defaults to `read`. */
+  write?(access: AccessContext, method: WriteMethod): Query | null
+  /** Who may create: `'anyone'` (no account needed) or a check of the new document's data. */
+  create: 'anyone' | CreateRule
   /** Channel names whose connections may be interested in an event about `doc` (default: every signed-in connection). */
   audience?(doc: any): string[]
   /** The organizations `doc` belongs to: organization webhooks receive events of their organization's documents only
@@ -27,7 +41,15 @@ export const defineAccess = (path: string, access: AccessRules) => {
 export const accessRules = (path: string) => rules.get(path)
 
 // sift evaluates the same Mongo-style query in memory; `$elemMatch`, `$in`, `$size`, `$or` behave as in the stores.
+// (cast: sift types its queries with its own generic query type)
 export const matches = (query: Query | null, doc: any) => query === null || sift(query as any)(doc)
+
+/** `query` narrowed by every given scope (each a query, or null for "no restriction"), in `$and`. */
+export const within = (query: Query | undefined, ...scopes: (Query | null | undefined)[]): Query => {
+  const extra = scopes.filter((scope): scope is Query => !!scope)
+  const base: Query = { ...(query ?? {}) }
+  return extra.length ? { ...base, $and: [...((base.$and as Query[] | undefined) ?? []), ...extra] } : base
+}
 
 /** The organizations a document of service `path` belongs to (none when the service does not say). */
 export const organizationsOf = (path: string, doc: any): string[] => {

@@ -6,7 +6,9 @@
 //   invoice: mark invoice → mark its items → remove payments → remove items → unlink encounter → remove invoice
 //   item:    mark item → remove payments → remove item → refresh invoice totals
 import { Conflict, NotFound } from '@feathersjs/errors'
+import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
+import { within } from '../access/rules'
 import { faultPoint } from './fault'
 import { emitChange } from './present'
 import { multi, orNull, paths, stores } from './stores'
@@ -15,18 +17,22 @@ import { refreshTotalsAfterChange } from './totals'
 export interface CascadeOptions {
   /** Set by startup recovery: the marks already exist and fault points stay quiet. */
   recovering?: boolean
+  /** The caller's write scope (external calls): the first write, the mark, is made only within it, and every
+   *  later step acts on the ids of the marked document and its children. */
+  scope?: Query
 }
 
 /** Deletes an invoice with its items and their payments; resolves with the removed invoice. */
 export const removeInvoiceCascade = async (app: Application, invoiceId: string, options: CascadeOptions = {}) => {
   const { invoices, items, payments, encounters } = stores(app)
   const now = Date.now()
-  let invoice = await orNull(invoices._get(invoiceId))
+  let invoice = await orNull(invoices._get(invoiceId, { query: within({}, options.scope) }))
   if (!invoice) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
   if (!invoice.deleting) {
-    invoice = await orNull(invoices._patch(invoiceId, { deleting: true, deletingAt: now }))
+    invoice = await orNull(invoices._patch(invoice.id, { deleting: true, deletingAt: now }, { query: within({}, options.scope) }))
     if (!invoice) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
   }
+  invoiceId = invoice.id
   faultPoint('invoice-cascade:marked', options)
 
   await items._patch(null, { deleting: true, deletingAt: now }, multi({ invoice: invoiceId, deleting: { $ne: true } }))
@@ -51,13 +57,14 @@ export const removeInvoiceCascade = async (app: Application, invoiceId: string, 
 /** Deletes an item with its payments; `draftOnly` refuses finalized items (a direct DELETE). */
 export const removeItemCascade = async (app: Application, itemId: string, options: CascadeOptions & { draftOnly?: boolean } = {}) => {
   const { items, payments } = stores(app)
-  let item = await orNull(items._get(itemId))
+  let item = await orNull(items._get(itemId, { query: within({}, options.scope) }))
   if (!item) throw new NotFound(`No billing item found for id '${itemId}'`)
+  itemId = item.id
   if (!item.deleting) {
-    const query = options.draftOnly ? { status: 'draft' } : {}
+    const query = within(options.draftOnly ? { status: 'draft' } : {}, options.scope)
     item = await orNull(items._patch(itemId, { deleting: true, deletingAt: Date.now() }, { query }))
     if (!item) {
-      const fresh = await orNull(items._get(itemId))
+      const fresh = await orNull(items._get(itemId, { query: within({}, options.scope) }))
       if (!fresh) throw new NotFound(`No billing item found for id '${itemId}'`)
       throw new Conflict(`Billing item ${itemId} is finalized and cannot be removed`, { item: itemId, status: fresh.status })
     }

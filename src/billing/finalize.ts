@@ -6,7 +6,9 @@
 // is cleared. If the process dies in between, startup recovery completes the same steps.
 // Items created concurrently re-check their invoice after insertion (items hook), so none stays a draft.
 import { Conflict, NotFound } from '@feathersjs/errors'
+import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
+import { within } from '../access/rules'
 import { faultPoint } from './fault'
 import { emitChange } from './present'
 import { multi, orNull, paths, stores } from './stores'
@@ -52,7 +54,7 @@ export const completeFinalize = async (app: Application, invoice: any, options: 
 
 /**
  * Finalizes a draft invoice (applying `invoiceFields` in the same write) and its items, and `encounter`
- * (applying its `fields`) when given.
+ * (applying its `fields`) when given. `scope` (the caller's finalize scope) is part of the invoice write's query.
  * 404 when the invoice is gone or being deleted, 409 when it is not a draft any more.
  */
 export const finalizeInvoice = async (
@@ -60,7 +62,8 @@ export const finalizeInvoice = async (
   invoiceId: string,
   by: string | null,
   encounter?: { id: string; fields?: Record<string, unknown> },
-  invoiceFields: Record<string, unknown> = {}
+  invoiceFields: Record<string, unknown> = {},
+  scope?: Query
 ) => {
   const { invoices } = stores(app)
   const now = Date.now()
@@ -69,11 +72,11 @@ export const finalizeInvoice = async (
     invoices._patch(
       invoiceId,
       { ...invoiceFields, status: 'finalized', finalizedAt: now, finalizedBy: by, finalizePending: pending, updatedAt: now },
-      { query: { status: 'draft', deleting: { $ne: true } } }
+      { query: within({ status: 'draft', deleting: { $ne: true } }, scope) }
     )
   )
   if (!invoice) {
-    const fresh = await orNull(invoices._get(invoiceId))
+    const fresh = await orNull(invoices._get(invoiceId, { query: within({}, scope) }))
     if (!fresh || fresh.deleting) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
     throw new Conflict(`Billing invoice ${invoiceId} is already finalized`, { invoice: invoiceId, status: fresh.status })
   }

@@ -2,7 +2,10 @@
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../declarations'
 import { accessOf } from '../hooks/scope-access'
-import { requireMember } from './access'
+import type { Query } from '@feathersjs/feathers'
+import { within } from '../access/rules'
+import { billingScope, requireBilling } from './access'
+import { billingSettings } from './settings'
 
 // Billing documents change one at a time: a PATCH or DELETE without an id is refused.
 export const oneAtATime = async (context: HookContext, next: NextFunction) => {
@@ -10,10 +13,17 @@ export const oneAtATime = async (context: HookContext, next: NextFunction) => {
   await next()
 }
 
-// A document can only be created in a facility the caller belongs to (any other facility is a 404).
-export const requireFacilityMember = async (context: HookContext, next: NextFunction) => {
-  if (context.params.provider) requireMember(await accessOf(context), context.data.facility)
-  await next()
+/**
+ * Finalizing needs the billing privilege (or superadmin) in the document's facility: checked on the loaded
+ * document (403), and returned as the store scope of the finalizing write (the call's write scope narrowed to
+ * the facilities where the caller may bill). Internal calls have no scope.
+ */
+export const finalizeScope = async (context: HookContext, existing: { facility: string }, action: string): Promise<Query | undefined> => {
+  if (!context.params.provider) return undefined
+  const access = await accessOf(context)
+  const privilege = billingSettings(context.app).privilege
+  requireBilling(access, existing.facility, privilege, action)
+  return within({}, context.params.writeScope, billingScope(access, privilege))
 }
 
 /** The acting account id (null for internal calls). */

@@ -1,8 +1,15 @@
-// Enforces the service's read/write rules (src/access/rules.ts) in the query itself, so external callers
-// never load what they may not read: unreadable ids are 404, readable-but-not-writable ones 403.
+// The single access path of every service with rules (src/access/rules.ts), for external calls on every
+// transport:
+// - create: the service's `create` rule checks the new document's data (404 / 403);
+// - find/get: the read rule is added to the store query, so nothing unreadable is ever loaded;
+// - patch/update/remove: the document is loaded under the read rule (404 when unreadable) and checked against
+//   the write rule (403); then the caller's write scope (read ∧ write) is added to the store query of the
+//   write itself and kept in `params.writeScope`, which every domain write of the call adds to its own store
+//   query. A write therefore never touches a document its check did not cover, even if rights change
+//   between the check and the write (then it is a 404).
 import { Forbidden, NotAuthenticated } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../declarations'
-import { accessRules, matches } from '../access/rules'
+import { accessRules, matches, within, type WriteMethod } from '../access/rules'
 import { loadAccessContext, type AccessContext } from '../access/context'
 
 /** The caller's access context, loaded once per call. */
@@ -13,24 +20,33 @@ export const accessOf = async (context: HookContext): Promise<AccessContext> => 
   return context.params.access as AccessContext
 }
 
-const withScope = (query: any, scope: any) => (scope ? { ...query, $and: [...(query?.$and ?? []), scope] } : { ...query })
-
 export const scopeAccess = async (context: HookContext, next: NextFunction) => {
   const { params, method, id } = context
   const rules = accessRules(context.path)
-  if (!params.provider || !rules || method === 'create') return next()
+  if (!params.provider || !rules) return next()
+  if (method === 'create' && rules.create === 'anyone') return next()
   if (!params.account) throw new NotAuthenticated('Not authenticated')
-
   const access = await accessOf(context)
-  const read = rules.read(access)
-  const query = withScope(params.query ?? {}, read)
 
-  if ((method === 'patch' || method === 'update' || method === 'remove') && id !== null && id !== undefined) {
-    const existing = await (context.service as any)._get(id, { query: withScope({}, read) })
-    const write = rules.write ? rules.write(access, method) : read
+  if (method === 'create') {
+    if (rules.create !== 'anyone') await rules.create(access, context.data, context.app)
+    return next()
+  }
+
+  const read = rules.read(access)
+  if (method === 'find' || method === 'get') {
+    context.params = { ...params, query: within(params.query, read) }
+    return next()
+  }
+
+  const write = rules.write ? rules.write(access, method as WriteMethod) : read
+  const writeScope = within({}, read, write)
+  if (id !== null && id !== undefined) {
+    // (cast: the adapters' internal _get is not part of the generic service type)
+    const existing = await (context.service as any)._get(id, { query: within({}, read) })
     if (!matches(write, existing)) throw new Forbidden(`You may not ${method} this record`)
     context.params = { ...context.params, existing }
   }
-  context.params = { ...context.params, query }
+  context.params = { ...context.params, query: within(params.query, writeScope), writeScope }
   await next()
 }

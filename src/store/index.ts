@@ -234,7 +234,8 @@ export const createStore = <T = any>(app: Application, options: StoreOptions): S
     paginate: options.paginate === undefined ? app.get('paginate') : options.paginate,
     multi: options.multi ?? false,
     events: options.events ?? [],
-    operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', ...(options.operators ?? [])]
+    // `$and`/`$or` carry the access scopes (hooks/scope-access.ts); clients' queries are checked by each service's query schema first.
+    operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', '$and', '$or', ...(options.operators ?? [])]
   }
   if (engine.kind === 'mongodb') {
     return new MongoStore({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>

@@ -75,6 +75,8 @@ export const accounts = (app: Application) => {
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
     write: (access, method) => (method === 'remove' ? (access.admin ? null : { id: { $in: [] } }) : { id: access.accountId }),
+    // Sign-up is public.
+    create: 'anyone',
     audience: (doc) => [`accounts/${doc.id}`, 'admins']
   })
 

@@ -6,14 +6,14 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
-import { defineAccess } from '../../access/rules'
-import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { defineAccess, within } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { billingScope, facilityOwned, facilityScope, requireBilling } from '../../billing/access'
+import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
 import { removeInvoiceCascade } from '../../billing/cascade'
 import { finalizeInvoice } from '../../billing/finalize'
-import { actorOf, oneAtATime, requireFacilityMember } from '../../billing/hooks'
+import { actorOf, finalizeScope, oneAtATime } from '../../billing/hooks'
 import { presentResults } from '../../billing/present'
 import { createInvoiceRecord } from '../../billing/records'
 import { billingSettings } from '../../billing/settings'
@@ -37,12 +37,12 @@ const patchInvoice = async (context: HookContext, next: NextFunction) => {
   const notDraft = () => new Conflict(`Billing invoice ${existing.id} is finalized and can no longer be changed`, { invoice: existing.id })
   if (existing.status !== 'draft') throw notDraft()
   if (finalize) {
-    if (context.params.provider) requireBilling(await accessOf(context), existing.facility, billingSettings(app).privilege, 'Finalizing an invoice')
-    const outcome = await finalizeInvoice(app, existing.id, actorOf(context), undefined, fields)
+    const scope = await finalizeScope(context, existing, 'Finalizing an invoice')
+    const outcome = await finalizeInvoice(app, existing.id, actorOf(context), undefined, fields, scope)
     context.result = outcome.invoice
     return next()
   }
-  const updated = await orNull(invoices._patch(existing.id, { ...fields, updatedAt: Date.now() }, { query: { status: 'draft', deleting: { $ne: true } } }))
+  const updated = await orNull(invoices._patch(existing.id, { ...fields, updatedAt: Date.now() }, { query: within({ status: 'draft', deleting: { $ne: true } }, context.params.writeScope) }))
   if (!updated) throw notDraft()
   context.result = updated
   await next()
@@ -50,7 +50,7 @@ const patchInvoice = async (context: HookContext, next: NextFunction) => {
 
 // Removes the invoice with its items and their payments (src/billing/cascade.ts).
 const removeInvoice = async (context: HookContext, next: NextFunction) => {
-  context.result = await removeInvoiceCascade(context.app, context.id as string)
+  context.result = await removeInvoiceCascade(context.app, context.params.existing?.id ?? (context.id as string), { scope: context.params.writeScope })
   await next()
 }
 
@@ -61,6 +61,8 @@ export const billingInvoices = (app: Application) => {
   defineAccess(billingInvoicePath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) => (method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access)),
+    // Members of the facility create its invoices.
+    create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned
   })
 
@@ -70,7 +72,7 @@ export const billingInvoices = (app: Application) => {
       all: [authenticate('jwt'), presentResults(billingInvoicePath)],
       find: [validateQueryWith(invoiceQuerySchema), scopeAccess],
       get: [validateQueryWith(invoiceQuerySchema), scopeAccess],
-      create: [validateBody({ create: invoiceDataSchema }), values, requireFacilityMember, setCreated, createInvoice],
+      create: [validateBody({ create: invoiceDataSchema }), values, scopeAccess, setCreated, createInvoice],
       patch: [oneAtATime, validateQueryWith(invoiceQuerySchema), scopeAccess, validateBody({ patch: invoicePatchSchema }), values, patchInvoice],
       remove: [oneAtATime, validateQueryWith(invoiceQuerySchema), scopeAccess, removeInvoice]
     }

@@ -6,14 +6,14 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
-import { defineAccess } from '../../access/rules'
-import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { defineAccess, within } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateBody, validateQueryWith } from '../../schema/validators'
-import { billingScope, facilityOwned, facilityScope, isMember, requireBilling } from '../../billing/access'
+import { billingScope, facilityOwned, facilityScope, isMember } from '../../billing/access'
 import { removeItemCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
-import { actorOf, oneAtATime } from '../../billing/hooks'
+import { actorOf, finalizeScope, oneAtATime } from '../../billing/hooks'
 import { amountMinorOf, maxAmountMinor, toMajor } from '../../billing/money'
 import { emitChange, presentResults } from '../../billing/present'
 import { billingSettings } from '../../billing/settings'
@@ -59,8 +59,7 @@ const createItem = async (context: HookContext, next: NextFunction) => {
   const decimals = billingSettings(app).moneyDecimals
   const data = context.data
   const invoice = await orNull(invoices._get(data.invoice))
-  const access = context.params.provider ? await accessOf(context) : null
-  if (!invoice || invoice.deleting || (access && !isMember(access, invoice.facility))) {
+  if (!invoice || invoice.deleting) {
     throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
   }
   if (invoice.status !== 'draft') throw invoiceFinalized(invoice.id)
@@ -116,7 +115,8 @@ const patchItem = async (context: HookContext, next: NextFunction) => {
   const existing = context.params.existing ?? (await items._get(context.id as string))
   if (existing.status !== 'draft') throw itemFinalized(existing.id, 'changed')
   const { finalize, ...fields } = context.data
-  if (finalize && context.params.provider) requireBilling(await accessOf(context), existing.facility, settings.privilege, 'Finalizing an item')
+  // Finalizing narrows the write to the facilities where the caller may bill (403 otherwise).
+  const scope = finalize ? await finalizeScope(context, existing, 'Finalizing an item') : context.params.writeScope
 
   const now = Date.now()
   const changes: Record<string, unknown> = { ...fields, updatedAt: now }
@@ -138,9 +138,9 @@ const patchItem = async (context: HookContext, next: NextFunction) => {
   }
   if (finalize) Object.assign(changes, { status: 'finalized', finalizedAt: now, finalizedBy: actorOf(context) })
 
-  const updated = await orNull(items._patch(existing.id, changes, { query }))
+  const updated = await orNull(items._patch(existing.id, changes, { query: within(query, scope) }))
   if (!updated) {
-    const fresh = await orNull(items._get(existing.id))
+    const fresh = await orNull(items._get(existing.id, { query: within({}, scope) }))
     if (!fresh || fresh.deleting) throw new NotFound(`No billing item found for id '${existing.id}'`)
     if (fresh.status !== 'draft') throw itemFinalized(existing.id, 'changed')
     const paid = toMajor(fresh.reserved ?? 0, settings.moneyDecimals)
@@ -158,7 +158,7 @@ const patchItem = async (context: HookContext, next: NextFunction) => {
 const removeItem = async (context: HookContext, next: NextFunction) => {
   const existing = context.params.existing
   if (existing && existing.status !== 'draft') throw itemFinalized(existing.id, 'removed')
-  context.result = await removeItemCascade(context.app, context.id as string, { draftOnly: true })
+  context.result = await removeItemCascade(context.app, existing?.id ?? (context.id as string), { draftOnly: true, scope: context.params.writeScope })
   await next()
 }
 
@@ -169,6 +169,11 @@ export const billingItems = (app: Application) => {
   defineAccess(billingItemPath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) => (method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access)),
+    // Members of the invoice's facility add items (an invoice of another facility is a 404).
+    create: async (access, data) => {
+      const invoice = await orNull(stores(app).invoices._get(data.invoice))
+      if (!invoice || !isMember(access, invoice.facility)) throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
+    },
     ...facilityOwned
   })
 
@@ -178,7 +183,7 @@ export const billingItems = (app: Application) => {
       all: [authenticate('jwt'), presentResults(billingItemPath)],
       find: [validateQueryWith(itemQuerySchema), scopeAccess],
       get: [validateQueryWith(itemQuerySchema), scopeAccess],
-      create: [validateBody({ create: itemDataSchema }), values, setCreated, createItem],
+      create: [validateBody({ create: itemDataSchema }), values, scopeAccess, setCreated, createItem],
       patch: [oneAtATime, validateQueryWith(itemQuerySchema), scopeAccess, validateBody({ patch: itemPatchSchema }), values, patchItem],
       remove: [oneAtATime, validateQueryWith(itemQuerySchema), scopeAccess, removeItem]
     }

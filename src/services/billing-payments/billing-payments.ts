@@ -6,8 +6,8 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
-import { defineAccess } from '../../access/rules'
-import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { defineAccess, within } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, isMember, requireBilling } from '../../billing/access'
@@ -24,9 +24,7 @@ const createPayment = async (context: HookContext, next: NextFunction) => {
   const { app } = context
   const data = context.data
   const item = await orNull(stores(app).items._get(data.item))
-  const access = context.params.provider ? await accessOf(context) : null
-  if (!item || item.deleting || (access && !isMember(access, item.facility))) throw new NotFound(`No billing item found for id '${data.item}'`)
-  if (access) requireBilling(access, item.facility, billingSettings(app).privilege, 'Recording a payment')
+  if (!item || item.deleting) throw new NotFound(`No billing item found for id '${data.item}'`)
   context.result = await recordPayment(app, item, data)
   await next()
 }
@@ -40,7 +38,7 @@ const patchPayment = async (context: HookContext, next: NextFunction) => {
   const { finalize, ...fields } = context.data
   const now = Date.now()
   const changes = { ...fields, updatedAt: now, ...(finalize ? { status: 'finalized', finalizedAt: now, finalizedBy: actorOf(context) } : {}) }
-  const updated = await orNull(payments._patch(existing.id, changes, { query: { status: 'draft' } }))
+  const updated = await orNull(payments._patch(existing.id, changes, { query: within({ status: 'draft' }, context.params.writeScope) }))
   if (!updated) throw notDraft()
   context.result = updated
   await next()
@@ -53,7 +51,14 @@ export const billingPayments = (app: Application) => {
   defineAccess(billingPaymentPath, {
     // A payment whose recording is still in progress (`pending`) is not shown.
     read: (access) => ({ ...facilityScope(access), status: { $in: ['draft', 'finalized'] } }),
-    write: (access) => (billingScope(access, billingSettings(app).privilege)),
+    write: (access) => billingScope(access, billingSettings(app).privilege),
+    // Recording a payment needs the billing privilege (or superadmin) in the item's facility; an item of
+    // another facility is a 404.
+    create: async (access, data) => {
+      const item = await orNull(stores(app).items._get(data.item))
+      if (!item || !isMember(access, item.facility)) throw new NotFound(`No billing item found for id '${data.item}'`)
+      requireBilling(access, item.facility, billingSettings(app).privilege, 'Recording a payment')
+    },
     ...facilityOwned
   })
 
@@ -63,7 +68,7 @@ export const billingPayments = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(paymentQuerySchema), scopeAccess],
       get: [validateQueryWith(paymentQuerySchema), scopeAccess],
-      create: [validateBody({ create: paymentDataSchema }), values, setCreated, createPayment],
+      create: [validateBody({ create: paymentDataSchema }), values, scopeAccess, setCreated, createPayment],
       patch: [oneAtATime, validateQueryWith(paymentQuerySchema), scopeAccess, validateBody({ patch: paymentPatchSchema }), values, patchPayment]
     }
   })

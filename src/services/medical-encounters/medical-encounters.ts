@@ -5,14 +5,14 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
-import { defineAccess } from '../../access/rules'
-import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { defineAccess, within } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { facilityOwned, facilityScope, requireBilling } from '../../billing/access'
+import { facilityOwned, facilityScope, requireMember } from '../../billing/access'
 import { faultPoint } from '../../billing/fault'
 import { finalizeInvoice } from '../../billing/finalize'
-import { actorOf, oneAtATime, requireFacilityMember } from '../../billing/hooks'
+import { actorOf, finalizeScope, oneAtATime } from '../../billing/hooks'
 import { emitChange } from '../../billing/present'
 import { createInvoiceRecord } from '../../billing/records'
 import { billingSettings } from '../../billing/settings'
@@ -75,18 +75,18 @@ const patchEncounter = async (context: HookContext, next: NextFunction) => {
   const now = Date.now()
 
   if (!finalize) {
-    const updated = await orNull(encounters._patch(existing.id, { ...fields, updatedAt: now }, { query: { status: 'draft' } }))
+    const updated = await orNull(encounters._patch(existing.id, { ...fields, updatedAt: now }, { query: within({ status: 'draft' }, context.params.writeScope) }))
     if (!updated) throw notDraft()
     context.result = updated
     return next()
   }
 
-  if (context.params.provider) requireBilling(await accessOf(context), existing.facility, billingSettings(app).privilege, 'Finalizing an encounter')
+  const scope = await finalizeScope(context, existing, 'Finalizing an encounter')
   const by = actorOf(context)
   const invoice = existing.invoice ? await orNull(invoices._get(existing.invoice)) : null
   if (invoice && !invoice.deleting && invoice.status === 'draft') {
     // A concurrent finalize or delete of the invoice (409/404) leaves just the encounter to finalize below.
-    const outcome = await finalizeInvoice(app, invoice.id, by, { id: existing.id, fields }).catch((error) => {
+    const outcome = await finalizeInvoice(app, invoice.id, by, { id: existing.id, fields }, {}, scope).catch((error) => {
       if (error?.code === 409 || error?.code === 404) return null
       throw error
     })
@@ -98,7 +98,7 @@ const patchEncounter = async (context: HookContext, next: NextFunction) => {
     }
   }
   const updated = await orNull(
-    encounters._patch(existing.id, { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now }, { query: { status: 'draft' } })
+    encounters._patch(existing.id, { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now }, { query: within({ status: 'draft' }, scope) })
   )
   if (!updated) throw notDraft()
   context.result = updated
@@ -111,6 +111,8 @@ export const medicalEncounters = (app: Application) => {
 
   defineAccess(medicalEncounterPath, {
     read: (access) => facilityScope(access),
+    // Members of the facility record its encounters.
+    create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned
   })
 
@@ -119,7 +121,7 @@ export const medicalEncounters = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(encounterQuerySchema), scopeAccess],
       get: [validateQueryWith(encounterQuerySchema), scopeAccess],
-      create: [validateBody({ create: encounterDataSchema }), checkBillingValues({ type: 'encounterTypes' }), requireFacilityMember, setCreated, createEncounter],
+      create: [validateBody({ create: encounterDataSchema }), checkBillingValues({ type: 'encounterTypes' }), scopeAccess, setCreated, createEncounter],
       patch: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess, validateBody({ patch: encounterPatchSchema }), checkBillingValues({ type: 'encounterTypes' }), patchEncounter]
     }
   })

@@ -2,10 +2,10 @@
 // per record (2.2). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
 // remove and in the realtime channels; finalized records are frozen except for their permissions.
 import { authenticate } from '@feathersjs/authentication'
-import { Conflict, Forbidden, MethodNotAllowed } from '@feathersjs/errors'
+import { Conflict, Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
-import { defineAccess } from '../../access/rules'
-import { isMemberWith } from '../../access/context'
+import { defineAccess, within } from '../../access/rules'
+import { isMemberWith, type AccessContext } from '../../access/context'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateQueryWith } from '../../schema/validators'
@@ -36,18 +36,6 @@ const validateRecordData = async (context: HookContext, next: NextFunction) => {
   const { value, errors } = validateCreate(context.data)
   if (errors) throw invalid('data', errors)
   context.data = { ...value, permissions: normalizePermissions(value.permissions) }
-  await next()
-}
-
-// Any signed-in account may create a record; one filed under a facility needs a membership of that facility.
-const requireFacilityMembership = async (context: HookContext, next: NextFunction) => {
-  const facility = context.data.facility
-  if (context.params.provider && facility !== undefined) {
-    const access = await accessOf(context)
-    if (!isMemberWith(access, facility)) {
-      throw new Forbidden('Only members of the facility may file records under it', { errors: [{ field: 'facility', message: 'is not a facility you are a member of' }] })
-    }
-  }
   await next()
 }
 
@@ -95,6 +83,12 @@ const preparePatch = async (context: HookContext, next: NextFunction) => {
     const access = await accessOf(context)
     if (sharing && !holds(access, 'share', existing)) throw new Forbidden('You may not change who this medical record is shared with')
     if (writing && !holds(access, 'write', existing)) throw new Forbidden('You may not change this medical record')
+    if (value.facility !== undefined && value.facility !== existing.facility) requireFacilityMembership(access, value.facility)
+    // The store write carries exactly the grants this body needs (the write scope allows write or share).
+    context.params = {
+      ...context.params,
+      query: within(context.params.query, sharing ? recordQuery(access, 'share') : null, writing ? recordQuery(access, 'write') : null)
+    }
   }
   if (writing && isFinalized(existing)) throw finalizedConflict(existing)
 
@@ -128,6 +122,14 @@ const refuseFinalizedRemoval = async (context: HookContext, next: NextFunction) 
   return unlessFinalizedMeanwhile(context, next, existing)
 }
 
+// A record filed under a facility needs a membership of that facility; an organization the caller is not a
+// member of cannot be read by them, so it is a 404 naming the field.
+const requireFacilityMembership = (access: AccessContext, facility: string) => {
+  if (!isMemberWith(access, facility)) {
+    throw new NotFound('Only members of the facility may file records under it', { errors: [{ field: 'facility', message: 'is not a facility you are a member of' }] })
+  }
+}
+
 export const medicalRecords = (app: Application) => {
   app.use(medicalRecordPath as any, createMedicalRecordService(app) as any, { methods: [...medicalRecordMethods], events: [] })
   ;(app.service(medicalRecordPath as any) as any).populatable = true
@@ -139,6 +141,10 @@ export const medicalRecords = (app: Application) => {
       method === 'patch'
         ? { $or: [...(recordQuery(access, 'write').$or as any[]), ...(recordQuery(access, 'share').$or as any[])] }
         : recordQuery(access, 'write'),
+    // Any signed-in account may create a record; one filed under a facility needs a membership of it.
+    create: (access, data) => {
+      if (data.facility !== undefined) requireFacilityMembership(access, data.facility)
+    },
     audience: recordAudience
   })
 
@@ -148,7 +154,7 @@ export const medicalRecords = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQuery, scopeAccess],
       get: [validateQuery, scopeAccess],
-      create: [respondWith200, validateRecordData, requireFacilityMembership, setCreated, stampCreatedClassification],
+      create: [respondWith200, validateRecordData, scopeAccess, setCreated, stampCreatedClassification],
       patch: [refuseMulti, validateQuery, scopeAccess, preparePatch],
       remove: [refuseMulti, validateQuery, scopeAccess, refuseFinalizedRemoval]
     }

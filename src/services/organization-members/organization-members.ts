@@ -1,24 +1,18 @@
 // Organization members: roles, privileges and superadmin flags, managed by the organization's superadmins.
 import { authenticate } from '@feathersjs/authentication'
-import { BadRequest, Conflict, Forbidden } from '@feathersjs/errors'
+import { BadRequest, Conflict, Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
-import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { createMemberService } from './organization-members.class'
 import { memberDataSchema, memberPatchSchema, memberQuerySchema } from './organization-members.schema'
 import { organizationMemberMethods, organizationMemberPath } from './organization-members.shared'
 
-// Only the organization's superadmins add members; the added account must exist.
-const requireSuperadminToAdd = async (context: HookContext, next: NextFunction) => {
-  if (context.params.provider) {
-    const access = await accessOf(context)
-    if (!isMemberWith(access, context.data.organization, { superadmin: true })) {
-      throw new Forbidden('Only superadmins of the organization may add members')
-    }
-  }
+// The added account must exist and not be a member already.
+const requireNewMemberAccount = async (context: HookContext, next: NextFunction) => {
   const accounts = context.app.service('accounts' as any) as any
   await accounts._get(context.data.uid).catch(() => {
     throw new BadRequest('uid must be an existing account', { errors: [{ field: 'uid', message: 'is not an existing account' }] })
@@ -53,6 +47,11 @@ export const organizationMembers = (app: Application) => {
       method === 'remove'
         ? { $or: [{ organization: { $in: superadminOf(access) } }, { uid: access.accountId }] }
         : { organization: { $in: superadminOf(access) } },
+    // Only the organization's superadmins add members (other members 403, anyone else 404).
+    create: (access, data) => {
+      if (!isMemberWith(access, data.organization)) throw new NotFound(`No organization found for id '${data.organization}'`)
+      if (!isMemberWith(access, data.organization, { superadmin: true })) throw new Forbidden('Only superadmins of the organization may add members')
+    },
     audience: (doc) => [`organizations/${doc.organization}`, `accounts/${doc.uid}`],
     organizations: (doc) => [doc.organization]
   })
@@ -62,7 +61,7 @@ export const organizationMembers = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(memberQuerySchema), scopeAccess],
       get: [validateQueryWith(memberQuerySchema), scopeAccess],
-      create: [validateBody({ create: memberDataSchema }), requireSuperadminToAdd, setCreated],
+      create: [validateBody({ create: memberDataSchema }), scopeAccess, requireNewMemberAccount, setCreated],
       patch: [validateQueryWith(memberQuerySchema), scopeAccess, validateBody({ patch: memberPatchSchema }), keepOneSuperadmin],
       remove: [validateQueryWith(memberQuerySchema), scopeAccess, keepOneSuperadmin]
     }

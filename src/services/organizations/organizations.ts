@@ -43,6 +43,8 @@ export const organizations = (app: Application) => {
   defineAccess(organizationPath, {
     read: (access) => (access.admin ? null : { id: { $in: organizationIds(access) } }),
     write: (access) => ({ id: { $in: superadminOf(access) } }),
+    // Any signed-in account may create an organization (and becomes its superadmin).
+    create: () => undefined,
     audience: (doc) => [`organizations/${doc.id}`],
     organizations: (doc) => [doc.id]
   })
@@ -52,7 +54,7 @@ export const organizations = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(organizationQuerySchema), scopeAccess],
       get: [validateQueryWith(organizationQuerySchema), scopeAccess],
-      create: [validateBody({ create: organizationDataSchema }), addCreatorAsSuperadmin, setCreated],
+      create: [validateBody({ create: organizationDataSchema }), scopeAccess, addCreatorAsSuperadmin, setCreated],
       patch: [validateQueryWith(organizationQuerySchema), scopeAccess, validateBody({ patch: organizationPatchSchema })],
       remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeDependents]
     }

@@ -3,7 +3,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
-import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireBilling } from '../../billing/access'
@@ -13,12 +13,9 @@ import { createServiceCatalogue } from './services.class'
 import { serviceDataSchema, servicePatchSchema, serviceQuerySchema } from './services.schema'
 import { serviceMethods, servicePath } from './services.shared'
 
-// Only billing staff of the facility add services; currency and `active` get their defaults.
+// Currency and `active` get their defaults.
 const prepareService = async (context: HookContext, next: NextFunction) => {
   const settings = billingSettings(context.app)
-  if (context.params.provider) {
-    requireBilling(await accessOf(context), context.data.facility, settings.privilege, 'Managing the service catalogue')
-  }
   context.data = { ...context.data, currency: context.data.currency ?? settings.currency, active: context.data.active ?? true, updatedAt: Date.now() }
   await next()
 }
@@ -34,7 +31,9 @@ export const facilityServices = (app: Application) => {
 
   defineAccess(servicePath, {
     read: (access) => facilityScope(access),
-    write: (access) => (billingScope(access, billingSettings(app).privilege)),
+    write: (access) => billingScope(access, billingSettings(app).privilege),
+    // Only billing staff of the facility add services.
+    create: (access, data) => requireBilling(access, data.facility, billingSettings(app).privilege, 'Managing the service catalogue'),
     ...facilityOwned
   })
 
@@ -43,7 +42,7 @@ export const facilityServices = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(serviceQuerySchema), scopeAccess],
       get: [validateQueryWith(serviceQuerySchema), scopeAccess],
-      create: [validateBody({ create: serviceDataSchema }), checkBillingValues({ type: 'serviceTypes' }, ['price']), prepareService, setCreated],
+      create: [validateBody({ create: serviceDataSchema }), checkBillingValues({ type: 'serviceTypes' }, ['price']), scopeAccess, prepareService, setCreated],
       patch: [validateQueryWith(serviceQuerySchema), scopeAccess, validateBody({ patch: servicePatchSchema }), checkBillingValues({ type: 'serviceTypes' }, ['price']), touch],
       remove: [validateQueryWith(serviceQuerySchema), scopeAccess]
     }

@@ -6,6 +6,7 @@ import { Conflict } from '@feathersjs/errors'
 import type { Id, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { createStore, type StoreOptions, type StoreService } from '../../store'
+import { within } from '../../access/rules'
 import { check, dataValidator } from '../../schema/validators'
 import { enqueueDeliveries, wakeWebhook, type StoredDelivery } from '../../jobs/webhook-queue'
 import { pingSchema, type Delivery } from './webhook-events.schema'
@@ -69,7 +70,7 @@ export class WebhookEventsService {
     }
     const now = Date.now()
     const updated = await this.deliveries
-      ._patch(existing.id, { status: 'pending', queue: existing.webhook, attempts: 0, nextAttemptAt: now, leaseUntil: 0, retriedAt: now, $inc: { retries: 1 }, $unset: { failedAt: '' } }, { query: { status: 'failed' } })
+      ._patch(existing.id, { status: 'pending', queue: existing.webhook, attempts: 0, nextAttemptAt: now, leaseUntil: 0, retriedAt: now, $inc: { retries: 1 }, $unset: { failedAt: '' } }, { query: within({ status: 'failed' }, params.writeScope) })
       .catch(() => {
         throw new Conflict('The delivery was retried meanwhile')
       })

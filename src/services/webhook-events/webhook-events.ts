@@ -24,6 +24,9 @@ export const webhookEvents = (app: Application) => {
 
   defineAccess(webhookEventPath, {
     read: webhookOwnerQuery,
+    // A POST here is checked as the caller by what it reaches: a registration by the `webhooks` create rule,
+    // a ping by reading its webhook (someone else's webhook is a 404).
+    create: () => undefined,
     audience: webhookOwnerChannels
   })
 
@@ -32,7 +35,7 @@ export const webhookEvents = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(deliveryQuerySchema), scopeAccess],
       get: [validateQueryWith(deliveryQuerySchema), scopeAccess],
-      create: [announceOnlyPings],
+      create: [scopeAccess, announceOnlyPings],
       patch: [validateQueryWith(deliveryQuerySchema), scopeAccess, validateBody({ patch: retrySchema })]
     }
   })

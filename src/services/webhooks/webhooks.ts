@@ -2,11 +2,11 @@
 // through POST /webhook-events and managed here. Only their owner reads, changes or removes them; the
 // signing secret is shown once, in the creation response, and never in any read or event.
 import { authenticate } from '@feathersjs/authentication'
-import { Forbidden } from '@feathersjs/errors'
+import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { isMemberWith, superadminOf, type AccessContext } from '../../access/context'
-import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateBody, validateQueryWith, type FieldError } from '../../schema/validators'
 import { generateWebhookSecret } from '../../providers/webhook-http'
@@ -43,19 +43,6 @@ const hideWebhookInternals = async (context: HookContext, next: NextFunction) =>
   context.dispatch = omitAll(context.dispatch ?? context.result, webhookInternals)
   const keep = context.method === 'create' ? webhookInternals.filter((field) => field !== 'secret') : webhookInternals
   if (context.params.provider || context.method === 'create') context.result = omitAll(context.result, keep)
-}
-
-// Only superadmins of the organization (or the account itself) install webhooks on it.
-const requireWebhookOwner = async (context: HookContext, next: NextFunction) => {
-  if (context.params.provider) {
-    const access = await accessOf(context)
-    const { organization, account } = context.data
-    if (organization && !isMemberWith(access, organization, { superadmin: true })) {
-      throw new Forbidden('Only superadmins of the organization may install its webhooks')
-    }
-    if (account && account !== access.accountId) throw new Forbidden('A webhook can only be installed on your own account')
-  }
-  await next()
 }
 
 // Checks owner, URL and event patterns (one 400 naming every problem) and adds the server-owned fields.
@@ -127,6 +114,16 @@ export const webhooks = (app: Application) => {
 
   defineAccess(webhookPath, {
     read: webhookOwnerQuery,
+    // Only superadmins of the organization (other members 403, anyone else 404), or the account itself (any
+    // other account is a 404), install webhooks on it.
+    create: (access, data) => {
+      const { organization, account } = data
+      if (organization) {
+        if (!isMemberWith(access, organization)) throw new NotFound(`No organization found for id '${organization}'`)
+        if (!isMemberWith(access, organization, { superadmin: true })) throw new Forbidden('Only superadmins of the organization may install its webhooks')
+      }
+      if (account && account !== access.accountId) throw new NotFound(`No account found for id '${account}'`)
+    },
     audience: webhookOwnerChannels
   })
 
@@ -135,7 +132,7 @@ export const webhooks = (app: Application) => {
       all: [authenticate('jwt'), hideWebhookInternals],
       find: [validateQueryWith(webhookQuerySchema), scopeAccess],
       get: [validateQueryWith(webhookQuerySchema), scopeAccess],
-      create: [validateBody({ create: webhookDataSchema }), requireWebhookOwner, prepareWebhook, setCreated],
+      create: [validateBody({ create: webhookDataSchema }), scopeAccess, prepareWebhook, setCreated],
       patch: [validateQueryWith(webhookQuerySchema), scopeAccess, validateBody({ patch: webhookPatchSchema }), prepareWebhookPatch],
       remove: [validateQueryWith(webhookQuerySchema), scopeAccess, removeDeliveries]
     }

@@ -106,10 +106,10 @@ describe('medical-records', function () {
       assert.equal(await countRecords(), before)
     })
 
-    it('refuses to file a record under a facility the caller is not a member of (403), but takes it without a facility', async () => {
+    it('refuses to file a record under a facility the caller is not a member of (404: it cannot read that organization), but takes it without a facility', async () => {
       const before = await countRecords()
       const foreign = await api.post('/medical-records', { ...validRecords.allergy, facility }, { token: bob.token })
-      assert.equal(foreign.status, 403)
+      assert.equal(foreign.status, 404)
       assert.deepEqual(fieldsOf(foreign.body), ['facility'])
       assert.equal(await countRecords(), before)
       const { facility: _f, ...withoutFacility } = validRecords.allergy

@@ -1,0 +1,20 @@
+// Ids are scalars on every transport: Socket.IO lets a client send any JSON value as the `id` argument
+// (`{ $in: [...] }`, `{ $regex: 'a' }`), which the adapters would treat as a query. Every call's id must be a
+// string (or null/undefined for the patch/remove forms without id, which each service refuses or scopes
+// itself); anything else is a 400 before any hook reads the store.
+import { BadRequest } from '@feathersjs/errors'
+import type { HookContext, NextFunction } from '../declarations'
+
+const MAX_ID_LENGTH = 200
+
+export const requireScalarId = async (context: HookContext, next: NextFunction) => {
+  const { method, id } = context
+  if (['get', 'update', 'patch', 'remove'].includes(method)) {
+    const withoutId = id === null || id === undefined
+    const allowedWithoutId = method === 'patch' || method === 'remove'
+    if (withoutId ? !allowedWithoutId : typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
+      throw new BadRequest(`The id must be a string of 1 to ${MAX_ID_LENGTH} characters`, { errors: [{ field: 'id', message: 'must be a string' }] })
+    }
+  }
+  await next()
+}
