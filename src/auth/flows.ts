@@ -226,7 +226,7 @@ export class AuthFlows {
           if (error?.code === 409) throw linkedElsewhere()
           throw error
         }
-        emitAccountEvent(this.app, 'patched', patched)
+        await emitAccountEvent(this.app, 'patched', patched)
         return { action: code.action, provider, account: safeAccount(patched) }
       }
       case 'setupMFA': {
@@ -256,7 +256,7 @@ export class AuthFlows {
         patched = await accounts._patch(account.id, { password: code.data.passwordHash, updatedAt: now })
         break
     }
-    emitAccountEvent(this.app, 'patched', patched)
+    await emitAccountEvent(this.app, 'patched', patched)
     return { action: code.action, account: safeAccount(patched) }
   }
 
@@ -342,7 +342,7 @@ export class AuthFlows {
       throw new NotAuthenticated("Invalid 'mfaCode': it is not the current code of the authenticator app", { reason: 'mfa-required', errors: [{ field: 'mfaCode', message: 'is not a current code' }] })
     }
     const patched = await accountsStore(this.app)._patch(account.id, { mfaEnabled: false, updatedAt: Date.now(), $unset: { mfaSecret: '', mfaPending: '' } })
-    emitAccountEvent(this.app, 'patched', patched)
+    await emitAccountEvent(this.app, 'patched', patched)
     return { action: 'disableMFA', account: safeAccount(patched) }
   }
 }
