@@ -1,16 +1,33 @@
 // The application admin from ADMIN_EMAIL/ADMIN_PASSWORD, created at startup if missing (a restart changes nothing).
+// The bootstrap never adopts an account it did not create: if the email belongs to an account that is not
+// admin (e.g. someone signed up with it first), startup stops — unless ADMIN_PROMOTE_EXISTING=true (config
+// `admin.promoteExisting`) says to promote that very account, which also ends all its sessions.
+import { GeneralError } from '@feathersjs/errors'
 import type { Application } from './declarations'
 import { normalizeEmail } from './services/accounts/accounts'
+import { emitAccountEvent } from './auth/accounts'
+import { endSessions } from './auth/sessions'
 import { logger } from './logger'
 
 export const ensureAdmin = async (app: Application) => {
-  const { email, password } = app.get('admin') ?? {}
+  const { email, password, promoteExisting } = app.get('admin') ?? {}
   if (!email || !password) return
   const accounts = app.service('accounts' as any) as any
   const normalized = normalizeEmail(email)
   const [existing] = await accounts._find({ query: { email: normalized, $limit: 1 }, paginate: false })
   if (existing) {
-    if (existing.admin !== true) await accounts._patch(existing.id, { admin: true })
+    if (existing.admin === true) return
+    if (String(promoteExisting) !== 'true') {
+      throw new GeneralError(
+        `ADMIN_EMAIL ${normalized} belongs to an existing account that is not an admin, and the admin bootstrap does not adopt accounts it did not create. ` +
+          'Set ADMIN_EMAIL to another email, or set ADMIN_PROMOTE_EXISTING=true to make that existing account (with its own password) the admin and end all its sessions.',
+        { reason: 'admin-email-taken' }
+      )
+    }
+    // Its tokens were issued to a non-admin: they all end, so only a fresh sign-in carries the admin rights.
+    const promoted = await endSessions(app, existing.id, { change: { admin: true, updatedAt: Date.now() } })
+    await emitAccountEvent(app, 'patched', promoted)
+    logger.info(`Promoted the existing account ${normalized} to application admin (ADMIN_PROMOTE_EXISTING)`)
     return
   }
   const created = await accounts.create({ email: normalized, password })

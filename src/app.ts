@@ -16,6 +16,7 @@ import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
 import { requireScalarId } from './hooks/require-scalar-id'
 import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
+import { trackSockets } from './auth/sessions'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 
@@ -37,7 +38,13 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   app.use(requireJson())
   app.use(bodyParser({ jsonLimit: app.get('bodyLimit'), formLimit: app.get('bodyLimit'), textLimit: app.get('bodyLimit'), jsonStrict: true, multipart: false, urlencoded: false, text: false }))
   app.configure(rest())
-  app.configure(socketio({ cors: { origin: true }, maxHttpBufferSize: 1e6 }, clientIpForSockets(app.proxy)))
+  const clientIp = clientIpForSockets(app.proxy)
+  app.configure(
+    socketio({ cors: { origin: true }, maxHttpBufferSize: 1e6 }, (io) => {
+      clientIp(io)
+      trackSockets(io)
+    })
+  )
 
   app.configure(store)
   app.configure(authentication)
@@ -51,7 +58,15 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
     setup: [
       async (_context: any, next: any) => {
         await storeReady(app)
-        await ensureAdmin(app)
+        try {
+          await ensureAdmin(app)
+        } catch (error) {
+          // The server does not start: nothing stays open behind the error (sockets, HTTP port, store).
+          app.io?.close()
+          app.server?.close()
+          await closeStore(app)
+          throw error
+        }
         await next()
         await startWebhookWorker(app)
       }

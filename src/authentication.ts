@@ -2,9 +2,10 @@
 // - logins: `{ email, password [, mfaCode] }` (local), `{ strategy: "google" | "facebook", redirectURI, code }`
 //   (OAuth, registering on first login), and `{ strategy: "jwt", accessToken }`;
 // - actions: `{ action: connectOAuthAccount | applyActionCode | changeIdentity | changePassword | setupMFA |
-//   disableMFA, ... }` (src/auth/flows.ts), answered by the same service without issuing a token.
+//   disableMFA | logout-everywhere, ... }` (src/auth/flows.ts), answered by the same service without issuing a token.
+// Every token carries the account's session version and is refused once it is bumped (src/auth/sessions.ts).
 // README.md "Authentication" documents every flow, its errors and its config.
-import { AuthenticationService, JWTStrategy } from '@feathersjs/authentication'
+import type { AuthenticationService } from '@feathersjs/authentication'
 import { LocalStrategy } from '@feathersjs/authentication-local'
 import { BadRequest } from '@feathersjs/errors'
 import type { Params } from '@feathersjs/feathers'
@@ -14,6 +15,7 @@ import { AuthFlows } from './auth/flows'
 import { createAuthMessenger } from './auth/messages'
 import { ProviderStrategy } from './auth/oauth'
 import { createAuthLimits } from './auth/rate-limit'
+import { SessionAuthenticationService, SessionJWTStrategy, trackConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
 
 declare module './declarations' {
@@ -78,10 +80,11 @@ export const authentication = (app: Application) => {
   const settings = authSettings(app)
   app.set('authFlows' as any, new AuthFlows(app, settings, createAuthLimits(settings.rateLimits), createAuthMessenger(settings.messaging), secret))
 
-  const service = new AuthenticationService(app)
-  service.register('jwt', new JWTStrategy())
+  const service = new SessionAuthenticationService(app)
+  service.register('jwt', new SessionJWTStrategy())
   service.register('local', new EmailPasswordStrategy())
   for (const provider of oauthProviders) service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider]))
   app.use('authentication', service)
   app.service('authentication').hooks({ around: { create: [defaultToPasswordLogin, runActions] } })
+  trackConnections(app)
 }

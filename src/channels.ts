@@ -12,6 +12,8 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
   const account = connection.account
   if (!account) return
   const access = await loadAccessContext(app, account)
+  // The session may have ended (src/auth/sessions.ts) or changed while the access context was loading.
+  if (connection.account !== account) return
   connection.access = access
   for (const channel of app.channels) app.channel(channel).leave(connection)
   app.channel('authenticated').join(connection)

@@ -14,7 +14,7 @@ export interface Configuration {
   bodyLimit: string
   paginate: { default: number; max: number }
   populate: { maxDepth: number; maxFanOut: number }
-  admin: { email: string; password: string }
+  admin: { email: string; password: string; promoteExisting?: boolean }
   authentication: any
   logLevel: string
   [key: string]: any

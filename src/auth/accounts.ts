@@ -2,6 +2,7 @@
 // hidden fields are there to check), and with every outgoing copy stripped of the hidden fields.
 import type { Application } from '../declarations'
 import type { StoreService } from '../store'
+import { emitChange } from '../billing/present'
 import { accountSecrets } from '../services/accounts/accounts.schema'
 
 export const accountsStore = (app: Application) => app.service('accounts' as any) as unknown as StoreService
@@ -14,7 +15,8 @@ export const safeAccount = (account: any) => {
   return copy
 }
 
-/** Tells realtime clients (the account's own channel, admins) about a change made by an action. */
-export const emitAccountEvent = (app: Application, event: 'created' | 'patched', account: any) => {
-  ;(accountsStore(app) as any).emit(event, safeAccount(account))
-}
+/**
+ * Announces a change made by an authentication action like any other internal change (emitChange): the realtime
+ * event (the account's own channel, admins) and the `accounts.*` webhook deliveries, without the hidden fields.
+ */
+export const emitAccountEvent = (app: Application, event: 'created' | 'patched', account: any) => emitChange(app, 'accounts', event, safeAccount(account))

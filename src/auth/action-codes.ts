@@ -127,8 +127,10 @@ export class ActionCodes {
     return match ? { selector: match[1], secret: match[2] } : null
   }
 
-  private async wrongTry<T>(record: ActionCodeRecord, request: RedeemRequest<T>, error: Error): Promise<never> {
-    const updated = await this.store._patch(record.id, { $inc: { attempts: 1 } }).catch(() => record)
+  // A wrong try: counted against the code (unless its attempt was already claimed) and the account; the try that
+  // uses up the last attempt says the code is now locked.
+  private async wrongTry<T>(record: ActionCodeRecord, request: RedeemRequest<T>, error: Error, alreadyCounted = false): Promise<never> {
+    const updated = alreadyCounted ? record : await this.store._patch(record.id, { $inc: { attempts: 1 } }).catch(() => record)
     await request.onWrongTry?.(record.account)
     if (updated.attempts >= this.settings.maxAttempts) {
       throw new BadRequest(`${error.message}; the action code is now locked after ${this.settings.maxAttempts} wrong tries, request a new one`, {
@@ -153,12 +155,22 @@ export class ActionCodes {
     }
     await request.checkAccount?.(record.account)
 
-    if (record.attempts >= this.settings.maxAttempts) {
-      throw new BadRequest(`The action code is locked after ${this.settings.maxAttempts} wrong tries; request a new one`, { reason: 'code-locked' })
+    const locked = () => new BadRequest(`The action code is locked after ${this.settings.maxAttempts} wrong tries; request a new one`, { reason: 'code-locked' })
+    if (record.attempts >= this.settings.maxAttempts) throw locked()
+    // Every try first claims one of the code's attempts with a conditional update, and only a try that got one
+    // compares the secret: however many tries run at once, the secret is compared at most maxAttempts times
+    // while the code is locked. The right secret gives its attempt back.
+    let claimed: ActionCodeRecord
+    try {
+      claimed = await this.store._patch(record.id, { $inc: { attempts: 1 } }, { query: { attempts: { $lt: this.settings.maxAttempts } } })
+    } catch (error) {
+      if (error instanceof NotFound) throw locked()
+      throw error
     }
     const expected = Buffer.from(record.secretHash, 'hex')
     const given = Buffer.from(this.hash(parsed.selector, parsed.secret), 'hex')
-    if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return this.wrongTry(record, request, invalidCode())
+    if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return this.wrongTry(claimed, request, invalidCode(), true)
+    await this.store._patch(record.id, { $inc: { attempts: -1 } })
 
     if (record.status === 'used' || record.status === 'claimed') throw new BadRequest('The action code has already been used', { reason: 'code-used' })
     if (record.status === 'superseded') throw new BadRequest('The action code was replaced by a newer one or withdrawn; use the latest code', { reason: 'code-superseded' })

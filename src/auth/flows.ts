@@ -1,8 +1,8 @@
 // The authentication actions posted to `POST /authentication { action, ... }`: connectOAuthAccount,
-// applyActionCode, changeIdentity, changePassword, setupMFA and disableMFA. Each is a small function over the
+// applyActionCode, changeIdentity, changePassword, setupMFA, disableMFA and logout-everywhere. Each is a small function over the
 // shared parts (action codes, rate limits, messenger, TOTP, OAuth strategies) held by AuthFlows.
 import { randomBytes } from 'node:crypto'
-import { BadRequest, Conflict, NotAuthenticated } from '@feathersjs/errors'
+import { BadRequest, Conflict, NotAuthenticated, NotFound } from '@feathersjs/errors'
 import { Type, type TSchema } from '@feathersjs/typebox'
 import type { AuthenticationService } from '@feathersjs/authentication'
 import type { LocalStrategy } from '@feathersjs/authentication-local'
@@ -14,6 +14,7 @@ import { normalizeEmail } from '../services/accounts/accounts'
 import { ActionCodes, type ActionCodeRecord, type ActionName } from './action-codes'
 import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
 import { sendConfirmation } from './messages'
+import { endSessions, SESSION_VERSION } from './sessions'
 import { createTotp, type Totp } from './mfa'
 import { checkCodeRequest, exchangeCode, identityField } from './oauth'
 import { checkPasswordStrength } from './password'
@@ -45,7 +46,8 @@ const schemas: Record<string, TSchema> = {
   ),
   changePassword: Type.Object({ action: actionField('changePassword'), password: Type.Optional(passwordField()), newPassword: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
   setupMFA: Type.Object({ action: actionField('setupMFA'), password: passwordField() }, { additionalProperties: false }),
-  disableMFA: Type.Object({ action: actionField('disableMFA'), password: passwordField(), mfaCode: otpField() }, { additionalProperties: false })
+  disableMFA: Type.Object({ action: actionField('disableMFA'), password: passwordField(), mfaCode: otpField() }, { additionalProperties: false }),
+  'logout-everywhere': Type.Object({ action: actionField('logout-everywhere') }, { additionalProperties: false })
 }
 
 export const actionNames = Object.keys(schemas)
@@ -103,6 +105,8 @@ export class AuthFlows {
         return this.changePassword(body, params)
       case 'setupMFA':
         return this.setupMFA(body, params)
+      case 'logout-everywhere':
+        return this.logoutEverywhere(params)
       default:
         return this.disableMFA(body, params)
     }
@@ -142,6 +146,31 @@ export class AuthFlows {
     }
   }
 
+  /**
+   * Checks a TOTP of an account with MFA on and claims its time step: a code signs in (or turns MFA off) once,
+   * a replay within its 30 s step is refused like a wrong code. The claim is one conditional store update, so
+   * of two concurrent uses of one code only one succeeds.
+   */
+  private async useTotp(account: any, token: unknown) {
+    const step = this.totp.step(token, account.mfaSecret)
+    const claimed =
+      step !== null &&
+      (await accountsStore(this.app)
+        ._patch(account.id, { mfaLastStep: step }, { query: { $or: [{ mfaLastStep: { $exists: false } }, { mfaLastStep: { $lt: step } }] } })
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof NotFound) return false
+            throw error
+          }
+        ))
+    if (!claimed) {
+      const message =
+        step === null ? "Invalid 'mfaCode': it is not the current code of the authenticator app" : "Invalid 'mfaCode': this code was already used; wait for the next code of the authenticator app"
+      throw new NotAuthenticated(message, { reason: 'mfa-required', errors: [{ field: 'mfaCode', message: step === null ? 'is not a current code' : 'was already used' }] })
+    }
+  }
+
   /** Password login (the `local` strategy): rate limits, then password, then the second factor. */
   async passwordLogin(data: any, params: AppParams) {
     const email = normalizeEmail(data.email) as string
@@ -150,7 +179,8 @@ export class AuthFlows {
     let result: any
     try {
       const [account] = await accountsStore(this.app)._find({ query: { email, $limit: 1 }, paginate: false })
-      if (!account) {
+      // An unknown email and an account without a password (OAuth only) take as long as a wrong password.
+      if (!account || !account.password) {
         this.dummyHash ??= this.local.hashPassword(randomBytes(16).toString('hex'), {})
         await this.local.comparePassword({ password: await this.dummyHash }, data.password).catch(() => undefined)
         throw new NotAuthenticated('Invalid login')
@@ -160,11 +190,10 @@ export class AuthFlows {
         if (data.mfaCode === undefined) {
           throw new NotAuthenticated('This account uses two-factor authentication: send the current code of the authenticator app as mfaCode', { reason: 'mfa-required' })
         }
-        if (!this.totp.verify(data.mfaCode, account.mfaSecret)) {
-          throw new NotAuthenticated("Invalid 'mfaCode': it is not the current code of the authenticator app", { reason: 'mfa-required', errors: [{ field: 'mfaCode', message: 'is not a current code' }] })
-        }
+        await this.useTotp(account, data.mfaCode)
       }
-      result = { authentication: { strategy: 'local' }, account: await this.local.getEntity(account, params) }
+      // The token gets the session version read together with the password it was checked against.
+      result = { authentication: { strategy: 'local' }, account: await this.local.getEntity(account, params), [SESSION_VERSION]: account.sessionVersion ?? 0 }
     } catch (error: any) {
       if (error?.code === 401) await this.limits.failedLoginsPerEmail.record(email)
       throw error
@@ -200,13 +229,14 @@ export class AuthFlows {
       checkAccount: (accountId) => limits.failedActionCodesPerAccount.check(accountId),
       onWrongTry: (accountId) => limits.failedActionCodesPerAccount.record(accountId),
       isWrongTry: (error) => error instanceof WrongMfaCode,
-      apply: (code) => this.applyCode(code, payload)
+      apply: (code) => this.applyCode(code, payload, params)
     })
     return record
   }
 
-  // Carries out the action of a checked and claimed code.
-  private async applyCode(code: ActionCodeRecord, payload: any) {
+  // Carries out the action of a checked and claimed code. A new password, a new identity and turning MFA on end
+  // every session of the account (src/auth/sessions.ts); the caller's own socket stays connected, signed out.
+  private async applyCode(code: ActionCodeRecord, payload: any, params: AppParams) {
     const accounts = accountsStore(this.app)
     const account = await accounts._get(code.account)
     const now = Date.now()
@@ -226,14 +256,18 @@ export class AuthFlows {
           if (error?.code === 409) throw linkedElsewhere()
           throw error
         }
-        emitAccountEvent(this.app, 'patched', patched)
+        await emitAccountEvent(this.app, 'patched', patched)
         return { action: code.action, provider, account: safeAccount(patched) }
       }
       case 'setupMFA': {
         if (account.mfaEnabled) throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
         if (!account.mfaPending) throw new BadRequest('No MFA set-up is waiting for this code; call setupMFA again', { reason: 'mfa-not-pending' })
         if (!this.totp.verify(payload.mfaCode, account.mfaPending)) throw new WrongMfaCode()
-        patched = await accounts._patch(account.id, { mfaSecret: account.mfaPending, mfaEnabled: true, updatedAt: now, $unset: { mfaPending: '' } })
+        patched = await endSessions(this.app, account.id, {
+          change: { mfaSecret: account.mfaPending, mfaEnabled: true, updatedAt: now, $unset: { mfaPending: '', mfaLastStep: '' } },
+          announce: true,
+          keep: params.connection
+        })
         break
       }
       case 'changeIdentity': {
@@ -245,7 +279,7 @@ export class AuthFlows {
         }
         if (code.data.mobileNo) change.mobileNo = code.data.mobileNo
         try {
-          patched = await accounts._patch(account.id, { ...change, updatedAt: now })
+          patched = await endSessions(this.app, account.id, { change: { ...change, updatedAt: now }, announce: true, keep: params.connection })
         } catch (error: any) {
           if (error?.code === 409) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
           throw error
@@ -253,10 +287,9 @@ export class AuthFlows {
         break
       }
       case 'changePassword':
-        patched = await accounts._patch(account.id, { password: code.data.passwordHash, updatedAt: now })
+        patched = await endSessions(this.app, account.id, { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
         break
     }
-    emitAccountEvent(this.app, 'patched', patched)
     return { action: code.action, account: safeAccount(patched) }
   }
 
@@ -337,12 +370,27 @@ export class AuthFlows {
     const account = await this.requireCaller(params, 'disableMFA')
     await this.verifyPassword(account, body.password, params)
     if (!account.mfaEnabled) throw new BadRequest('MFA is not on for this account', { reason: 'mfa-not-enabled' })
-    if (!this.totp.verify(body.mfaCode, account.mfaSecret)) {
+    try {
+      await this.useTotp(account, body.mfaCode)
+    } catch (error) {
       await this.limits.failedLoginsPerEmail.record(account.email)
-      throw new NotAuthenticated("Invalid 'mfaCode': it is not the current code of the authenticator app", { reason: 'mfa-required', errors: [{ field: 'mfaCode', message: 'is not a current code' }] })
+      throw error
     }
-    const patched = await accountsStore(this.app)._patch(account.id, { mfaEnabled: false, updatedAt: Date.now(), $unset: { mfaSecret: '', mfaPending: '' } })
-    emitAccountEvent(this.app, 'patched', patched)
+    // Turning MFA off ends every session, like turning it on.
+    const patched = await endSessions(this.app, account.id, {
+      change: { mfaEnabled: false, updatedAt: Date.now(), $unset: { mfaSecret: '', mfaPending: '', mfaLastStep: '' } },
+      announce: true,
+      keep: params.connection
+    })
     return { action: 'disableMFA', account: safeAccount(patched) }
+  }
+
+  // Ends every session of the caller's account, this one included: every token issued so far is refused from
+  // now on (on every instance) and the account's open sockets are cut. Only a hidden field changes, so nothing
+  // is announced.
+  private async logoutEverywhere(params: AppParams) {
+    const account = await this.requireCaller(params, 'logout-everywhere')
+    await endSessions(this.app, account.id, { keep: params.connection })
+    return { action: 'logout-everywhere', account: account.id, endedAt: Date.now() }
   }
 }

@@ -230,7 +230,7 @@ export class ProviderStrategy extends OAuthStrategy {
         createdAt: Date.now(),
         createdBy: null
       })
-      emitAccountEvent(this.application, 'created', account)
+      await emitAccountEvent(this.application, 'created', account)
       return account
     } catch (error: any) {
       if (error?.code !== 409) throw error

@@ -19,14 +19,19 @@ describe('authentication: MFA', () => {
     await bed.close()
   })
 
-  /** A signed-up account with MFA turned on; returns its TOTP secret too. */
+  /**
+   * A signed-up account with MFA turned on; returns its TOTP secret too, and a fresh token (turning MFA on ended
+   * the old one) from a login with the previous step's code, so the current code is still unused.
+   */
   const withMfa = async () => {
     const user = await signUp(bed.url)
     const setup = await auth(bed.url, { action: 'setupMFA', password: user.password }, user.token)
     assert.equal(setup.status, 201, JSON.stringify(setup.body))
     const on = await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: totp(setup.body.secret) } }, user.token)
     assert.equal(on.status, 201, JSON.stringify(on.body))
-    return { ...user, secret: setup.body.secret as string }
+    const login = await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(setup.body.secret, -1) })
+    assert.equal(login.status, 201, JSON.stringify(login.body))
+    return { ...user, token: login.body.accessToken as string, secret: setup.body.secret as string }
   }
 
   it('sets up MFA: setupMFA returns a secret, its otpauth URI and a code; a current TOTP turns MFA on', async () => {
@@ -49,7 +54,11 @@ describe('authentication: MFA', () => {
     assert.equal(on.body.account.mfaEnabled, true)
     assertNoSecrets(on.body, [secret])
 
-    const me = await http(bed.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })
+    // Turning MFA on ended the session: the old token is refused, a login with password and code works.
+    assert.equal((await http(bed.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 401)
+    const login = await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(secret) })
+    assert.equal(login.status, 201)
+    const me = await http(bed.url, 'GET', `/accounts/${user.account.id}`, { token: login.body.accessToken })
     assert.equal(me.body.mfaEnabled, true)
     assertNoSecrets(me.body, [secret])
   })
@@ -115,8 +124,11 @@ describe('authentication: MFA', () => {
     const off = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }, user.token)
     assert.equal(off.status, 201)
     assert.equal(off.body.account.mfaEnabled, false)
-    assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201)
-    const again = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }, user.token)
+    // Turning MFA off ends every session too.
+    assert.equal((await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }, user.token)).status, 401)
+    const login = await auth(bed.url, { email: user.email, password: user.password })
+    assert.equal(login.status, 201)
+    const again = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }, login.body.accessToken)
     assert.equal(again.status, 400)
   })
 
@@ -133,9 +145,8 @@ describe('authentication: MFA', () => {
       assert.equal(events[0].event, 'patched')
       assert.equal(events[0].data.mfaEnabled, true)
       assertNoSecrets(events, [setup.secret])
-      // The connection is still authenticated after the actions.
-      const me: any = await client.service('accounts').get(user.account.id)
-      assert.equal(me.id, user.account.id)
+      // Turning MFA on ended the session: the connection stays open but is signed out.
+      await assert.rejects(client.service('accounts').get(user.account.id), { name: 'NotAuthenticated' })
     } finally {
       close()
     }

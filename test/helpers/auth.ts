@@ -63,10 +63,13 @@ export const mailedCode = async (smtp: TestSmtpServer, to: string, subject: stri
   return match[1]
 }
 
-/** A current TOTP for an authenticator secret. */
-export const totp = (secret: string) => authenticator.generate(secret)
+/**
+ * A TOTP for an authenticator secret: the current one, or with `stepOffset` the one of an adjacent 30 s step
+ * (the server accepts one step either side; each step signs in only once).
+ */
+export const totp = (secret: string, stepOffset = 0) => (stepOffset ? authenticator.clone({ epoch: Date.now() + stepOffset * 30000 }) : authenticator).generate(secret)
 
-const hidden = ['password', 'mfaSecret', 'mfaPending', 'googleId', 'facebookId', 'oauth', 'secretHash', 'passwordHash']
+const hidden = ['password', 'mfaSecret', 'mfaPending', 'googleId', 'facebookId', 'oauth', 'secretHash', 'passwordHash', 'sessionVersion', 'mfaLastStep']
 
 /** Fails when a value (response body or event) carries a hidden field or one of the given secret strings anywhere. */
 export const assertNoSecrets = (value: unknown, secrets: string[] = []) => {

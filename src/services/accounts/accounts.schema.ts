@@ -25,14 +25,18 @@ export const accountSchema = Type.Object(
     mfaPending: Type.Optional(Type.String()),
     googleId: Type.Optional(Type.String()),
     facebookId: Type.Optional(Type.String()),
+    // Hidden, server-owned: bumped to end every session of the account (src/auth/sessions.ts), and the last
+    // TOTP time step used to sign in (a code works once).
+    sessionVersion: Type.Optional(Type.Number()),
+    mfaLastStep: Type.Optional(Type.Number()),
     updatedAt: Type.Optional(Type.Number())
   },
   { additionalProperties: false }
 )
 export type Account = Static<typeof accountSchema>
 
-/** Fields that never leave the server (password hash, MFA secrets, linked OAuth identities). */
-export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId']
+/** Fields that never leave the server (password hash, MFA secrets, linked OAuth identities, session state). */
+export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId', 'sessionVersion', 'mfaLastStep']
 
 export const accountDataSchema = Type.Object(
   {

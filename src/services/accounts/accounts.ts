@@ -10,6 +10,7 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { checkPasswordStrength } from '../../auth/password'
 import { authSettings } from '../../auth/settings'
+import { cutConnections } from '../../auth/sessions'
 import { createAccountService } from './accounts.class'
 import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSecrets } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
@@ -57,10 +58,12 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
   }
 }
 
-// Removing an account removes its memberships and its own webhooks (records and billing documents stay).
+// Removing an account removes its memberships and its own webhooks (records and billing documents stay), and
+// ends its sessions: its tokens are refused (no account) and its open sockets are cut at once.
 const removeDependents = async (context: HookContext, next: NextFunction) => {
   await next()
   const account = context.result.id
+  cutConnections(context.app, account, context.params.connection)
   for (const [path, field] of [['organization-members', 'uid'], ['webhooks', 'account']]) {
     const service = context.app.service(path as any) as any
     const list = await service._find({ query: { [field]: account }, paginate: false })

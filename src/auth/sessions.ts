@@ -1,0 +1,122 @@
+// Sessions end for real. Every access token carries the account's `sessionVersion` at issue time (claim `sv`);
+// the jwt strategy, which every REST call and every Socket.IO call authenticates through, refuses a token whose
+// version is not the account's current one (a missing field counts as version 0, so tokens issued before this
+// existed stay valid until the first bump). Bumping the version in the store (atomically, `$inc`) thus ends
+// every token issued before, on every instance. Open Socket.IO connections of the account in this process are
+// also cut at once: they leave every channel, lose their authentication, and are disconnected (except the
+// connection that made the call, which stays connected but anonymous so it still gets its answer).
+// Several instances: the version check holds everywhere (it reads the store); socket cuts are per process, so
+// another instance's open socket stops at its next call (401) but may still receive events until it calls or
+// reconnects.
+import { AuthenticationService, JWTStrategy, type AuthenticationParams, type AuthenticationRequest, type AuthenticationResult } from '@feathersjs/authentication'
+import { NotAuthenticated, NotFound } from '@feathersjs/errors'
+import type { Params, RealTimeConnection } from '@feathersjs/feathers'
+import type { Server, Socket } from 'socket.io'
+import type { Application } from '../declarations'
+import { accountsStore, emitAccountEvent } from './accounts'
+
+/** The JWT claim holding the session version. */
+export const SESSION_CLAIM = 'sv'
+/** On an authentication result: the session version read together with the credentials that were checked. */
+export const SESSION_VERSION = Symbol('sessionVersion')
+
+const versionOf = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
+
+const sessionEnded = () => new NotAuthenticated('This session has ended; sign in again', { reason: 'session-ended' })
+
+/** The jwt strategy with the session version check; a deleted account's token is a 401 too (not a 404). */
+export class SessionJWTStrategy extends JWTStrategy {
+  async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams) {
+    let result: Awaited<ReturnType<JWTStrategy['authenticate']>>
+    try {
+      result = await super.authenticate(authentication, params)
+    } catch (error) {
+      if (error instanceof NotFound) throw sessionEnded()
+      throw error
+    }
+    const payload = result.authentication?.payload ?? {}
+    const account = await accountsStore(this.app as Application)
+      ._get(payload.sub)
+      .catch((error: unknown) => {
+        if (error instanceof NotFound) throw sessionEnded()
+        throw error
+      })
+    if (versionOf(payload[SESSION_CLAIM]) !== versionOf(account.sessionVersion)) throw sessionEnded()
+    return result
+  }
+}
+
+/** Puts the account's session version into every access token it issues. */
+export class SessionAuthenticationService extends AuthenticationService {
+  async getPayload(authResult: AuthenticationResult, params: Params) {
+    const payload = await super.getPayload(authResult, params)
+    const id = authResult.account?.id
+    if (!id) return payload
+    const version = SESSION_VERSION in authResult ? authResult[SESSION_VERSION as any] : (await accountsStore(this.app as Application)._get(id)).sessionVersion // symbol key: not in the result's type
+    return { ...payload, [SESSION_CLAIM]: versionOf(version) }
+  }
+}
+
+// Each Feathers connection object (`socket.feathers`) → its Socket.IO socket, to disconnect it.
+const socketsByConnection = new WeakMap<object, Socket>()
+// Authenticated connections per account, including ones still joining their channels.
+const connectionsByAccount = new Map<string, Set<RealTimeConnection>>()
+
+/** Socket.IO middleware remembering each connection's socket. */
+export const trackSockets = (io: Server) => {
+  io.use((socket: Socket, next) => {
+    const connection = (socket as any).feathers // set by @feathersjs/socketio's own middleware, untyped
+    if (connection) socketsByConnection.set(connection, socket)
+    next()
+  })
+}
+
+/** Keeps track of which connections are signed in as which account. */
+export const trackConnections = (app: Application) => {
+  app.on('login', (result: any, { connection }: any) => {
+    const id = result?.account?.id
+    if (!connection || !id) return
+    let set = connectionsByAccount.get(id)
+    if (!set) connectionsByAccount.set(id, (set = new Set()))
+    set.add(connection)
+  })
+  const forget = (connection: RealTimeConnection) => {
+    for (const [id, set] of connectionsByAccount) {
+      set.delete(connection)
+      if (set.size === 0) connectionsByAccount.delete(id)
+    }
+  }
+  app.on('logout', (_result: any, { connection }: any) => connection && forget(connection))
+  app.on('disconnect', forget)
+}
+
+/**
+ * Cuts the account's open connections in this process: no more events (every channel left), no more
+ * authenticated calls, and the socket disconnected — except `keep` (the caller's own connection), which stays
+ * connected but anonymous.
+ */
+export const cutConnections = (app: Application, accountId: string, keep?: unknown) => {
+  const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(connectionsByAccount.get(accountId) ?? [])])
+  connectionsByAccount.delete(accountId)
+  for (const connection of connections) {
+    for (const name of app.channels) app.channel(name).leave(connection)
+    delete connection.account
+    delete connection.access
+    delete connection.authentication
+    if (connection !== keep) socketsByConnection.get(connection)?.disconnect(true)
+  }
+}
+
+/**
+ * Ends every session of an account: bumps its session version (so every token issued before is refused from
+ * now on) and cuts its open connections. `change` is written in the same atomic update (e.g. a new password);
+ * with `announce` the updated account is announced (emitAccountEvent); returns it (hidden fields included).
+ */
+export const endSessions = async (app: Application, accountId: string, options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}) => {
+  const updated = await accountsStore(app)._patch(accountId, { ...(options.change ?? {}), $inc: { sessionVersion: 1 } })
+  // The change is announced first, so the account's own sockets still get its event before they are cut.
+  if (options.announce) await emitAccountEvent(app, 'patched', updated)
+  await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut
+  cutConnections(app, accountId, options.keep)
+  return updated
+}
