@@ -14,6 +14,7 @@ import { ensureAdmin } from './admin'
 import { logError } from './hooks/log-error'
 import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
 import { requireScalarId } from './hooks/require-scalar-id'
+import { answerUnknownMethods } from './socket-methods'
 import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { trackSockets } from './auth/sessions'
@@ -43,6 +44,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
     socketio({ cors: { origin: true }, maxHttpBufferSize: 1e6 }, (io) => {
       clientIp(io)
       trackSockets(io)
+      answerUnknownMethods(io)
     })
   )
 
