@@ -82,9 +82,8 @@ describe('malformed input', () => {
       const negative = await postRaw('/medical-records', ent)
       assert.equal(negative.status, 400)
       assert.equal(negative.body.errors[0].field, 'ahi')
-      const nested = JSON.stringify({ ...validRecords['dental-note'], facility: facility.id, status: { x: [1, 2e400] } })
-      assert.equal(nested.includes('null'), true) // JSON.stringify wrote null: put the literal back
-      const nestedRes = await postRaw('/medical-records', nested.replace('[1,null]', '[1,2e400]'))
+      const nested = JSON.stringify({ ...validRecords['dental-note'], facility: facility.id, status: { x: [1, 'HUGE'] } }).replace('"HUGE"', '2e400')
+      const nestedRes = await postRaw('/medical-records', nested)
       assert.equal(nestedRes.status, 400)
       assert.equal(nestedRes.body.errors[0].field, 'status.x.1')
       assert.equal(await countRecords(), before)
