@@ -103,4 +103,33 @@ describe('malformed input', () => {
       assert.equal(limit.status, 400)
     })
   })
+
+  describe('ids', () => {
+    it('refuses an id that is not a string or a number over Socket.IO (an operator object would match any record)', async () => {
+      const record = await api.post('/medical-records', { ...validRecords.allergy, facility: facility.id })
+      assert.equal(record.status, 200, JSON.stringify(record.body))
+      const socket = socketClient(server.url)
+      try {
+        await socket.client.authenticate({ strategy: 'local', email: facility.owner.email, password: facility.owner.password })
+        const badId = (call: Promise<unknown>) =>
+          assert.rejects(call, (error: any) => {
+            assert.equal(error.code, 400)
+            assert.deepEqual(error.errors, [{ field: 'id', message: 'must be a string or a number' }])
+            return true
+          })
+        const operator = { $ne: '' } as any // an object where the client API expects an id: exactly what is tested
+        await badId(socket.client.service('medical-records').get(operator))
+        await badId(socket.client.service('accounts').patch(operator, { firstName: 'Injected' }))
+        await badId(socket.client.service('organizations').remove(operator))
+        await badId(socket.client.service('organizations').get(null as any)) // null is only multi patch/remove
+        await badId(socket.client.service('organizations').get(['x'] as any))
+        const me = await api.get(`/accounts/${facility.owner.account.id}`)
+        assert.notEqual(me.body.firstName, 'Injected')
+        assert.equal((await api.get(`/organizations/${facility.id}`)).status, 200)
+        assert.equal((await socket.client.service('medical-records').get(record.body.id)).id, record.body.id)
+      } finally {
+        socket.close()
+      }
+    })
+  })
 })
