@@ -1,11 +1,11 @@
 // The application: Koa REST and Socket.IO on one port, the store, authentication, services and channels.
 import { feathers } from '@feathersjs/feathers'
 import configuration from '@feathersjs/configuration'
-import { koa, rest, bodyParser, cors, serveStatic, parseAuthentication } from '@feathersjs/koa'
+import { koa, rest, bodyParser, cors, parseAuthentication } from '@feathersjs/koa'
 import socketio from '@feathersjs/socketio'
 import type { Application, Configuration } from './declarations'
 import { logger } from './logger'
-import { errorHandler, requireJson } from './http'
+import { errorHandler, requireJson, staticFiles } from './http'
 import { store, storeReady, closeStore } from './store'
 import { authentication } from './authentication'
 import { services } from './services'
@@ -33,7 +33,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
 
   app.use(cors())
   app.use(errorHandler())
-  app.use(serveStatic(app.get('public')))
+  app.use(staticFiles(app.get('public')))
   app.use(parseAuthentication())
   app.use(clientIpForRest())
   app.use(requireJson())

@@ -26,6 +26,11 @@ export interface ServiceTypes {}
 
 export type Application = FeathersApplication<ServiceTypes, Configuration>
 
+/** The `$populate` lookups one external request has made so far, across every nesting level. */
+export interface PopulateBudget {
+  used: number
+}
+
 // Params as seen by this app's hooks: the authenticated account and its resolved access context.
 export interface AppParams extends FeathersParams {
   account?: any
@@ -33,6 +38,7 @@ export interface AppParams extends FeathersParams {
   authentication?: any
   access?: AccessContext
   populateDepth?: number
+  populateBudget?: PopulateBudget
   operators?: Record<string, unknown>
   existing?: any
   [key: string]: any
@@ -45,6 +51,7 @@ declare module '@feathersjs/feathers' {
     account?: any
     access?: AccessContext
     populateDepth?: number
+    populateBudget?: PopulateBudget
     operators?: Record<string, unknown>
     existing?: any
     /** The caller's write scope (read ∧ write rule) of an external patch/update/remove: every store write of

@@ -1,7 +1,7 @@
 // Transport-level Koa middleware: Feathers-shaped JSON errors for everything (bad JSON, oversized bodies,
 // wrong Content-Type, unknown paths), never a stack trace or an HTML page.
-import { FeathersError, GeneralError, NotFound, BadRequest } from '@feathersjs/errors'
-import type { FeathersKoaContext } from '@feathersjs/koa'
+import { FeathersError, GeneralError, NotFound, BadRequest, errors } from '@feathersjs/errors'
+import { serveStatic, type FeathersKoaContext } from '@feathersjs/koa'
 import { logger } from './logger'
 
 export class UnsupportedMediaType extends FeathersError {
@@ -15,13 +15,29 @@ export class PayloadTooLarge extends FeathersError {
   }
 }
 
-const toFeathersError = (error: any): FeathersError => {
+/** A client error (4xx) without a Feathers class of its own, e.g. 416. */
+class ClientError extends FeathersError {
+  constructor(message: string, code: number) {
+    super(message, 'ClientError', code, 'client-error', undefined)
+  }
+}
+
+// `errors` also maps each status code to its class (400 → BadRequest, ...).
+const errorClassByCode = errors as unknown as Record<number, (new (message: string) => FeathersError) | undefined>
+
+export const toFeathersError = (error: any): FeathersError => {
   if (error instanceof FeathersError) return error
   const status = error?.status ?? error?.statusCode
   if (status === 413 || error?.type === 'entity.too.large') return new PayloadTooLarge('The request body is larger than the limit')
   if (status === 415) return new UnsupportedMediaType('Send the body as application/json')
   if (/prototype/i.test(error?.message ?? '')) return new BadRequest('The request body contains a forbidden key (__proto__ or constructor.prototype)')
-  if (status === 400 || error instanceof SyntaxError) return new BadRequest('The request body is not valid JSON')
+  if (error instanceof SyntaxError || error?.type === 'entity.parse.failed') return new BadRequest('The request body is not valid JSON')
+  // Other http-errors client errors (Koa's ctx.throw, body parsing) keep their 4xx; only exposed messages are shown.
+  if (Number.isInteger(status) && status >= 400 && status < 500) {
+    const message = error?.expose === true && typeof error?.message === 'string' ? error.message : 'Bad request'
+    const Known = errorClassByCode[status]
+    return Known ? new Known(message) : new ClientError(message, status)
+  }
   logger.error('Unhandled request error:', error)
   return new GeneralError(process.env.NODE_ENV === 'production' ? 'Internal error' : (error?.message ?? 'Internal error'))
 }
@@ -46,4 +62,27 @@ export const requireJson = () => async (ctx: FeathersKoaContext, next: () => Pro
     throw new UnsupportedMediaType('Send the body as application/json')
   }
   await next()
+}
+
+/**
+ * Static files from `root`. What koa-send refuses (`..` or `\\` traversal → 403, NUL bytes or undecodable
+ * paths → 400) is a plain 404, as for any other unknown path: no error of the middleware after it is touched.
+ */
+export const staticFiles = (root: string) => {
+  const serve = serveStatic(root)
+  return async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    let downstream = false
+    try {
+      await serve(ctx, () => {
+        downstream = true
+        return next()
+      })
+    } catch (error: any) {
+      const status = error?.status ?? error?.statusCode
+      if (!downstream && !(error instanceof FeathersError) && Number.isInteger(status) && status >= 400 && status < 500) {
+        throw new NotFound('Not found')
+      }
+      throw error
+    }
+  }
 }

@@ -1,8 +1,9 @@
 // `$populate` resolves references on find/get. Every populated call runs as the caller through the target
 // service's own hooks (so it never shows what a direct call would not); targets must opt in
-// (`populatable` on the service); depth and fan-out are bounded by config (`populate`).
+// (`populatable` on the service); depth and fan-out are bounded by config (`populate`): `maxFanOut` bounds the
+// lookups of the whole request, at every depth (one budget, created by the outermost call and handed down).
 import { BadRequest } from '@feathersjs/errors'
-import type { HookContext, NextFunction } from '../declarations'
+import type { HookContext, NextFunction, PopulateBudget } from '../declarations'
 
 interface PopulateSpec {
   service: string
@@ -61,6 +62,8 @@ export const populate = async (context: HookContext, next: NextFunction) => {
   const depth = context.params.populateDepth ?? 0
   const { maxDepth, maxFanOut } = context.app.get('populate')
   if (depth >= maxDepth) throw new BadRequest(`$populate may be nested at most ${maxDepth} levels deep`)
+  // Only nested populate calls (made below, never by a transport) carry a budget in; the outermost starts one.
+  const budget: PopulateBudget = depth > 0 && context.params.populateBudget ? context.params.populateBudget : { used: 0 }
 
   await next()
 
@@ -73,6 +76,7 @@ export const populate = async (context: HookContext, next: NextFunction) => {
     authenticated: context.params.authenticated,
     access: context.params.access,
     populateDepth: depth + 1,
+    populateBudget: budget,
     headers: context.params.headers,
     connection: context.params.connection
   }
@@ -80,7 +84,8 @@ export const populate = async (context: HookContext, next: NextFunction) => {
   const resolveOne = (spec: PopulateSpec, value: unknown) => {
     const key = JSON.stringify([spec, value])
     if (!calls.has(key)) {
-      if (calls.size >= maxFanOut) throw new BadRequest(`$populate would make more than ${maxFanOut} lookups; lower $limit`)
+      if (budget.used >= maxFanOut) throw new BadRequest(`$populate would make more than ${maxFanOut} lookups in this request; lower $limit or nest less`)
+      budget.used++
       const target = context.app.service(spec.service as any) as any
       const extra = { ...(spec.$select ? { $select: spec.$select } : {}), ...(spec.$populate ? { $populate: spec.$populate } : {}) }
       let call: Promise<unknown>

@@ -1,65 +1,97 @@
 // Bodies may carry `$` keys only where a service declares them (body operators); anything else — unknown
-// `$` keys at any depth, `__proto__`/`constructor`/`prototype` keys — is a 400, never passed to the datastore.
+// `$` keys at any depth, `__proto__`/`constructor`/`prototype` keys, keys containing a `.` (NeDB refuses them
+// and MongoDB reads them as paths) — is a 400, never passed to the datastore. Non-finite numbers (JSON `1e309`
+// parses to Infinity) are a 400 in bodies and queries: the store would keep them as null.
 import { BadRequest } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../declarations'
+import type { FieldError } from '../schema/validators'
 
 const forbidden = new Set(['__proto__', 'constructor', 'prototype'])
+const MAX_DEPTH = 32
 
-const findUnsafeKey = (value: unknown, path: string, depth: number): string | null => {
-  if (depth > 32) return path || '(body)'
+export interface Finding extends FieldError {
+  kind: 'key' | 'number'
+}
+
+const nonFinite = (value: unknown) => typeof value === 'number' && !Number.isFinite(value)
+const notFinite = (field: string): Finding => ({ kind: 'number', field, message: 'must be a finite number' })
+
+/** Why a body key is refused, or null when it is fine. */
+const bodyKeyProblem = (key: string): string | null => {
+  if (forbidden.has(key) || key.startsWith('$') || key.includes('\0')) return 'is not allowed'
+  if (key.includes('.')) return 'must not contain a "."'
+  return null
+}
+/** Query keys: only prototype-polluting names (operators and dotted paths are checked by the schemas). */
+const queryKeyProblem = (key: string): string | null => (forbidden.has(key) ? 'is not allowed' : null)
+
+/** One walk over a body or query: the first unsafe key or non-finite number, with its field path. */
+export const findUnsafe = (value: unknown, keyProblem: (key: string) => string | null, path = '', depth = 0): Finding | null => {
+  if (nonFinite(value)) return notFinite(path || '(body)')
+  if (!value || typeof value !== 'object') return null
+  if (depth > MAX_DEPTH) return { kind: 'key', field: path || '(body)', message: 'is nested too deeply' }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findUnsafeKey(value[i], `${path}.${i}`, depth + 1)
+      const found = findUnsafe(value[i], keyProblem, path ? `${path}.${i}` : String(i), depth + 1)
       if (found) return found
     }
     return null
   }
-  if (value && typeof value === 'object') {
-    for (const key of Object.keys(value)) {
-      const here = path ? `${path}.${key}` : key
-      if (forbidden.has(key) || key.startsWith('$') || key.includes('\0')) return here
-      const found = findUnsafeKey((value as any)[key], here, depth + 1)
-      if (found) return found
-    }
-  }
-  return null
-}
-
-/** Checks query keys for prototype-polluting names (operators themselves are checked by the schemas). */
-const findPollutingKey = (value: unknown, path: string, depth: number): string | null => {
-  if (depth > 32 || !value || typeof value !== 'object') return null
   for (const key of Object.keys(value)) {
     const here = path ? `${path}.${key}` : key
-    if (forbidden.has(key)) return here
-    const found = findPollutingKey((value as any)[key], here, depth + 1)
+    const problem = keyProblem(key)
+    if (problem) return { kind: 'key', field: here, message: problem }
+    const found = findUnsafe((value as Record<string, unknown>)[key], keyProblem, here, depth + 1)
     if (found) return found
   }
   return null
 }
 
+/** The first non-finite number in a (coerced) query, or null. */
+export const findNonFinite = (value: unknown): Finding | null => findUnsafe(value, () => null)
+
+const refuse = (where: 'Body' | 'Query', found: Finding) => {
+  const message = found.kind === 'number' ? `Invalid ${where === 'Body' ? 'data' : 'query'}: '${found.field}' ${found.message}` : `${where} key '${found.field}' ${found.message}`
+  return new BadRequest(message, { errors: [{ field: found.field, message: found.message }] })
+}
+
 /**
  * Moves the body operators a service declares (`bodyOperators` on its options) from `context.data`
- * into `params.operators`, and refuses any other `$`-prefixed or prototype key in the body or query.
+ * into `params.operators`, and refuses any other `$`-prefixed, dotted or prototype key in the body, prototype
+ * keys in the query, non-finite numbers in either, and ids that are not a string or a number.
  */
 export const rejectUnsafeKeys = async (context: HookContext, next: NextFunction) => {
-  const pollutedQuery = context.params.provider ? findPollutingKey(context.params.query, '', 0) : null
-  if (pollutedQuery) throw new BadRequest(`Query key '${pollutedQuery}' is not allowed`, { errors: [{ field: pollutedQuery, message: 'is not allowed' }] })
+  const external = Boolean(context.params.provider)
+  // Socket.IO passes ids as the client sent them: an object such as `{ "$ne": 0 }` would reach the store as a query.
+  if (external && ['get', 'update', 'patch', 'remove'].includes(context.method)) {
+    const id: unknown = context.id
+    const multi = id === null && (context.method === 'patch' || context.method === 'remove')
+    if (!multi && !((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)))) {
+      throw new BadRequest('The id must be a string or a number', { errors: [{ field: 'id', message: 'must be a string or a number' }] })
+    }
+  }
+  const unsafeQuery = external ? findUnsafe(context.params.query, queryKeyProblem) : null
+  if (unsafeQuery) throw refuse('Query', unsafeQuery)
 
   if (['create', 'update', 'patch'].includes(context.method) && context.data !== undefined) {
-    const declared: string[] = (context.service as any)?.bodyOperators ?? []
+    const declared: string[] = (context.service as { bodyOperators?: string[] } | undefined)?.bodyOperators ?? []
     const data = context.data
     if (data && typeof data === 'object' && !Array.isArray(data)) {
       const operators: Record<string, unknown> = {}
       const rest: Record<string, unknown> = {}
       for (const key of Object.keys(data)) {
-        if (declared.includes(key)) operators[key] = (data as any)[key]
-        else rest[key] = (data as any)[key]
+        if (declared.includes(key)) operators[key] = (data as Record<string, unknown>)[key]
+        else rest[key] = (data as Record<string, unknown>)[key]
       }
-      // Server code calling services internally may pass update operators; clients may not.
-      const unsafe = context.params.provider ? findUnsafeKey(rest, '', 0) : null
-      if (unsafe) throw new BadRequest(`Body key '${unsafe}' is not allowed`, { errors: [{ field: unsafe, message: 'is not allowed' }] })
+      // Server code calling services internally may pass update operators and dotted paths; clients may not.
+      const unsafe = external ? findUnsafe(rest, bodyKeyProblem) : null
+      if (unsafe) throw refuse('Body', unsafe)
       context.data = rest
       context.params = { ...context.params, operators }
+    } else if (external) {
+      // Arrays (multi create) and scalars: the services refuse what they do not support; check what is inside.
+      const unsafe = findUnsafe(data, bodyKeyProblem)
+      if (unsafe) throw refuse('Body', unsafe)
     }
   }
   await next()

@@ -3,6 +3,7 @@ import { Ajv, addFormats, type FormatsPluginOptions } from '@feathersjs/schema'
 import { BadRequest } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
 import type { HookContext, NextFunction } from '../declarations'
+import { findNonFinite } from '../hooks/reject-unsafe-keys'
 
 const formats: FormatsPluginOptions = ['date-time', 'time', 'date', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex']
 
@@ -73,7 +74,10 @@ export const validateBody =
 
 /** Validates `params.query` (coercing REST strings into numbers and booleans). */
 export const validateQueryWith = (schema: TSchema) => async (context: HookContext, next: NextFunction) => {
-  const query = { ...(context.params.query ?? {}) }
-  context.params = { ...context.params, query: check(queryValidator, schema, query, 'query') }
+  const query = check(queryValidator, schema, { ...(context.params.query ?? {}) }, 'query')
+  // Coercion turns a REST string such as `1e309` into Infinity, which no store compares meaningfully.
+  const nonFinite = context.params.provider ? findNonFinite(query) : null
+  if (nonFinite) throw invalid('query', [{ field: nonFinite.field, message: nonFinite.message }])
+  context.params = { ...context.params, query }
   await next()
 }

@@ -85,4 +85,62 @@ describe('$populate', () => {
     const res = await api.get(`/organizations?$populate[x][service]=organizations`)
     assert.equal(res.status, 401)
   })
+
+  describe('maxFanOut bounds the lookups of the whole request, at every depth', () => {
+    // 5 memberships; each resolves itself (5 lookups), and each of those resolves itself again (5 more, one per
+    // nested call): 10 lookups in all, while no single level needs more than 5.
+    const twoLevels = { self: { service: 'organization-members', localKey: 'id', $populate: { again: { service: 'organization-members', localKey: 'id' } } } }
+    const twoLevelsRest =
+      '$populate[self][service]=organization-members&$populate[self][localKey]=id' +
+      '&$populate[self][$populate][again][service]=organization-members&$populate[self][$populate][again][localKey]=id'
+
+    const startWith = async (maxFanOut: number) => {
+      const started = await startServer({ populate: { maxDepth: 2, maxFanOut } })
+      const head = await signUp(started.url, { organization: { name: 'Fan-out Clinic', type: 'facility' } })
+      for (let i = 0; i < 4; i++) {
+        const member = await signUp(started.url)
+        const added = await restClient(started.url, head.token).post('/organization-members', { organization: head.organization.id, uid: member.account.id, roles: ['nurse'] })
+        assert.equal(added.status, 201, JSON.stringify(added.body))
+      }
+      return { started, head }
+    }
+
+    it('refuses with 400 when the levels together need more than maxFanOut (6), over REST and Socket.IO', async () => {
+      const { started, head } = await startWith(6)
+      try {
+        const plain = await restClient(started.url, head.token).get(`/organization-members?organization=${head.organization.id}`)
+        assert.equal(plain.body.total, 5)
+        const oneLevel = await restClient(started.url, head.token).get(`/organization-members?organization=${head.organization.id}&$populate[self][service]=organization-members&$populate[self][localKey]=id`)
+        assert.equal(oneLevel.status, 200, 'one level alone stays within the budget')
+        const res = await restClient(started.url, head.token).get(`/organization-members?organization=${head.organization.id}&${twoLevelsRest}`)
+        assert.equal(res.status, 400, JSON.stringify(res.body))
+        assert.equal(res.body.name, 'BadRequest')
+        assert.match(res.body.message, /more than 6 lookups/)
+        const socket = socketClient(started.url)
+        try {
+          await socket.client.authenticate({ strategy: 'local', email: head.email, password: head.password })
+          await assert.rejects(socket.client.service('organization-members').find({ query: { organization: head.organization.id, $populate: twoLevels } }), { name: 'BadRequest', code: 400 })
+        } finally {
+          socket.close()
+        }
+      } finally {
+        await started.close()
+      }
+    })
+
+    it('answers 200 with both levels resolved when maxFanOut (10) covers them', async () => {
+      const { started, head } = await startWith(10)
+      try {
+        const res = await restClient(started.url, head.token).get(`/organization-members?organization=${head.organization.id}&${twoLevelsRest}`)
+        assert.equal(res.status, 200, JSON.stringify(res.body))
+        assert.equal(res.body.data.length, 5)
+        for (const membership of res.body.data) {
+          assert.equal(membership.$populated.self.id, membership.id)
+          assert.equal(membership.$populated.self.$populated.again.id, membership.id)
+        }
+      } finally {
+        await started.close()
+      }
+    })
+  })
 })

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { startServer, http, type TestServer } from '../helpers/app'
+import { toFeathersError } from '../../src/http'
 
 describe('HTTP transport', () => {
   let server: TestServer
@@ -48,5 +49,48 @@ describe('HTTP transport', () => {
   it('refuses methods a service does not offer with 405', async () => {
     const res = await http(server.url, 'PUT', '/accounts/abc', { body: { email: 'a@b.test' } })
     assert.equal(res.status, 405)
+  })
+
+  /** Runs `fn` and returns what the app wrote to stderr meanwhile (the logger writes errors there). */
+  const stderrDuring = async (fn: () => Promise<void>) => {
+    const written: string[] = []
+    const original = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: any[]) => {
+      written.push(String(chunk))
+      return original(chunk, ...rest)
+    }) as typeof process.stderr.write
+    try {
+      await fn()
+    } finally {
+      process.stderr.write = original
+    }
+    return written.join('')
+  }
+
+  it('answers traversal, backslash and NUL paths with a JSON 404, logging no error', async () => {
+    const paths = ['/..%2F..%2Fetc%2Fpasswd', '/%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/..%5c..%5cetc%5cpasswd', '/index.html%00', '/%00', '/a%00b.txt', '/%E0%A4%A']
+    const logged = await stderrDuring(async () => {
+      for (const path of paths) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await http(server.url, method, path)
+          assert.equal(res.status, 404, `${method} ${path}`)
+          if (method === 'GET') {
+            assert.equal(res.body.name, 'NotFound', path)
+            assert.equal(res.body.stack, undefined)
+            assert.doesNotMatch(JSON.stringify(res.body), /root:|passwd/)
+          }
+        }
+      }
+    })
+    assert.doesNotMatch(logged, /Unhandled request error|Forbidden/)
+  })
+
+  it('keeps the client status of http-errors it does not know (never a 500)', async () => {
+    const forbidden = Object.assign(new Error('Forbidden'), { status: 403, expose: true })
+    assert.deepEqual([toFeathersError(forbidden).code, toFeathersError(forbidden).name], [403, 'Forbidden'])
+    const rangeError = Object.assign(new Error('Range Not Satisfiable'), { statusCode: 416, expose: true })
+    assert.equal(toFeathersError(rangeError).code, 416)
+    const hidden = Object.assign(new Error('secret detail'), { status: 409, expose: false })
+    assert.deepEqual([toFeathersError(hidden).code, toFeathersError(hidden).message], [409, 'Bad request'])
   })
 })
