@@ -58,18 +58,10 @@ const refuse = (where: 'Body' | 'Query', found: Finding) => {
 /**
  * Moves the body operators a service declares (`bodyOperators` on its options) from `context.data`
  * into `params.operators`, and refuses any other `$`-prefixed, dotted or prototype key in the body, prototype
- * keys in the query, non-finite numbers in either, and ids that are not a string or a number.
+ * keys in the query, and non-finite numbers in either (ids are checked by require-scalar-id.ts).
  */
 export const rejectUnsafeKeys = async (context: HookContext, next: NextFunction) => {
   const external = Boolean(context.params.provider)
-  // Socket.IO passes ids as the client sent them: an object such as `{ "$ne": 0 }` would reach the store as a query.
-  if (external && ['get', 'update', 'patch', 'remove'].includes(context.method)) {
-    const id: unknown = context.id
-    const multi = id === null && (context.method === 'patch' || context.method === 'remove')
-    if (!multi && !((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)))) {
-      throw new BadRequest('The id must be a string or a number', { errors: [{ field: 'id', message: 'must be a string or a number' }] })
-    }
-  }
   const unsafeQuery = external ? findUnsafe(context.params.query, queryKeyProblem) : null
   if (unsafeQuery) throw refuse('Query', unsafeQuery)
 
