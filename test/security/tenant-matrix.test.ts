@@ -317,10 +317,6 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
       // Ids that are not strings: operator objects and other JSON values, over the raw socket (REST ids are
       // always strings, so there they are percent-encoded JSON text and must simply match nothing).
       describe('ids that are not plain strings', () => {
-        let before: Record<ServicePath, unknown>[]
-        it('(snapshot of A and B before the odd ids)', async () => {
-          before = [await snapshotDocs(server, A), await snapshotDocs(server, B)]
-        })
         const oddIds = (path: ServicePath): [string, unknown][] => [
           ['$in of A and B', { $in: [A[path], B[path]] }],
           ['$in of B and A', { $in: [B[path], A[path]] }],
@@ -333,31 +329,39 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
           ['true', true]
         ]
         for (const who of ['outsider', 'owner'] as Caller[]) {
-          for (const path of servicePaths) {
-            for (const method of (['get', 'patch', 'remove'] as Method[]).filter((m) => exposed[path].includes(m))) {
-              it(`${who}: ${path} ${method} with operator/odd ids → 400 (REST: 404/400), never 5xx`, async () => {
-                // Every odd id is tried; the assertion lists all that were not refused as they should be.
-                const wrong: string[] = []
-                for (const [label, id] of oddIds(path)) {
-                  if (transport === 'socket') {
-                    const args = method === 'patch' ? [id, patchBodies[path], {}] : [id, {}]
-                    const answer = await rawEmit(sockets[who]!.socket, method, path, args, 2000)
-                    const got = answer.timedOut ? 'no answer' : answer.error ? answer.error.code : 'success'
-                    if (got !== 400) wrong.push(`${label} → ${got}`)
-                  } else {
-                    const text = typeof id === 'string' ? id : JSON.stringify(id)
-                    const res = await restCall(who, path, method, text, method === 'patch' ? patchBodies[path] : undefined)
-                    if (res.status !== 404 && res.status !== 400) wrong.push(`${label} → ${res.status}`)
+          describe(`as ${who}`, () => {
+            let before: Record<ServicePath, unknown>[]
+            it('(snapshot of A and B before the odd ids)', async () => {
+              before = [await snapshotDocs(server, A), await snapshotDocs(server, B)]
+            })
+            for (const path of servicePaths) {
+              for (const method of (['get', 'patch', 'remove'] as Method[]).filter((m) => exposed[path].includes(m))) {
+                it(`${who}: ${path} ${method} with operator/odd ids → 400 (REST: 404/400), never 5xx`, async () => {
+                  // Every odd id is tried; the assertion lists all that were not refused as they should be.
+                  const wrong: string[] = []
+                  for (const [label, id] of oddIds(path)) {
+                    if (transport === 'socket') {
+                      const args = method === 'patch' ? [id, patchBodies[path], {}] : [id, {}]
+                      const answer = await rawEmit(sockets[who]!.socket, method, path, args, 2000)
+                      const got = answer.timedOut ? 'no answer' : answer.error ? answer.error.code : 'success'
+                      if (got !== 400) wrong.push(`${label} → ${got}`)
+                    } else {
+                      const text = typeof id === 'string' ? id : JSON.stringify(id)
+                      const res = await restCall(who, path, method, text, method === 'patch' ? patchBodies[path] : undefined)
+                      if (res.status !== 404 && res.status !== 400) wrong.push(`${label} → ${res.status}`)
+                    }
                   }
-                }
-                assert.deepEqual(wrong, [], `${who} ${method} ${path}: ${wrong.join('; ')}`)
-              })
+                  assert.deepEqual(wrong, [], `${who} ${method} ${path}: ${wrong.join('; ')}`)
+                })
+              }
             }
-          }
+            it(`leaves A's and B's documents as they were (the ${who}'s odd ids changed nothing)`, async () => {
+              const [afterA, afterB] = [await snapshotDocs(server, A), await snapshotDocs(server, B)]
+              assert.deepEqual(afterA, before[0], `A's documents changed by the ${who}'s odd ids`)
+              assert.deepEqual(afterB, before[1], `B's documents changed by the ${who}'s odd ids`)
+            })
+          })
         }
-        it(`leaves A's and B's documents as they were`, async () => {
-          assert.deepEqual([await snapshotDocs(server, A), await snapshotDocs(server, B)], before)
-        })
       })
     })
   }
