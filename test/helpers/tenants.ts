@@ -1,0 +1,141 @@
+// Security-test fixtures: one document of every service in a tenant (an organization/facility), store
+// snapshots read through the app's internal store methods, and a raw Socket.IO call with a time limit.
+import assert from 'node:assert/strict'
+import crypto from 'node:crypto'
+import type { Socket } from 'socket.io-client'
+import { http, waitUntil, type SignedUp, type TestServer } from './app'
+
+/** Every service path the app exposes, in the order the tests walk them. */
+export const servicePaths = [
+  'accounts',
+  'organizations',
+  'organization-members',
+  'services',
+  'medical-encounters',
+  'billing-invoices',
+  'billing-items',
+  'billing-payments',
+  'medical-records',
+  'webhooks',
+  'webhook-events'
+] as const
+export type ServicePath = (typeof servicePaths)[number]
+
+export type TenantDocs = Record<ServicePath, string>
+
+/** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
+// `any`: the internal `_get`/`_find` methods are not part of the typed service interface.
+export const storeOf = (server: TestServer, path: ServicePath): any => {
+  const service = server.app.service(path as any) as any
+  return path === 'webhook-events' ? service.deliveries : service
+}
+
+const ok = (res: { status: number; body: any }, status: number, what: string) => {
+  assert.equal(res.status, status, `${what}: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body
+}
+
+/** A failed delivery of `webhook` (a ping to a receiver answering 500, with no retries configured). */
+export const failedDelivery = async (server: TestServer, token: string, webhook: string): Promise<string> => {
+  const ping = ok(await http(server.url, 'POST', '/webhook-events', { token, body: { webhook, event: 'ping' } }), 201, 'ping')
+  await waitUntil(async () => (await storeOf(server, 'webhook-events')._get(ping.id)).status === 'failed', 5000, 'a failed delivery')
+  return ping.id
+}
+
+/**
+ * One document of every service in `owner`'s organization, created over REST by its superadmin: the
+ * organization, `member`'s membership (or the owner's own), a catalogue service, an encounter with its
+ * invoice, an item and a payment, a medical record shared read-only with the organization, an organization
+ * webhook and one (failed) delivery of it. `accounts` is the owner's account.
+ */
+export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl: string, member?: SignedUp): Promise<TenantDocs> => {
+  const org = owner.organization.id
+  const post = async (path: string, body: unknown, status = 201) => ok(await http(server.url, 'POST', path, { token: owner.token, body }), status, `POST ${path}`)
+  let membership: string
+  if (member) {
+    membership = (await post('/organization-members', { organization: org, uid: member.account.id })).id
+  } else {
+    membership = (await storeOf(server, 'organization-members')._find({ query: { organization: org, uid: owner.account.id }, paginate: false }))[0].id
+  }
+  const service = await post('/services', { facility: org, name: 'General consultation', type: 'consultation', price: 45.5 })
+  const encounter = await post('/medical-encounters', { facility: org, patient: (member ?? owner).account.id, invoice: true })
+  const item = await post('/billing-items', { invoice: encounter.invoice, type: 'custom', name: 'Line 1', price: 100 })
+  const payment = await post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount: 10 })
+  const record = await post('/medical-records', { type: 'allergy', facility: org, patient: (member ?? owner).account.id, name: 'Penicillin', permissions: [{ organization: org }] }, 200)
+  const webhook = await post('/webhook-events', { organization: org, url: webhookUrl, events: 'accounts.patch' })
+  const delivery = await failedDelivery(server, owner.token, webhook.id)
+  return {
+    accounts: owner.account.id,
+    organizations: org,
+    'organization-members': membership,
+    services: service.id,
+    'medical-encounters': encounter.id,
+    'billing-invoices': encounter.invoice,
+    'billing-items': item.id,
+    'billing-payments': payment.id,
+    'medical-records': record.id,
+    webhooks: webhook.id,
+    'webhook-events': delivery
+  }
+}
+
+// Fields the webhook worker changes on its own schedule (not by any API call under test).
+const volatile: Partial<Record<ServicePath, string[]>> = {
+  webhooks: ['consecutiveFailures', 'failingSince', 'lastFailureAt', 'dueAt', 'queueVersion', 'leaseUntil', 'leaseOwner'],
+  'webhook-events': ['leaseUntil', 'leaseOwner']
+}
+
+const stable = (path: ServicePath, doc: any) => {
+  if (!doc || typeof doc !== 'object') return doc
+  const copy = { ...doc }
+  for (const field of volatile[path] ?? []) delete copy[field]
+  return copy
+}
+
+/** The fixture documents as stored (by id), read without hooks. */
+export const snapshotDocs = async (server: TestServer, docs: TenantDocs) => {
+  const result: Record<string, unknown> = {}
+  for (const path of servicePaths) {
+    result[path] = stable(path, await storeOf(server, path)._get(docs[path]).catch((error: any) => `missing: ${error?.code ?? error}`))
+  }
+  return result as Record<ServicePath, unknown>
+}
+
+/** Canonical JSON: object keys sorted, so equal content hashes equally. */
+export const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as any)[key])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'undefined'
+}
+
+/** Count and content hash of every store (documents sorted by id; worker-owned fields left out). */
+export const snapshotStores = async (server: TestServer) => {
+  const result: Record<string, { count: number; hash: string }> = {}
+  for (const path of servicePaths) {
+    const all: any[] = await storeOf(server, path)._find({ paginate: false, query: {} })
+    const sorted = all.map((doc) => stable(path, doc)).sort((a, b) => String(a.id).localeCompare(String(b.id)))
+    result[path] = { count: sorted.length, hash: crypto.createHash('sha256').update(canonical(sorted)).digest('hex') }
+  }
+  return result
+}
+
+export interface RawAnswer {
+  error?: any
+  result?: any
+  timedOut?: boolean
+}
+
+/** socket.emit(method, path, ...args, callback) as the Feathers socket protocol has it; never rejects. */
+export const rawEmit = (socket: Socket, method: string, path: string, args: unknown[], timeoutMs = 5000): Promise<RawAnswer> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs)
+    socket.emit(method, path, ...args, (error: any, result: any) => {
+      clearTimeout(timer)
+      resolve(error ? { error } : { result })
+    })
+  })
