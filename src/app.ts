@@ -5,7 +5,7 @@ import { koa, rest, bodyParser, cors, parseAuthentication } from '@feathersjs/ko
 import socketio from '@feathersjs/socketio'
 import type { Application, Configuration } from './declarations'
 import { logger } from './logger'
-import { errorHandler, requireJson, staticFiles } from './http'
+import { errorHandler, guardRouteLookup, requireJson, staticFiles } from './http'
 import { store, storeReady, closeStore } from './store'
 import { authentication } from './authentication'
 import { services } from './services'
@@ -52,6 +52,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   app.configure(authentication)
   app.configure(services)
   app.configure(channels)
+  guardRouteLookup(app)
 
   app.hooks({
     around: { all: [logError, requireScalarId, rejectUnsafeKeys, recordWebhookEvents, populate] }

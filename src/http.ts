@@ -86,3 +86,16 @@ export const staticFiles = (root: string) => {
     }
   }
 }
+
+/**
+ * Feathers' router keeps its route nodes in plain objects, so a path segment named like an Object.prototype
+ * member (`valueOf`, `constructor`, `__proto__`) resolves to that function and the lookup throws (a 500 on REST
+ * and Socket.IO alike). No service path or id is such a name: such paths are simply not found (404).
+ */
+export const guardRouteLookup = (app: { lookup(path: string): unknown }) => {
+  const lookup = app.lookup.bind(app)
+  app.lookup = (path: string) => {
+    if (typeof path === 'string' && path.split('/').some((segment) => segment in Object.prototype)) return null
+    return lookup(path)
+  }
+}

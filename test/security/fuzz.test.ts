@@ -203,6 +203,8 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
   it('refuses operator objects and odd values as ids over Socket.IO with a 400 and writes nothing', async () => {
     await fc.assert(
       fc.asyncProperty(socketTarget, operatorObject, async ({ path, method, anonymous }, id) => {
+        // Socket.IO itself closes a connection whose message exceeds maxHttpBufferSize (1 MB).
+        fc.pre(Buffer.byteLength(JSON.stringify(id) ?? '') < 900_000)
         const m: Method = method === 'find' || method === 'create' ? 'get' : method
         const before = await snapshotStores(server)
         const answer = await emit(anonymous, m, path, socketArgs(m, id, validPatch[path], {}))
@@ -214,7 +216,7 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
         assert.ok(allowed.includes(answer.error.code), `${what}: ${answer.error.code} ${answer.error.message}`)
         assert.deepEqual(await snapshotStores(server), before, `${what} changed the stores`)
       }),
-      { seed: 43, numRuns: 150 }
+      { seed: 43, numRuns: 150, endOnFailure: true }
     )
     await stillAnswering()
   })
