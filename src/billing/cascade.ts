@@ -5,6 +5,8 @@
 // documents and runs the same idempotent steps again. At no point does a child exist without its parent.
 //   invoice: mark invoice → mark its items → remove payments → remove items → unlink encounter → remove invoice
 //   item:    mark item → remove payments → remove item → refresh invoice totals
+//   encounter: mark encounter → the invoice cascade for its draft invoice (draft only) → remove encounter
+// (an encounter whose invoice turns out finalized meanwhile is unmarked again and the removal is a 409).
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
@@ -22,15 +24,20 @@ export interface CascadeOptions {
   scope?: Query
 }
 
-/** Deletes an invoice with its items and their payments; resolves with the removed invoice. */
-export const removeInvoiceCascade = async (app: Application, invoiceId: string, options: CascadeOptions = {}) => {
+/** Deletes an invoice with its items and their payments; resolves with the removed invoice. `draftOnly`
+ *  refuses (409) an invoice that is finalized when the cascade starts. */
+export const removeInvoiceCascade = async (app: Application, invoiceId: string, options: CascadeOptions & { draftOnly?: boolean } = {}) => {
   const { invoices, items, payments, encounters } = stores(app)
   const now = Date.now()
   let invoice = await orNull(invoices._get(invoiceId, { query: within({}, options.scope) }))
   if (!invoice) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
   if (!invoice.deleting) {
-    invoice = await orNull(invoices._patch(invoice.id, { deleting: true, deletingAt: now }, { query: within({}, options.scope) }))
-    if (!invoice) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
+    invoice = await orNull(invoices._patch(invoice.id, { deleting: true, deletingAt: now }, { query: within(options.draftOnly ? { status: 'draft' } : {}, options.scope) }))
+    if (!invoice) {
+      const fresh = await orNull(invoices._get(invoiceId, { query: within({}, options.scope) }))
+      if (!fresh) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
+      throw new Conflict(`Billing invoice ${invoiceId} is finalized and cannot be removed`, { invoice: invoiceId, status: fresh.status })
+    }
   }
   invoiceId = invoice.id
   faultPoint('invoice-cascade:marked', options)
@@ -47,7 +54,7 @@ export const removeInvoiceCascade = async (app: Application, invoiceId: string, 
   faultPoint('invoice-cascade:items-removed', options)
 
   if (invoice.encounter) {
-    const unlinked = await orNull(encounters._patch(invoice.encounter, { invoice: null, updatedAt: Date.now() }, { query: { invoice: invoiceId } }))
+    const unlinked = await orNull(encounters._patch(invoice.encounter, { invoice: null, updatedAt: Date.now() }, { query: { invoice: invoiceId, deleting: { $ne: true } } }))
     if (unlinked) await emitChange(app, paths.encounters, 'patched', unlinked)
   }
   const removed = await orNull(invoices._remove(invoiceId))
@@ -80,4 +87,48 @@ export const removeItemCascade = async (app: Application, itemId: string, option
   const removed = (await orNull(items._remove(itemId))) ?? item
   await refreshTotalsAfterChange(app, item.invoice)
   return removed
+}
+
+const encounterFinalized = (id: string, why: string) => new Conflict(`Medical encounter ${id} cannot be removed: ${why}`, { encounter: id })
+
+/**
+ * Removes a draft encounter with its draft invoice, the invoice's items and their payments (the invoice
+ * cascade). A finalized encounter, or one whose invoice is finalized, is a 409. The encounter is marked
+ * `deleting` first (hidden from reads, closed to patches and finalizing): the durable record of the cascade,
+ * which startup recovery runs again.
+ */
+export const removeEncounterCascade = async (app: Application, encounterId: string, options: CascadeOptions = {}) => {
+  const { encounters, invoices } = stores(app)
+  let encounter = await orNull(encounters._get(encounterId, { query: within({}, options.scope) }))
+  if (!encounter) throw new NotFound(`No medical encounter found for id '${encounterId}'`)
+  if (!encounter.deleting) {
+    if (encounter.status !== 'draft') throw encounterFinalized(encounter.id, 'it is finalized')
+    const invoice = encounter.invoice ? await orNull(invoices._get(encounter.invoice)) : null
+    if (invoice && !invoice.deleting && invoice.status !== 'draft') throw encounterFinalized(encounter.id, `its invoice ${invoice.id} is finalized`)
+    encounter = await orNull(
+      encounters._patch(encounter.id, { deleting: true, deletingAt: Date.now() }, { query: within({ status: 'draft', deleting: { $ne: true } }, options.scope) })
+    )
+    if (!encounter) {
+      const fresh = await orNull(encounters._get(encounterId, { query: within({}, options.scope) }))
+      if (!fresh || fresh.deleting) throw new NotFound(`No medical encounter found for id '${encounterId}'`)
+      throw encounterFinalized(encounterId, 'it is finalized')
+    }
+  }
+  faultPoint('encounter-cascade:marked', options)
+
+  if (encounter.invoice) {
+    try {
+      const removedInvoice = await removeInvoiceCascade(app, encounter.invoice, { recovering: options.recovering, draftOnly: true })
+      await emitChange(app, paths.invoices, 'removed', removedInvoice)
+    } catch (error: any) {
+      if (error?.code === 409) {
+        // Finalized meanwhile: the encounter stays, as it was.
+        await orNull(encounters._patch(encounter.id, { deleting: false, deletingAt: null }))
+        throw encounterFinalized(encounter.id, `its invoice ${encounter.invoice} is finalized`)
+      }
+      if (error?.code !== 404) throw error
+    }
+  }
+  faultPoint('encounter-cascade:invoice-removed', options)
+  return (await orNull(encounters._remove(encounter.id))) ?? encounter
 }

@@ -7,6 +7,7 @@ import { billingSettings } from './settings'
 
 export const invoiceInternals = ['totalsRev', 'totalsAt', 'finalizePending', 'deleting', 'deletingAt']
 export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 'deletingAt']
+export const encounterInternals = ['deleting', 'deletingAt']
 
 const omit = (doc: any, fields: string[]) => {
   const copy = { ...doc }
@@ -29,11 +30,14 @@ export const presentItem: Presenter = (doc, app) => {
   return out
 }
 
+export const presentEncounter: Presenter = (doc) => omit(doc, encounterInternals)
+
 export const presentPlain: Presenter = (doc) => doc
 
 const presenters: Record<string, Presenter> = {
   'billing-invoices': presentInvoice,
-  'billing-items': presentItem
+  'billing-items': presentItem,
+  'medical-encounters': presentEncounter
 }
 
 /** The client view of a document of `path`. */

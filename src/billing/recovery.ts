@@ -11,7 +11,7 @@
 // another process is left alone. A timer (`billing.recoveryIntervalMs`) repeats the stale-operation pass.
 import type { Application } from '../declarations'
 import { logger } from '../logger'
-import { removeInvoiceCascade, removeItemCascade } from './cascade'
+import { removeEncounterCascade, removeInvoiceCascade, removeItemCascade } from './cascade'
 import { completeFinalize } from './finalize'
 import { releaseReservation, settleReservation } from './payments'
 import { billingSettings } from './settings'
@@ -28,6 +28,7 @@ export interface RecoveryCutoffs {
 }
 
 export interface RecoveryReport {
+  encounterCascades: number
   invoiceCascades: number
   itemCascades: number
   finalizations: number
@@ -44,6 +45,7 @@ const all = (service: any, query: Record<string, unknown>) => service._find({ qu
 export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport> => {
   const { invoices, items, payments, encounters } = stores(app)
   const report: RecoveryReport = {
+    encounterCascades: 0,
     invoiceCascades: 0,
     itemCascades: 0,
     finalizations: 0,
@@ -57,6 +59,10 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   const touched = new Set<string>()
   const recovering = { recovering: true }
 
+  for (const encounter of await all(encounters, { deleting: true, deletingAt: { $lt: cutoffs.operationsBefore } })) {
+    await orNull(removeEncounterCascade(app, encounter.id, recovering)).catch((error) => logger.warn(`Encounter ${encounter.id} removal undone: ${error?.message}`))
+    report.encounterCascades++
+  }
   for (const invoice of await all(invoices, { deletingAt: { $lt: cutoffs.operationsBefore } })) {
     await orNull(removeInvoiceCascade(app, invoice.id, recovering))
     report.invoiceCascades++

@@ -32,8 +32,8 @@ export const setupFacility = async (url: string, name = 'Clinic'): Promise<Facil
 }
 
 /** A fresh server with a facility fixture on it: the shared start of every billing test file. */
-export const startFacilityServer = async (): Promise<{ server: TestServer; facility: FacilityFixture }> => {
-  const server = await startServer()
+export const startFacilityServer = async (overrides: Parameters<typeof startServer>[0] = {}): Promise<{ server: TestServer; facility: FacilityFixture }> => {
+  const server = await startServer(overrides)
   return { server, facility: await setupFacility(server.url) }
 }
 

@@ -181,7 +181,7 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
   }
 
   const target = fc.record({ path: fc.constantFrom(...servicePaths), method: fc.constantFrom(...methods), anonymous: fc.boolean() })
-  // Over Socket.IO `update` is left out of the generated calls: no service exposes it, and whether the server
+  // Over Socket.IO `update` is left out of the generated calls: only medical-encounters exposes it, and whether the server
   // answers it at all is asserted once below (an unanswered call would cost the whole deadline per run).
   const socketTarget = fc.record({ path: fc.constantFrom(...servicePaths), method: fc.constantFrom(...methods.filter((m) => m !== 'update')), anonymous: fc.boolean() })
 
@@ -263,10 +263,10 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
     await stillAnswering()
   })
 
-  it('answers `update` over Socket.IO (exposed nowhere) with a 405 within 2 s, for every service', async () => {
+  it('answers `update` over Socket.IO with a 405 within 2 s, for every service that does not offer it', async () => {
     const unanswered: string[] = []
     await Promise.all(
-      servicePaths.map(async (path) => {
+      servicePaths.filter((path) => path !== 'medical-encounters').map(async (path) => {
         for (const anonymous of [false, true]) {
           const answer = await rawEmit((anonymous ? sockets.anonymous : sockets.owner).socket, 'update', path, [A[path], validPatch[path], {}], 2000)
           const got = answer.timedOut ? 'no answer' : answer.error ? answer.error.code : 'success'

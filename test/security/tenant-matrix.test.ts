@@ -1,7 +1,7 @@
 // Tenant isolation, service × method × caller × transport. Organization A has a superadmin (`owner`) and a
 // plain member (`member`: no roles, no privileges); `outsider` is the superadmin of organization B. A holds one
 // document of every service. The rules proven here: a document the caller cannot read is 404, one they can read
-// but not change is 403, no token is 401, and `update` (PUT) is exposed nowhere (405). Members read A's
+// but not change is 403, no token is 401, and `update` (PUT) is exposed only by medical-encounters (elsewhere 405). Members read A's
 // organization data, create and change encounters, create and change draft invoices and items; changes to the
 // organization, its members, its catalogue and its money need superadmin. The outsider sees nothing of A.
 // Medical records follow their `permissions`; webhooks and their deliveries are read by their owner only
@@ -22,7 +22,7 @@ const exposed: Record<ServicePath, Method[]> = {
   organizations: ['find', 'get', 'create', 'patch', 'remove'],
   'organization-members': ['find', 'get', 'create', 'patch', 'remove'],
   services: ['find', 'get', 'create', 'patch', 'remove'],
-  'medical-encounters': ['find', 'get', 'create', 'patch'],
+  'medical-encounters': ['find', 'get', 'create', 'update', 'patch', 'remove'],
   'billing-invoices': ['find', 'get', 'create', 'patch', 'remove'],
   'billing-items': ['find', 'get', 'create', 'patch', 'remove'],
   'billing-payments': ['find', 'get', 'create', 'patch'],
@@ -37,9 +37,10 @@ interface Expectation {
   create: number
   patch: number
   remove: number
+  update: number
   sees: boolean
 }
-const E = (get: number, create: number, patch: number, remove: number, sees = get === 200): Expectation => ({ get, create, patch, remove, sees })
+const E = (get: number, create: number, patch: number, remove: number, update = 405, sees = get === 200): Expectation => ({ get, create, patch, remove, update, sees })
 
 // What the access model says, per service and caller (anonymous is 401 throughout, except sign-up).
 const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectation>> = {
@@ -50,7 +51,8 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
   organizations: { owner: E(200, 201, 200, 200), member: E(200, 201, 403, 403), outsider: E(404, 201, 404, 404) },
   'organization-members': { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
   services: { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
-  'medical-encounters': { owner: E(200, 201, 200, 405), member: E(200, 201, 200, 405), outsider: E(404, 404, 404, 405) },
+  // Members replace encounters (PUT); removing one that has an invoice (A's has) needs the billing privilege.
+  'medical-encounters': { owner: E(200, 201, 200, 200, 200), member: E(200, 201, 200, 403, 200), outsider: E(404, 404, 404, 404, 404) },
   'billing-invoices': { owner: E(200, 201, 200, 200), member: E(200, 201, 200, 403), outsider: E(404, 404, 404, 404) },
   'billing-items': { owner: E(200, 201, 200, 200), member: E(200, 201, 200, 403), outsider: E(404, 404, 404, 404) },
   'billing-payments': { owner: E(200, 201, 200, 405), member: E(200, 403, 403, 405), outsider: E(404, 404, 404, 405) },
@@ -61,7 +63,7 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
 }
 
 const expected = (path: ServicePath, method: Method, caller: Caller): number => {
-  if (method === 'update' || !exposed[path].includes(method)) return 405
+  if (!exposed[path].includes(method)) return 405
   if (caller === 'anonymous') return path === 'accounts' && method === 'create' ? 201 : 401
   if (method === 'find') return 200
   return rules[path][caller][method]
@@ -157,6 +159,10 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
     'webhook-events': { retry: true }
   }
 
+  /** A PUT body: the whole client-owned document where a service offers update, else the patch body. */
+  const updateBody = (path: ServicePath): Record<string, unknown> =>
+    path === 'medical-encounters' ? { facility: A.organizations, patient: member.account.id, notes: 'replaced' } : patchBodies[path]
+
   /** A document of A that a successful DELETE may destroy (A's fixture stays). */
   const freshForRemoval = async (path: ServicePath): Promise<string> => {
     const post = async (p: string, body: unknown, status = 201) => {
@@ -175,6 +181,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return (await post('/billing-invoices', await createBody('billing-invoices'))).id
       case 'billing-items':
         return (await post('/billing-items', await createBody('billing-items'))).id
+      case 'medical-encounters':
+        return (await post('/medical-encounters', { facility: A.organizations, patient: member.account.id, invoice: true })).id
       case 'medical-records':
         return (await post('/medical-records', { type: 'allergy', facility: A.organizations, patient: member.account.id, name: 'Dust', permissions: [{ organization: A.organizations }] }, 200)).id
       case 'webhooks':
@@ -266,7 +274,7 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
             if (transport !== 'socket') return
             await Promise.all(
               servicePaths.map(async (path) => {
-                const answer = await rawEmit(sockets[caller]!.socket, 'update', path, [A[path], patchBodies[path], {}], 2000)
+                const answer = await rawEmit(sockets[caller]!.socket, 'update', path, [A[path], updateBody(path), {}], 2000)
                 socketUpdates.set(path, answer.timedOut ? { status: 'no answer' as any, body: 'no callback within 2 s' } : answer.error ? { status: answer.error.code, body: answer.error } : { status: 'ok', body: answer.result }) // `any`: a status that is no number
               })
             )
@@ -294,7 +302,7 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
                   return
                 }
                 const id = await targetId(path, method, caller)
-                const data = method === 'create' ? await createBody(path) : method === 'patch' || method === 'update' ? patchBodies[path] : undefined
+                const data = method === 'create' ? await createBody(path) : method === 'update' ? updateBody(path) : method === 'patch' ? patchBodies[path] : undefined
                 const outcome = transport === 'socket' && method === 'update' ? socketUpdates.get(path)! : await call(caller, path, method, id, data)
                 assertStatus(transport, outcome, want, `${caller} ${method} ${path}/${id}`)
                 if (want < 300 && method !== 'remove' && method !== 'create' && outcome.body && typeof outcome.body === 'object') {

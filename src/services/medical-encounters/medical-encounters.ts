@@ -1,25 +1,29 @@
 // Medical encounters: a patient's visit at a facility. `invoice: true` on create also creates the
 // encounter's draft invoice; PATCH {finalize: true} finalizes the encounter, its invoice and every item of
-// the invoice, all or nothing (src/billing/finalize.ts). Members of the facility read, create and change
-// encounters; finalizing needs the billing privilege or superadmin.
+// the invoice, all or nothing (src/billing/finalize.ts); PUT replaces a draft encounter's client-owned fields;
+// DELETE removes a draft encounter with its draft invoice, the invoice's items and their payments, durably
+// (src/billing/cascade.ts). Members of the facility read, create, change and replace encounters and remove
+// those without an invoice; finalizing, and removing an encounter that has an invoice (which removes money
+// records), need the billing privilege or superadmin, as removing an invoice does.
 import { authenticate } from '@feathersjs/authentication'
-import { Conflict } from '@feathersjs/errors'
+import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess, within } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
-import { validateBody, validateQueryWith } from '../../schema/validators'
-import { facilityOwned, facilityScope, requireMember } from '../../billing/access'
+import { invalid, validateBody, validateQueryWith } from '../../schema/validators'
+import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
+import { removeEncounterCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
 import { finalizeInvoice } from '../../billing/finalize'
 import { actorOf, finalizeScope, oneAtATime } from '../../billing/hooks'
-import { emitChange } from '../../billing/present'
+import { emitChange, presentResults } from '../../billing/present'
 import { createInvoiceRecord } from '../../billing/records'
 import { billingSettings } from '../../billing/settings'
 import { orNull, paths, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
 import { createEncounterService } from './medical-encounters.class'
-import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema } from './medical-encounters.schema'
+import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema, encounterUpdateSchema } from './medical-encounters.schema'
 import { medicalEncounterMethods, medicalEncounterPath } from './medical-encounters.shared'
 
 // Creates the encounter and, with `invoice: true`, its draft invoice (subject: the patient); if the invoice
@@ -72,10 +76,11 @@ const patchEncounter = async (context: HookContext, next: NextFunction) => {
   const { finalize, ...fields } = context.data
   const notDraft = () => new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, { encounter: existing.id })
   if (existing.status !== 'draft') throw notDraft()
+  if (existing.deleting) throw new NotFound(`No medical encounter found for id '${existing.id}'`)
   const now = Date.now()
 
   if (!finalize) {
-    const updated = await orNull(encounters._patch(existing.id, { ...fields, updatedAt: now }, { query: within({ status: 'draft' }, context.params.writeScope) }))
+    const updated = await orNull(encounters._patch(existing.id, { ...fields, updatedAt: now }, { query: within({ status: 'draft', deleting: { $ne: true } }, context.params.writeScope) }))
     if (!updated) throw notDraft()
     context.result = updated
     return next()
@@ -98,10 +103,47 @@ const patchEncounter = async (context: HookContext, next: NextFunction) => {
     }
   }
   const updated = await orNull(
-    encounters._patch(existing.id, { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now }, { query: within({ status: 'draft' }, scope) })
+    encounters._patch(existing.id, { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now }, { query: within({ status: 'draft', deleting: { $ne: true } }, scope) })
   )
   if (!updated) throw notDraft()
   context.result = updated
+  await next()
+}
+
+const replaceable = ['type', 'startedAt', 'endedAt', 'reason', 'notes', 'provider'] as const
+
+// PUT: the body (validated like create, without `invoice`) replaces the draft encounter's client-owned fields;
+// fields left out are removed (`type` falls back to the default type, `startedAt` keeps its stored value);
+// `facility` and `patient` identify the encounter and cannot change (400); server-owned fields stay.
+const updateEncounter = async (context: HookContext, next: NextFunction) => {
+  const { app } = context
+  const { encounters } = stores(app)
+  const existing = context.params.existing ?? (await encounters._get(context.id as string))
+  const data = context.data
+  const unchangeable = (['facility', 'patient'] as const).filter((field) => data[field] !== existing[field])
+  if (unchangeable.length) throw invalid('data', unchangeable.map((field) => ({ field, message: 'cannot be changed' })))
+  const notDraft = () => new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, { encounter: existing.id })
+  if (existing.status !== 'draft') throw notDraft()
+  const set: Record<string, unknown> = { type: data.type ?? billingSettings(app).encounterTypes[0], startedAt: data.startedAt ?? existing.startedAt, updatedAt: Date.now() }
+  const unset: Record<string, ''> = {}
+  for (const field of replaceable) {
+    if (data[field] !== undefined) set[field] = data[field]
+    else if (field !== 'type' && field !== 'startedAt' && existing[field] !== undefined) unset[field] = ''
+  }
+  const changes = Object.keys(unset).length ? { ...set, $unset: unset } : set
+  const updated = await orNull(encounters._patch(existing.id, changes, { query: within({ status: 'draft', deleting: { $ne: true } }, context.params.writeScope) }))
+  if (!updated) {
+    const fresh = await orNull(encounters._get(existing.id))
+    if (!fresh || fresh.deleting) throw new NotFound(`No medical encounter found for id '${existing.id}'`)
+    throw notDraft()
+  }
+  context.result = updated
+  await next()
+}
+
+// DELETE: the draft encounter with its draft invoice, items and payments (src/billing/cascade.ts).
+const removeEncounter = async (context: HookContext, next: NextFunction) => {
+  context.result = await removeEncounterCascade(context.app, context.params.existing?.id ?? (context.id as string), { scope: context.params.writeScope })
   await next()
 }
 
@@ -110,7 +152,12 @@ export const medicalEncounters = (app: Application) => {
   ;(app.service(medicalEncounterPath as any) as any).populatable = true
 
   defineAccess(medicalEncounterPath, {
-    read: (access) => facilityScope(access),
+    // An encounter being removed (`deleting`) is already gone for clients.
+    read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
+    // Members change and remove encounters; removing one with an invoice removes money records, which needs
+    // the billing privilege (or superadmin), as removing the invoice itself does.
+    write: (access, method) =>
+      method === 'remove' ? { $or: [{ ...facilityScope(access), invoice: null }, billingScope(access, billingSettings(app).privilege)] } : facilityScope(access),
     // Members of the facility record its encounters.
     create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned
@@ -118,11 +165,13 @@ export const medicalEncounters = (app: Application) => {
 
   app.service(medicalEncounterPath as any).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [authenticate('jwt'), presentResults(medicalEncounterPath)],
       find: [validateQueryWith(encounterQuerySchema), scopeAccess],
       get: [validateQueryWith(encounterQuerySchema), scopeAccess],
       create: [validateBody({ create: encounterDataSchema }), checkBillingValues({ type: 'encounterTypes' }), scopeAccess, setCreated, createEncounter],
-      patch: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess, validateBody({ patch: encounterPatchSchema }), checkBillingValues({ type: 'encounterTypes' }), patchEncounter]
+      patch: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess, validateBody({ patch: encounterPatchSchema }), checkBillingValues({ type: 'encounterTypes' }), patchEncounter],
+      update: [validateQueryWith(encounterQuerySchema), scopeAccess, validateBody({ update: encounterUpdateSchema }), checkBillingValues({ type: 'encounterTypes' }), updateEncounter],
+      remove: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess, removeEncounter]
     }
   })
 }

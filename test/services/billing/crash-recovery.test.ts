@@ -80,6 +80,7 @@ describe('billing crash recovery (server killed between steps, then restarted)',
       assert.notEqual(payment.status, 'pending', `payment ${payment.id} left pending`)
     }
     for (const encounter of encounters) {
+      assert.notEqual(encounter.deleting, true, `encounter ${encounter.id} left marked for removal`)
       if (encounter.invoice) assert.ok(invoiceIds.has(encounter.invoice), `encounter ${encounter.id} points to a missing invoice`)
     }
   }
@@ -153,6 +154,24 @@ describe('billing crash recovery (server killed between steps, then restarted)',
     }
   })
 
+  const encounterCascade = (step: string): Case => ({
+    step,
+    async run(url) {
+      const encounter = (await as(url, 'member').post('/medical-encounters', { facility: facility.id, patient: facility.member.account.id, invoice: true })).body
+      const item = (await as(url, 'member').post('/billing-items', { invoice: encounter.invoice, type: 'custom', price: 50 })).body
+      assert.equal((await as(url).post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount: 20 })).status, 201)
+      await dies(as(url).delete(`/medical-encounters/${encounter.id}`))
+      return { encounter, item }
+    },
+    async verify(url, { encounter, item }) {
+      assert.equal(await one('medical-encounters', encounter.id), undefined)
+      assert.equal(await one('billing-invoices', encounter.invoice), undefined)
+      assert.deepEqual(await where('billing-items', (i) => i.invoice === encounter.invoice), [])
+      assert.deepEqual(await where('billing-payments', (p) => p.item === item.id), [])
+      assert.equal((await as(url).get(`/medical-encounters/${encounter.id}`)).status, 404)
+    }
+  })
+
   // Each restart arms the next case's step, so a verification must not pass through the next step. Every
   // gap of the invoice cascade is covered; the item cascade and the finalization share their mechanics
   // (a marker, then idempotent steps), so one gap each stands for the rest and keeps the suite quick.
@@ -163,6 +182,8 @@ describe('billing crash recovery (server killed between steps, then restarted)',
     invoiceCascade('invoice-cascade:items-removed'),
     itemCascade('item-cascade:marked'),
     finalize('finalize:invoice'),
+    encounterCascade('encounter-cascade:marked'),
+    encounterCascade('encounter-cascade:invoice-removed'),
     {
       // Died after reserving, before recording: the reservation stands, so the payment is recorded.
       step: 'payment:reserved',
