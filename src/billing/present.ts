@@ -6,7 +6,8 @@ import { toMajor } from './money'
 import { billingSettings } from './settings'
 
 export const invoiceInternals = ['totalsRev', 'totalsAt', 'finalizePending', 'deleting', 'deletingAt']
-export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 'deletingAt']
+export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 'deletingAt', 'voided']
+export const paymentInternals = ['voidPending']
 export const encounterInternals = ['deleting', 'deletingAt']
 
 const omit = (doc: any, fields: string[]) => {
@@ -32,12 +33,15 @@ export const presentItem: Presenter = (doc, app) => {
 
 export const presentEncounter: Presenter = (doc) => omit(doc, encounterInternals)
 
+export const presentPayment: Presenter = (doc) => omit(doc, paymentInternals)
+
 export const presentPlain: Presenter = (doc) => doc
 
 const presenters: Record<string, Presenter> = {
   'billing-invoices': presentInvoice,
   'billing-items': presentItem,
-  'medical-encounters': presentEncounter
+  'medical-encounters': presentEncounter,
+  'billing-payments': presentPayment
 }
 
 /** The client view of a document of `path`. */

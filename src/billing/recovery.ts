@@ -14,6 +14,7 @@ import { logger } from '../logger'
 import { removeEncounterCascade, removeInvoiceCascade, removeItemCascade } from './cascade'
 import { completeFinalize } from './finalize'
 import { releaseReservation, settleReservation } from './payments'
+import { completeVoid } from './void'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
@@ -29,6 +30,7 @@ export interface RecoveryCutoffs {
 
 export interface RecoveryReport {
   encounterCascades: number
+  voidsCompleted: number
   invoiceCascades: number
   itemCascades: number
   finalizations: number
@@ -46,6 +48,7 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   const { invoices, items, payments, encounters } = stores(app)
   const report: RecoveryReport = {
     encounterCascades: 0,
+    voidsCompleted: 0,
     invoiceCascades: 0,
     itemCascades: 0,
     finalizations: 0,
@@ -74,6 +77,12 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   for (const invoice of await all(invoices, { 'finalizePending.at': { $lt: cutoffs.operationsBefore } })) {
     await completeFinalize(app, invoice, recovering)
     report.finalizations++
+  }
+
+  // Voids whose release of the amount (or its bookkeeping) did not finish.
+  for (const payment of await all(payments, { voidPending: true, updatedAt: { $lt: cutoffs.operationsBefore } })) {
+    await completeVoid(app, payment, recovering)
+    report.voidsCompleted++
   }
 
   // Payments inserted but never recorded: recorded if their reservation was made, dropped otherwise.

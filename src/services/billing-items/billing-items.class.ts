@@ -12,7 +12,9 @@ export const getOptions = (_app: Application): StoreOptions => ({
     { fields: { deletingAt: 1 }, sparse: true },
     { fields: { 'pending.at': 1 }, sparse: true },
     { fields: { updatedAt: 1 } }
-  ]
+  ],
+  // Voiding a payment releases its amount once: conditional on `voided.<payment id>` not existing yet.
+  operators: ['$exists']
 })
 
 export const createItemService = (app: Application) => createStore<Item>(app, getOptions(app))

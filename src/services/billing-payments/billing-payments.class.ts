@@ -10,7 +10,9 @@ export const getOptions = (_app: Application): StoreOptions => ({
     { fields: { invoice: 1 } },
     { fields: { facility: 1 } },
     // Recovery looks up payments whose recording never finished.
-    { fields: { status: 1 } }
+    { fields: { status: 1 } },
+    // …and voids whose release did not finish.
+    { fields: { voidPending: 1 }, sparse: true }
   ]
 })
 

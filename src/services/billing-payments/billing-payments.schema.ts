@@ -28,7 +28,12 @@ export const paymentSchema = Type.Object(
     ...paymentFields,
     amount: PaymentAmount(),
     paidAt: Timestamp(),
-    ...stateFields
+    ...stateFields,
+    // A voided payment stays for the books but no longer counts as paid.
+    status: Type.Union([Type.Literal('draft'), Type.Literal('finalized'), Type.Literal('voided')]),
+    voidedAt: Type.Optional(Timestamp()),
+    voidedBy: Type.Optional(Type.Union([IdString(), Type.Null()])),
+    voidReason: Type.Optional(Text(2000))
   },
   { additionalProperties: false }
 )
@@ -39,9 +44,15 @@ export const paymentDataSchema = Type.Object(
   { additionalProperties: false }
 )
 
-// The amount of a recorded payment never changes (its item's reservation depends on it).
+// The amount of a recorded payment never changes (its item's reservation depends on it); `void: true` (with an
+// optional `voidReason`) voids it instead.
 export const paymentPatchSchema = Type.Object(
-  { ...Type.Partial(Type.Object(paymentFields)).properties, finalize: Type.Optional(FinalizeFlag()) },
+  {
+    ...Type.Partial(Type.Object(paymentFields)).properties,
+    finalize: Type.Optional(FinalizeFlag()),
+    void: Type.Optional(Type.Literal(true)),
+    voidReason: Type.Optional(Text(2000))
+  },
   { additionalProperties: false }
 )
 

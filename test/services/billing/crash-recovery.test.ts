@@ -71,13 +71,14 @@ describe('billing crash recovery (server killed between steps, then restarted)',
       assert.ok(invoiceIds.has(item.invoice), `item ${item.id} orphaned`)
       assert.equal(item.deleting, false, `item ${item.id} left marked for deletion`)
       assert.deepEqual(item.pending, [], `item ${item.id} has unresolved reservations`)
-      const paid = payments.filter((p) => p.item === item.id).reduce((sum, p) => sum + Math.round(p.amount * 100), 0)
+      const paid = payments.filter((p) => p.item === item.id && p.status !== 'voided').reduce((sum, p) => sum + Math.round(p.amount * 100), 0)
       assert.equal(item.reserved, paid, `item ${item.id} reserved ${item.reserved} but its payments sum to ${paid}`)
       assert.ok(item.reserved <= item.amountMinor, `item ${item.id} overpaid`)
     }
     for (const payment of payments) {
       assert.ok(itemIds.has(payment.item) && invoiceIds.has(payment.invoice), `payment ${payment.id} orphaned`)
       assert.notEqual(payment.status, 'pending', `payment ${payment.id} left pending`)
+      assert.notEqual(payment.voidPending, true, `payment ${payment.id} left half-voided`)
     }
     for (const encounter of encounters) {
       assert.notEqual(encounter.deleting, true, `encounter ${encounter.id} left marked for removal`)
@@ -184,6 +185,23 @@ describe('billing crash recovery (server killed between steps, then restarted)',
     finalize('finalize:invoice'),
     encounterCascade('encounter-cascade:marked'),
     encounterCascade('encounter-cascade:invoice-removed'),
+    {
+      // Died after marking the payment voided, before releasing its amount on the item: recovery releases it once.
+      step: 'void:marked',
+      async run(url) {
+        const { invoice, items } = await invoiceWithPaidItems(url, [100], [[30, 20]])
+        const [payment] = await where('billing-payments', (p) => p.item === items[0].id && p.amount === 30)
+        await dies(as(url).patch(`/billing-payments/${payment.id}`, { void: true, voidReason: 'entered twice' }))
+        return { invoice, item: items[0], payment }
+      },
+      async verify(url, { invoice, item, payment }) {
+        const fresh = await one('billing-payments', payment.id)
+        assert.deepEqual([fresh.status, fresh.voidReason], ['voided', 'entered twice'])
+        assert.equal((await one('billing-items', item.id)).reserved, 2000)
+        assert.deepEqual([(await one('billing-invoices', invoice.id)).paid, (await one('billing-invoices', invoice.id)).balance], [20, 80])
+        assert.equal((await as(url).patch(`/billing-payments/${payment.id}`, { void: true })).status, 409)
+      }
+    },
     {
       // Died after reserving, before recording: the reservation stands, so the payment is recorded.
       step: 'payment:reserved',
