@@ -87,6 +87,20 @@ describe('medical encounters: remove and update', () => {
       assert.equal((await restClient(server.url, facility.member.token).get(`/medical-encounters/${encounter.id}`)).status, 200)
     })
 
+    it('removes a draft encounter over Socket.IO with its invoice (billing staff), answering the removed encounter', async () => {
+      const encounter = await newEncounter({ invoice: true })
+      const socket = socketClient(server.url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: facility.biller.token })
+        const removed = (await socket.client.service('medical-encounters').remove(encounter.id)) as unknown as { id: string } // the untyped client's remove may be multi
+        assert.equal(removed.id, encounter.id)
+        await assert.rejects(socket.client.service('medical-encounters').get(encounter.id), (error: any) => error.code === 404)
+        await assert.rejects(socket.client.service('billing-invoices').get(encounter.invoice), (error: any) => error.code === 404)
+      } finally {
+        socket.close()
+      }
+    })
+
     it('answers 404 to another facility and to a second removal, and 401 without a token', async () => {
       const encounter = await newEncounter()
       assert.equal((await restClient(server.url, facility.stranger.token).delete(`/medical-encounters/${encounter.id}`)).status, 404)
