@@ -23,6 +23,21 @@ export type ServicePath = (typeof servicePaths)[number]
 
 export type TenantDocs = Record<ServicePath, string>
 
+/** A valid PATCH body of each service (what it changes does not matter to the security tests). */
+export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
+  accounts: { firstName: 'Renamed' },
+  organizations: { name: 'Clinic A (renamed)' },
+  'organization-members': { roles: ['x'] },
+  services: { price: 50 },
+  'medical-encounters': { notes: 'seen at 10:00' },
+  'billing-invoices': { notes: 'pay at the desk' },
+  'billing-items': { name: 'Line 1 (renamed)' },
+  'billing-payments': { notes: 'receipt 12' },
+  'medical-records': { description: 'rash after intake' },
+  webhooks: { events: 'accounts.patch' },
+  'webhook-events': { retry: true }
+}
+
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
 // `any`: the internal `_get`/`_find` methods are not part of the typed service interface.
 export const storeOf = (server: TestServer, path: ServicePath): any => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { http, signUp, socketClient, startServer, type SignedUp, type TestServer } from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
-import { rawEmit, servicePaths, snapshotStores, tenantDocs, type ServicePath, type TenantDocs } from '../helpers/tenants'
+import { patchBodies, rawEmit, servicePaths, snapshotStores, tenantDocs, type ServicePath, type TenantDocs } from '../helpers/tenants'
 
 type Method = 'find' | 'get' | 'create' | 'patch' | 'remove' | 'update'
 const methods: Method[] = ['find', 'get', 'create', 'patch', 'remove', 'update']
@@ -126,19 +126,7 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
       case 'webhook-events': return { webhook: A.webhooks, event: 'ping' }
     }
   }
-  const validPatch: Record<ServicePath, Record<string, unknown>> = {
-    accounts: { firstName: 'Fuzz' },
-    organizations: { name: 'Clinic A' },
-    'organization-members': { roles: [] },
-    services: { price: 45.5 },
-    'medical-encounters': { notes: 'fuzz' },
-    'billing-invoices': { notes: 'fuzz' },
-    'billing-items': { name: 'Line 1' },
-    'billing-payments': { notes: 'fuzz' },
-    'medical-records': { description: 'fuzz' },
-    webhooks: { events: 'accounts.patch' },
-    'webhook-events': { retry: true }
-  }
+  const validPatch = patchBodies
 
   const rest = async (anonymous: boolean, method: Method, path: ServicePath, options: { id?: string; query?: string; raw?: string }) => {
     const url = `/${path}${method === 'find' || method === 'create' ? '' : `/${encode(options.id ?? A[path])}`}${options.query ?? ''}`

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { http, signUp, socketClient, startServer, uniqueEmail, type SignedUp, type TestServer } from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
-import { failedDelivery, rawEmit, servicePaths, snapshotDocs, storeOf, tenantDocs, type ServicePath, type TenantDocs } from '../helpers/tenants'
+import { failedDelivery, patchBodies, rawEmit, servicePaths, snapshotDocs, storeOf, tenantDocs, type ServicePath, type TenantDocs } from '../helpers/tenants'
 
 type Caller = 'owner' | 'member' | 'outsider' | 'anonymous'
 type Method = 'find' | 'get' | 'create' | 'patch' | 'remove' | 'update'
@@ -145,19 +145,6 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
     }
   }
 
-  const patchBodies: Record<ServicePath, Record<string, unknown>> = {
-    accounts: { firstName: 'Renamed' },
-    organizations: { name: 'Clinic A (renamed)' },
-    'organization-members': { roles: ['x'] },
-    services: { price: 50 },
-    'medical-encounters': { notes: 'seen at 10:00' },
-    'billing-invoices': { notes: 'pay at the desk' },
-    'billing-items': { name: 'Line 1 (renamed)' },
-    'billing-payments': { notes: 'receipt 12' },
-    'medical-records': { description: 'rash after intake' },
-    webhooks: { events: 'accounts.patch' },
-    'webhook-events': { retry: true }
-  }
 
   /** A PUT body: the whole client-owned document where a service offers update, else the patch body. */
   const updateBody = (path: ServicePath): Record<string, unknown> =>
