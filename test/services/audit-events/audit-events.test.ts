@@ -171,6 +171,29 @@ describe('audit trail (/audit-events)', function () {
     assert.equal(logout.outcome, 'allowed')
   })
 
+  it('records MFA actions (allowed and denied) with the caller of the token, never the secret, code or password', async () => {
+    const user = await signUp(server.url)
+    const wrong = await http(server.url, 'POST', '/authentication', { token: user.token, body: { action: 'setupMFA', password: 'wrong password here' } })
+    assert.equal(wrong.status, 401, JSON.stringify(wrong.body))
+    const setup = await http(server.url, 'POST', '/authentication', { token: user.token, body: { action: 'setupMFA', password: user.password } })
+    assert.equal(setup.status, 201, JSON.stringify(setup.body))
+    const events = await list(server, user.token, '?action=mfa')
+    assert.equal(events.length, 2, JSON.stringify(events))
+    assert.deepEqual(events.map((e) => [e.outcome, e.status, e.actor]), [
+      ['allowed', 201, user.account.id],
+      ['denied', 401, user.account.id]
+    ])
+    const text = JSON.stringify(events)
+    for (const secret of [setup.body.secret, setup.body.code, user.password, 'wrong password here']) assert.ok(!text.includes(secret))
+    // A wrong action code is recorded too.
+    const code = await http(server.url, 'POST', '/authentication', { token: user.token, body: { action: 'applyActionCode', code: 'NOPE-0000' } })
+    assert.ok(code.status >= 400 && code.status < 500, JSON.stringify(code.body))
+    const [applied] = await list(server, user.token, '?action=action-code')
+    assert.equal(applied.outcome, 'denied')
+    assert.equal(applied.status, code.status)
+    assert.ok(!JSON.stringify(applied).includes('NOPE-0000'))
+  })
+
   it('filters by time and sorts newest first by default', async () => {
     const all = await list(server, admin.token, '?$limit=100')
     for (let i = 1; i < all.length; i++) assert.ok(all[i - 1].at >= all[i].at)
