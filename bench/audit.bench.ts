@@ -38,6 +38,7 @@ export async function run() {
   }
   server.app.set('audit', settings)
 
+  // `as any`: the bench reads the service and the log by name, outside the typed ServiceTypes/Configuration.
   const audited = (await server.app.service('audit-events' as any).find({ query: { action: 'create', $limit: 0 } })) as { total: number }
   const verify = await (server.app.get('auditLog' as any) as { verify(): Promise<{ intact: boolean; checked: number }> }).verify()
   await server.close()

@@ -40,6 +40,7 @@ const answerVerify = async (context: HookContext, next: NextFunction) => {
 
 export const auditEvents = (app: Application) => {
   const service = new AuditEventsService(app)
+  // `as any`: services are registered by path without a ServiceTypes entry (as every service here); the log is a runtime object.
   app.use(auditEventPath as any, service as any, { methods: [...auditEventMethods], events: [] })
   app.set('auditLog' as any, new AuditLog(app, service.events))
 
@@ -54,6 +55,7 @@ export const auditEvents = (app: Application) => {
   })
 
   const validateQuery = validateQueryWith(auditEventQuerySchema)
+  // `as any`: no ServiceTypes entry for the path (see above).
   app.service(auditEventPath as any).hooks({
     around: {
       all: [authenticate('jwt')],

@@ -18,7 +18,7 @@ describe('audit trail coverage', function () {
   const eventsOf = async (query: string, token = admin.token) => {
     const res = await http(server.url, 'GET', `/audit-events${query}`, { token })
     assert.equal(res.status, 200, JSON.stringify(res.body))
-    return res.body.data as any[]
+    return res.body.data as any[] // `as any`: JSON answers are untyped
   }
 
   before(async () => {

@@ -13,7 +13,7 @@ const adminPassword = 'Admin password 1'
 const list = async (server: TestServer, token: string, query = '') => {
   const res = await http(server.url, 'GET', `/audit-events${query}`, { token })
   assert.equal(res.status, 200, JSON.stringify(res.body))
-  return res.body.data as any[]
+  return res.body.data as any[] // `as any`: JSON answers are untyped
 }
 
 describe('audit trail (/audit-events)', function () {
