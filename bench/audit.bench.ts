@@ -40,7 +40,8 @@ export async function run() {
 
   // `as any`: the bench reads the service and the log by name, outside the typed ServiceTypes/Configuration.
   const audited = (await server.app.service('audit-events' as any).find({ query: { action: 'create', $limit: 0 } })) as { total: number }
-  const verify = await (server.app.get('auditLog' as any) as { verify(): Promise<{ intact: boolean; checked: number }> }).verify()
+  const log = server.app.get('auditLog' as any) as { verify(): Promise<{ intact: boolean; checked: number }>; stats: { batches: number; events: number } }
+  const verify = await log.verify()
   await server.close()
 
   const withAudit = mean(runs.filter((r) => r.audit === 'on').map((r) => r.result))
@@ -66,6 +67,7 @@ export async function run() {
     // Every create answered with audit on has its event (warm-up creates included), and the chain verifies.
     auditCreateEvents: audited.total,
     createsAnsweredWithAuditOn: createdWithAudit,
-    chainAfterLoad: verify
+    chainAfterLoad: verify,
+    meanEventsPerStoreWrite: round(log.stats.events / Math.max(1, log.stats.batches), 2)
   }
 }
