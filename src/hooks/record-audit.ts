@@ -79,7 +79,8 @@ const tokenAccount = async (context: HookContext): Promise<string | null> => {
 const auditAuthentication = async (context: HookContext, next: NextFunction, log: AuditLog) => {
   const data = isObject(context.data) ? context.data : {}
   const at = Date.now()
-  const action = typeof data.action === 'string' ? AUTH_ACTIONS[data.action] : undefined
+  // (own keys only: `{ action: 'constructor' }` is no audit action)
+  const action = typeof data.action === 'string' && Object.hasOwn(AUTH_ACTIONS, data.action) ? AUTH_ACTIONS[data.action] : undefined
   const login = data.action === undefined
   if (!action && !login) return next()
   const strategy = typeof data.strategy === 'string' ? data.strategy : data.email !== undefined ? 'local' : undefined
@@ -105,7 +106,7 @@ export const recordAudit = async (context: HookContext, next: NextFunction) => {
   if (!log || !log.settings.enabled) return next()
   if (context.path === 'authentication') return context.method === 'create' ? auditAuthentication(context, next, log) : next()
   const declaration = accessRules(context.path)?.audit
-  const action = METHOD_ACTIONS[context.method]
+  const action = Object.hasOwn(METHOD_ACTIONS, context.method) ? METHOD_ACTIONS[context.method] : undefined
   if (!declaration || !action) return next()
 
   const at = Date.now()

@@ -194,6 +194,13 @@ describe('audit trail (/audit-events)', function () {
     assert.ok(!JSON.stringify(applied).includes('NOPE-0000'))
   })
 
+  it('answers bodies naming Object.prototype members as actions like any unknown action (400, no 5xx)', async () => {
+    for (const action of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const res = await http(server.url, 'POST', '/authentication', { body: { action } })
+      assert.ok(res.status >= 400 && res.status < 500, `${action}: ${res.status} ${JSON.stringify(res.body)}`)
+    }
+  })
+
   it('filters by time and sorts newest first by default', async () => {
     const all = await list(server, admin.token, '?$limit=100')
     for (let i = 1; i < all.length; i++) assert.ok(all[i - 1].at >= all[i].at)
