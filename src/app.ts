@@ -19,6 +19,8 @@ import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { trackSockets } from './auth/sessions'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
+import { recordAudit } from './hooks/record-audit'
+import { auditLog } from './audit/log'
 import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
@@ -55,7 +57,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   guardRouteLookup(app)
 
   app.hooks({
-    around: { all: [logError, requireScalarId, rejectUnsafeKeys, recordWebhookEvents, populate] }
+    around: { all: [logError, requireScalarId, recordAudit, rejectUnsafeKeys, recordWebhookEvents, populate] }
   })
   app.hooks({
     setup: [
@@ -72,11 +74,13 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
         }
         await next()
         await startWebhookWorker(app)
+        auditLog(app)?.start()
       }
     ],
     teardown: [
       async (_context: any, next: any) => {
         await stopWebhookWorker(app)
+        await auditLog(app)?.stop()
         await next()
         await closeStore(app)
       }

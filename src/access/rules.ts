@@ -14,6 +14,18 @@ import type { AccessContext } from './context'
 
 export type WriteMethod = 'patch' | 'update' | 'remove'
 
+/**
+ * A service holding patient data says so next to its access rules: every external call to it is then written to
+ * the audit trail (src/hooks/record-audit.ts) with the patient and facility of each document it touched.
+ * Each function answers from a document as the service returns it (a lookup may be asynchronous).
+ */
+export interface AuditDeclaration {
+  /** The patient's account id the document is about, when there is one. */
+  patient(doc: any, app: Application): string | undefined | Promise<string | undefined>
+  /** The facility (organization id) the document belongs to, when there is one. */
+  facility?(doc: any, app: Application): string | undefined | Promise<string | undefined>
+}
+
 /** Throws NotFound/Forbidden when `access` may not create `data`; resolves otherwise. */
 export type CreateRule = (access: AccessContext, data: any, app: Application) => void | Promise<void>
 
@@ -29,6 +41,8 @@ export interface AccessRules {
   /** The organizations `doc` belongs to: organization webhooks receive events of their organization's documents only
    *  (a service without it delivers to no organization webhook). */
   organizations?(doc: any): string[]
+  /** Patient data: every external call is recorded in the audit trail (see AuditDeclaration). */
+  audit?: AuditDeclaration
 }
 
 const rules = new Map<string, AccessRules>()

@@ -90,7 +90,7 @@ export class AuthFlows {
   /** Runs one action; `data` is the request body, `params` the call's params. */
   async run(data: any, params: AppParams) {
     const action = data.action
-    if (typeof action !== 'string' || !schemas[action]) {
+    if (typeof action !== 'string' || !Object.hasOwn(schemas, action)) {
       throw new BadRequest(`Invalid 'action': must be one of: ${actionNames.join(', ')}`, { errors: [{ field: 'action', message: `must be one of: ${actionNames.join(', ')}` }] })
     }
     const body = check(dataValidator, schemas[action], { ...data }, 'data')

@@ -13,6 +13,7 @@ import { billingRecovery } from '../billing/recovery'
 import { billingSettings } from '../billing/settings'
 import { webhooks } from './webhooks/webhooks'
 import { webhookEvents } from './webhook-events/webhook-events'
+import { auditEvents } from './audit-events/audit-events'
 
 export const services = (app: Application) => {
   app.configure(organizationMembers)
@@ -29,4 +30,6 @@ export const services = (app: Application) => {
   app.configure(billingRecovery)
   app.configure(webhooks)
   app.configure(webhookEvents)
+  // The audit trail (README "Audit trail"): read-only, written by src/hooks/record-audit.ts.
+  app.configure(auditEvents)
 }

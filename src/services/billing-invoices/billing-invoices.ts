@@ -6,6 +6,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import { invoiceAudit } from '../../billing/audit'
 import { defineAccess, within } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
@@ -63,7 +64,9 @@ export const billingInvoices = (app: Application) => {
     write: (access, method) => (method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access)),
     // Members of the facility create its invoices.
     create: (access, data) => requireMember(access, data.facility),
-    ...facilityOwned
+    ...facilityOwned,
+    // A patient's billing documents are in the audit trail (README "Audit trail").
+    audit: invoiceAudit
   })
 
   const values = checkBillingValues({ type: 'invoiceTypes', subjectType: 'subjectTypes' })

@@ -6,6 +6,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import { invoiceChildAudit } from '../../billing/audit'
 import { defineAccess, within } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
@@ -174,7 +175,9 @@ export const billingItems = (app: Application) => {
       const invoice = await orNull(stores(app).invoices._get(data.invoice))
       if (!invoice || !isMember(access, invoice.facility)) throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
     },
-    ...facilityOwned
+    ...facilityOwned,
+    // A patient's billing documents are in the audit trail (README "Audit trail"): the patient is the invoice's.
+    audit: invoiceChildAudit
   })
 
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])

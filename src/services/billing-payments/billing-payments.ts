@@ -7,6 +7,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import { invoiceChildAudit } from '../../billing/audit'
 import { defineAccess, within } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
@@ -71,7 +72,9 @@ export const billingPayments = (app: Application) => {
       if (!item || !isMember(access, item.facility)) throw new NotFound(`No billing item found for id '${data.item}'`)
       requireBilling(access, item.facility, billingSettings(app).privilege, 'Recording a payment')
     },
-    ...facilityOwned
+    ...facilityOwned,
+    // A patient's billing documents are in the audit trail (README "Audit trail"): the patient is the invoice's.
+    audit: invoiceChildAudit
   })
 
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])

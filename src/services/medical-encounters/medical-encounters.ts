@@ -160,7 +160,9 @@ export const medicalEncounters = (app: Application) => {
       method === 'remove' ? { $or: [{ ...facilityScope(access), invoice: null }, billingScope(access, billingSettings(app).privilege)] } : facilityScope(access),
     // Members of the facility record its encounters.
     create: (access, data) => requireMember(access, data.facility),
-    ...facilityOwned
+    ...facilityOwned,
+    // Patient data: every external call is in the audit trail (README "Audit trail").
+    audit: { patient: (doc) => doc.patient, facility: (doc) => doc.facility }
   })
 
   app.service(medicalEncounterPath as any).hooks({

@@ -145,7 +145,9 @@ export const medicalRecords = (app: Application) => {
     create: (access, data) => {
       if (data.facility !== undefined) requireFacilityMembership(access, data.facility)
     },
-    audience: recordAudience
+    audience: recordAudience,
+    // Patient data: every external call is in the audit trail (README "Audit trail").
+    audit: { patient: (doc) => doc.patient, facility: (doc) => doc.facility }
   })
 
   const validateQuery = validateQueryWith(medicalRecordQuerySchema)

@@ -12,14 +12,17 @@ export type EventMethod = (typeof EVENT_METHODS)[number]
 /** The webhook services themselves never produce webhook events (their documents carry secrets and schedules). */
 export const WEBHOOK_SERVICE_PATHS = ['webhooks', 'webhook-events']
 
+/** Services that can never be subscribed to: the webhook ones, and the audit trail (its events are no one's business but its readers'). */
+export const UNSUBSCRIBABLE_PATHS = [...WEBHOOK_SERVICE_PATHS, 'audit-events']
+
 const clean = (path: string) => path.replace(/^\/+|\/+$/g, '')
 
-/** Services whose events can be subscribed to: every service with access rules (who may read its documents), except the webhook ones. */
+/** Services whose events can be subscribed to: every service with access rules (who may read its documents), except UNSUBSCRIBABLE_PATHS. */
 export const eventServices = (app: Application): Map<string, EventMethod[]> => {
   const found = new Map<string, EventMethod[]>()
   for (const raw of Object.keys((app as any).services)) {
     const path = clean(raw)
-    if (WEBHOOK_SERVICE_PATHS.includes(path) || !accessRules(path)) continue
+    if (UNSUBSCRIBABLE_PATHS.includes(path) || !accessRules(path)) continue
     const service = app.service(path as any)
     const exposed: readonly string[] = getServiceOptions(service)?.methods ?? []
     found.set(path, EVENT_METHODS.filter((method) => exposed.includes(method)))

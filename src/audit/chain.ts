@@ -1,0 +1,54 @@
+// The audit trail's hash chain: one global chain over every audit event, in `seq` order. Each event's `hash`
+// is sha256 over a canonical JSON of its fields and `prevHash` (the previous event's hash), so editing,
+// removing or reordering a stored event breaks the chain at that event (GET /audit-events/verify).
+import { createHash } from 'node:crypto'
+
+export type AuditAction =
+  | 'read'
+  | 'create'
+  | 'patch'
+  | 'update'
+  | 'remove'
+  | 'login'
+  | 'login-failed'
+  | 'mfa'
+  | 'action-code'
+  | 'logout-everywhere'
+
+/** An audit event before it is chained (what the recorder knows about one access). */
+export interface AuditEntry {
+  at: number
+  actor: string | null
+  /** What a failed login tried (the email), when there is no actor. */
+  subject?: string
+  action: AuditAction
+  service: string
+  ids: string[]
+  patient?: string
+  facility?: string
+  outcome: 'allowed' | 'denied'
+  status: number
+  ip?: string
+  userAgent?: string
+  requestId?: string
+}
+
+/** A stored audit event: the entry, its place in the chain and its hash. */
+export interface AuditEvent extends AuditEntry {
+  id: string
+  seq: number
+  prevHash: string
+  hash: string
+}
+
+/** The `prevHash` of the very first event. */
+export const GENESIS_HASH = '0'.repeat(64)
+
+// Every hashed field, in a fixed order; absent optional fields hash as null, so the JSON is canonical.
+const HASHED_FIELDS = ['seq', 'at', 'actor', 'subject', 'action', 'service', 'ids', 'patient', 'facility', 'outcome', 'status', 'ip', 'userAgent', 'requestId', 'prevHash'] as const
+
+/** The canonical JSON an event's hash is computed over. */
+export const canonicalJson = (event: Record<string, unknown>) => JSON.stringify(HASHED_FIELDS.map((field) => [field, event[field] ?? null]))
+
+/** sha256 (hex) of the event's canonical JSON, `prevHash` included. */
+export const hashEvent = (event: Record<string, unknown>) => createHash('sha256').update(canonicalJson(event)).digest('hex')

@@ -1,0 +1,17 @@
+// What the audit trail records of billing documents (README "Audit trail"): an invoice billed to a patient
+// (`subjectType: 'patient'`) names that patient; its items and payments name the patient of their invoice.
+import type { AuditDeclaration } from '../access/rules'
+import { orNull, stores } from './stores'
+
+const patientOfInvoice = (invoice: any): string | undefined =>
+  invoice?.subjectType === 'patient' && typeof invoice.subject === 'string' ? invoice.subject : undefined
+
+export const invoiceAudit: AuditDeclaration = {
+  patient: patientOfInvoice,
+  facility: (doc) => doc.facility
+}
+
+export const invoiceChildAudit: AuditDeclaration = {
+  patient: async (doc, app) => (typeof doc.invoice === 'string' ? patientOfInvoice(await orNull(stores(app).invoices._get(doc.invoice))) : undefined),
+  facility: (doc) => doc.facility
+}

@@ -1,0 +1,49 @@
+// The audit-events store: append-only through src/audit/log.ts (never through the API), with the indexes of
+// the documented filters, each usable for a newest-first page.
+import type { Id, Params } from '@feathersjs/feathers'
+import type { Application } from '../../declarations'
+import { createStore, type StoreOptions, type StoreService } from '../../store'
+import type { AuditEvent } from '../../audit/chain'
+
+export const getOptions = (_app: Application): StoreOptions => ({
+  name: 'audit-events',
+  indexes: [
+    // One writer order: two writers can never both append after the same predecessor (src/audit/log.ts).
+    { fields: { seq: 1 }, unique: true },
+    { fields: { at: -1, seq: -1 } },
+    { fields: { actor: 1, at: -1 } },
+    { fields: { patient: 1, at: -1 } },
+    { fields: { facility: 1, at: -1 } },
+    { fields: { service: 1, at: -1 } },
+    { fields: { action: 1, at: -1 } }
+  ],
+  // The read rule is an `$or` (actor, patient, facility); internal retention removes many at once.
+  operators: ['$or'],
+  multi: true,
+  // On disk before the response, without a thread-pool round trip per batch (src/store/index.ts).
+  appendSync: true
+})
+
+/** Read-only: find (newest first unless `$sort` says otherwise) and get; writes happen through the audit log only. */
+export class AuditEventsService {
+  readonly events: StoreService<AuditEvent>
+
+  constructor(app: Application) {
+    this.events = createStore<AuditEvent>(app, getOptions(app))
+  }
+
+  async find(params: Params = {}) {
+    const query = { ...(params.query ?? {}) }
+    if (!query.$sort) query.$sort = { at: -1, seq: -1 }
+    return this.events.find({ ...params, query })
+  }
+
+  async get(id: Id, params: Params = {}) {
+    return this.events._get(id, params)
+  }
+
+  // For scopeAccess (reads the existing document without hooks).
+  async _get(id: Id, params: Params = {}) {
+    return this.events._get(id, params)
+  }
+}

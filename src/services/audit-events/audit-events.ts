@@ -1,0 +1,66 @@
+// /audit-events: the audit trail of patient data and authentication (src/hooks/record-audit.ts), read-only.
+// Application admins read every event; a facility's superadmins the events of their facility; a patient the
+// events about them (`patient`); every account its own actions (`actor`); nobody anything else (find returns
+// nothing of others, get is 404). GET /audit-events/verify (admins only) walks the hash chain. No realtime
+// events: the store is written with internal calls only, which emit nothing.
+import { authenticate } from '@feathersjs/authentication'
+import { Forbidden, MethodNotAllowed } from '@feathersjs/errors'
+import type { Query } from '@feathersjs/feathers'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { superadminOf, type AccessContext } from '../../access/context'
+import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { validateQueryWith } from '../../schema/validators'
+import { AuditLog, auditLog } from '../../audit/log'
+import { AuditEventsService } from './audit-events.class'
+import { auditEventQuerySchema } from './audit-events.schema'
+import { auditEventMethods, auditEventPath } from './audit-events.shared'
+
+/** The id of GET /audit-events/verify. */
+export const VERIFY_ID = 'verify'
+
+/** The events `access` may read, as a store query (null: all of them). */
+export const auditReadQuery = (access: AccessContext): Query | null => {
+  if (access.admin) return null
+  const facilities = superadminOf(access)
+  const branches: Query[] = [{ actor: access.accountId }, { patient: access.accountId }]
+  if (facilities.length > 0) branches.push({ facility: { $in: facilities } })
+  return { $or: branches }
+}
+
+// GET /audit-events/verify: application admins only (others 403; no token 401), answered before the read scope.
+const answerVerify = async (context: HookContext, next: NextFunction) => {
+  if (context.id !== VERIFY_ID) return next()
+  const access = await accessOf(context)
+  if (!access.admin) throw new Forbidden('Only application admins may verify the audit trail')
+  const log = auditLog(context.app)
+  if (!log) throw new MethodNotAllowed('The audit trail is not available')
+  context.result = await log.verify()
+}
+
+export const auditEvents = (app: Application) => {
+  const service = new AuditEventsService(app)
+  // `as any`: services are registered by path without a ServiceTypes entry (as every service here); the log is a runtime object.
+  app.use(auditEventPath as any, service as any, { methods: [...auditEventMethods], events: [] })
+  app.set('auditLog' as any, new AuditLog(app, service.events))
+
+  defineAccess(auditEventPath, {
+    read: auditReadQuery,
+    // Unreachable (the service exposes find and get only): events are written by the audit log alone.
+    create: () => {
+      throw new MethodNotAllowed('Audit events cannot be created through the API')
+    },
+    // Nobody receives realtime events of audit documents (none are emitted); should one be, admins only.
+    audience: () => ['admins']
+  })
+
+  const validateQuery = validateQueryWith(auditEventQuerySchema)
+  // `as any`: no ServiceTypes entry for the path (see above).
+  app.service(auditEventPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQuery, scopeAccess],
+      get: [validateQuery, answerVerify, scopeAccess]
+    }
+  })
+}

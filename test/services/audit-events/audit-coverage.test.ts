@@ -1,0 +1,101 @@
+// What else the audit trail covers: encounters, a patient's billing documents (the patient of an item or payment
+// is its invoice's), a find over several patients (one event per patient), and the chain under concurrent load
+// plus the retention job (the kept chain still verifies).
+import assert from 'node:assert/strict'
+import { http, signUp, startServer, type SignedUp, type TestServer } from '../../helpers/app'
+import { invoiceWithItems, pay, setupFacility, type FacilityFixture } from '../../helpers/billing'
+import { auditLog } from '../../../src/audit/log'
+
+const adminEmail = 'audit-cover-admin@example.test'
+const adminPassword = 'Admin password 1'
+
+describe('audit trail coverage', function () {
+  this.timeout(60000)
+  let server: TestServer
+  let facility: FacilityFixture
+  let admin: SignedUp
+
+  const eventsOf = async (query: string, token = admin.token) => {
+    const res = await http(server.url, 'GET', `/audit-events${query}`, { token })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    return res.body.data as any[] // `as any`: JSON answers are untyped
+  }
+
+  before(async () => {
+    server = await startServer({ admin: { email: adminEmail, password: adminPassword } })
+    facility = await setupFacility(server.url)
+    const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
+    admin = { account: login.body.account, token: login.body.accessToken, email: adminEmail, password: adminPassword }
+  })
+  after(async () => {
+    await server?.close()
+  })
+
+  it('records encounters with their patient and facility', async () => {
+    const created = await http(server.url, 'POST', '/medical-encounters', { token: facility.member.token, body: { facility: facility.id, patient: facility.stranger.account.id } })
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    const [event] = await eventsOf(`?service=medical-encounters&action=create`)
+    assert.deepEqual(event.ids, [created.body.id])
+    assert.equal(event.patient, facility.stranger.account.id)
+    assert.equal(event.facility, facility.id)
+    assert.equal(event.status, 201)
+    // The patient sees it, although they are no member of the facility.
+    const theirs = await eventsOf(`?service=medical-encounters`, facility.stranger.token)
+    assert.ok(theirs.some((e) => e.ids.includes(created.body.id)))
+  })
+
+  it("records a patient's invoice, items and payments with the invoice's patient", async () => {
+    const { invoice, items } = await invoiceWithItems(server.url, facility, [20])
+    const payment = await pay(server.url, facility, items[0].id, 5)
+    const read = await http(server.url, 'GET', `/billing-payments/${payment.id}`, { token: facility.owner.token })
+    assert.equal(read.status, 200)
+    for (const [service, id] of [
+      ['billing-invoices', invoice.id],
+      ['billing-items', items[0].id],
+      ['billing-payments', payment.id]
+    ]) {
+      const events = await eventsOf(`?service=${service}&$limit=100`)
+      const event = events.find((e) => e.ids.includes(id))
+      assert.ok(event, `${service} is recorded`)
+      assert.equal(event.patient, facility.member.account.id, service)
+      assert.equal(event.facility, facility.id)
+    }
+    const seenByPatient = await eventsOf(`?service=billing-payments`, facility.member.token)
+    assert.ok(seenByPatient.some((e) => e.action === 'read' && e.actor === facility.owner.account.id))
+  })
+
+  it('writes one event per patient of a find', async () => {
+    const patients = await Promise.all([signUp(server.url), signUp(server.url)])
+    for (const p of patients) {
+      const res = await http(server.url, 'POST', '/medical-records', { token: facility.owner.token, body: { type: 'allergy', facility: facility.id, patient: p.account.id, name: 'x' } })
+      assert.equal(res.status, 200)
+    }
+    const found = await http(server.url, 'GET', `/medical-records?$limit=50`, { token: facility.owner.token, headers: { 'x-request-id': 'multi-find' } })
+    assert.equal(found.status, 200)
+    const events = (await eventsOf(`?action=read&service=medical-records&$limit=100`)).filter((e) => e.requestId === 'multi-find')
+    assert.equal(events.length, 2)
+    for (const p of patients) {
+      const mine = events.find((e) => e.patient === p.account.id)
+      assert.ok(mine)
+      const own = await eventsOf(`?patient=${p.account.id}&action=read`, p.token)
+      assert.ok(own.some((e) => e.requestId === 'multi-find'))
+    }
+  })
+
+  it('keeps one unbroken chain under concurrent calls, and after the retention job', async () => {
+    await Promise.all(Array.from({ length: 30 }, () => http(server.url, 'GET', '/medical-records?$limit=1', { token: facility.owner.token })))
+    const verified = await http(server.url, 'GET', '/audit-events/verify', { token: admin.token })
+    assert.equal(verified.body.intact, true, JSON.stringify(verified.body))
+    const log = auditLog(server.app)!
+    const all = await eventsOf('?$limit=100&$sort[seq]=1')
+    assert.ok(all.length > 30)
+    // Retention as if the period ended just after the tenth event: the nine before it go, in chain order.
+    const removed = await log.applyRetention(all[9].at + log.settings.retentionDays * 86400000)
+    assert.ok(removed >= 1)
+    const after = await eventsOf('?$limit=100&$sort[seq]=1')
+    assert.ok(after[0].seq > all[0].seq)
+    const again = await http(server.url, 'GET', '/audit-events/verify', { token: admin.token })
+    assert.equal(again.body.intact, true, JSON.stringify(again.body))
+    assert.equal(again.body.checked, verified.body.checked - removed)
+  })
+})
