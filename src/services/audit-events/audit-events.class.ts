@@ -14,8 +14,6 @@ export const getOptions = (_app: Application): StoreOptions => ({
     { fields: { actor: 1, at: -1 } },
     { fields: { patient: 1, at: -1 } },
     { fields: { facility: 1, at: -1 } },
-    { fields: { service: 1, at: -1 } },
-    { fields: { action: 1, at: -1 } }
   ],
   // The read rule is an `$or` (actor, patient, facility); internal retention removes many at once.
   operators: ['$or'],
