@@ -19,6 +19,7 @@ import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { trackSockets } from './auth/sessions'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
+import { syncDirectory } from './directory/entries'
 import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
@@ -55,7 +56,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   guardRouteLookup(app)
 
   app.hooks({
-    around: { all: [logError, requireScalarId, rejectUnsafeKeys, recordWebhookEvents, populate] }
+    around: { all: [logError, requireScalarId, rejectUnsafeKeys, recordWebhookEvents, syncDirectory, populate] }
   })
   app.hooks({
     setup: [

@@ -13,6 +13,7 @@ import { billingItemMethods, billingItemPath } from './services/billing-items/bi
 import { billingPaymentMethods, billingPaymentPath } from './services/billing-payments/billing-payments.shared'
 import { webhookMethods, webhookPath } from './services/webhooks/webhooks.shared'
 import { webhookEventMethods, webhookEventPath } from './services/webhook-events/webhook-events.shared'
+import { unifiedDirectoryMethods, unifiedDirectoryPath } from './services/unified-directory/unified-directory.shared'
 
 export type ClientApplication = Application<any, any>
 
@@ -32,5 +33,6 @@ export const createClient = (connection: TransportConnection<any>, authenticatio
   client.use(billingPaymentPath, connection.service(billingPaymentPath), { methods: [...billingPaymentMethods] })
   client.use(webhookPath, connection.service(webhookPath), { methods: [...webhookMethods] })
   client.use(webhookEventPath, connection.service(webhookEventPath), { methods: [...webhookEventMethods] })
+  client.use(unifiedDirectoryPath, connection.service(unifiedDirectoryPath), { methods: [...unifiedDirectoryMethods] })
   return client
 }

@@ -13,6 +13,7 @@ import { billingRecovery } from '../billing/recovery'
 import { billingSettings } from '../billing/settings'
 import { webhooks } from './webhooks/webhooks'
 import { webhookEvents } from './webhook-events/webhook-events'
+import { unifiedDirectory } from './unified-directory/unified-directory'
 
 export const services = (app: Application) => {
   app.configure(organizationMembers)
@@ -29,4 +30,6 @@ export const services = (app: Application) => {
   app.configure(billingRecovery)
   app.configure(webhooks)
   app.configure(webhookEvents)
+  // The public directory search; its entries follow organizations and their catalogues (src/directory).
+  app.configure(unifiedDirectory)
 }
