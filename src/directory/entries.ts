@@ -37,7 +37,9 @@ export const setupDirectoryStore = (app: Application) => {
       { fields: { cells: 1 } },
       { fields: { sortName: 1, id: 1 } },
       { fields: { type: 1 } },
-      { fields: { tags: 1 } }
+      { fields: { tags: 1 } },
+      { fields: { 'ref.type': 1 } },
+      { fields: { 'ref.types': 1 } }
     ]
   })
   app.set('directoryStore' as any, store)

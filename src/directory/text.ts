@@ -21,11 +21,29 @@ export const prefixes = (list: string[]): string[] => {
   return [...out]
 }
 
+/** How well a word matches an entry: 3 a whole name word, 2 the prefix of a name word, 1 a description word only. */
+export type Tier = 1 | 2 | 3
+export const TIERS: readonly Tier[] = [3, 2, 1]
+/** The indexed term of `word` at `tier` (`3:cardiology`). */
+export const tierTerm = (tier: Tier, word: string) => `${tier}:${word}`
+
 /**
- * The search terms of an entry: the prefixes of its name's words and the whole words of its description.
- * A query word is looked up as one term, so the store's index on `terms` answers it on both engines.
+ * The search terms of an entry: every prefix of its name's words and every whole word of its description, each
+ * once, marked with the best tier it reaches (`3:cardiology`, `2:cardio`, `1:heart`). A query word is then one
+ * `$in` over its three tiered terms (all words required: one such condition per word), and one tier alone is an
+ * index lookup, so the store's index on `terms` answers both on both engines.
  */
-export const termsOf = (name: string, description?: string) => [...new Set([...prefixes(words(name)), ...words(description)])].sort()
+export const termsOf = (name: string, description?: string) => {
+  const nameWords = words(name)
+  const best = new Map<string, Tier>()
+  for (const word of words(description)) best.set(word, 1)
+  for (const prefix of prefixes(nameWords)) best.set(prefix, 2)
+  for (const word of nameWords) best.set(word, 3)
+  return [...best].map(([word, tier]) => tierTerm(tier, word)).sort()
+}
+
+/** The tier of a query word for an entry whose folded name words are `nameWords` (it matched, so 1 at least). */
+export const tierOf = (word: string, nameWords: string[]): Tier => (nameWords.includes(word) ? 3 : nameWords.some((name) => name.startsWith(word)) ? 2 : 1)
 
 /** The original words of `text` whose folded form satisfies `test` (for highlights). */
 export const originalWords = (text: string | undefined, test: (folded: string) => boolean): string[] => {

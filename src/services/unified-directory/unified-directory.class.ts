@@ -1,12 +1,16 @@
-// The directory search. Candidates come from the store through the portable operators only (`$in`/equality on the
-// indexed `terms`, `cells`, `type`, `tags` fields; `$sort`/`$skip`/`$limit` on `sortName` for `*`), so both engines
-// select the same documents; distance, scoring, ranking and highlights are computed here, by one piece of code.
+// The directory search. Candidates come from the store through the portable operators only (equality/`$in` on the
+// indexed `terms`, `cells`, `type`, `tags`, `ref.*` fields; `$sort`/`$skip`/`$limit` on `sortName`), so both engines
+// select the same documents; distance, scoring, ranking and highlights are computed here, by one piece of code:
+// - `*` without location: the store filters by facets and pages in name order;
+// - one word without location: the word's three tiers (src/directory/text.ts) are counted and paged by the store;
+// - otherwise (several words, or a location): the candidates (all words, facets, covering cells) are loaded with
+//   a few fields, filtered by exact distance, scored and sorted here; only the page's entries are loaded whole.
 import { BadRequest } from '@feathersjs/errors'
 import type { Paginated, Params, Query } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { directoryStore, publicFields, type DirectoryEntry } from '../../directory/entries'
 import { coveringCells, distanceKm, type Point } from '../../directory/geo'
-import { originalWords, words } from '../../directory/text'
+import { originalWords, tierOf, tierTerm, TIERS, words } from '../../directory/text'
 import type { DirectoryQuery, DirectoryResult } from './unified-directory.schema'
 
 export interface DirectorySettings {
@@ -81,26 +85,57 @@ export class UnifiedDirectory {
       throw new BadRequest(`Invalid query: '$search' has more than ${settings.maxWords} words`, { errors: [{ field: '$search', message: `at most ${settings.maxWords} words` }] })
     }
 
-    const conditions: Query[] = []
-    if (query.type !== undefined) conditions.push(facetCondition('type', query.type))
-    if (query.tags !== undefined) conditions.push(facetCondition('tags', query.tags))
-    if (query['ref.type'] !== undefined) conditions.push(facetCondition('ref.type', query['ref.type']))
-    if (query['ref.types'] !== undefined) conditions.push(facetCondition('ref.types', query['ref.types']))
-    // Every query word must be a term of the entry (the store's index on `terms` gives the candidates).
-    for (const word of searched) conditions.push({ terms: word })
-    if (circle) conditions.push({ cells: { $in: coveringCells(circle, circle.radiusKm) } })
-
+    const facets: Query[] = []
+    if (query.type !== undefined) facets.push(facetCondition('type', query.type))
+    if (query.tags !== undefined) facets.push(facetCondition('tags', query.tags))
+    if (query['ref.type'] !== undefined) facets.push(facetCondition('ref.type', query['ref.type']))
+    if (query['ref.types'] !== undefined) facets.push(facetCondition('ref.types', query['ref.types']))
     const store = directoryStore(this.app)
+    const where = (conditions: Query[]): Query => (conditions.length ? { $and: conditions } : {})
+    const byName = { sortName: 1, id: 1 }
+
     if (!circle && searched.length === 0) {
       // `*` without location: the store pages in name order itself.
       const page = (await store._find({
-        query: { $and: [{ sortName: { $gte: '' } }, ...conditions], $sort: { sortName: 1, id: 1 }, $skip: skip, $limit: limit, $select: [...publicFields] },
+        query: { ...where(facets), $sort: byName, $skip: skip, $limit: limit, $select: [...publicFields] },
         paginate: { default: limit, max: Math.max(limit, 1) }
       })) as Paginated<DirectoryEntry>
       return { total: page.total, limit, skip, data: page.data.map((entry) => this.present(entry, [], null)) }
     }
 
-    const candidates = (await store._find({ query: { $and: conditions, $select: candidateFields }, paginate: false })) as Pick<DirectoryEntry, 'id' | 'sortName' | 'coordinates'>[]
+    if (!circle && searched.length === 1) {
+      // One word: its tiers are disjoint index lookups, ranked 3 > 2 > 1 and each in name order, so the store counts
+      // and pages each tier itself; only the page's entries are loaded.
+      const [word] = searched
+      const tiers = await Promise.all(
+        TIERS.map(async (tier) => {
+          const conditions = where([...facets, { terms: tierTerm(tier, word) }])
+          const counted = (await store._find({ query: { ...conditions, $limit: 0 }, paginate: { default: 1, max: 1 } })) as Paginated<DirectoryEntry>
+          return { tier, conditions, total: counted.total }
+        })
+      )
+      const data: DirectoryResult[] = []
+      let offset = skip
+      for (const { tier, conditions, total } of tiers) {
+        if (data.length >= limit) break
+        if (offset >= total) {
+          offset -= total
+          continue
+        }
+        const page = (await store._find({
+          query: { ...conditions, $sort: byName, $skip: offset, $limit: limit - data.length, $select: [...publicFields] },
+          paginate: false
+        })) as DirectoryEntry[]
+        for (const entry of page) data.push({ ...this.present(entry, searched, null), score: tier })
+        offset = 0
+      }
+      return { total: tiers.reduce((sum, t) => sum + t.total, 0), limit, skip, data }
+    }
+
+    // Every query word must match (one `$in` over its tiered terms each); a location adds its cells.
+    const conditions: Query[] = [...facets, ...searched.map((word) => ({ terms: { $in: TIERS.map((tier) => tierTerm(tier, word)) } }))]
+    if (circle) conditions.push({ cells: { $in: coveringCells(circle, circle.radiusKm) } })
+    const candidates = (await store._find({ query: { ...where(conditions), $select: candidateFields }, paginate: false })) as Pick<DirectoryEntry, 'id' | 'sortName' | 'coordinates'>[]
     const ranked: Ranked[] = []
     for (const candidate of candidates) {
       let distance = 0
@@ -156,12 +191,4 @@ export class UnifiedDirectory {
  * One scorer: per query word, 3 when it is a whole word of the name, 2 when it is the prefix of a name word, 1 when
  * it matches only in the description (every candidate has every word as a term, so it matched somewhere).
  */
-export const scoreOf = (searched: string[], nameWords: string[]) => {
-  let score = 0
-  for (const word of searched) {
-    if (nameWords.includes(word)) score += 3
-    else if (nameWords.some((name) => name.startsWith(word))) score += 2
-    else score += 1
-  }
-  return score
-}
+export const scoreOf = (searched: string[], nameWords: string[]) => searched.reduce((score, word) => score + tierOf(word, nameWords), 0)
