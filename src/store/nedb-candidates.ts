@@ -84,9 +84,7 @@ const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)
 // or object value there). Pick-projections of top-level fields copy only the picked fields. Results are the same as
 // NeDB's own (test/store/nedb-candidates.test.ts compares them with plain NeDB); any other query takes NeDB's path.
 // (`@seald-io/nedb` ships no types for its Cursor and model modules.)
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Cursor: any = require('@seald-io/nedb/lib/cursor.js')
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const model: any = require('@seald-io/nedb/lib/model.js')
 
 type Conjunct = [field: string, values: unknown[]]
