@@ -5,7 +5,9 @@
 // Entries are generated around five cities and seeded through the store (not HTTP); the server is then restarted
 // on the same data dir to measure startup (file load + index build) and RSS.
 import type { Params } from '@feathersjs/feathers'
-import { signUp, startServer, tempDir } from '../test/helpers/app'
+import fs from 'node:fs'
+import { startServer, tempDir } from '../test/helpers/app'
+import { startServerProcess } from '../test/helpers/server-process'
 import { directoryStore, entryDocument } from '../src/directory/entries'
 import { distanceKm, type Point } from '../src/directory/geo'
 import { words } from '../src/directory/text'
@@ -144,31 +146,45 @@ const CASES: Case[] = [
   }
 ]
 
+const rssMB = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return Math.round(kb / 1024)
+}
+
+/** Starts the server as its own process (as `npm start` does) on `dataDir`: time to READY and its RSS. */
+const startProcess = async (dataDir: string) => {
+  const start = process.hrtime.bigint()
+  const server = await startServerProcess({ DATA_DIR: dataDir }, 120000)
+  const startupMs = Number(process.hrtime.bigint() - start) / 1e6
+  return { server, startupMs, rss: () => rssMB(server.child.pid ?? 0) }
+}
+
 export async function run() {
   const dataDir = tempDir('clinic-directory-bench-')
-  // 1. Seed through the store.
+  const emptyDir = tempDir('clinic-directory-bench-empty-')
+  // 1. Seed through the store (in this process), then close it.
   const contents = Array.from({ length: ENTRIES }, (_, i) => generate(i))
-  let server = await startServer({ mongodb: '', dataDir })
+  const seeding = await startServer({ mongodb: '', dataDir })
   const multi: Params & { adapter: { multi: boolean } } = { adapter: { multi: true } }
   const seedMs = await time(async () => {
-    const store = directoryStore(server.app)
+    const store = directoryStore(seeding.app)
     for (let i = 0; i < contents.length; i += 5000) await store._create(contents.slice(i, i + 5000).map((c) => entryDocument('organization', c)), multi)
   })
-  await server.close({ keep: true })
-
-  // 2. Restart on the same data: startup = config, file load, index build, listening.
-  const rssBefore = process.memoryUsage().rss
-  const startupMs = await time(async () => {
-    server = await startServer({ mongodb: '', dataDir })
-  })
-  const rssAfterStartup = process.memoryUsage().rss
-  const { app, url } = server
-  await signUp(url) // the server is fully working
-
-  // 3. Baseline entries (plain objects, folded once up front).
-  const stored = (await directoryStore(app)._find({ query: { $select: ['id', 'ref', 'name', 'description', 'tags', 'coordinates'] }, paginate: false })) as any[]
+  // 2. Baseline entries (plain objects, folded once up front).
+  const stored = (await directoryStore(seeding.app)._find({ query: { $select: ['id', 'ref', 'name', 'description', 'tags', 'coordinates'] }, paginate: false })) as any[]
   const plain: Plain[] = stored.map((e) => ({ ...e, nameWords: words(e.name), descWords: new Set(words(e.description)), sortName: words(e.name).join(' ') }))
   if (plain.length !== ENTRIES) throw new Error(`expected ${ENTRIES} entries, found ${plain.length}`)
+  await seeding.close({ keep: true })
+
+  // 3. The server as its own process: startup without entries, then with them (file load + index build), and RSS.
+  const empty = await startProcess(emptyDir)
+  const emptyStartupMs = empty.startupMs
+  const emptyRss = empty.rss()
+  await empty.server.kill('SIGTERM')
+  const full = await startProcess(dataDir)
+  const url = full.server.url
+  const rssAfterStartup = full.rss()
 
   const results: Record<string, unknown> = {}
   for (const c of CASES) {
@@ -197,17 +213,19 @@ export async function run() {
     }
     results[c.title] = { app: stats(app_), baselineInMemoryFilter: stats(base), meanMatches: Math.round(totals / SAMPLES) }
   }
-  const rssEnd = process.memoryUsage().rss
-  await server.close()
+  const rssEnd = full.rss()
+  await full.server.kill('SIGTERM')
+  fs.rmSync(dataDir, { recursive: true, force: true })
+  fs.rmSync(emptyDir, { recursive: true, force: true })
 
   return {
     name: 'directory',
     entries: ENTRIES,
     samplesPerCase: SAMPLES,
-    note: 'app = GET /bff/unified-directory over HTTP on the embedded engine (sequential, one connection); baseline = plain in-memory filter over the same entries in this process; every answer is checked equal (total and first page) to the baseline',
+    note: 'app = GET /bff/unified-directory over HTTP to the server running as its own process on the embedded engine (sequential, one connection); baseline = plain in-memory filter over the same entries in the bench process; every answer is checked equal (total and first page) to the baseline. Startup = spawn to READY (includes loading TypeScript); RSS = the server process',
     seedMs: Math.round(seedMs),
-    startupMs: Math.round(startupMs),
-    rssMB: { beforeRestart: Math.round(rssBefore / 2 ** 20), afterStartup: Math.round(rssAfterStartup / 2 ** 20), end: Math.round(rssEnd / 2 ** 20) },
+    startupMs: { withEntries: Math.round(full.startupMs), empty: Math.round(emptyStartupMs), entriesLoad: Math.round(full.startupMs - emptyStartupMs) },
+    serverRssMB: { empty: emptyRss, afterStartup: rssAfterStartup, afterQueries: rssEnd },
     ...results
   }
 }

@@ -119,6 +119,9 @@ const lookup = (indexes: Indexes, [field, values]: Conjunct): Docs => {
   return [...new Set(lists.flat())]
 }
 
+/** At most how many documents a condition selects (a document may be counted once per value it holds). */
+const estimate = (indexes: Indexes, [field, values]: Conjunct) => values.reduce((sum: number, value) => sum + indexes[field].getMatching(value).length, 0)
+
 const satisfies = (doc: any, [field, values]: Conjunct) => {
   const value = field.includes('.') ? model.getDotValue(doc, field) : doc[field]
   return Array.isArray(value) ? value.some((item) => isIndexable(item) && values.includes(item)) : isIndexable(value) && values.includes(value)
@@ -139,6 +142,8 @@ const walk = (node: TreeNode | null | undefined, visit: (node: TreeNode) => bool
   return walk(node.right, visit)
 }
 
+const countOf = (docs: { length: number }) => docs.length
+
 /** Copies all documents (what NeDB's find does with its results). */
 export const copyAll = (docs: Docs) => docs.map((doc) => model.deepCopy(doc))
 
@@ -152,13 +157,18 @@ class IndexedCursor extends Cursor {
     const conjuncts = Object.keys(db.ttlIndexes ?? {}).length ? null : exactConjuncts(db.indexes, this.query)
     if (!conjuncts) return super._execAsync()
 
+    // Counting everything needs no documents.
+    if (conjuncts.length === 0 && !this._sort && !this._skip && !this._limit && this.mapFn === countOf && typeof db.documentCount === 'number') {
+      return this.mapFn({ length: db.documentCount })
+    }
     let matched: Docs
-    if (conjuncts.length === 0) matched = db.getAllData()
+    if (conjuncts.length === 0) matched = this._sort && this._limit ? (null as unknown as Docs) : db.getAllData()
     else {
-      const sets = conjuncts.map((conjunct) => ({ conjunct, docs: lookup(db.indexes, conjunct) }))
-      sets.sort((a, b) => a.docs.length - b.docs.length)
-      const [base, ...rest] = sets
-      matched = rest.length === 0 ? base.docs : base.docs.filter((doc) => rest.every(({ conjunct }) => satisfies(doc, conjunct)))
+      // Only the smallest condition's documents are listed; the others are checked on them.
+      const sized = conjuncts.map((conjunct) => ({ conjunct, size: estimate(db.indexes, conjunct) })).sort((a, b) => a.size - b.size)
+      const [base, ...rest] = sized
+      const docs = lookup(db.indexes, base.conjunct)
+      matched = rest.length === 0 ? docs : docs.filter((doc) => rest.every(({ conjunct }) => satisfies(doc, conjunct)))
     }
 
     const skip: number = this._skip || 0
@@ -174,8 +184,9 @@ class IndexedCursor extends Cursor {
         }
         return 0
       }
-      const walked = limit !== undefined ? this.walkIndex(criteria, matched, skip + limit, compare) : null
-      const ordered = walked ?? [...matched].sort((a, b) => compare(a, b))
+      // (no conditions: walking is never longer than sorting everything; `matched` is only listed if the walk fails)
+      const walked = limit !== undefined ? this.walkIndex(criteria, conjuncts, matched ? matched.length : Infinity, skip + limit, compare) : null
+      const ordered = walked ?? [...(matched ?? db.getAllData())].sort((a, b) => compare(a, b))
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
     } else res = matched.slice(skip, limit === undefined ? undefined : skip + limit)
 
@@ -194,34 +205,39 @@ class IndexedCursor extends Cursor {
     return this.mapFn ? this.mapFn(res) : res
   }
 
-  /** The first `count` documents of `matched` in sort order by walking the first key's index; null when not applicable. */
-  walkIndex(criteria: { key: string; direction: number }[], matched: Docs, count: number, compare: (a: any, b: any, from?: number) => number): Docs | null {
+  /**
+   * The first `count` documents in sort order by walking the first sort key's index, keeping those that satisfy
+   * `conjuncts`; null when not applicable or when the walk would cost more than sorting the `matched` documents.
+   */
+  walkIndex(criteria: { key: string; direction: number }[], conjuncts: Conjunct[], matched: number, count: number, compare: (a: any, b: any, from?: number) => number): Docs | null {
     const db: any = this.db
     const [first] = criteria
     const index = db.indexes[first.key]
     if (!index || first.direction !== 1) return null
-    const all = db.getAllData().length
-    // Expected nodes visited to collect `count` matches vs the cost of sorting every match.
-    const expected = (count * all) / Math.max(1, matched.length)
-    if (matched.length > 0 && expected > matched.length * Math.log2(matched.length + 1)) return null
-    const members = matched.length === all ? null : new Set(matched)
+    let budget = Math.max(256, matched * Math.log2(matched + 1))
     const out: Docs = []
-    let safe = true
+    let complete = true
     walk(index.tree.tree, (node) => {
       const group: Docs = []
       for (const doc of node.data) {
         const value = model.getDotValue(doc, first.key)
         if (value !== null && typeof value === 'object') {
-          safe = false
+          complete = false
           return false
         }
-        if (!members || members.has(doc)) group.push(doc)
+        if (conjuncts.every((conjunct) => satisfies(doc, conjunct))) group.push(doc)
       }
+      budget -= node.data.length
       if (group.length > 1) group.sort((a, b) => compare(a, b, 1))
       out.push(...group)
-      return out.length < count
+      if (out.length >= count) return false
+      if (budget < 0) {
+        complete = false
+        return false
+      }
+      return true
     })
-    return safe ? out : null
+    return complete ? out : null
   }
 
   /** Top-level fields of a pick-projection (`{ a: 1, b: 1 }`, `_id` optional), or null. */
@@ -245,6 +261,20 @@ export class IndexedNeDB extends NeDB {
     return cursor
   }
   countAsync(query: any): any {
-    return new IndexedCursor(this, query, (docs: Docs) => docs.length)
+    return new IndexedCursor(this, query, countOf)
+  }
+  /** How many documents the store holds, kept with its indexes (an unconditional count needs no walk). */
+  documentCount = 0
+  _resetIndexes(newData?: any) {
+    ;(NeDB.prototype as any)._resetIndexes.call(this, newData)
+    this.documentCount = Array.isArray(newData) ? newData.length : newData ? 1 : 0
+  }
+  _addToIndexes(doc: any) {
+    ;(NeDB.prototype as any)._addToIndexes.call(this, doc)
+    this.documentCount += 1
+  }
+  _removeFromIndexes(doc: any) {
+    ;(NeDB.prototype as any)._removeFromIndexes.call(this, doc)
+    this.documentCount -= 1
   }
 }

@@ -109,6 +109,17 @@ describe('store: NeDB candidates from indexes', () => {
         assert.equal(await indexed.countAsync(query), await plain.countAsync(query))
       })
     }
+    it('counts everything without a walk, and the count follows inserts, removals and refused inserts', async () => {
+      assert.equal(await indexed.countAsync({}), await plain.countAsync({}))
+      for (const db of [plain, indexed] as NeDB[]) {
+        await db.insertAsync([{ id: 'extra-1' }, { id: 'extra-2' }])
+        await db.removeAsync({ id: 'extra-1' }, {})
+      }
+      await assert.rejects(indexed.insertAsync([{ id: 'extra-3' }, { id: 'extra-2' }]))
+      assert.equal(await indexed.countAsync({}), await plain.countAsync({}))
+      assert.equal(await indexed.countAsync({}), indexed.getAllData().length)
+    })
+
     it('returns copies: changing a result does not change the store', async () => {
       const [doc] = await indexed.findAsync({ createdBy: 'u1' }, { id: 1, tags: 1 })
       doc.tags.push('changed')
