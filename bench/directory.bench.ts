@@ -14,8 +14,8 @@ import { words } from '../src/directory/text'
 import { round } from './lib'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000)
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200)
-const WARMUP = 20
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
+const WARMUP = 10
 
 const random = (seed: number) => () => {
   seed = (seed * 1103515245 + 12345) & 0x7fffffff

@@ -119,6 +119,13 @@ const lookup = (indexes: Indexes, [field, values]: Conjunct): Docs => {
   return [...new Set(lists.flat())]
 }
 
+/** A membership test against a condition's index sets. */
+const memberOf = (indexes: Indexes, [field, values]: Conjunct) => {
+  const members = new Set<unknown>()
+  for (const value of values) for (const doc of indexes[field].getMatching(value)) members.add(doc)
+  return (doc: unknown) => members.has(doc)
+}
+
 /** At most how many documents a condition selects (a document may be counted once per value it holds). */
 const estimate = (indexes: Indexes, [field, values]: Conjunct) => values.reduce((sum: number, value) => sum + indexes[field].getMatching(value).length, 0)
 
@@ -161,15 +168,18 @@ class IndexedCursor extends Cursor {
     if (conjuncts.length === 0 && !this._sort && !this._skip && !this._limit && this.mapFn === countOf && typeof db.documentCount === 'number') {
       return this.mapFn({ length: db.documentCount })
     }
-    let matched: Docs
-    if (conjuncts.length === 0) matched = this._sort && this._limit ? (null as unknown as Docs) : db.getAllData()
-    else {
-      // Only the smallest condition's documents are listed; the others are checked on them.
-      const sized = conjuncts.map((conjunct) => ({ conjunct, size: estimate(db.indexes, conjunct) })).sort((a, b) => a.size - b.size)
+    // The matching documents: the smallest condition's documents, checked against the others.
+    let sized: { conjunct: Conjunct; size: number }[] = []
+    const listMatched = (): Docs => {
+      if (conjuncts.length === 0) return db.getAllData()
       const [base, ...rest] = sized
       const docs = lookup(db.indexes, base.conjunct)
-      matched = rest.length === 0 ? docs : docs.filter((doc) => rest.every(({ conjunct }) => satisfies(doc, conjunct)))
+      // A condition selecting not many more documents than the base is checked by membership in its index sets
+      // (cheaper than reading each document's own, possibly long, arrays); much larger ones on the documents.
+      const checks = rest.map(({ conjunct, size }) => (size <= docs.length * 8 ? memberOf(db.indexes, conjunct) : (doc: any) => satisfies(doc, conjunct)))
+      return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
     }
+    sized = conjuncts.map((conjunct) => ({ conjunct, size: estimate(db.indexes, conjunct) })).sort((a, b) => a.size - b.size)
 
     const skip: number = this._skip || 0
     const limit: number | undefined = this._limit || undefined
@@ -184,11 +194,13 @@ class IndexedCursor extends Cursor {
         }
         return 0
       }
-      // (no conditions: walking is never longer than sorting everything; `matched` is only listed if the walk fails)
-      const walked = limit !== undefined ? this.walkIndex(criteria, conjuncts, matched ? matched.length : Infinity, skip + limit, compare) : null
-      const ordered = walked ?? [...(matched ?? db.getAllData())].sort((a, b) => compare(a, b))
+      // A page in index order first (bounded by what sorting the matches would cost: the smallest condition's size
+      // bounds their number; no conditions: never longer than sorting everything); else every match, sorted.
+      const bound = conjuncts.length === 0 ? Infinity : sized[0].size
+      const walked = limit !== undefined ? this.walkIndex(criteria, conjuncts, bound, skip + limit, compare) : null
+      const ordered = walked ?? [...listMatched()].sort((a, b) => compare(a, b))
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
-    } else res = matched.slice(skip, limit === undefined ? undefined : skip + limit)
+    } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
 
     const keys = this.pickedFields()
     if (keys) {
