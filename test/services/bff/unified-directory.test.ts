@@ -177,7 +177,10 @@ describe('GET /bff/unified-directory', function () {
       ['tags[$in]=x', 'tags'],
       ['$limit=abc', '$limit'],
       ['$skip=-1', '$skip'],
-      ['$or[0][name]=x', '$or']
+      ['$or[0][name]=x', '$or'],
+      ['$select[]=name', '$select'],
+      ['$populate=organization', '$populate'],
+      ['ref[id]=x', 'ref.id']
     ]) {
       it(`${qs} is a 400 naming ${field}`, async () => {
         const res = await http(url, 'GET', `${PATH}?${qs}`)
