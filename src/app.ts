@@ -21,6 +21,7 @@ import { trackSockets } from './auth/sessions'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { recordAudit } from './hooks/record-audit'
 import { auditLog } from './audit/log'
+import { syncDirectory } from './directory/entries'
 import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
@@ -57,7 +58,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   guardRouteLookup(app)
 
   app.hooks({
-    around: { all: [logError, requireScalarId, recordAudit, rejectUnsafeKeys, recordWebhookEvents, populate] }
+    around: { all: [logError, requireScalarId, recordAudit, rejectUnsafeKeys, recordWebhookEvents, syncDirectory, populate] }
   })
   app.hooks({
     setup: [

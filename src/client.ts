@@ -14,6 +14,7 @@ import { billingPaymentMethods, billingPaymentPath } from './services/billing-pa
 import { webhookMethods, webhookPath } from './services/webhooks/webhooks.shared'
 import { webhookEventMethods, webhookEventPath } from './services/webhook-events/webhook-events.shared'
 import { auditEventMethods, auditEventPath } from './services/audit-events/audit-events.shared'
+import { unifiedDirectoryMethods, unifiedDirectoryPath } from './services/unified-directory/unified-directory.shared'
 
 export type ClientApplication = Application<any, any>
 
@@ -34,5 +35,6 @@ export const createClient = (connection: TransportConnection<any>, authenticatio
   client.use(webhookPath, connection.service(webhookPath), { methods: [...webhookMethods] })
   client.use(webhookEventPath, connection.service(webhookEventPath), { methods: [...webhookEventMethods] })
   client.use(auditEventPath, connection.service(auditEventPath), { methods: [...auditEventMethods] })
+  client.use(unifiedDirectoryPath, connection.service(unifiedDirectoryPath), { methods: [...unifiedDirectoryMethods] })
   return client
 }

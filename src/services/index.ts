@@ -14,6 +14,7 @@ import { billingSettings } from '../billing/settings'
 import { webhooks } from './webhooks/webhooks'
 import { webhookEvents } from './webhook-events/webhook-events'
 import { auditEvents } from './audit-events/audit-events'
+import { unifiedDirectory } from './unified-directory/unified-directory'
 
 export const services = (app: Application) => {
   app.configure(organizationMembers)
@@ -32,4 +33,6 @@ export const services = (app: Application) => {
   app.configure(webhookEvents)
   // The audit trail (README "Audit trail"): read-only, written by src/hooks/record-audit.ts.
   app.configure(auditEvents)
+  // The public directory search; its entries follow organizations and their catalogues (src/directory).
+  app.configure(unifiedDirectory)
 }

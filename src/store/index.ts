@@ -154,7 +154,22 @@ const guardedMulti = (Base: any): any =>
     }
   }
 
-const NedbStore = mixin(NeDBService)
+// feathers-nedb answers a paginated `$limit: 0` (a count) by also loading and copying every matching document;
+// here it only counts.
+const nedbCount = (Base: any): any =>
+  class NedbCount extends Base {
+    async _find(params: any = {}) {
+      const paginate = params.paginate !== undefined ? params.paginate : this.options.paginate
+      if (paginate && paginate.default && params.query?.$limit === 0) {
+        const { query, filters } = this.filterQuery(null, params)
+        const total = await this.getOptions(params).Model.countAsync(query)
+        return { total, limit: 0, skip: filters.$skip ?? 0, data: [] }
+      }
+      return super._find(params)
+    }
+  }
+
+const NedbStore = mixin(nedbCount(NeDBService))
 const MongoStore = mixin(guardedMulti(MongoDBService))
 
 interface Engine {

@@ -74,8 +74,219 @@ export const indexedCandidates = (indexes: Indexes, query: unknown, bound = Infi
 // `_getRawCandidates` is NeDB's (untyped) internal hook used by find, count, update and remove alike.
 const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)._getRawCandidates
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// Exact conjunctions, ordered index walks and cheap projections. When a whole query is a conjunction (top-level
+// fields and `$and` parts) of plain values or `$in` lists on indexed fields, the index sets ARE the answer: the
+// documents are taken from the smallest set and checked against the other conditions directly, without NeDB's
+// generic matcher. A `$sort` whose first key is an indexed field, ascending, with a `$limit`, walks that index in
+// order and stops once the page is full (falling back to a full sort if the walk would be longer, or meets an array
+// or object value there). Pick-projections of top-level fields copy only the picked fields. Results are the same as
+// NeDB's own (test/store/nedb-candidates.test.ts compares them with plain NeDB); any other query takes NeDB's path.
+// (`@seald-io/nedb` ships no types for its Cursor and model modules.)
+const Cursor: any = require('@seald-io/nedb/lib/cursor.js')
+const model: any = require('@seald-io/nedb/lib/model.js')
+
+type Conjunct = [field: string, values: unknown[]]
+
+/** The query as index-exact conditions, or null when any part is something else. */
+export const exactConjuncts = (indexes: Indexes, query: unknown): Conjunct[] | null => {
+  if (!isPlainObject(query)) return null
+  const out: Conjunct[] = []
+  for (const [key, value] of Object.entries(query)) {
+    if (key === '$and') {
+      if (!Array.isArray(value)) return null
+      for (const part of value) {
+        const sub = exactConjuncts(indexes, part)
+        if (!sub) return null
+        out.push(...sub)
+      }
+      continue
+    }
+    if (key.startsWith('$') || !indexes[key] || key === '_id') return null
+    if (isIndexable(value)) out.push([key, [value]])
+    else if (isPlainObject(value) && Object.keys(value).length === 1 && Array.isArray(value.$in) && value.$in.every(isIndexable)) out.push([key, value.$in])
+    else return null
+  }
+  return out
+}
+
+const lookup = (indexes: Indexes, [field, values]: Conjunct): Docs => {
+  const index = indexes[field]
+  if (values.length === 1) return index.getMatching(values[0])
+  const lists = values.map((value) => index.getMatching(value)).filter((list) => list.length > 0)
+  if (lists.length <= 1) return lists[0] ?? []
+  return [...new Set(lists.flat())]
+}
+
+/** A membership test against a condition's index sets. */
+const memberOf = (indexes: Indexes, [field, values]: Conjunct) => {
+  const members = new Set<unknown>()
+  for (const value of values) for (const doc of indexes[field].getMatching(value)) members.add(doc)
+  return (doc: unknown) => members.has(doc)
+}
+
+/** At most how many documents a condition selects (a document may be counted once per value it holds). */
+const estimate = (indexes: Indexes, [field, values]: Conjunct) => values.reduce((sum: number, value) => sum + indexes[field].getMatching(value).length, 0)
+
+const satisfies = (doc: any, [field, values]: Conjunct) => {
+  const value = field.includes('.') ? model.getDotValue(doc, field) : doc[field]
+  return Array.isArray(value) ? value.some((item) => isIndexable(item) && values.includes(item)) : isIndexable(value) && values.includes(value)
+}
+
+interface TreeNode {
+  key?: unknown
+  data: Docs
+  left?: TreeNode | null
+  right?: TreeNode | null
+}
+
+/** In-order walk of an index tree; `visit` returns false to stop. */
+const walk = (node: TreeNode | null | undefined, visit: (node: TreeNode) => boolean): boolean => {
+  if (!node) return true
+  if (!walk(node.left, visit)) return false
+  if (node.data.length > 0 && !visit(node)) return false
+  return walk(node.right, visit)
+}
+
+const countOf = (docs: { length: number }) => docs.length
+
+/** Copies all documents (what NeDB's find does with its results). */
+export const copyAll = (docs: Docs) => docs.map((doc) => model.deepCopy(doc))
+
+class IndexedCursor extends Cursor {
+  constructor(...args: any[]) {
+    super(...args)
+  }
+
+  async _execAsync() {
+    const db: any = this.db
+    const conjuncts = Object.keys(db.ttlIndexes ?? {}).length ? null : exactConjuncts(db.indexes, this.query)
+    if (!conjuncts) return super._execAsync()
+
+    // Counting everything needs no documents.
+    if (conjuncts.length === 0 && !this._sort && !this._skip && !this._limit && this.mapFn === countOf && typeof db.documentCount === 'number') {
+      return this.mapFn({ length: db.documentCount })
+    }
+    // The matching documents: the smallest condition's documents, checked against the others.
+    let sized: { conjunct: Conjunct; size: number }[] = []
+    const listMatched = (): Docs => {
+      if (conjuncts.length === 0) return db.getAllData()
+      const [base, ...rest] = sized
+      const docs = lookup(db.indexes, base.conjunct)
+      // A condition selecting not many more documents than the base is checked by membership in its index sets
+      // (cheaper than reading each document's own, possibly long, arrays); much larger ones on the documents.
+      const checks = rest.map(({ conjunct, size }) => (size <= docs.length * 8 ? memberOf(db.indexes, conjunct) : (doc: any) => satisfies(doc, conjunct)))
+      return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
+    }
+    sized = conjuncts.map((conjunct) => ({ conjunct, size: estimate(db.indexes, conjunct) })).sort((a, b) => a.size - b.size)
+
+    const skip: number = this._skip || 0
+    const limit: number | undefined = this._limit || undefined
+    let res: Docs
+    if (this._sort) {
+      const criteria = Object.entries(this._sort as Record<string, number>).map(([key, direction]) => ({ key, direction }))
+      const compare = (a: any, b: any, from = 0) => {
+        for (let i = from; i < criteria.length; i++) {
+          const { key, direction } = criteria[i]
+          const result = direction * model.compareThings(model.getDotValue(a, key), model.getDotValue(b, key), db.compareStrings)
+          if (result !== 0) return result
+        }
+        return 0
+      }
+      // A page in index order first (bounded by what sorting the matches would cost: the smallest condition's size
+      // bounds their number; no conditions: never longer than sorting everything); else every match, sorted.
+      const bound = conjuncts.length === 0 ? Infinity : sized[0].size
+      const walked = limit !== undefined ? this.walkIndex(criteria, conjuncts, bound, skip + limit, compare) : null
+      const ordered = walked ?? [...listMatched()].sort((a, b) => compare(a, b))
+      res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
+    } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
+
+    const keys = this.pickedFields()
+    if (keys) {
+      const keepId = this._projection._id !== 0
+      res = res.map((doc) => {
+        const out: Record<string, unknown> = {}
+        if (keepId) out._id = doc._id
+        for (const key of keys) if (doc[key] !== undefined) out[key] = model.deepCopy(doc[key])
+        return out
+      })
+      return this.mapFn === copyAll ? res : this.mapFn ? this.mapFn(res) : res
+    }
+    res = this._project(res)
+    return this.mapFn ? this.mapFn(res) : res
+  }
+
+  /**
+   * The first `count` documents in sort order by walking the first sort key's index, keeping those that satisfy
+   * `conjuncts`; null when not applicable or when the walk would cost more than sorting the `matched` documents.
+   */
+  walkIndex(criteria: { key: string; direction: number }[], conjuncts: Conjunct[], matched: number, count: number, compare: (a: any, b: any, from?: number) => number): Docs | null {
+    const db: any = this.db
+    const [first] = criteria
+    const index = db.indexes[first.key]
+    if (!index || first.direction !== 1) return null
+    let budget = Math.max(256, matched * Math.log2(matched + 1))
+    const out: Docs = []
+    let complete = true
+    walk(index.tree.tree, (node) => {
+      const group: Docs = []
+      for (const doc of node.data) {
+        const value = model.getDotValue(doc, first.key)
+        if (value !== null && typeof value === 'object') {
+          complete = false
+          return false
+        }
+        if (conjuncts.every((conjunct) => satisfies(doc, conjunct))) group.push(doc)
+      }
+      budget -= node.data.length
+      if (group.length > 1) group.sort((a, b) => compare(a, b, 1))
+      out.push(...group)
+      if (out.length >= count) return false
+      if (budget < 0) {
+        complete = false
+        return false
+      }
+      return true
+    })
+    return complete ? out : null
+  }
+
+  /** Top-level fields of a pick-projection (`{ a: 1, b: 1 }`, `_id` optional), or null. */
+  pickedFields(): string[] | null {
+    const projection = this._projection
+    if (!projection || Object.keys(projection).length === 0) return null
+    const keys = Object.keys(projection).filter((key) => key !== '_id')
+    if (keys.length === 0 || keys.some((key) => projection[key] !== 1 || key.includes('.') || key.startsWith('$'))) return null
+    return keys
+  }
+}
+
 export class IndexedNeDB extends NeDB {
   _getRawCandidates(query: any): Docs {
     return indexedCandidates((this as any).indexes, query) ?? nedbCandidates.call(this, query)
+  }
+  // (casts: NeDB types its cursors with its own Cursor class, whose subclass here is untyped)
+  findAsync(query: any, projection: any = {}): any {
+    const cursor = new IndexedCursor(this, query, copyAll)
+    cursor.projection(projection)
+    return cursor
+  }
+  countAsync(query: any): any {
+    return new IndexedCursor(this, query, countOf)
+  }
+  /** How many documents the store holds, kept with its indexes (an unconditional count needs no walk). */
+  documentCount = 0
+  _resetIndexes(newData?: any) {
+    ;(NeDB.prototype as any)._resetIndexes.call(this, newData)
+    this.documentCount = Array.isArray(newData) ? newData.length : newData ? 1 : 0
+  }
+  _addToIndexes(doc: any) {
+    ;(NeDB.prototype as any)._addToIndexes.call(this, doc)
+    this.documentCount += 1
+  }
+  _removeFromIndexes(doc: any) {
+    ;(NeDB.prototype as any)._removeFromIndexes.call(this, doc)
+    this.documentCount -= 1
   }
 }

@@ -73,4 +73,58 @@ describe('store: NeDB candidates from indexes', () => {
       assert.deepEqual((await indexed.findAsync(query)).map((d: any) => d.id).sort(), (await plain.findAsync(query)).map((d: any) => d.id).sort())
     }
   })
+
+  // Index-exact conjunctions (no generic matcher), ordered index walks, pick-projections: same answers as NeDB's own.
+  describe('exact conjunctions, sorted pages and projections', () => {
+    const sorts: [string, any, any, { skip?: number; limit?: number; projection?: any }][] = [
+      ['an exact conjunction', { createdBy: 'u1', tags: 'b' }, undefined, {}],
+      ['an exact $and with $in', { $and: [{ createdBy: { $in: ['u1', 'u2'] } }, { patient: { $in: ['p1', 'p2', 'p3'] } }] }, undefined, {}],
+      ['a sorted page over everything (index walk)', {}, { patient: 1, id: 1 }, { skip: 3, limit: 7 }],
+      ['a sorted page of a large set', { tags: 'c' }, { patient: 1, id: 1 }, { skip: 0, limit: 5 }],
+      ['a sorted page of a small set (sorted, not walked)', { patient: 'p4', createdBy: 'u4' }, { patient: 1, id: 1 }, { skip: 1, limit: 3 }],
+      ['a descending sort', { tags: 'b' }, { patient: -1, id: 1 }, { limit: 4 }],
+      ['a sort on an unindexed field', {}, { n: -1 }, { skip: 2, limit: 3 }],
+      ['skip and limit without sort', { createdBy: 'u3' }, undefined, { skip: 5, limit: 5 }],
+      ['a pick-projection', { createdBy: 'u2' }, { id: 1 }, { projection: { id: 1, patient: 1 } }],
+      ['a pick-projection without _id', { $and: [{ tags: 'c' }] }, { id: 1 }, { limit: 3, projection: { id: 1, tags: 1, _id: 0 } }],
+      ['a value of no document', { createdBy: 'nobody', tags: 'c' }, { id: 1 }, {}],
+      ['numbers do not match strings', { patient: { $in: ['p1', 1] } }, { id: 1 }, {}]
+    ]
+    const run = (db: NeDB, query: any, sort: any, o: { skip?: number; limit?: number; projection?: any }) => {
+      let cursor: any = db.findAsync(query, o.projection ?? {})
+      if (sort) cursor = cursor.sort(sort)
+      if (o.skip) cursor = cursor.skip(o.skip)
+      if (o.limit) cursor = cursor.limit(o.limit)
+      return cursor
+    }
+    for (const [name, query, sort, options] of sorts) {
+      it(`answers ${name} exactly like NeDB`, async () => {
+        const expected = await run(plain, query, sort, options)
+        const actual = await run(indexed, query, sort, options)
+        const strip = (docs: any[]) => docs.map(({ _id, ...rest }: any) => ({ ...rest, hasId: _id !== undefined }))
+        if (sort) assert.deepEqual(strip(actual), strip(expected))
+        // (without a sort, which documents make a page is the engine's choice: only its size is fixed)
+        else if (options.skip || options.limit) assert.equal(actual.length, expected.length)
+        else assert.deepEqual(strip(actual).map((d: any) => JSON.stringify(d)).sort(), strip(expected).map((d: any) => JSON.stringify(d)).sort())
+        assert.equal(await indexed.countAsync(query), await plain.countAsync(query))
+      })
+    }
+    it('counts everything without a walk, and the count follows inserts, removals and refused inserts', async () => {
+      assert.equal(await indexed.countAsync({}), await plain.countAsync({}))
+      for (const db of [plain, indexed] as NeDB[]) {
+        await db.insertAsync([{ id: 'extra-1' }, { id: 'extra-2' }])
+        await db.removeAsync({ id: 'extra-1' }, {})
+      }
+      await assert.rejects(indexed.insertAsync([{ id: 'extra-3' }, { id: 'extra-2' }]))
+      assert.equal(await indexed.countAsync({}), await plain.countAsync({}))
+      assert.equal(await indexed.countAsync({}), indexed.getAllData().length)
+    })
+
+    it('returns copies: changing a result does not change the store', async () => {
+      const [doc] = await indexed.findAsync({ createdBy: 'u1' }, { id: 1, tags: 1 })
+      doc.tags.push('changed')
+      const [again] = await indexed.findAsync({ id: doc.id })
+      assert.ok(!again.tags.includes('changed'))
+    })
+  })
 })

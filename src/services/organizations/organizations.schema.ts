@@ -10,7 +10,15 @@ const organizationFields = {
   description: Type.Optional(Text(5000)),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   phone: Type.Optional(Text(40)),
-  address: Type.Optional(Text(500))
+  address: Type.Optional(Text(500)),
+  // The unified directory (GET /bff/unified-directory): an organization is listed only once `directory.listed` is
+  // true; its entry shows name, description, type(s), tags and coordinates — nothing else of the organization.
+  directory: Type.Optional(Type.Object({ listed: Type.Boolean() }, { additionalProperties: false })),
+  coordinates: Type.Optional(
+    Type.Union([Type.Object({ lat: Type.Number({ minimum: -90, maximum: 90 }), lng: Type.Number({ minimum: -180, maximum: 180 }) }, { additionalProperties: false }), Type.Null()])
+  ),
+  // Own tags; `sto:<service type>` tags come from the service catalogue and cannot be set by hand.
+  tags: Type.Optional(Type.Array(Text(100, { minLength: 1, pattern: '^(?!sto:)' }), { maxItems: 50 }))
 }
 
 export const organizationSchema = Type.Object({ ...serverFields, ...organizationFields }, { additionalProperties: false })
