@@ -11,6 +11,8 @@ export interface Configuration {
   public: string
   dataDir: string
   mongodb: string
+  /** Embedded engine: when a write counts as written (src/store/nedb-commit.ts). */
+  storeSync?: 'always' | 'batch' | 'os'
   bodyLimit: string
   paginate: { default: number; max: number }
   populate: { maxDepth: number; maxFanOut: number }

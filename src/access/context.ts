@@ -1,5 +1,16 @@
 // Who is calling: the account, whether it is an application admin, and its organization memberships.
 // Loaded once per call (or per realtime connection) and used by every access rule.
+//
+// Memberships are cached per account, stamped with the account's `accessVersion`: every write of the
+// organization-members store (create, patch, remove, internal cascades included) bumps `accessVersion` of the
+// accounts it touched, in the store, before the write resolves (src/services/organization-members/). Every
+// authenticated call reads the account once anyway (the session check, src/auth/sessions.ts), so it knows the
+// current version and uses the cached memberships only when their stamp matches. A change is thus seen by the
+// very next call on every instance, with no shared bus: zero staleness for revocations (a membership removed, a
+// privilege taken away, an account removed or its sessions ended — the last two are checked on the account
+// itself). The one gap is a process dying between a membership write and its version bump (the call was never
+// answered): other instances may then use memberships they cached before for at most `accessCache.ttlMs`
+// (default 30 s), after which every entry is reloaded.
 import type { Application } from '../declarations'
 
 export interface Membership {
@@ -17,13 +28,59 @@ export interface AccessContext {
   memberships: Membership[]
 }
 
-/** Loads the caller's memberships straight from the store (no hooks, no scoping). */
-export const loadAccessContext = async (app: Application, account: { id: string; admin?: boolean }): Promise<AccessContext> => {
-  const memberships = (await (app.service('organization-members' as any) as any)._find({
-    query: { uid: account.id },
+/** On an account read for this call: its `accessVersion` (a hidden field) as read, 0 when never bumped. */
+export const ACCESS_VERSION = Symbol('accessVersion')
+
+interface CachedMemberships {
+  version: number
+  at: number
+  memberships: readonly Membership[]
+}
+
+const caches = new WeakMap<Application, Map<string, CachedMemberships>>()
+const cacheOf = (app: Application) => {
+  let cache = caches.get(app)
+  if (!cache) caches.set(app, (cache = new Map()))
+  return cache
+}
+
+const ttlOf = (app: Application) => {
+  const ttl = Number(app.get('accessCache')?.ttlMs ?? 30000)
+  return Number.isFinite(ttl) && ttl >= 0 ? ttl : 30000
+}
+
+/** The version stamp of an account document (a missing field counts as 0). */
+export const accessVersionOf = (account: { accessVersion?: unknown }) =>
+  typeof account.accessVersion === 'number' && Number.isFinite(account.accessVersion) ? account.accessVersion : 0
+
+/** Forgets this process's cached memberships of an account (the store's version stamp covers other processes). */
+export const forgetAccess = (app: Application, accountId: string) => {
+  cacheOf(app).delete(accountId)
+}
+
+const readMemberships = async (app: Application, accountId: string) => {
+  const found = (await (app.service('organization-members' as any) as any)._find({
+    query: { uid: accountId },
     paginate: false
   })) as Membership[]
-  return { accountId: account.id, admin: account.admin === true, memberships }
+  return Object.freeze(found.map((membership) => Object.freeze({ ...membership, roles: Object.freeze([...membership.roles]), privileges: Object.freeze([...membership.privileges]) }))) as unknown as Membership[] // frozen: shared by every call of the account
+}
+
+/**
+ * The caller's access context. With the account's version as read for this call (`ACCESS_VERSION`, set by the
+ * session check) the memberships come from the cache when their stamp matches; otherwise from the store.
+ */
+export const loadAccessContext = async (app: Application, account: { id: string; admin?: boolean; [ACCESS_VERSION]?: number }): Promise<AccessContext> => {
+  const version = account[ACCESS_VERSION]
+  const base = { accountId: account.id, admin: account.admin === true }
+  if (typeof version !== 'number') return { ...base, memberships: await readMemberships(app, account.id) }
+  const cache = cacheOf(app)
+  const hit = cache.get(account.id)
+  if (hit && hit.version === version && Date.now() - hit.at < ttlOf(app)) return { ...base, memberships: hit.memberships as Membership[] }
+  const at = Date.now()
+  const memberships = await readMemberships(app, account.id)
+  cache.set(account.id, { version, at, memberships })
+  return { ...base, memberships }
 }
 
 /** Ids of the organizations the caller belongs to. */

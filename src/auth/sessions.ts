@@ -14,7 +14,8 @@ import { createSecretKey, type KeyObject } from 'node:crypto'
 import type { Params, RealTimeConnection } from '@feathersjs/feathers'
 import type { Server, Socket } from 'socket.io'
 import type { Application } from '../declarations'
-import { accountsStore, emitAccountEvent } from './accounts'
+import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
+import { ACCESS_VERSION, accessVersionOf } from '../access/context'
 
 /** The JWT claim holding the session version. */
 export const SESSION_CLAIM = 'sv'
@@ -25,17 +26,17 @@ const versionOf = (value: unknown) => (typeof value === 'number' && Number.isFin
 
 const sessionEnded = () => new NotAuthenticated('This session has ended; sign in again', { reason: 'session-ended' })
 
-/** The jwt strategy with the session version check; a deleted account's token is a 401 too (not a 404). */
+/**
+ * The jwt strategy with the session version check, reading the account once per call: that one read is the
+ * entity (without its hidden fields on external calls, as the accounts service would answer), the session check,
+ * and the version stamp of the cached access context (src/access/context.ts). A deleted account's token is a 401.
+ */
 export class SessionJWTStrategy extends JWTStrategy {
   async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams) {
-    let result: Awaited<ReturnType<JWTStrategy['authenticate']>>
-    try {
-      result = await super.authenticate(authentication, params)
-    } catch (error) {
-      if (error instanceof NotFound) throw sessionEnded()
-      throw error
-    }
-    const payload = result.authentication?.payload ?? {}
+    const { accessToken } = authentication
+    if (!accessToken) throw new NotAuthenticated('No access token')
+    const payload = await this.authentication!.verifyAccessToken(accessToken, params.jwt) // (set when the strategy is registered)
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw sessionEnded()
     const account = await accountsStore(this.app as Application)
       ._get(payload.sub)
       .catch((error: unknown) => {
@@ -43,7 +44,9 @@ export class SessionJWTStrategy extends JWTStrategy {
         throw error
       })
     if (versionOf(payload[SESSION_CLAIM]) !== versionOf(account.sessionVersion)) throw sessionEnded()
-    return result
+    const entity = params.provider ? safeAccount(account) : { ...account }
+    entity[ACCESS_VERSION] = accessVersionOf(account)
+    return { accessToken, authentication: { strategy: 'jwt', accessToken, payload }, [this.configuration.entity]: entity }
   }
 }
 

@@ -11,6 +11,7 @@ import type { Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { IndexedNeDB } from './nedb-candidates'
+import { STORE_SYNC_MODES, useGroupCommit, type GroupCommit, type StoreSync } from './nedb-commit'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -29,15 +30,14 @@ export interface StoreOptions {
   multi?: boolean
   /** Custom events the service emits besides the standard ones. */
   events?: string[]
+  /**
+   * Called after every write of the store (create, update, patch, remove; internal calls included) with the
+   * documents written, before the write resolves — for state derived from them that must never lag (e.g. the
+   * access-context cache's version stamps).
+   */
+  afterWrite?: (docs: any[]) => Promise<void>
   /** Pagination; defaults to the app's `paginate` setting. */
   paginate?: false | { default: number; max: number }
-  /**
-   * Embedded engine: inserts reach the data file with one synchronous append (the OS has the bytes when the call
-   * resolves, as with NeDB's own asynchronous append, but without waiting for three thread-pool round trips on a
-   * busy event loop). For small documents that must be on disk before a response (the audit trail). Documents
-   * must be plain JSON (no Dates). MongoDB: no effect (an insert resolves once the server acknowledged it).
-   */
-  appendSync?: boolean
 }
 
 /** The adapter methods every store service offers, on both engines. */
@@ -98,9 +98,16 @@ const withoutIdChange = (data: any) => {
   return rest
 }
 
+const writtenDocs = (result: any): any[] => (Array.isArray(result) ? result : result ? [result] : [])
+
 // Public ids (`id`), `_id` never leaves the store, engine errors mapped, identical on both engines.
 const mixin = (Base: any): any =>
   class StoreAdapter extends Base {
+    private async written<T>(result: T): Promise<T> {
+      const afterWrite = this.options.afterWrite as StoreOptions['afterWrite']
+      if (afterWrite) await afterWrite(writtenDocs(result))
+      return result
+    }
     async _find(params?: Params) {
       return stripAll(await super._find(params).catch(storeError))
     }
@@ -111,16 +118,16 @@ const mixin = (Base: any): any =>
     }
     async _create(data: any, params?: Params) {
       const records = Array.isArray(data) ? data.map((item) => ({ ...withoutIdChange(item), id: newId() })) : { ...withoutIdChange(data), id: newId() }
-      return stripAll(await super._create(records, params).catch(storeError))
+      return this.written(stripAll(await super._create(records, params).catch(storeError)))
     }
     async _update(id: Id, data: any, params?: Params) {
-      return strip(await super._update(id, withoutIdChange(data), params).catch(storeError))
+      return this.written(strip(await super._update(id, withoutIdChange(data), params).catch(storeError)))
     }
     async _patch(id: NullableId, data: any, params?: Params) {
-      return stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError))
+      return this.written(stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError)))
     }
     async _remove(id: NullableId, params?: Params) {
-      return stripAll(await super._remove(id, params).catch(storeError))
+      return this.written(stripAll(await super._remove(id, params).catch(storeError)))
     }
   }
 
@@ -179,13 +186,17 @@ interface Engine {
   close(): Promise<void>
 }
 
-const nedbEngine = (dataDir: string, compactionIntervalMs: number): Engine => {
+const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSync): Engine & { commits: Map<string, GroupCommit> } => {
   fs.mkdirSync(dataDir, { recursive: true })
   const stores = new Map<string, NeDB>()
+  const commits = new Map<string, GroupCommit>()
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
       store = new IndexedNeDB({ filename: path.join(dataDir, `${name}.db`) })
+      // Appends of concurrent writes share one file write and sync (src/store/nedb-commit.ts, STORE_SYNC).
+      const commit = useGroupCommit(store, sync)
+      if (commit) commits.set(name, commit)
       // The append-only files are rewritten (atomically: temp file + rename) now and then to stay small.
       if (compactionIntervalMs > 0) store.setAutocompactionInterval(compactionIntervalMs)
       stores.set(name, store)
@@ -194,6 +205,7 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number): Engine => {
   }
   return {
     kind: 'nedb',
+    commits,
     collection,
     async ensureIndexes(name, indexes) {
       const store = collection(name)
@@ -210,6 +222,10 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number): Engine => {
       for (const store of stores.values()) {
         store.stopAutocompaction()
         await store.compactDatafileAsync().catch(() => undefined)
+      }
+      for (const commit of commits.values()) {
+        await commit.drain()
+        commit.release()
       }
     }
   }
@@ -234,25 +250,21 @@ const mongoEngine = (url: string): Engine => {
   }
 }
 
-// NeDB writes inserted documents with fs.promises.appendFile (open, write, close on the thread pool); this does the
-// same append in one synchronous call. Compaction still rewrites the file through NeDB (temp file + rename).
-const appendSynchronously = (datastore: NeDB) => {
-  // (cast: NeDB's typings do not declare Persistence's internals, `filename` and `persistNewStateAsync`)
-  const persistence = datastore.persistence as unknown as { filename: string; persistNewStateAsync(docs: unknown[]): Promise<void> }
-  persistence.persistNewStateAsync = async (docs: unknown[]) => {
-    if (docs.length === 0) return
-    fs.appendFileSync(persistence.filename, docs.map((doc) => JSON.stringify(doc)).join('\n') + '\n', { encoding: 'utf8' })
-  }
+/** The embedded engine's sync setting (STORE_SYNC): `batch` unless configured; anything else stops the start. */
+export const storeSyncOf = (app: Application): StoreSync => {
+  const value = app.get('storeSync') ?? 'batch'
+  if (!STORE_SYNC_MODES.includes(value)) throw new Error(`STORE_SYNC must be one of ${STORE_SYNC_MODES.join(', ')} (got '${value}')`)
+  return value
 }
 
 /** Opens the datastore chosen by config (MONGODB_URL, else DATA_DIR) and keeps it on the app. */
 export const store = (app: Application) => {
   const url = app.get('mongodb')
-  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb')?.compactionIntervalMs ?? 3600000)
+  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb')?.compactionIntervalMs ?? 3600000, storeSyncOf(app))
   app.set('storeEngine' as any, engine)
   const pending: Promise<void>[] = []
   app.set('storeReady' as any, pending)
-  logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))}`}`)
+  logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`)
 }
 
 const engineOf = (app: Application): Engine => app.get('storeEngine' as any)
@@ -267,15 +279,20 @@ export const createStore = <T = any>(app: Application, options: StoreOptions): S
     paginate: options.paginate === undefined ? app.get('paginate') : options.paginate,
     multi: options.multi ?? false,
     events: options.events ?? [],
+    afterWrite: options.afterWrite,
     // `$and`/`$or` carry the access scopes (hooks/scope-access.ts); clients' queries are checked by each service's query schema first.
     operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', '$and', '$or', ...(options.operators ?? [])]
   }
   if (engine.kind === 'mongodb') {
     return new MongoStore({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>
   }
-  const Model = engine.collection(options.name)
-  if (options.appendSync) appendSynchronously(Model)
-  return new NedbStore({ ...common, Model }) as StoreService<T>
+  return new NedbStore({ ...common, Model: engine.collection(options.name) }) as StoreService<T>
+}
+
+/** The embedded engine's commit logs by collection (empty on MongoDB): their write statistics, for tests and benches. */
+export const storeEngineCommits = (app: Application): Map<string, GroupCommit> => {
+  const engine = engineOf(app) as Engine & { commits?: Map<string, GroupCommit> }
+  return engine.commits ?? new Map()
 }
 
 /** Resolves once every declared index exists (and the embedded files are loaded). */

@@ -18,9 +18,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ],
   // The read rule is an `$or` (actor, patient, facility); internal retention removes many at once.
   operators: ['$or'],
-  multi: true,
-  // On disk before the response, without a thread-pool round trip per batch (src/store/index.ts).
-  appendSync: true
+  multi: true
 })
 
 /** Read-only: find (newest first unless `$sort` says otherwise) and get; writes happen through the audit log only. */
