@@ -36,7 +36,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
 
   app.use(cors())
   app.use(errorHandler())
-  app.use(staticFiles(app.get('public')))
+  app.use(staticFiles(app.get('public'), app))
   app.use(parseAuthentication())
   app.use(clientIpForRest())
   app.use(requireJson())

@@ -67,10 +67,12 @@ export const requireJson = () => async (ctx: FeathersKoaContext, next: () => Pro
 /**
  * Static files from `root`. What koa-send refuses (`..` or `\\` traversal → 403, NUL bytes or undecodable
  * paths → 400) is a plain 404, as for any other unknown path: no error of the middleware after it is touched.
+ * A request for a service path goes straight to the service (no file-system lookup on every API call).
  */
-export const staticFiles = (root: string) => {
+export const staticFiles = (root: string, app: { lookup(path: string): unknown }) => {
   const serve = serveStatic(root)
   return async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || (ctx.path.length > 1 && app.lookup(ctx.path) !== null)) return next()
     let downstream = false
     try {
       await serve(ctx, () => {

@@ -134,6 +134,109 @@ const satisfies = (doc: any, [field, values]: Conjunct) => {
   return Array.isArray(value) ? value.some((item) => isIndexable(item) && values.includes(item)) : isIndexable(value) && values.includes(value)
 }
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// Access-scoped queries: a conjunction (top-level fields and `$and` parts) with `$or` parts, e.g. the permission
+// query `{ $and: [{ $or: [{ createdBy: me }, { permissions: { $elemMatch: { uid: me } } }, …] }] }`. The matching
+// documents are taken from the smallest source — an index-exact condition, or the union of an `$or`'s branch
+// candidates — and each is checked only against what its source does not already guarantee: a document from a
+// branch that is index-exact (a plain value or `$in` on an indexed field, or `{ f: { $elemMatch: { s: v } } }`
+// with an index on `f.s` and `f` an array in that document) needs no check for that `$or`; other branches are
+// checked with NeDB's matcher on that branch alone; the remaining parts of the conjunction with NeDB's matcher (or
+// the index-exact test). NeDB's own path matched every candidate against the whole query.
+
+interface Branch {
+  query: Record<string, unknown>
+  candidates: Docs
+  /** When set: a candidate for which this holds matches the branch without further check. */
+  exact: ((doc: any) => boolean) | null
+}
+
+type Part = { kind: 'exact'; conjunct: Conjunct; size: number } | { kind: 'or'; query: Record<string, unknown>; branches: Branch[] | null; size: number } | { kind: 'other'; query: Record<string, unknown> }
+
+/** The conjunction's parts (each a one-key query), or null when the query is not a plain object. */
+const conjunctionParts = (query: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] | null => {
+  if (!isPlainObject(query)) return null
+  for (const [key, value] of Object.entries(query)) {
+    if (key === '$and' && Array.isArray(value)) {
+      for (const part of value) if (!conjunctionParts(part, out)) return null
+    } else out.push({ [key]: value })
+  }
+  return out
+}
+
+const always = () => true
+
+const branchOf = (indexes: Indexes, query: unknown): Branch | null => {
+  if (!isPlainObject(query)) return null
+  const conjuncts = exactConjuncts(indexes, query)
+  if (conjuncts && conjuncts.length === 1) return { query, candidates: lookup(indexes, conjuncts[0]), exact: always }
+  const keys = Object.keys(query)
+  if (keys.length === 1 && !keys[0].startsWith('$') && !keys[0].includes('.')) {
+    const field = keys[0]
+    const elemMatch = isPlainObject(query[field]) && Object.keys(query[field]).length === 1 ? query[field].$elemMatch : undefined
+    if (isPlainObject(elemMatch) && Object.keys(elemMatch).length === 1) {
+      const [sub] = Object.keys(elemMatch)
+      const candidates = sub.startsWith('$') || sub.includes('.') ? null : fromIndex(indexes, `${field}.${sub}`, elemMatch[sub])
+      if (candidates) return { query, candidates, exact: (doc: any) => Array.isArray(doc[field]) }
+    }
+  }
+  const candidates = indexedCandidates(indexes, query)
+  return candidates ? { query, candidates, exact: null } : null
+}
+
+const partOf = (indexes: Indexes, part: Record<string, unknown>): Part => {
+  const [key] = Object.keys(part)
+  if (key === '$or' && Array.isArray(part.$or) && part.$or.length > 0) {
+    const branches: Branch[] = []
+    for (const query of part.$or) {
+      const branch = branchOf(indexes, query)
+      if (!branch) return { kind: 'or', query: part, branches: null, size: Infinity }
+      branches.push(branch)
+    }
+    return { kind: 'or', query: part, branches, size: branches.reduce((sum, branch) => sum + branch.candidates.length, 0) }
+  }
+  const conjuncts = key.startsWith('$') ? null : exactConjuncts(indexes, part)
+  if (conjuncts && conjuncts.length === 1) return { kind: 'exact', conjunct: conjuncts[0], size: estimate(indexes, conjuncts[0]) }
+  return { kind: 'other', query: part }
+}
+
+/**
+ * The documents matching a conjunction with at least one `$or` part, or null when no part can drive the
+ * selection from indexes (or the query has no `$or`: the exact-conjunction path or NeDB's own handle it).
+ */
+export const orPlanMatches = (indexes: Indexes, query: unknown): Docs | null => {
+  const raw = conjunctionParts(query)
+  if (!raw || !raw.some((part) => '$or' in part)) return null
+  const parts = raw.map((part) => partOf(indexes, part))
+  let driver: Part | null = null
+  for (const part of parts) {
+    if (part.kind === 'other' || (part.kind === 'or' && !part.branches)) continue
+    if (!driver || part.size < (driver as { size: number }).size) driver = part
+  }
+  if (!driver) return null
+  let docs: Docs
+  if (driver.kind === 'or') {
+    // (a document found through several branches is taken once; with one non-empty branch there is nothing to merge)
+    const sources = (driver.branches as Branch[]).filter((branch) => branch.candidates.length > 0)
+    const accepted = sources.length > 1 ? new Set<any>() : null
+    docs = []
+    for (const branch of sources) {
+      for (const doc of branch.candidates) {
+        if (accepted?.has(doc)) continue
+        if ((branch.exact && branch.exact(doc)) || model.match(doc, branch.query)) {
+          accepted?.add(doc)
+          docs.push(doc)
+        }
+      }
+    }
+  } else docs = lookup(indexes, (driver as { conjunct: Conjunct }).conjunct)
+  const checks = parts
+    .filter((part) => part !== driver)
+    .map((part) => (part.kind === 'exact' ? (doc: any) => satisfies(doc, part.conjunct) : (doc: any) => model.match(doc, part.query)))
+  return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
+}
+
 interface TreeNode {
   key?: unknown
   data: Docs
@@ -151,6 +254,19 @@ const walk = (node: TreeNode | null | undefined, visit: (node: TreeNode) => bool
 
 const countOf = (docs: { length: number }) => docs.length
 
+/** Documents sorted by `criteria`, NeDB's order (compareThings on each key's dot value), keys read once each. */
+const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], compareStrings: unknown): Docs => {
+  const keyed = docs.map((doc) => ({ doc, keys: criteria.map(({ key }) => model.getDotValue(doc, key)) }))
+  keyed.sort((a, b) => {
+    for (let i = 0; i < criteria.length; i++) {
+      const result = criteria[i].direction * model.compareThings(a.keys[i], b.keys[i], compareStrings)
+      if (result !== 0) return result
+    }
+    return 0
+  })
+  return keyed.map((entry) => entry.doc)
+}
+
 /** Copies all documents (what NeDB's find does with its results). */
 export const copyAll = (docs: Docs) => docs.map((doc) => model.deepCopy(doc))
 
@@ -161,8 +277,12 @@ class IndexedCursor extends Cursor {
 
   async _execAsync() {
     const db: any = this.db
-    const conjuncts = Object.keys(db.ttlIndexes ?? {}).length ? null : exactConjuncts(db.indexes, this.query)
-    if (!conjuncts) return super._execAsync()
+    const ttl = Object.keys(db.ttlIndexes ?? {}).length > 0
+    const conjuncts = ttl ? null : exactConjuncts(db.indexes, this.query)
+    if (!conjuncts) {
+      const matched = ttl ? null : orPlanMatches(db.indexes, this.query)
+      return matched ? this.finish(matched, null) : super._execAsync()
+    }
 
     // Counting everything needs no documents.
     if (conjuncts.length === 0 && !this._sort && !this._skip && !this._limit && this.mapFn === countOf && typeof db.documentCount === 'number') {
@@ -180,7 +300,16 @@ class IndexedCursor extends Cursor {
       return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
     }
     sized = conjuncts.map((conjunct) => ({ conjunct, size: estimate(db.indexes, conjunct) })).sort((a, b) => a.size - b.size)
+    return this.finish(listMatched, { conjuncts, bound: conjuncts.length === 0 ? Infinity : sized[0].size })
+  }
 
+  /**
+   * Sort, skip, limit and projection of the matching documents (a list, or a function listing them when needed).
+   * With `walkable` (index-exact conjuncts and a bound on their matches), a limited sort may walk an index instead.
+   */
+  finish(matched: Docs | (() => Docs), walkable: { conjuncts: Conjunct[]; bound: number } | null) {
+    const db: any = this.db
+    const listMatched = typeof matched === 'function' ? matched : () => matched
     const skip: number = this._skip || 0
     const limit: number | undefined = this._limit || undefined
     let res: Docs
@@ -195,10 +324,10 @@ class IndexedCursor extends Cursor {
         return 0
       }
       // A page in index order first (bounded by what sorting the matches would cost: the smallest condition's size
-      // bounds their number; no conditions: never longer than sorting everything); else every match, sorted.
-      const bound = conjuncts.length === 0 ? Infinity : sized[0].size
-      const walked = limit !== undefined ? this.walkIndex(criteria, conjuncts, bound, skip + limit, compare) : null
-      const ordered = walked ?? [...listMatched()].sort((a, b) => compare(a, b))
+      // bounds their number; no conditions: never longer than sorting everything); else every match, sorted (by
+      // sort keys read once per document, not once per comparison).
+      const walked = limit !== undefined && walkable ? this.walkIndex(criteria, walkable.conjuncts, walkable.bound, skip + limit, compare) : null
+      const ordered = walked ?? sortedByKeys(listMatched(), criteria, db.compareStrings)
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
     } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
 

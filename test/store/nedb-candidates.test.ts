@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import NeDB from '@seald-io/nedb'
-import { IndexedNeDB, indexedCandidates } from '../../src/store/nedb-candidates'
+import { IndexedNeDB, indexedCandidates, orPlanMatches } from '../../src/store/nedb-candidates'
 
 // The same documents in plain NeDB (full scans) and in IndexedNeDB: every query must answer the same.
 describe('store: NeDB candidates from indexes', () => {
@@ -21,6 +21,8 @@ describe('store: NeDB candidates from indexes', () => {
       if (i % 7 === 0) permissions.push({ organization: organizations[(i + 1) % 3], roles: [], privileges: ['lab'], write: true, share: true })
       docs.push({ id: `r${i}`, createdBy: people[i % 4], patient: `p${i % 10}`, n: i, tags: i % 2 ? ['a', 'b'] : ['c'], permissions })
     }
+    // A document whose `permissions` is an object: indexed under permissions.uid, yet no `$elemMatch` matches it.
+    docs.push({ id: 'r-object', createdBy: 'u5', patient: 'p0', n: 1000, tags: [], permissions: { uid: 'u-object' } })
     await plain.insertAsync(docs.map((d) => structuredClone(d)))
     await indexed.insertAsync(docs.map((d) => structuredClone(d)))
   })
@@ -56,12 +58,17 @@ describe('store: NeDB candidates from indexes', () => {
     })
   }
 
-  it('examines only the indexed candidates for an access-scoped query, and all documents when no index applies', () => {
+  it('examines only the indexed candidates for an access-scoped query, and all documents when no index applies', async () => {
     const indexes = (indexed as any).indexes
     const scoped = indexedCandidates(indexes, { $and: [access('u1', ['o1'])] })
     assert.ok(scoped && scoped.length < 600 && scoped.length > 0, `candidates: ${scoped?.length}`)
     assert.equal(indexedCandidates(indexes, { $and: [{ id: 'r7' }] })?.length, 1)
     assert.equal(indexedCandidates(indexes, { $or: [{ createdBy: 'u1' }, { n: 3 }] }), null)
+    // The access query is answered by the `$or` plan (union of the branches' index sets), not a scan.
+    const planned = orPlanMatches(indexes, { $and: [access('u1', ['o1'])] })
+    assert.ok(planned, 'the $or plan applies to the access query')
+    assert.equal(planned.length, (await plain.findAsync({ $and: [access('u1', ['o1'])] })).length)
+    assert.equal(orPlanMatches(indexes, { $or: [{ createdBy: 'u1' }, { n: 3 }] }), null, 'an unindexed branch: no plan')
   })
 
   it('keeps indexed candidates current through updates and removals', async () => {
@@ -88,7 +95,16 @@ describe('store: NeDB candidates from indexes', () => {
       ['a pick-projection', { createdBy: 'u2' }, { id: 1 }, { projection: { id: 1, patient: 1 } }],
       ['a pick-projection without _id', { $and: [{ tags: 'c' }] }, { id: 1 }, { limit: 3, projection: { id: 1, tags: 1, _id: 0 } }],
       ['a value of no document', { createdBy: 'nobody', tags: 'c' }, { id: 1 }, {}],
-      ['numbers do not match strings', { patient: { $in: ['p1', 1] } }, { id: 1 }, {}]
+      ['numbers do not match strings', { patient: { $in: ['p1', 1] } }, { id: 1 }, {}],
+      // Access-scoped `$or` plans (union of branch candidates, exact branches unchecked, the rest matched).
+      ['a newest-first page of an access $or', { $and: [access('u1', ['o1', 'o2'])] }, { n: -1 }, { limit: 20 }],
+      ['a second page of an access $or', { $and: [access('u2', ['o3'])] }, { n: -1 }, { skip: 5, limit: 5 }],
+      ['an access $or with an indexed field beside it', { patient: 'p3', $and: [access('u3', ['o1'])] }, { n: 1 }, { limit: 3 }],
+      ['an access $or with an unindexed condition beside it', { n: { $gte: 300 }, $and: [access('u4', ['o2'])] }, { n: -1 }, {}],
+      ['an $or of exact branches', { $or: [{ createdBy: 'u1' }, { patient: { $in: ['p2', 'p5'] } }] }, { n: -1 }, { limit: 10 }],
+      ['an $or of $elemMatch branches with flags', { $or: [{ permissions: { $elemMatch: { uid: 'u2', write: true } } }, { permissions: { $elemMatch: { organization: 'o1' } } }] }, { n: 1 }, {}],
+      ['two $or parts', { $and: [{ $or: [{ createdBy: 'u1' }, { createdBy: 'u2' }] }, { $or: [{ patient: 'p1' }, { permissions: { $elemMatch: { uid: 'u1' } } }] }] }, { n: 1 }, {}],
+      ['an $elemMatch branch where the field is an object, not an array', { $or: [{ permissions: { $elemMatch: { uid: 'u-object' } } }, { createdBy: 'nobody' }] }, { n: 1 }, {}]
     ]
     const run = (db: NeDB, query: any, sort: any, o: { skip?: number; limit?: number; projection?: any }) => {
       let cursor: any = db.findAsync(query, o.projection ?? {})

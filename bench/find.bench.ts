@@ -1,0 +1,125 @@
+// Lists at scale on the embedded engine: the permission-filtered first page a clinician opens
+// (`GET /medical-records?$limit=20&$sort[createdAt]=-1`) over 100,000 and 1,000,000 records, of which the viewer
+// may read 1,000 through a `permissions.uid` element (the rest belong to others: other authors, other
+// organizations — 10% of them shared with an organization the viewer is NOT in). The records are seeded through
+// the store (not HTTP, so it is quick), then the real server is started as a child process on that data
+// directory, as `npm start` runs it: start-up time to READY (the whole data file loaded and indexed), its RSS after
+// start-up and after the load, and p50/p99 of the list at 10 connections. Baseline in the same run: the same page
+// answered by a bare Feathers Koa app over @feathersjs/memory holding the viewer's 1,000 readable records only
+// (what an ideal index would leave to scan), so the ratio shows what finding them among the others costs.
+// Sizes: BENCH_FIND_SIZES (default "100000,1000000").
+import fs from 'node:fs'
+import { MemoryService } from '@feathersjs/memory'
+import { signUp, startServer, tempDir } from '../test/helpers/app'
+import { startServerProcess } from '../test/helpers/server-process'
+import { newId } from '../src/store'
+import { normalizePermissions } from '../src/services/medical-records/medical-records.access'
+import { validRecords } from '../test/fixtures/medical-records'
+import { measureLoad, round, startPlainApp } from './lib'
+
+const SIZES = (process.env.BENCH_FIND_SIZES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0)
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
+const READABLE = 1000
+const CONNECTIONS = 10
+const LIST = '/medical-records?$limit=20&$sort[createdAt]=-1'
+
+const random = (seed: number) => () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff
+  return seed / 0x7fffffff
+}
+
+const rssMb = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return round(kb / 1024, 0)
+}
+
+/** `size` records: READABLE of them shared with `viewer` by uid, spread evenly over time; the rest others'. */
+function* records(size: number, viewer: string) {
+  const next = random(7)
+  const authors = Array.from({ length: 2000 }, () => newId())
+  const organizations = Array.from({ length: 500 }, () => newId())
+  const types = Object.keys(validRecords) as (keyof typeof validRecords)[]
+  const every = Math.floor(size / READABLE)
+  const start = Date.now() - size * 1000
+  for (let i = 0; i < size; i++) {
+    const author = authors[Math.floor(next() * authors.length)]
+    const elements: Record<string, unknown>[] = i % every === 0 ? [{ uid: viewer }] : [{ uid: authors[Math.floor(next() * authors.length)] }]
+    if (next() < 0.1) elements.push({ organization: organizations[Math.floor(next() * organizations.length)], roles: ['doctor'] })
+    const { facility: _f, permissions: _p, ...body } = validRecords[types[i % types.length]] as Record<string, unknown>
+    yield { ...body, id: newId(), patient: `patient-${i % 20000}`, permissions: normalizePermissions(elements as any), createdAt: start + i * 1000, createdBy: author }
+  }
+}
+
+const measureSize = async (size: number) => {
+  const dataDir = tempDir('clinic-bench-find-')
+  try {
+    // Seed through the store of an in-process app, then stop it and keep the data directory.
+    const seeding = await startServer({ dataDir, mongodb: '' })
+    const viewer = await signUp(seeding.url, { email: `viewer-${size}@find-bench.test` })
+    const model = (seeding.app.service('medical-records' as any) as any).options.Model // (cast: the raw NeDB datastore, for a fast seed)
+    const seedStart = Date.now()
+    const readable: any[] = []
+    let chunk: any[] = []
+    for (const record of records(size, viewer.account.id)) {
+      if (record.permissions.some((element: any) => element.uid === viewer.account.id)) readable.push(record)
+      chunk.push(record)
+      if (chunk.length === 10_000) {
+        await model.insertAsync(chunk)
+        chunk = []
+      }
+    }
+    if (chunk.length) await model.insertAsync(chunk)
+    const seedSeconds = round((Date.now() - seedStart) / 1000, 1)
+    await seeding.close({ keep: true })
+    const dataFileMb = round(fs.statSync(`${dataDir}/medical-records.db`).size / 1024 / 1024, 0)
+
+    // The server as deployed: a child process loading the data file at start-up.
+    const started = Date.now()
+    const server = await startServerProcess({ DATA_DIR: dataDir, MONGODB_URL: '' }, 600_000)
+    const startupSeconds = round((Date.now() - started) / 1000, 1)
+    const pid = server.child.pid as number
+    const rssAfterStartMb = rssMb(pid)
+    try {
+      const check = (await fetch(server.url + LIST, { headers: { authorization: `Bearer ${viewer.token}` } }).then((r) => r.json())) as { total: number }
+      if (check.total !== READABLE) throw new Error(`the viewer should read ${READABLE} records, the server says ${check.total}`)
+      const app = await measureLoad(`list at ${size}`, server.url + LIST, { token: viewer.token, connections: CONNECTIONS, duration: DURATION })
+      const rssAfterLoadMb = rssMb(pid)
+
+      const baseline = await startPlainApp('medical-records', new MemoryService({ paginate: { default: 20, max: 100 }, multi: ['create'] }))
+      await baseline.app.service('medical-records').create(readable)
+      const memory = await measureLoad(`memory list at ${size}`, baseline.base + LIST, { connections: CONNECTIONS, duration: DURATION })
+      await baseline.close()
+      return {
+        records: size,
+        readableByViewer: READABLE,
+        seedSeconds,
+        dataFileMb,
+        startupSeconds,
+        rssAfterStartMb,
+        rssAfterLoadMb,
+        list: app,
+        memoryBaseline: memory,
+        ratioToMemory: round(app.requestsPerSecond / memory.requestsPerSecond, 3)
+      }
+    } finally {
+      await server.kill('SIGTERM')
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+export async function run() {
+  const sizes: Record<string, unknown> = {}
+  for (const size of SIZES) sizes[size] = await measureSize(size)
+  return {
+    name: 'find',
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    list: LIST,
+    targets: { '100000': { p50ms: 10, p99ms: 30 }, '1000000': { p50ms: 30, rssMb: 2048, startupSeconds: 30 } },
+    note: 'embedded engine, server as a child process (npm start), 10 connections; baseline: bare Feathers + memory holding only the viewer\'s readable records',
+    sizes
+  }
+}
