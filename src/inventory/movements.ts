@@ -24,8 +24,13 @@ export interface Movement {
   reason: string
   /** The acting account (null for internal calls). */
   by: string | null
-  /** The order the movement serves, when there is one. */
+  /** The order the movement serves, when there is one, and the dispatch (its start time) it belongs to. */
   order?: string
+  dispatch?: number
+  /** The movement this one takes back (an interrupted or refused order dispatch). */
+  undoes?: string
+  /** Taking back a movement is allowed on a closed stock (it restores what was there). */
+  evenIfClosed?: boolean
 }
 
 const notFound = (stockId: string) => new NotFound(`No inventory stock found for id '${stockId}'`)
@@ -42,14 +47,17 @@ const shortConflict = (stock: any, delta: number) =>
 const closedConflict = (stock: any) => new Conflict(`Stock ${stock.id} is closed (its variant is archived): no movements`, { stock: stock.id, closed: true })
 
 /** Applies one movement to stock `stockId` atomically (see the steps above); `scope` narrows the stock write. */
-export const moveStock = async (app: Application, stockId: string, movement: Movement, scope?: Query | null) => {
+export const moveStock = async (app: Application, stockId: string, movement: Movement, scope?: Query | null) => (await applyMovement(app, stockId, movement, scope)).stock
+
+/** moveStock, answering both the stock after the movement and the recorded movement. */
+export const applyMovement = async (app: Application, stockId: string, movement: Movement, scope?: Query | null): Promise<{ stock: any; movement: any }> => {
   const { stocks, movements } = inventoryStores(app)
   if (!Number.isInteger(movement.delta) || movement.delta === 0) {
     throw invalid('data', [{ field: 'adjust', message: 'must be a non-zero integer' }])
   }
   const stock = await orNull(stocks._get(stockId, { query: within({}, scope) }))
   if (!stock) throw notFound(stockId)
-  if (stock.closed) throw closedConflict(stock)
+  if (stock.closed && !movement.evenIfClosed) throw closedConflict(stock)
   // Cheap early answer when the stock is plainly short (the atomic step below is what guarantees it).
   if (stock.quantity + movement.delta < 0) throw shortConflict(stock, movement.delta)
 
@@ -63,12 +71,14 @@ export const moveStock = async (app: Application, stockId: string, movement: Mov
     delta: movement.delta,
     reason: movement.reason,
     ...(movement.order ? { order: movement.order } : {}),
+    ...(movement.dispatch !== undefined ? { dispatch: movement.dispatch } : {}),
+    ...(movement.undoes ? { undoes: movement.undoes } : {}),
     status: 'pending',
     createdAt: now,
     createdBy: movement.by
   })
 
-  const guard: Query = { closed: { $ne: true }, ...(movement.delta < 0 ? { quantity: { $gte: -movement.delta } } : {}) }
+  const guard: Query = { ...(movement.evenIfClosed ? {} : { closed: { $ne: true } }), ...(movement.delta < 0 ? { quantity: { $gte: -movement.delta } } : {}) }
   const applied = await orNull(
     stocks._patch(
       stock.id,
@@ -80,7 +90,7 @@ export const moveStock = async (app: Application, stockId: string, movement: Mov
     await orNull(movements._remove(pending.id, { query: { status: 'pending' } }))
     const fresh = await orNull(stocks._get(stock.id, { query: within({}, scope) }))
     if (!fresh) throw notFound(stock.id)
-    if (fresh.closed) throw closedConflict(fresh)
+    if (fresh.closed && !movement.evenIfClosed) throw closedConflict(fresh)
     throw shortConflict(fresh, movement.delta)
   }
 
@@ -90,7 +100,7 @@ export const moveStock = async (app: Application, stockId: string, movement: Mov
     (await orNull(movements._get(pending.id)))
   const settled = await orNull(stocks._patch(stock.id, { $pull: { pending: { key: pending.id } } }, { query: { 'pending.key': pending.id } }))
   if (recorded) await emitChange(app, inventoryPaths.movements, 'created', recorded)
-  return settled ?? (await stocks._get(stock.id))
+  return { stock: settled ?? (await stocks._get(stock.id)), movement: recorded }
 }
 
 export interface StockInput {
@@ -209,40 +219,4 @@ export const recoverStockMovements = async (app: Application, before: number) =>
     }
   }
   return touched
-}
-
-/** Registers startup recovery (after the store is ready) and the periodic pass; stops it on teardown. */
-export const inventoryRecovery = (app: Application, settings: { staleAfterMs: number; recoveryIntervalMs: number }) => {
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> = Promise.resolve()
-  const run = (before: number, when: string) => {
-    running = running
-      .then(() => recoverStockMovements(app, before))
-      .then((count) => {
-        if (count) logger.info(`Inventory recovery (${when}): ${count} movements finished or undone`)
-      })
-      .catch((error) => logger.error(`Inventory recovery (${when}) failed:`, error))
-    return running
-  }
-  app.hooks({
-    setup: [
-      async (_context: any, next: any) => {
-        await next()
-        // On the embedded engine one process owns the data: everything unfinished at startup is stale.
-        const now = Date.now()
-        await run(app.get('mongodb') ? now - settings.staleAfterMs : now, 'startup')
-        if (settings.recoveryIntervalMs > 0) {
-          timer = setInterval(() => void run(Date.now() - settings.staleAfterMs, 'periodic'), settings.recoveryIntervalMs)
-          timer.unref()
-        }
-      }
-    ],
-    teardown: [
-      async (_context: any, next: any) => {
-        if (timer) clearInterval(timer)
-        await running
-        await next()
-      }
-    ]
-  })
 }

@@ -56,6 +56,8 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
       const variant = variantBySku.get(item.ref)
       if (!variant) return errors.push({ field: `items.${i}.ref`, message: 'is not the sku of a variant of the owner facility' })
       if (variant.archived) return errors.push({ field: `items.${i}.ref`, message: 'names an archived variant' })
+      // Stock moves in whole units.
+      if (!Number.isInteger(base.quantity)) return errors.push({ field: `items.${i}.quantity`, message: 'must be a whole number for inventory-variant items' })
       return {
         ...base,
         refType: item.refType,
@@ -116,6 +118,7 @@ export const createOrder = async (app: Application, data: any) => {
     items,
     ...(data.notes !== undefined ? { notes: data.notes } : {}),
     ...statusStamp('pending', at, data.createdBy),
+    dispatching: null,
     statusHistory: [{ status: 'pending', at, by: data.createdBy }],
     rev: 0,
     createdAt: at,

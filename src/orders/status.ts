@@ -10,7 +10,9 @@
 // | cancelled  | (final)                   |
 //
 // Every move stamps `<status>At`/`<status>By` and appends `{ status, at, by }` to `statusHistory`.
-// Confirming items never moves the order: status moves are always explicit.
+// Confirming items never moves the order: status moves are always explicit. Moving to `dispatched` with a
+// `stockroom` consumes the stock of the order's inventory-variant items (src/orders/dispatch.ts); while such a
+// dispatch is under way no other move is made.
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
@@ -35,7 +37,7 @@ export const isFinal = (status: string) => (nextStatuses as Record<string, Order
 
 const notFound = (id: string) => new NotFound(`No request order found for id '${id}'`)
 
-const illegalMove = (order: any, to: string) => {
+export const illegalMove = (order: any, to: string) => {
   const allowed = nextStatuses[order.status as OrderStatus] ?? []
   return new Conflict(
     `Order ${order.id} is ${order.status}: it cannot move to ${to}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : 'it is final'}`,
@@ -65,12 +67,13 @@ export const changeOrderStatus = async (app: Application, existing: any, status:
       orders._patch(
         current.id,
         { $set: { ...statusStamp(status, at, by), updatedAt: at }, $push: { statusHistory: { status, at, by } }, $inc: { rev: 1 } },
-        { query: within({ status: current.status }, scope) }
+        { query: within({ status: current.status, dispatching: null }, scope) }
       )
     )
     if (moved) return moved
     current = await orNull(orders._get(current.id, { query: within({}, scope) }))
     if (!current) throw notFound(existing.id)
+    if (current.dispatching) throw new Conflict(`Order ${current.id} is being dispatched`, { order: current.id, status: current.status })
   }
   throw illegalMove(current, status)
 }

@@ -14,7 +14,11 @@ export const movementSchema = Type.Object(
     delta: Type.Integer(),
     quantity: Type.Optional(Type.Integer()),
     reason: Text(500),
-    order: Type.Optional(IdString())
+    // An order's dispatch: the order, the dispatch (its start time), and for a take-back the movement it undoes.
+    order: Type.Optional(IdString()),
+    dispatch: Type.Optional(Type.Number()),
+    undoes: Type.Optional(IdString()),
+    status: Type.Literal('applied')
   },
   { additionalProperties: false }
 )
@@ -28,6 +32,7 @@ export const movementQuerySchema = querySyntax(
     variant: Type.String(),
     stockroom: IdString(),
     delta: Type.Number(),
+    order: IdString(),
     createdBy: IdString(),
     createdAt: Type.Number()
   })

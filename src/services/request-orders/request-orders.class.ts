@@ -8,6 +8,7 @@ import { createStore, type StoreOptions } from '../../store'
 import { invalid } from '../../schema/validators'
 import { createOrder } from '../../orders/create'
 import { changeOrderStatus, confirmOrderItem, isFinal } from '../../orders/status'
+import { dispatchOrder } from '../../orders/dispatch'
 import { Conflict } from '@feathersjs/errors'
 import type { Order } from './request-orders.schema'
 
@@ -15,7 +16,9 @@ export const getOptions = (_app: Application): StoreOptions => ({
   name: 'request-orders',
   indexes: [
     { fields: { 'owner.organization': 1, createdAt: -1 } },
-    { fields: { requestedFor: 1, createdAt: -1 } }
+    { fields: { requestedFor: 1, createdAt: -1 } },
+    // Recovery: dispatches under way.
+    { fields: { 'dispatching.at': 1 } }
   ]
 })
 
@@ -30,13 +33,18 @@ const orderMethods = (app: Application) => (Base: any) =>
       if (operations.length !== 1) {
         throw invalid('data', [{ field: operations[1] ?? 'changeStatus', message: 'send exactly one of changeStatus, confirmItem or notes' }])
       }
+      if (data.stockroom !== undefined && data.changeStatus !== 'dispatched') {
+        throw invalid('data', [{ field: 'stockroom', message: 'goes only with changeStatus: dispatched' }])
+      }
       const existing = params.existing ?? (await this._get(id as Id))
       const by = params.account?.id ?? null
+      if (data.stockroom !== undefined) return dispatchOrder(app, existing, data.stockroom, by, params.writeScope)
       if (data.changeStatus !== undefined) return changeOrderStatus(app, existing, data.changeStatus, by, params.writeScope)
       if (data.confirmItem !== undefined) return confirmOrderItem(app, existing, data.confirmItem, by, params.writeScope)
+      if (existing.dispatching) throw new Conflict(`Order ${existing.id} is being dispatched`, { order: existing.id, status: existing.status })
       if (isFinal(existing.status)) throw new Conflict(`Order ${existing.id} is ${existing.status} and can no longer be changed`, { order: existing.id, status: existing.status })
       const updated = await orNull(
-        this._patch(existing.id, { $set: { notes: data.notes, updatedAt: Date.now() }, $inc: { rev: 1 } }, { query: within({ status: existing.status }, params.writeScope) })
+        this._patch(existing.id, { $set: { notes: data.notes, updatedAt: Date.now() }, $inc: { rev: 1 } }, { query: within({ status: existing.status, dispatching: null }, params.writeScope) })
       )
       if (!updated) throw new NotFound(`No request order found for id '${existing.id}'`)
       return updated

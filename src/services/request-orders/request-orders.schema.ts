@@ -60,6 +60,9 @@ export const orderSchema = Type.Object(
     completedBy: Actor(),
     cancelledAt: Stamp(),
     cancelledBy: Actor(),
+    // A dispatch from a stockroom: where from, and the movement of each inventory-variant item.
+    dispatchedFrom: Type.Optional(IdString()),
+    consumed: Type.Optional(Type.Array(Type.Object({ item: IdString(), stock: IdString(), movement: IdString(), quantity: Type.Number() }))),
     updatedAt: Timestamp()
   },
   { additionalProperties: false }
@@ -78,10 +81,12 @@ export const orderDataSchema = Type.Object(
   { additionalProperties: false }
 )
 
-// One operation per PATCH: a status move, an item confirmation, or new notes.
+// One operation per PATCH: a status move (to `dispatched` optionally with the `stockroom` to consume stock
+// from), an item confirmation, or new notes.
 export const orderPatchSchema = Type.Object(
   {
     changeStatus: Type.Optional(Text(50)),
+    stockroom: Type.Optional(IdString()),
     confirmItem: Type.Optional(Text(64)),
     notes: Type.Optional(Text(5000))
   },

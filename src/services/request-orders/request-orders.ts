@@ -2,7 +2,8 @@
 // organization. POST { owner: { organization }, requestedForType, requestedFor, items, notes? }: items are
 // `name` (+ quantity, default 1) or `refType` + `ref` (an `inventory-variant` sku or a `service` id of the owner
 // facility) whose name, unit and price the server fills in. PATCH { changeStatus } moves it through the status
-// machine (src/orders/status.ts), PATCH { confirmItem } confirms one item. Members of the owner organization
+// machine (src/orders/status.ts) — to `dispatched` with a `stockroom` it consumes the stock of the inventory-variant
+// items, all or nothing (src/orders/dispatch.ts) — and PATCH { confirmItem } confirms one item. Members of the owner organization
 // create, read and change orders; the account an order is requested for (requestedForType `patient`) reads it;
 // everyone else gets 404. Orders for a patient are in the audit trail with that patient.
 import { authenticate } from '@feathersjs/authentication'
@@ -26,8 +27,8 @@ const patientOf = (doc: any): string | undefined => (doc?.requestedForType === '
 export const requestOrders = (app: Application) => {
   orderSettings(app)
   app.use(requestOrderPath as any, createOrderService(app) as any, { methods: [...requestOrderMethods], events: [] })
-  // The concurrency counter of item confirmations never leaves the server.
-  registerPresenter(requestOrderPath, omitting(['rev']))
+  // The concurrency counter and the marker of a dispatch under way never leave the server.
+  registerPresenter(requestOrderPath, omitting(['rev', 'dispatching']))
 
   defineAccess(requestOrderPath, {
     read: (access) => ({

@@ -272,11 +272,118 @@ describe('request orders', function () {
     })
   })
 
-  it('(stock is moved explicitly, never by an order: a dispatched order leaves the stock as it was)', async () => {
-    const room = await createStockroom(server.url, facility.keeper.token, facility.id, 'Dispatch')
-    const { variant: stocked, stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 4)
-    const order = await newOrder([{ refType: 'inventory-variant', ref: stocked.sku, quantity: 2 }])
-    for (const status of ['preparing', 'ready', 'dispatched']) assert.equal((await move(facility.member.token, order.id, status)).status, 200)
-    assert.equal((await api(facility.keeper.token).get(`/inventory-stocks/${stock.id}`)).body.quantity, 4)
+  describe('dispatch from a stockroom', () => {
+    let room: any
+    const dispatch = (token: string, id: string, stockroom = room.id) => api(token).patch(`/request/orders/${id}`, { changeStatus: 'dispatched', stockroom })
+    const ready = async (items: unknown[]) => {
+      const order = await newOrder(items)
+      for (const status of ['preparing', 'ready']) assert.equal((await move(facility.member.token, order.id, status)).status, 200)
+      return order
+    }
+    const quantityOf = async (stockId: string) => (await api(facility.keeper.token).get(`/inventory-stocks/${stockId}`)).body.quantity
+    const ledger = async (query: string) => (await api(facility.keeper.token).get(`/inventory-stock-movements?${query}&$limit=100`)).body.data as any[]
+
+    before(async () => {
+      room = await createStockroom(server.url, facility.keeper.token, facility.id, 'Dispatch')
+    })
+
+    it('without a stockroom moves the order only: the stock stays as it was', async () => {
+      const { variant: stocked, stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 4)
+      const order = await ready([{ refType: 'inventory-variant', ref: stocked.sku, quantity: 2 }])
+      assert.equal((await move(facility.member.token, order.id, 'dispatched')).status, 200)
+      assert.equal(await quantityOf(stock.id), 4)
+    })
+
+    it('with a stockroom consumes every inventory-variant item with one movement each, naming the order', async () => {
+      const a = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 10)
+      const b = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 5)
+      const order = await ready([
+        { refType: 'inventory-variant', ref: a.variant.sku, quantity: 3 },
+        { name: 'Porter' },
+        { refType: 'service', ref: service.id },
+        { refType: 'inventory-variant', ref: b.variant.sku, quantity: 5 }
+      ])
+      const res = await dispatch(facility.member.token, order.id)
+      assert.equal(res.status, 200, JSON.stringify(res.body))
+      assert.equal(res.body.status, 'dispatched')
+      assert.equal(res.body.dispatchedFrom, room.id)
+      assert.equal(res.body.dispatching, undefined)
+      assert.deepEqual(res.body.consumed.map((c: any) => [c.item, c.stock, c.quantity]), [
+        [order.items[0].id, a.stock.id, 3],
+        [order.items[3].id, b.stock.id, 5]
+      ])
+      assert.deepEqual([await quantityOf(a.stock.id), await quantityOf(b.stock.id)], [7, 0])
+      const movements = await ledger(`order=${order.id}`)
+      assert.deepEqual(movements.map((m) => m.delta).sort((x, y) => x - y), [-5, -3])
+      assert.ok(movements.every((m) => m.reason === `order ${order.id} dispatched`))
+    })
+
+    it('takes the stock expiring first among the lots that hold enough', async () => {
+      const variant = await createVariant(server.url, facility.keeper.token, facility.id)
+      const post = (lot: string, quantity: number, expiresAt: number) =>
+        api(facility.keeper.token).post('/inventory-stocks', { facility: facility.id, variant: variant.sku, stockroom: room.id, lot, quantity, expiresAt })
+      const late = (await post('LATE', 9, 2_000_000_000_000)).body
+      const early = (await post('EARLY', 9, 1_900_000_000_000)).body
+      const small = (await post('SMALL', 1, 1_800_000_000_000)).body
+      const order = await ready([{ refType: 'inventory-variant', ref: variant.sku, quantity: 4 }])
+      assert.equal((await dispatch(facility.member.token, order.id)).status, 200)
+      assert.deepEqual([await quantityOf(small.id), await quantityOf(early.id), await quantityOf(late.id)], [1, 5, 9])
+    })
+
+    it('is all or nothing: a short item is a 409 naming it and what the stockroom holds, and no stock moves', async () => {
+      const a = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 10)
+      const b = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 1)
+      const order = await ready([
+        { refType: 'inventory-variant', ref: a.variant.sku, quantity: 3 },
+        { refType: 'inventory-variant', ref: b.variant.sku, quantity: 2 }
+      ])
+      const res = await dispatch(facility.member.token, order.id)
+      assert.equal(res.status, 409)
+      assert.match(res.body.message, new RegExp(`Item 1 \\(${b.variant.sku}\\) needs 2 but stockroom ${room.id} holds 1`))
+      assert.deepEqual([res.body.data.field, res.body.data.available], ['items.1', 1])
+      assert.deepEqual([await quantityOf(a.stock.id), await quantityOf(b.stock.id)], [10, 1])
+      const after = (await api(facility.member.token).get(`/request/orders/${order.id}`)).body
+      assert.equal(after.status, 'ready')
+      const movements = await ledger(`order=${order.id}`)
+      assert.equal(movements.reduce((sum, m) => sum + m.delta, 0), 0, 'the take-back cancels the withdrawal in the ledger')
+      // Once stocked up, the same order dispatches.
+      await api(facility.keeper.token).patch(`/inventory-stocks/${b.stock.id}`, { adjust: 1, reason: 'delivery' })
+      assert.equal((await dispatch(facility.member.token, order.id)).status, 200)
+      assert.deepEqual([await quantityOf(a.stock.id), await quantityOf(b.stock.id)], [7, 0])
+    })
+
+    it('refuses a stockroom of another facility or without dispatch (400 naming stockroom), a non-ready order (409), a whole-number-less variant quantity (400)', async () => {
+      const order = await newOrder([{ name: 'x' }])
+      const theirRoom = await createStockroom(server.url, facility.stranger.token, facility.strangerFacility, 'Theirs')
+      const pending = await dispatch(facility.member.token, order.id)
+      assert.equal(pending.status, 409)
+      assert.match(pending.body.message, /is pending/)
+      await move(facility.member.token, order.id, 'preparing')
+      await move(facility.member.token, order.id, 'ready')
+      const foreign = await dispatch(facility.member.token, order.id, theirRoom.id)
+      assert.equal(foreign.status, 400)
+      assert.deepEqual(fieldsOf(foreign.body), ['stockroom'])
+      const wrongMove = await api(facility.member.token).patch(`/request/orders/${order.id}`, { changeStatus: 'cancelled', stockroom: room.id })
+      assert.equal(wrongMove.status, 400)
+      assert.deepEqual(fieldsOf(wrongMove.body), ['stockroom'])
+      assert.equal((await dispatch(facility.stranger.token, order.id)).status, 404)
+      assert.equal((await dispatch(patient.token, order.id)).status, 403)
+      const half = await api(facility.member.token).post('/request/orders', orderBody([{ refType: 'inventory-variant', ref: variant.sku, quantity: 1.5 }]))
+      assert.equal(half.status, 400)
+      assert.deepEqual(fieldsOf(half.body), ['items.0.quantity'])
+    })
+
+    it('lets 5 concurrent dispatches of 3 against a stock of 10 leave 1: 3 succeed, 2 are 409, and the movements add up', async () => {
+      const { variant: stocked, stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 10)
+      const orders = []
+      for (let i = 0; i < 5; i++) orders.push(await ready([{ name: 'Label' }, { refType: 'inventory-variant', ref: stocked.sku, quantity: 3 }]))
+      const results = await Promise.all(orders.map((order) => dispatch(facility.member.token, order.id)))
+      assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 409, 409])
+      assert.equal(await quantityOf(stock.id), 1)
+      const movements = await ledger(`stock=${stock.id}`)
+      assert.equal(movements.reduce((sum, m) => sum + m.delta, 0), 1)
+      const statuses = await Promise.all(orders.map(async (order) => (await api(facility.member.token).get(`/request/orders/${order.id}`)).body.status))
+      assert.deepEqual(statuses.sort(), ['dispatched', 'dispatched', 'dispatched', 'ready', 'ready'])
+    })
   })
 })
