@@ -33,9 +33,9 @@ const undoMovements = async (app: Application, order: any, movements: { id: stri
  *      of the owner facility (400 naming `stockroom`);
  *   2. claim the order: one conditional update (still in its status, no dispatch under way, within the caller's
  *      write scope) records `dispatching: { stockroom, at, by }`;
- *   3. for each inventory-variant item, one atomic movement (`-quantity`) on an open stock of that variant in the
- *      stockroom holding enough, earliest expiry first (src/inventory/movements.ts); each movement names the order
- *      and the dispatch;
+ *   3. for each inventory-variant item, one atomic movement (`-quantity`, src/inventory/movements.ts) on an open
+ *      stock of that variant in the stockroom holding enough, earliest expiry first (no expiry last); each
+ *      movement names the order and the dispatch;
  *   4. if an item cannot be served: take back the movements already made, release the claim, and answer 409
  *      naming the item, what it needs and what the stockroom holds;
  *   5. one conditional update moves the order to `dispatched` (stamps, history, `consumed`) and releases the
@@ -70,10 +70,10 @@ export const dispatchOrder = async (app: Application, existing: any, stockroom: 
   const items: any[] = claimed.items ?? []
   for (const [index, item] of items.entries()) {
     if (item.refType !== 'inventory-variant') continue
-    const candidates: any[] = await stocks._find({
-      query: { facility, variant: item.ref, stockroom, closed: false, quantity: { $gte: item.quantity }, $sort: { expiresAt: 1, createdAt: 1 } },
-      paginate: false
-    })
+    const found: any[] = await stocks._find({ query: { facility, variant: item.ref, stockroom, closed: false, quantity: { $gte: item.quantity } }, paginate: false })
+    // Earliest expiry first; stocks without an expiry last (both engines sort a missing field first).
+    const expiry = (stock: any) => (typeof stock.expiresAt === 'number' ? stock.expiresAt : Infinity)
+    const candidates = found.sort((a, b) => expiry(a) - expiry(b) || a.createdAt - b.createdAt)
     let served = false
     for (const candidate of candidates) {
       try {

@@ -318,16 +318,17 @@ describe('request orders', function () {
       assert.ok(movements.every((m) => m.reason === `order ${order.id} dispatched`))
     })
 
-    it('takes the stock expiring first among the lots that hold enough', async () => {
+    it('takes the stock expiring first among the lots that hold enough (lots without expiry last)', async () => {
       const variant = await createVariant(server.url, facility.keeper.token, facility.id)
       const post = (lot: string, quantity: number, expiresAt: number) =>
         api(facility.keeper.token).post('/inventory-stocks', { facility: facility.id, variant: variant.sku, stockroom: room.id, lot, quantity, expiresAt })
       const late = (await post('LATE', 9, 2_000_000_000_000)).body
       const early = (await post('EARLY', 9, 1_900_000_000_000)).body
       const small = (await post('SMALL', 1, 1_800_000_000_000)).body
+      const never = (await api(facility.keeper.token).post('/inventory-stocks', { facility: facility.id, variant: variant.sku, stockroom: room.id, lot: 'NONE', quantity: 9 })).body
       const order = await ready([{ refType: 'inventory-variant', ref: variant.sku, quantity: 4 }])
       assert.equal((await dispatch(facility.member.token, order.id)).status, 200)
-      assert.deepEqual([await quantityOf(small.id), await quantityOf(early.id), await quantityOf(late.id)], [1, 5, 9])
+      assert.deepEqual([await quantityOf(small.id), await quantityOf(early.id), await quantityOf(late.id), await quantityOf(never.id)], [1, 5, 9, 9])
     })
 
     it('is all or nothing: a short item is a 409 naming it and what the stockroom holds, and no stock moves', async () => {
