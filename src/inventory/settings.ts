@@ -13,6 +13,7 @@ export interface OrderSettings {
   requestedForTypes: string[]
 }
 
+// `as any` below: the parsed settings are cached on the app under a key that is no configuration field.
 export const inventorySettings = (app: Application): InventorySettings => {
   const cached = app.get('inventorySettings' as any)
   if (cached) return cached
@@ -28,6 +29,7 @@ export const inventorySettings = (app: Application): InventorySettings => {
   return settings
 }
 
+// `as any` below: as in inventorySettings.
 export const orderSettings = (app: Application): OrderSettings => {
   const cached = app.get('orderSettings' as any)
   if (cached) return cached

@@ -10,6 +10,7 @@ export const inventoryPaths = {
   orders: 'request/orders'
 } as const
 
+// `as any`: services are registered by path without a ServiceTypes entry; the store methods are what these functions use.
 export const inventoryStores = (app: Application) => ({
   variants: app.service(inventoryPaths.variants as any) as unknown as StoreService,
   stockrooms: app.service(inventoryPaths.stockrooms as any) as unknown as StoreService,

@@ -99,7 +99,7 @@ export const parsePopulateStocks = (raw: unknown): StocksFilter | null => {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('query', [{ field, message: 'must be true or an object such as { stockroom }' }])
   const unknown = Object.keys(raw).filter((key) => key !== 'stockroom')
   if (unknown.length) throw invalid('query', unknown.map((key) => ({ field: `${field}.${key}`, message: 'is not an allowed key (allowed: stockroom)' })))
-  const stockroom = (raw as any).stockroom
+  const stockroom = (raw as Record<string, unknown>).stockroom
   if (stockroom !== undefined && (typeof stockroom !== 'string' || stockroom.length === 0 || stockroom.length > 64)) {
     throw invalid('query', [{ field: `${field}.stockroom`, message: 'must be a stockroom id' }])
   }
@@ -118,6 +118,7 @@ export const attachStocks = async (app: Application, variants: any[], filter: St
   const skus = [...new Set(variants.map((v) => v.sku))]
   const query: Record<string, unknown> = { facility: { $in: facilities }, variant: { $in: skus }, $sort: { stockroom: 1, lot: 1 } }
   if (filter.stockroom) query.stockroom = filter.stockroom
+  // `as any`: no ServiceTypes entry for the path; the service's own `find` is called so its hooks run.
   const found = (await (app.service(inventoryPaths.stocks as any) as any).find({ query, paginate: false })) as any[]
   const byKey = new Map<string, any[]>()
   for (const stock of found) {

@@ -95,6 +95,7 @@ export const createOrder = async (app: Application, data: any) => {
     data.requestedForType === 'patient' ? 'accounts'
     : data.requestedForType === 'organization' ? 'organizations'
     : null
+  // `as any`: no ServiceTypes entry for accounts/organizations here; `_get` is the store's internal read.
   if (target && !(await orNull((app.service(target as any) as any)._get(data.requestedFor)))) {
     throw invalid('data', [{ field: 'requestedFor', message: `is not ${data.requestedForType === 'patient' ? 'an account' : 'an organization'} id` }])
   }

@@ -12,6 +12,7 @@ describe('inventory recovery pass', () => {
   let room: any
   const store = (name: string) => server.app.service(name as any) as any // `any`: the internal store methods are untyped
   const quantityOf = async (id: string) => (await restClient(server.url, facility.keeper.token).get(`/inventory-stocks/${id}`)).body.quantity
+  // `as any[]`: JSON answers are untyped.
   const ledgerSum = async (stock: string) =>
     ((await restClient(server.url, facility.keeper.token).get(`/inventory-stock-movements?stock=${stock}&$limit=100`)).body.data as any[]).reduce((sum, m) => sum + m.delta, 0)
 

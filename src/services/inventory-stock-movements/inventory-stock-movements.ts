@@ -13,6 +13,7 @@ import { movementQuerySchema } from './inventory-stock-movements.schema'
 import { inventoryStockMovementMethods, inventoryStockMovementPath } from './inventory-stock-movements.shared'
 
 export const inventoryStockMovements = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   app.use(inventoryStockMovementPath as any, createMovementService(app) as any, { methods: [...inventoryStockMovementMethods], events: [] })
 
   defineAccess(inventoryStockMovementPath, {

@@ -15,6 +15,7 @@ import { stockroomDataSchema, stockroomPatchSchema, stockroomQuerySchema } from 
 import { inventoryStockroomMethods, inventoryStockroomPath } from './inventory-stockrooms.shared'
 
 export const inventoryStockrooms = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   app.use(inventoryStockroomPath as any, createStockroomService(app) as any, { methods: [...inventoryStockroomMethods], events: [] })
   ;(app.service(inventoryStockroomPath as any) as any).populatable = true
   const { privilege } = inventorySettings(app)

@@ -20,6 +20,7 @@ import { stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory
 import { inventoryStockMethods, inventoryStockPath } from './inventory-stocks.shared'
 
 export const inventoryStocks = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   const service = createStockService(app)
   // `$inc: { quantity: n }` in a PATCH body is a movement (src/hooks/reject-unsafe-keys.ts hands it over).
   ;(service as any).bodyOperators = ['$inc']

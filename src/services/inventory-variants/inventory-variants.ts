@@ -65,6 +65,7 @@ const populateStocks = async (context: HookContext, next: NextFunction) => {
 }
 
 export const inventoryVariants = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   app.use(inventoryVariantPath as any, createVariantService(app) as any, { methods: [...inventoryVariantMethods], events: [] })
   ;(app.service(inventoryVariantPath as any) as any).populatable = true
   const { privilege } = inventorySettings(app)

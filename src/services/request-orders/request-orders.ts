@@ -26,6 +26,7 @@ const patientOf = (doc: any): string | undefined => (doc?.requestedForType === '
 
 export const requestOrders = (app: Application) => {
   orderSettings(app)
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   app.use(requestOrderPath as any, createOrderService(app) as any, { methods: [...requestOrderMethods], events: [] })
   // The concurrency counter and the marker of a dispatch under way never leave the server.
   registerPresenter(requestOrderPath, omitting(['rev', 'dispatching']))

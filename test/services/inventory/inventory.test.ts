@@ -103,7 +103,7 @@ describe('inventory: stockrooms, variants, stocks and movements', function () {
         assert.equal(res.status, 400, JSON.stringify(body))
         assert.deepEqual(fieldsOf(res.body), [field], JSON.stringify(res.body))
       }
-      assert.equal((await k.get(`/inventory-variants?sku=${(cases[2][0] as any).sku}`)).body.total, 0, 'a refused first stock leaves no variant behind')
+      assert.equal((await k.get(`/inventory-variants?sku=${String(cases[2][0].sku)}`)).body.total, 0, 'a refused first stock leaves no variant behind')
     })
 
     it('lets members read, refuses their changes (403), and hides variants from strangers (404) and anonymous callers (401)', async () => {

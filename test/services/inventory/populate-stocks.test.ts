@@ -32,6 +32,7 @@ describe('inventory variants: $populateStocks', function () {
     await stockedVariant(server.url, facility.stranger.token, facility.strangerFacility, theirRoom.id, 99, { sku: none.sku })
     socket = socketClient(server.url)
     await socket.client.authenticate({ strategy: 'jwt', accessToken: facility.member.token })
+    // `as any`: no ServiceTypes entry for the path.
     server.app.service('inventory-stocks' as any).hooks({
       before: {
         find: [

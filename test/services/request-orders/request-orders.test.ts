@@ -281,6 +281,7 @@ describe('request orders', function () {
       return order
     }
     const quantityOf = async (stockId: string) => (await api(facility.keeper.token).get(`/inventory-stocks/${stockId}`)).body.quantity
+    // `as any[]`: JSON answers are untyped.
     const ledger = async (query: string) => (await api(facility.keeper.token).get(`/inventory-stock-movements?${query}&$limit=100`)).body.data as any[]
 
     before(async () => {
