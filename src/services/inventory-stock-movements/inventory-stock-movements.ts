@@ -14,7 +14,10 @@ import { inventoryStockMovementMethods, inventoryStockMovementPath } from './inv
 
 export const inventoryStockMovements = (app: Application) => {
   // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
-  app.use(inventoryStockMovementPath as any, createMovementService(app) as any, { methods: [...inventoryStockMovementMethods], events: [] })
+  const service = createMovementService(app)
+  // Clients cannot create movements, but the server does: webhooks may subscribe to `inventory-stock-movements.create`.
+  ;(service as any).eventMethods = ['create']
+  app.use(inventoryStockMovementPath as any, service as any, { methods: [...inventoryStockMovementMethods], events: [] })
 
   defineAccess(inventoryStockMovementPath, {
     read: (access) => ({ ...facilityScope(access), status: 'applied' }),

@@ -26,7 +26,7 @@ describe('webhooks for request orders and inventory', function () {
   }
 
   it('delivers orders, stock changes and movements to the facility, orders to their patient, and nothing to another facility', async () => {
-    const events = 'request/orders,inventory-stocks.patch,inventory-stock-movements'
+    const events = 'request/orders,inventory-stocks.patch,inventory-stock-movements.create'
     const north = await signUp(server.url, { organization: { name: 'North', type: 'facility' } })
     const south = await signUp(server.url, { organization: { name: 'South', type: 'facility' } })
     const patient = await signUp(server.url)
