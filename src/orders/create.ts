@@ -4,7 +4,7 @@ import { orNull, multi, stores } from '../billing/stores'
 import { invalid, type FieldError } from '../schema/validators'
 import { newId } from '../store'
 import { inventoryStores } from '../inventory/stores'
-import { orderSettings } from '../inventory/settings'
+import { orderSettings } from './settings'
 import { statusStamp } from './status'
 
 /** What an item's `refType` references: a variant of the owner facility (ref = sku) or its service (ref = id). */
