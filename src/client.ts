@@ -15,6 +15,11 @@ import { webhookMethods, webhookPath } from './services/webhooks/webhooks.shared
 import { webhookEventMethods, webhookEventPath } from './services/webhook-events/webhook-events.shared'
 import { auditEventMethods, auditEventPath } from './services/audit-events/audit-events.shared'
 import { unifiedDirectoryMethods, unifiedDirectoryPath } from './services/unified-directory/unified-directory.shared'
+import { inventoryVariantMethods, inventoryVariantPath } from './services/inventory-variants/inventory-variants.shared'
+import { inventoryStockroomMethods, inventoryStockroomPath } from './services/inventory-stockrooms/inventory-stockrooms.shared'
+import { inventoryStockMethods, inventoryStockPath } from './services/inventory-stocks/inventory-stocks.shared'
+import { inventoryStockMovementMethods, inventoryStockMovementPath } from './services/inventory-stock-movements/inventory-stock-movements.shared'
+import { requestOrderMethods, requestOrderPath } from './services/request-orders/request-orders.shared'
 
 export type ClientApplication = Application<any, any>
 
@@ -36,5 +41,10 @@ export const createClient = (connection: TransportConnection<any>, authenticatio
   client.use(webhookEventPath, connection.service(webhookEventPath), { methods: [...webhookEventMethods] })
   client.use(auditEventPath, connection.service(auditEventPath), { methods: [...auditEventMethods] })
   client.use(unifiedDirectoryPath, connection.service(unifiedDirectoryPath), { methods: [...unifiedDirectoryMethods] })
+  client.use(inventoryVariantPath, connection.service(inventoryVariantPath), { methods: [...inventoryVariantMethods] })
+  client.use(inventoryStockroomPath, connection.service(inventoryStockroomPath), { methods: [...inventoryStockroomMethods] })
+  client.use(inventoryStockPath, connection.service(inventoryStockPath), { methods: [...inventoryStockMethods] })
+  client.use(inventoryStockMovementPath, connection.service(inventoryStockMovementPath), { methods: [...inventoryStockMovementMethods] })
+  client.use(requestOrderPath, connection.service(requestOrderPath), { methods: [...requestOrderMethods] })
   return client
 }

@@ -44,6 +44,17 @@ const presenters: Record<string, Presenter> = {
   'billing-payments': presentPayment
 }
 
+/** Other domains declare the client view of their documents here (used by `present` and `emitChange`). */
+export const registerPresenter = (path: string, presenter: Presenter) => {
+  presenters[path] = presenter
+}
+
+/** A presenter that leaves internal bookkeeping fields out. */
+export const omitting =
+  (fields: string[]): Presenter =>
+  (doc) =>
+    omit(doc, fields)
+
 /** The client view of a document of `path`. */
 export const present = (app: Application, path: string, doc: any) => (doc && typeof doc === 'object' ? (presenters[path] ?? presentPlain)(doc, app) : doc)
 

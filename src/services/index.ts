@@ -15,6 +15,11 @@ import { webhooks } from './webhooks/webhooks'
 import { webhookEvents } from './webhook-events/webhook-events'
 import { auditEvents } from './audit-events/audit-events'
 import { unifiedDirectory } from './unified-directory/unified-directory'
+import { inventoryVariants } from './inventory-variants/inventory-variants'
+import { inventoryStockrooms } from './inventory-stockrooms/inventory-stockrooms'
+import { inventoryStocks } from './inventory-stocks/inventory-stocks'
+import { inventoryStockMovements } from './inventory-stock-movements/inventory-stock-movements'
+import { requestOrders } from './request-orders/request-orders'
 
 export const services = (app: Application) => {
   app.configure(organizationMembers)
@@ -29,6 +34,12 @@ export const services = (app: Application) => {
   app.configure(billingItems)
   app.configure(billingPayments)
   app.configure(billingRecovery)
+  // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (README "Orders and inventory").
+  app.configure(inventoryVariants)
+  app.configure(inventoryStockrooms)
+  app.configure(inventoryStocks)
+  app.configure(inventoryStockMovements)
+  app.configure(requestOrders)
   app.configure(webhooks)
   app.configure(webhookEvents)
   // The audit trail (README "Audit trail"): read-only, written by src/hooks/record-audit.ts.

@@ -269,8 +269,14 @@ export const store = (app: Application) => {
 
 const engineOf = (app: Application): Engine => app.get('storeEngine' as any)
 
-/** Builds a service's adapter on the configured engine and schedules its indexes. */
-export const createStore = <T = any>(app: Application, options: StoreOptions): StoreService<T> => {
+/** A service class built on the store's adapter (its own create/patch/remove calling domain functions). */
+export type StoreExtension = (Base: any) => any
+
+/**
+ * Builds a service's adapter on the configured engine and schedules its indexes; `extend` derives the
+ * service's own class from the engine's adapter class (so both engines run the same methods).
+ */
+export const createStore = <T = any>(app: Application, options: StoreOptions, extend?: StoreExtension): StoreService<T> => {
   const engine = engineOf(app)
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
   ;(app.get('storeReady' as any) as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
@@ -284,9 +290,11 @@ export const createStore = <T = any>(app: Application, options: StoreOptions): S
     operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', '$and', '$or', ...(options.operators ?? [])]
   }
   if (engine.kind === 'mongodb') {
-    return new MongoStore({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>
+    const Mongo = extend ? extend(MongoStore) : MongoStore
+    return new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>
   }
-  return new NedbStore({ ...common, Model: engine.collection(options.name) }) as StoreService<T>
+  const Nedb = extend ? extend(NedbStore) : NedbStore
+  return new Nedb({ ...common, Model: engine.collection(options.name) }) as StoreService<T>
 }
 
 /** The embedded engine's commit logs by collection (empty on MongoDB): their write statistics, for tests and benches. */

@@ -17,7 +17,12 @@ export const servicePaths = [
   'billing-payments',
   'medical-records',
   'webhooks',
-  'webhook-events'
+  'webhook-events',
+  'inventory-stockrooms',
+  'inventory-variants',
+  'inventory-stocks',
+  'inventory-stock-movements',
+  'request/orders'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
@@ -35,7 +40,12 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   'billing-payments': { notes: 'receipt 12' },
   'medical-records': { description: 'rash after intake' },
   webhooks: { events: 'accounts.patch' },
-  'webhook-events': { retry: true }
+  'webhook-events': { retry: true },
+  'inventory-stockrooms': { description: 'Second floor' },
+  'inventory-variants': { name: 'Paracetamol 500 mg (renamed)' },
+  'inventory-stocks': { reorderLevel: 5 },
+  'inventory-stock-movements': { reason: 'rewritten' },
+  'request/orders': { notes: 'call the ward first' }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -61,7 +71,8 @@ export const failedDelivery = async (server: TestServer, token: string, webhook:
  * One document of every service in `owner`'s organization, created over REST by its superadmin: the
  * organization, `member`'s membership (or the owner's own), a catalogue service, an encounter with its
  * invoice, an item and a payment, a medical record shared read-only with the organization, an organization
- * webhook and one (failed) delivery of it. `accounts` is the owner's account.
+ * webhook and one (failed) delivery of it, a stockroom, a variant with its stock and that stock's first movement,
+ * and an order for the patient (`member`, or the owner). `accounts` is the owner's account.
  */
 export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl: string, member?: SignedUp): Promise<TenantDocs> => {
   const org = owner.organization.id
@@ -79,6 +90,11 @@ export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl
   const record = await post('/medical-records', { type: 'allergy', facility: org, patient: (member ?? owner).account.id, name: 'Penicillin', permissions: [{ organization: org }] }, 200)
   const webhook = await post('/webhook-events', { organization: org, url: webhookUrl, events: 'accounts.patch' })
   const delivery = await failedDelivery(server, owner.token, webhook.id)
+  const stockroom = await post('/inventory-stockrooms', { facility: org, name: 'Main pharmacy' })
+  const variant = await post('/inventory-variants', { facility: org, sku: `PARA-${org}`, name: 'Paracetamol 500 mg', initialStock: 100, stockroom: stockroom.id })
+  const stock = variant.$stocks[0].id
+  const [movement] = await storeOf(server, 'inventory-stock-movements')._find({ query: { stock }, paginate: false })
+  const order = await post('/request/orders', { owner: { organization: org }, requestedForType: 'patient', requestedFor: (member ?? owner).account.id, items: [{ refType: 'inventory-variant', ref: variant.sku }] })
   return {
     accounts: owner.account.id,
     organizations: org,
@@ -90,7 +106,12 @@ export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl
     'billing-payments': payment.id,
     'medical-records': record.id,
     webhooks: webhook.id,
-    'webhook-events': delivery
+    'webhook-events': delivery,
+    'inventory-stockrooms': stockroom.id,
+    'inventory-variants': variant.id,
+    'inventory-stocks': stock,
+    'inventory-stock-movements': movement.id,
+    'request/orders': order.id
   }
 }
 

@@ -124,6 +124,11 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
       case 'medical-records': return { type: 'allergy', facility: org, patient: owner.account.id, name: 'Latex' }
       case 'webhooks': return { organization: org, url: receiver.url, events: 'accounts.patch' }
       case 'webhook-events': return { webhook: A.webhooks, event: 'ping' }
+      case 'inventory-stockrooms': return { facility: org, name: 'Cupboard' }
+      case 'inventory-variants': return { facility: org, sku: `FUZZ-${Date.now()}-${Math.random()}`, name: 'Gloves', initialStock: 2, stockroom: A['inventory-stockrooms'] }
+      case 'inventory-stocks': return { facility: org, variant: `PARA-${org}`, stockroom: A['inventory-stockrooms'], lot: `LOT-${Date.now()}-${Math.random()}` }
+      case 'inventory-stock-movements': return { stock: A['inventory-stocks'], delta: 1 }
+      case 'request/orders': return { owner: { organization: org }, requestedForType: 'patient', requestedFor: owner.account.id, items: [{ refType: 'inventory-variant', ref: `PARA-${org}` }] }
     }
   }
   const validPatch = patchBodies

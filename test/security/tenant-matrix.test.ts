@@ -28,7 +28,12 @@ const exposed: Record<ServicePath, Method[]> = {
   'billing-payments': ['find', 'get', 'create', 'patch'],
   'medical-records': ['find', 'get', 'create', 'patch', 'remove'],
   webhooks: ['find', 'get', 'patch', 'remove'],
-  'webhook-events': ['find', 'get', 'create', 'patch']
+  'webhook-events': ['find', 'get', 'create', 'patch'],
+  'inventory-stockrooms': ['find', 'get', 'create', 'patch', 'remove'],
+  'inventory-variants': ['find', 'get', 'create', 'patch', 'remove'],
+  'inventory-stocks': ['find', 'get', 'create', 'patch'],
+  'inventory-stock-movements': ['find', 'get'],
+  'request/orders': ['find', 'get', 'create', 'patch']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -59,7 +64,15 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
   // POST /medical-records answers 200 (interface); the record is shared read-only with A's members.
   'medical-records': { owner: E(200, 200, 200, 200), member: E(200, 200, 403, 403), outsider: E(404, 404, 404, 404) },
   webhooks: { owner: E(200, 405, 200, 200), member: E(404, 405, 404, 404), outsider: E(404, 405, 404, 404) },
-  'webhook-events': { owner: E(200, 201, 200, 405), member: E(404, 404, 404, 405), outsider: E(404, 404, 404, 405) }
+  'webhook-events': { owner: E(200, 201, 200, 405), member: E(404, 404, 404, 405), outsider: E(404, 404, 404, 405) },
+  // Inventory: members read; managing it needs the inventory privilege (the plain member has none) or superadmin.
+  'inventory-stockrooms': { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
+  'inventory-variants': { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
+  'inventory-stocks': { owner: E(200, 201, 200, 405), member: E(200, 403, 403, 405), outsider: E(404, 404, 404, 405) },
+  // The movement ledger is read-only.
+  'inventory-stock-movements': { owner: E(200, 405, 405, 405), member: E(200, 405, 405, 405), outsider: E(404, 405, 405, 405) },
+  // Members order and change orders (the member is also the patient of A's order).
+  'request/orders': { owner: E(200, 201, 200, 405), member: E(200, 201, 200, 405), outsider: E(404, 404, 404, 405) }
 }
 
 const expected = (path: ServicePath, method: Method, caller: Caller): number => {
@@ -142,8 +155,19 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return { organization: org, url: receiver.url, events: 'accounts.patch' }
       case 'webhook-events':
         return { webhook: A.webhooks, event: 'ping' }
+      case 'inventory-stockrooms':
+        return { facility: org, name: 'Cupboard' }
+      case 'inventory-variants':
+        return { facility: org, sku: `MATRIX-${++created}`, name: 'Gloves' }
+      case 'inventory-stocks':
+        return { facility: org, variant: `PARA-${org}`, stockroom: A['inventory-stockrooms'], lot: `LOT-${++created}`, quantity: 1 }
+      case 'inventory-stock-movements':
+        return { stock: A['inventory-stocks'], delta: 1 }
+      case 'request/orders':
+        return { owner: { organization: org }, requestedForType: 'patient', requestedFor: member.account.id, items: [{ name: 'Gauze' }] }
     }
   }
+  let created = 0
 
 
   /** A PUT body: the whole client-owned document where a service offers update, else the patch body. */
@@ -174,6 +198,10 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return (await post('/medical-records', { type: 'allergy', facility: A.organizations, patient: member.account.id, name: 'Dust', permissions: [{ organization: A.organizations }] }, 200)).id
       case 'webhooks':
         return (await post('/webhook-events', { organization: A.organizations, url: receiver.url, events: 'accounts.patch' })).id
+      case 'inventory-stockrooms':
+        return (await post('/inventory-stockrooms', { facility: A.organizations, name: 'Short-lived' })).id
+      case 'inventory-variants':
+        return (await post('/inventory-variants', { facility: A.organizations, sku: `GONE-${++created}`, name: 'Short-lived' })).id
       default:
         return A[path]
     }
@@ -242,7 +270,7 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
     const memberships = await storeOf(server, 'organization-members')._find({ query: { organization: A.organizations }, paginate: false })
     return new Set<string>([...Object.values(A), ...memberships.map((m: any) => m.id)])
   }
-  const belongsToA = (doc: any) => doc && (doc.facility === A.organizations || doc.organization === A.organizations)
+  const belongsToA = (doc: any) => doc && (doc.facility === A.organizations || doc.organization === A.organizations || doc.owner?.organization === A.organizations)
 
   // Fixture documents a caller's accepted PATCHes change on purpose (everything else must stay as it was).
   const changedBy = (caller: Caller): ServicePath[] =>

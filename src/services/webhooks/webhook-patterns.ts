@@ -17,14 +17,16 @@ export const UNSUBSCRIBABLE_PATHS = [...WEBHOOK_SERVICE_PATHS, 'audit-events']
 
 const clean = (path: string) => path.replace(/^\/+|\/+$/g, '')
 
-/** Services whose events can be subscribed to: every service with access rules (who may read its documents), except UNSUBSCRIBABLE_PATHS. */
+/** Services whose events can be subscribed to: every service with access rules (who may read its documents), except
+ *  UNSUBSCRIBABLE_PATHS; their methods are the exposed ones, or the `eventMethods` a service declares. */
 export const eventServices = (app: Application): Map<string, EventMethod[]> => {
   const found = new Map<string, EventMethod[]>()
   for (const raw of Object.keys((app as any).services)) {
     const path = clean(raw)
     if (UNSUBSCRIBABLE_PATHS.includes(path) || !accessRules(path)) continue
     const service = app.service(path as any)
-    const exposed: readonly string[] = getServiceOptions(service)?.methods ?? []
+    // A read-only service whose documents the server writes (the stock-movement ledger) names its events itself.
+    const exposed: readonly string[] = (service as { eventMethods?: string[] }).eventMethods ?? getServiceOptions(service)?.methods ?? []
     found.set(path, EVENT_METHODS.filter((method) => exposed.includes(method)))
   }
   return found

@@ -64,6 +64,23 @@ describe('audit trail coverage', function () {
     assert.ok(seenByPatient.some((e) => e.action === 'read' && e.actor === facility.owner.account.id))
   })
 
+  it('records request orders for a patient with that patient and the owner facility (create, status move, read by the patient)', async () => {
+    const created = await http(server.url, 'POST', '/request/orders', {
+      token: facility.member.token,
+      body: { owner: { organization: facility.id }, requestedForType: 'patient', requestedFor: facility.stranger.account.id, items: [{ name: 'Saline' }] }
+    })
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    const moved = await http(server.url, 'PATCH', `/request/orders/${created.body.id}`, { token: facility.member.token, body: { changeStatus: 'preparing' } })
+    assert.equal(moved.status, 200)
+    assert.equal((await http(server.url, 'GET', `/request/orders/${created.body.id}`, { token: facility.stranger.token })).status, 200)
+    const events = (await eventsOf(`?service=request/orders&$limit=100`)).filter((e) => e.ids.includes(created.body.id))
+    assert.deepEqual(events.map((e) => e.action).sort(), ['create', 'patch', 'read'])
+    assert.ok(events.every((e) => e.patient === facility.stranger.account.id && e.facility === facility.id))
+    // The patient sees who touched their order.
+    const theirs = await eventsOf(`?service=request/orders`, facility.stranger.token)
+    assert.ok(theirs.some((e) => e.action === 'create' && e.actor === facility.member.account.id))
+  })
+
   it('writes one event per patient of a find', async () => {
     const patients = await Promise.all([signUp(server.url), signUp(server.url)])
     for (const p of patients) {

@@ -1,0 +1,222 @@
+// Stock movements: the only way a stock's quantity changes. A quantity can never go below zero, even with many
+// movements at once on several processes, and every applied movement is in the ledger
+// (`inventory-stock-movements`), so the sum of a stock's movements is its quantity. Steps of `moveStock`:
+//   1. insert the movement with status `pending` (invisible to clients);
+//   2. apply it to the stock in one atomic conditional update: `$inc quantity` + `$push pending {key: movement
+//      id}`, only if the stock is open and (for a withdrawal) holds at least the amount; otherwise delete the
+//      pending movement and answer 409 naming what is available;
+//   3. mark the movement `applied` with the stock's quantity after it;
+//   4. `$pull` the pending entry from the stock, announce the movement.
+// Recovery (`recoverStockMovements`) finishes or undoes stale steps: a pending movement whose key is on its
+// stock is applied, one whose key is not is deleted; a pending entry whose movement is gone is given back.
+import { Conflict, NotFound } from '@feathersjs/errors'
+import type { Query } from '@feathersjs/feathers'
+import type { Application } from '../declarations'
+import { within } from '../access/rules'
+import { emitChange } from '../billing/present'
+import { orNull } from '../billing/stores'
+import { invalid } from '../schema/validators'
+import { logger } from '../logger'
+import { inventoryPaths, inventoryStores } from './stores'
+
+export interface Movement {
+  delta: number
+  reason: string
+  /** The acting account (null for internal calls). */
+  by: string | null
+  /** The order the movement serves, when there is one, and the dispatch (its start time) it belongs to. */
+  order?: string
+  dispatch?: number
+  /** The movement this one takes back (an interrupted or refused order dispatch). */
+  undoes?: string
+  /** Taking back a movement is allowed on a closed stock (it restores what was there). */
+  evenIfClosed?: boolean
+}
+
+const notFound = (stockId: string) => new NotFound(`No inventory stock found for id '${stockId}'`)
+
+const shortConflict = (stock: any, delta: number) =>
+  new Conflict(`Cannot withdraw ${-delta} from stock ${stock.id}: only ${stock.quantity} available`, {
+    stock: stock.id,
+    variant: stock.variant,
+    stockroom: stock.stockroom,
+    requested: -delta,
+    available: stock.quantity
+  })
+
+const closedConflict = (stock: any) => new Conflict(`Stock ${stock.id} is closed (its variant is archived): no movements`, { stock: stock.id, closed: true })
+
+/** Applies one movement to stock `stockId` atomically (see the steps above); `scope` narrows the stock write. */
+export const moveStock = async (app: Application, stockId: string, movement: Movement, scope?: Query | null) => (await applyMovement(app, stockId, movement, scope)).stock
+
+/** moveStock, answering both the stock after the movement and the recorded movement. */
+export const applyMovement = async (app: Application, stockId: string, movement: Movement, scope?: Query | null): Promise<{ stock: any; movement: any }> => {
+  const { stocks, movements } = inventoryStores(app)
+  if (!Number.isInteger(movement.delta) || movement.delta === 0) {
+    throw invalid('data', [{ field: 'adjust', message: 'must be a non-zero integer' }])
+  }
+  const stock = await orNull(stocks._get(stockId, { query: within({}, scope) }))
+  if (!stock) throw notFound(stockId)
+  if (stock.closed && !movement.evenIfClosed) throw closedConflict(stock)
+  // Cheap early answer when the stock is plainly short (the atomic step below is what guarantees it).
+  if (stock.quantity + movement.delta < 0) throw shortConflict(stock, movement.delta)
+
+  const now = Date.now()
+  const pending = await movements._create({
+    facility: stock.facility,
+    stock: stock.id,
+    variant: stock.variant,
+    stockroom: stock.stockroom,
+    ...(stock.lot !== null && stock.lot !== undefined ? { lot: stock.lot } : {}),
+    delta: movement.delta,
+    reason: movement.reason,
+    ...(movement.order ? { order: movement.order } : {}),
+    ...(movement.dispatch !== undefined ? { dispatch: movement.dispatch } : {}),
+    ...(movement.undoes ? { undoes: movement.undoes } : {}),
+    status: 'pending',
+    createdAt: now,
+    createdBy: movement.by
+  })
+
+  const guard: Query = { ...(movement.evenIfClosed ? {} : { closed: { $ne: true } }), ...(movement.delta < 0 ? { quantity: { $gte: -movement.delta } } : {}) }
+  const applied = await orNull(
+    stocks._patch(
+      stock.id,
+      { $inc: { quantity: movement.delta }, $push: { pending: { key: pending.id, delta: movement.delta, at: now } }, $set: { updatedAt: now } },
+      { query: within(guard, scope) }
+    )
+  )
+  if (!applied) {
+    await orNull(movements._remove(pending.id, { query: { status: 'pending' } }))
+    const fresh = await orNull(stocks._get(stock.id, { query: within({}, scope) }))
+    if (!fresh) throw notFound(stock.id)
+    if (fresh.closed && !movement.evenIfClosed) throw closedConflict(fresh)
+    throw shortConflict(fresh, movement.delta)
+  }
+
+  const recorded =
+    (await orNull(movements._patch(pending.id, { status: 'applied', quantity: applied.quantity }, { query: { status: 'pending' } }))) ??
+    // Recovery applied it meanwhile.
+    (await orNull(movements._get(pending.id)))
+  const settled = await orNull(stocks._patch(stock.id, { $pull: { pending: { key: pending.id } } }, { query: { 'pending.key': pending.id } }))
+  if (recorded) await emitChange(app, inventoryPaths.movements, 'created', recorded)
+  return { stock: settled ?? (await stocks._get(stock.id)), movement: recorded }
+}
+
+export interface StockInput {
+  facility: string
+  variant: string
+  stockroom: string
+  quantity?: number
+  reorderLevel?: number
+  expiresAt?: number
+  lot?: string
+  createdAt: number
+  createdBy: string | null
+}
+
+/**
+ * Creates the stock of a variant (by sku) in a stockroom of the same facility, one per (variant, stockroom, lot).
+ * Steps: 1. find the variant (open) and the stockroom in the facility (400 naming the field otherwise);
+ * 2. mark both `stocked` (a stocked variant or stockroom is archived, never removed); 3. insert the stock with
+ * quantity 0 (a duplicate is a 409); 4. close it again if the variant was archived meanwhile; 5. record the
+ * initial quantity as its first movement.
+ */
+export const createStock = async (app: Application, input: StockInput) => {
+  const { variants, stockrooms, stocks } = inventoryStores(app)
+  const [variant] = await variants._find({ query: { facility: input.facility, sku: input.variant, $limit: 1 }, paginate: false })
+  if (!variant) throw invalid('data', [{ field: 'variant', message: 'is not the sku of a variant of this facility' }])
+  if (variant.archived) throw invalid('data', [{ field: 'variant', message: 'names an archived variant' }])
+  const stockroom = await orNull(stockrooms._get(input.stockroom))
+  if (!stockroom || stockroom.facility !== input.facility) throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of this facility' }])
+
+  const marked = await orNull(variants._patch(variant.id, { stocked: true }, { query: { archived: { $ne: true } } }))
+  if (!marked) throw invalid('data', [{ field: 'variant', message: 'names an archived variant' }])
+  await orNull(stockrooms._patch(stockroom.id, { stocked: true }))
+
+  const lot = input.lot ?? null
+  let stock
+  try {
+    stock = await stocks._create({
+      facility: input.facility,
+      variant: variant.sku,
+      stockroom: stockroom.id,
+      lot,
+      quantity: 0,
+      ...(input.reorderLevel !== undefined ? { reorderLevel: input.reorderLevel } : {}),
+      ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
+      closed: false,
+      pending: [],
+      createdAt: input.createdAt,
+      createdBy: input.createdBy,
+      updatedAt: input.createdAt
+    })
+  } catch (error: any) {
+    if (error?.code !== 409) throw error
+    const [existing] = await stocks._find({ query: { facility: input.facility, variant: variant.sku, stockroom: stockroom.id, lot, $limit: 1 }, paginate: false })
+    throw new Conflict(`Variant ${variant.sku} already has a stock in stockroom ${stockroom.id}${lot ? ` (lot ${lot})` : ''}: ${existing?.id}`, {
+      stock: existing?.id,
+      variant: variant.sku,
+      stockroom: stockroom.id,
+      lot
+    })
+  }
+  const still = await orNull(variants._get(variant.id))
+  if (!still || still.archived) stock = (await orNull(stocks._patch(stock.id, { closed: true }))) ?? stock
+  if (input.quantity && input.quantity > 0 && !stock.closed) {
+    stock = await moveStock(app, stock.id, { delta: input.quantity, reason: 'initial stock', by: input.createdBy })
+  }
+  return stock
+}
+
+/** The delta a PATCH asks for: `adjust: n`, or `$inc: { quantity: n }` (never both). */
+export const requestedDelta = (fields: Record<string, any>, operators: Record<string, any> | undefined): number | undefined => {
+  const inc = operators?.$inc
+  if (inc !== undefined) {
+    if (fields.adjust !== undefined) throw invalid('data', [{ field: '$inc', message: 'cannot be sent together with adjust' }])
+    if (!inc || typeof inc !== 'object' || Array.isArray(inc) || Object.keys(inc).length !== 1 || !('quantity' in inc)) {
+      throw invalid('data', [{ field: '$inc', message: 'must be { quantity: <non-zero integer> }' }])
+    }
+    if (!Number.isInteger(inc.quantity) || inc.quantity === 0) throw invalid('data', [{ field: '$inc.quantity', message: 'must be a non-zero integer' }])
+    return inc.quantity
+  }
+  return fields.adjust
+}
+
+const all = (service: any, query: Record<string, unknown>) => service._find({ query, paginate: false }) as Promise<any[]>
+
+/** Finishes or undoes movements interrupted before `before` (see the header). Returns how many it touched. */
+export const recoverStockMovements = async (app: Application, before: number) => {
+  const { stocks, movements } = inventoryStores(app)
+  let touched = 0
+  for (const movement of await all(movements, { status: 'pending', createdAt: { $lt: before } })) {
+    const stock = await orNull(stocks._get(movement.stock))
+    const onStock = !!stock && (stock.pending ?? []).some((entry: any) => entry.key === movement.id)
+    if (onStock) {
+      const applied = await orNull(movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } }))
+      await orNull(stocks._patch(stock.id, { $pull: { pending: { key: movement.id } } }, { query: { 'pending.key': movement.id } }))
+      if (applied) await emitChange(app, inventoryPaths.movements, 'created', applied)
+    } else {
+      await orNull(movements._remove(movement.id, { query: { status: 'pending' } }))
+    }
+    touched++
+  }
+  for (const stock of await all(stocks, { 'pending.at': { $lt: before } })) {
+    for (const entry of stock.pending ?? []) {
+      if (entry.at >= before) continue
+      const movement = await orNull(movements._get(entry.key))
+      if (movement) {
+        if (movement.status === 'pending') await orNull(movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } }))
+        await orNull(stocks._patch(stock.id, { $pull: { pending: { key: entry.key } } }, { query: { 'pending.key': entry.key } }))
+      } else {
+        // A movement applied to the stock but no longer recorded: given back, so the ledger adds up.
+        const released = await orNull(
+          stocks._patch(stock.id, { $inc: { quantity: -entry.delta }, $pull: { pending: { key: entry.key } } }, { query: { 'pending.key': entry.key, quantity: { $gte: entry.delta } } })
+        )
+        if (!released) logger.warn(`Stock ${stock.id}: unrecorded movement ${entry.key} (${entry.delta}) could not be given back`)
+      }
+      touched++
+    }
+  }
+  return touched
+}

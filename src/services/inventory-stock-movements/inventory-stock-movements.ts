@@ -1,0 +1,37 @@
+// The stock-movement ledger, read-only: every applied movement of a stock (delta, the quantity after it, reason,
+// who, when), so the sum of a stock's movements is its quantity. Members of the facility read it; nobody writes
+// it through the API. Movements still in flight (status `pending`) are never shown: clients see `status: 'applied'` only.
+import { authenticate } from '@feathersjs/authentication'
+import { MethodNotAllowed } from '@feathersjs/errors'
+import type { Application } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
+import { validateQueryWith } from '../../schema/validators'
+import { facilityOwned, facilityScope } from '../../billing/access'
+import { createMovementService } from './inventory-stock-movements.class'
+import { movementQuerySchema } from './inventory-stock-movements.schema'
+import { inventoryStockMovementMethods, inventoryStockMovementPath } from './inventory-stock-movements.shared'
+
+export const inventoryStockMovements = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
+  const service = createMovementService(app)
+  // Clients cannot create movements, but the server does: webhooks may subscribe to `inventory-stock-movements.create`.
+  ;(service as any).eventMethods = ['create']
+  app.use(inventoryStockMovementPath as any, service as any, { methods: [...inventoryStockMovementMethods], events: [] })
+
+  defineAccess(inventoryStockMovementPath, {
+    read: (access) => ({ ...facilityScope(access), status: 'applied' }),
+    create: () => {
+      throw new MethodNotAllowed('Stock movements are made with PATCH /inventory-stocks/:id')
+    },
+    ...facilityOwned
+  })
+
+  app.service(inventoryStockMovementPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(movementQuerySchema), scopeAccess],
+      get: [validateQueryWith(movementQuerySchema), scopeAccess]
+    }
+  })
+}

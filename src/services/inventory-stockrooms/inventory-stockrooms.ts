@@ -1,0 +1,40 @@
+// Inventory stockrooms: named storage places of a facility. Members of the facility read; the inventory
+// privilege (or superadmin) creates, renames and removes them (a stockroom that held stocks is kept: 409).
+import { authenticate } from '@feathersjs/authentication'
+import type { Application } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { facilityOwned, facilityScope } from '../../billing/access'
+import { oneAtATime } from '../../billing/hooks'
+import { inventoryScope, requireInventory } from '../../inventory/access'
+import { inventorySettings } from '../../inventory/settings'
+import { createStockroomService } from './inventory-stockrooms.class'
+import { stockroomDataSchema, stockroomPatchSchema, stockroomQuerySchema } from './inventory-stockrooms.schema'
+import { inventoryStockroomMethods, inventoryStockroomPath } from './inventory-stockrooms.shared'
+
+export const inventoryStockrooms = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
+  app.use(inventoryStockroomPath as any, createStockroomService(app) as any, { methods: [...inventoryStockroomMethods], events: [] })
+  ;(app.service(inventoryStockroomPath as any) as any).populatable = true
+  const { privilege } = inventorySettings(app)
+
+  defineAccess(inventoryStockroomPath, {
+    read: (access) => facilityScope(access),
+    write: (access) => inventoryScope(access, privilege),
+    create: (access, data) => requireInventory(access, data.facility, privilege, 'Managing inventory'),
+    ...facilityOwned
+  })
+
+  app.service(inventoryStockroomPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [validateQueryWith(stockroomQuerySchema), scopeAccess],
+      get: [validateQueryWith(stockroomQuerySchema), scopeAccess],
+      create: [validateBody({ create: stockroomDataSchema }), scopeAccess, setCreated],
+      patch: [oneAtATime, validateQueryWith(stockroomQuerySchema), scopeAccess, validateBody({ patch: stockroomPatchSchema })],
+      remove: [oneAtATime, validateQueryWith(stockroomQuerySchema), scopeAccess]
+    }
+  })
+}

@@ -1,0 +1,50 @@
+// Inventory stocks: how much of a variant (by sku) a stockroom of the facility holds, one stock per (variant,
+// stockroom, lot). A quantity changes only by a movement — PATCH { adjust: n, reason } or PATCH { $inc:
+// { quantity: n } } — applied as one atomic conditional update that can never take it below zero (409 naming
+// what is available), and recorded in /inventory-stock-movements. Stocks are never removed (a variant's
+// archiving closes them). Members read; the inventory privilege (or superadmin) creates and moves stock.
+import { authenticate } from '@feathersjs/authentication'
+import type { Application } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { facilityOwned, facilityScope } from '../../billing/access'
+import { oneAtATime } from '../../billing/hooks'
+import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { inventoryScope, requireInventory } from '../../inventory/access'
+import { inventoryRecovery } from '../../inventory/recovery'
+import { inventorySettings } from '../../inventory/settings'
+import { createStockService } from './inventory-stocks.class'
+import { stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
+import { inventoryStockMethods, inventoryStockPath } from './inventory-stocks.shared'
+
+export const inventoryStocks = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
+  const service = createStockService(app)
+  // `$inc: { quantity: n }` in a PATCH body is a movement (src/hooks/reject-unsafe-keys.ts hands it over).
+  ;(service as any).bodyOperators = ['$inc']
+  app.use(inventoryStockPath as any, service as any, { methods: [...inventoryStockMethods], events: [] })
+  ;(app.service(inventoryStockPath as any) as any).populatable = true
+  // The movements' bookkeeping never leaves the server.
+  registerPresenter(inventoryStockPath, omitting(['pending']))
+  const settings = inventorySettings(app)
+
+  defineAccess(inventoryStockPath, {
+    read: (access) => facilityScope(access),
+    write: (access) => inventoryScope(access, settings.privilege),
+    create: (access, data) => requireInventory(access, data.facility, settings.privilege, 'Managing inventory'),
+    ...facilityOwned
+  })
+
+  app.service(inventoryStockPath as any).hooks({
+    around: {
+      all: [authenticate('jwt'), presentResults(inventoryStockPath)],
+      find: [validateQueryWith(stockQuerySchema), scopeAccess],
+      get: [validateQueryWith(stockQuerySchema), scopeAccess],
+      create: [validateBody({ create: stockDataSchema }), scopeAccess, setCreated],
+      patch: [oneAtATime, validateQueryWith(stockQuerySchema), scopeAccess, validateBody({ patch: stockPatchSchema })]
+    }
+  })
+  inventoryRecovery(app, settings)
+}

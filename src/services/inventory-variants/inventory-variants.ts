@@ -1,0 +1,91 @@
+// Inventory variants: a facility's sellable or usable item variants, one sku per facility (409 on a duplicate).
+// Creating one may carry `initialStock` and `stockroom`, which creates its first stock in the same request.
+// A variant that was stocked or ordered is archived (PATCH { archive: true }: hidden from lists unless
+// `archived=true` is asked for, its stocks closed to movements) rather than removed; DELETE removes only a
+// variant that was never stocked nor ordered (409 otherwise). `$populateStocks=true` (or
+// `$populateStocks[stockroom]=<id>`) on find and get gives each variant `$stocks`, loaded with one store query
+// for the whole page. Members of the facility read; the inventory privilege (or superadmin) creates, changes
+// and removes.
+import { authenticate } from '@feathersjs/authentication'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { facilityOwned, facilityScope } from '../../billing/access'
+import { oneAtATime } from '../../billing/hooks'
+import { billingSettings } from '../../billing/settings'
+import { checkBillingValues } from '../../billing/validate'
+import { inventoryScope, requireInventory } from '../../inventory/access'
+import { inventorySettings } from '../../inventory/settings'
+import { attachStocks, parsePopulateStocks, type StocksFilter } from '../../inventory/variants'
+import { createVariantService } from './inventory-variants.class'
+import { variantDataSchema, variantPatchSchema, variantQuerySchema } from './inventory-variants.schema'
+import { inventoryVariantMethods, inventoryVariantPath } from './inventory-variants.shared'
+
+// The currency defaults to the billing currency (variants are priced like the service catalogue).
+const prepareVariant = async (context: HookContext, next: NextFunction) => {
+  context.data = { ...context.data, currency: context.data.currency ?? billingSettings(context.app).currency }
+  await next()
+}
+
+// Lists leave archived variants out unless the query names `archived`.
+const hideArchived = async (context: HookContext, next: NextFunction) => {
+  const query = context.params.query ?? {}
+  if (!('archived' in query)) context.params = { ...context.params, query: { ...query, archived: false } }
+  await next()
+}
+
+// `$populateStocks`: taken out of the query before it is validated, applied to the result page (or document).
+const populateStocks = async (context: HookContext, next: NextFunction) => {
+  const { $populateStocks: raw, ...query } = (context.params.query ?? {}) as Record<string, unknown>
+  const filter: StocksFilter | null = parsePopulateStocks(raw)
+  if (!filter) {
+    if (raw !== undefined) context.params = { ...context.params, query }
+    return next()
+  }
+  // The stocks are matched by (facility, sku): a `$select` without them still gets them for the lookup.
+  const select = Array.isArray(query.$select) ? (query.$select as string[]) : undefined
+  const added = select ? ['facility', 'sku'].filter((field) => !select.includes(field)) : []
+  context.params = { ...context.params, query: select ? { ...query, $select: [...select, ...added] } : query }
+  await next()
+  const hide = (doc: any) => {
+    const copy = { ...doc }
+    for (const field of added) delete copy[field]
+    return copy
+  }
+  const result: any = context.result
+  if (context.method === 'get') {
+    context.result = hide((await attachStocks(context.app, [result], filter))[0])
+  } else if (Array.isArray(result)) {
+    context.result = (await attachStocks(context.app, result, filter)).map(hide)
+  } else {
+    context.result = { ...result, data: (await attachStocks(context.app, result.data, filter)).map(hide) }
+  }
+}
+
+export const inventoryVariants = (app: Application) => {
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
+  app.use(inventoryVariantPath as any, createVariantService(app) as any, { methods: [...inventoryVariantMethods], events: [] })
+  ;(app.service(inventoryVariantPath as any) as any).populatable = true
+  const { privilege } = inventorySettings(app)
+
+  defineAccess(inventoryVariantPath, {
+    read: (access) => facilityScope(access),
+    write: (access) => inventoryScope(access, privilege),
+    create: (access, data) => requireInventory(access, data.facility, privilege, 'Managing inventory'),
+    ...facilityOwned
+  })
+
+  const money = checkBillingValues({}, ['price', 'unitCost'])
+  app.service(inventoryVariantPath as any).hooks({
+    around: {
+      all: [authenticate('jwt')],
+      find: [populateStocks, validateQueryWith(variantQuerySchema), hideArchived, scopeAccess],
+      get: [populateStocks, validateQueryWith(variantQuerySchema), scopeAccess],
+      create: [validateBody({ create: variantDataSchema }), money, scopeAccess, setCreated, prepareVariant],
+      patch: [oneAtATime, validateQueryWith(variantQuerySchema), scopeAccess, validateBody({ patch: variantPatchSchema }), money],
+      remove: [oneAtATime, validateQueryWith(variantQuerySchema), scopeAccess]
+    }
+  })
+}
