@@ -1,0 +1,105 @@
+// Socket.IO fan-out: 500 connected Feathers clients (in their own process, bench/realtime-clients.ts), 25 members
+// in each of 20 organizations, while one clinician creates medical records for the 20 organizations in turn (each
+// record open to every member of its organization) at 10 connections. Each create must reach exactly the 25
+// members of its organization (no event about another organization's record reaches anyone); figures: events
+// delivered per second, and the create's throughput and latency with the 500 listeners next to the same load
+// with no one listening (the baseline, same run, same server).
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import type { Application } from '../src/declarations'
+import { newId } from '../src/store'
+import { startServer } from '../test/helpers/app'
+import { validRecords } from '../test/fixtures/medical-records'
+import { measureLoad, round } from './lib'
+
+const ORGANIZATIONS = 20
+const PER_ORGANIZATION = 25
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
+const CONNECTIONS = 10
+
+// (casts: the bench seeds accounts, organizations and memberships straight through the stores, by name)
+const store = (app: Application, name: string) => app.service(name as any) as any
+
+/** An account made in the store (no bcrypt per account) and a token for it. */
+const account = async (app: Application, email: string) => {
+  const created = await store(app, 'accounts')._create({ email, createdAt: Date.now() })
+  const token = await (app.service('authentication') as any).createAccessToken({ sub: created.id }) // (cast: the service's typed surface)
+  return { id: created.id as string, token: token as string }
+}
+
+export async function run() {
+  const server = await startServer({ mongodb: '' })
+  const app = server.app
+  const clinician = await account(app, 'clinician@realtime-bench.test')
+  const organizations: string[] = []
+  const listeners: { token: string; organization: string }[] = []
+  for (let o = 0; o < ORGANIZATIONS; o++) {
+    const organization = await store(app, 'organizations')._create({ name: `Clinic ${o}`, type: 'facility', createdAt: Date.now(), createdBy: clinician.id })
+    organizations.push(organization.id)
+    await store(app, 'organization-members')._create({ organization: organization.id, uid: clinician.id, roles: ['doctor'], privileges: [], superadmin: true, createdAt: Date.now() })
+    for (let m = 0; m < PER_ORGANIZATION; m++) {
+      const member = await account(app, `member-${o}-${m}@realtime-bench.test`)
+      await store(app, 'organization-members')._create({ organization: organization.id, uid: member.id, roles: ['nurse'], privileges: [], superadmin: false, createdAt: Date.now() })
+      listeners.push({ token: member.token, organization: organization.id })
+    }
+  }
+  const bodies = organizations.map((organization) => ({ ...validRecords.allergy, facility: organization, patient: newId(), permissions: [{ organization }] }))
+  const load = (title: string) => measureLoad(title, `${server.url}/medical-records`, { method: 'POST', token: clinician.token, bodies, connections: CONNECTIONS, duration: DURATION })
+
+  await load('warm-up')
+  const baseline = await load('creates, nobody listening')
+
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'realtime-clients.ts')], {
+    cwd: path.join(__dirname, '..'),
+    stdio: ['pipe', 'pipe', 'inherit']
+  })
+  child.stdin.write(JSON.stringify({ url: server.url, listeners }) + '\n')
+  let out = ''
+  child.stdout.setEncoding('utf8')
+  const line = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(out)
+        if (match) resolve(match[0])
+      }
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk
+        check()
+      })
+      child.once('exit', (code) => reject(new Error(`listeners exited (${code}): ${out}`)))
+      check()
+    })
+  const connectStart = Date.now()
+  await line(/READY/)
+  const connectSeconds = round((Date.now() - connectStart) / 1000, 1)
+  const sockets = app.channel(app.channels).length
+
+  const withListeners = await load('creates, 500 listening')
+  await new Promise((resolve) => setTimeout(resolve, 1000)) // events still in flight
+  child.stdin.write('STOP\n')
+  const stats = JSON.parse(await line(/\{.*\}/)) as { received: number; leaks: number; firstAt: number; lastAt: number }
+  await server.close()
+
+  // Creates of the measured load (warm-up and baseline had no listeners): each should reach its 25 members.
+  const expected = withListeners.requests * PER_ORGANIZATION
+  return {
+    name: 'realtime',
+    listeners: listeners.length,
+    organizations: ORGANIZATIONS,
+    authenticatedSockets: sockets,
+    connectSeconds,
+    durationSeconds: DURATION,
+    connections: CONNECTIONS,
+    note: 'POST /medical-records for 20 organizations in turn (each open to its 25 members) with 500 Socket.IO listeners in another process vs the same load with none; every create must reach exactly its organization\'s members',
+    baseline,
+    withListeners,
+    createThroughputRatio: round(withListeners.requestsPerSecond / baseline.requestsPerSecond, 3),
+    addedLatencyP50ms: withListeners.latencyP50ms - baseline.latencyP50ms,
+    addedLatencyP99ms: withListeners.latencyP99ms - baseline.latencyP99ms,
+    eventsExpected: expected,
+    eventsReceived: stats.received,
+    leakedEvents: stats.leaks,
+    eventsPerSecond: round(stats.received / Math.max(0.001, (stats.lastAt - stats.firstAt) / 1000), 0),
+    everyCreateReachedItsReaders: stats.received >= expected && stats.leaks === 0
+  }
+}
