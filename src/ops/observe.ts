@@ -69,7 +69,7 @@ export const observeRequests = (app: Application) => async (ctx: FeathersKoaCont
       responseTime: Math.round(elapsed * 1e4) / 10
     }
     if (log.account) fields.account = log.account
-    logger.log('info', fields, 'request')
+    logger.log('info', fields, `${ctx.method} ${ctx.path} ${ctx.status}`)
   }
 }
 
