@@ -16,7 +16,7 @@ import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
 import { sendConfirmation } from './messages'
 import { endSessions, SESSION_VERSION } from './sessions'
 import { createTotp, type Totp } from './mfa'
-import { checkCodeRequest, exchangeCode, identityField } from './oauth'
+import { checkCodeRequest, exchangeCode, identityField, requireConfigured } from './oauth'
 import { checkPasswordStrength } from './password'
 import type { AuthLimits } from './rate-limit'
 import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
@@ -205,6 +205,7 @@ export class AuthFlows {
   private async connectOAuthAccount(body: any, params: AppParams) {
     const account = await this.requireCaller(params, 'connectOAuthAccount')
     const provider = body.provider as OAuthProviderName
+    requireConfigured(provider, this.settings.oauth[provider])
     const { code, expiresAt } = await this.codes.issue(account.id, 'connectOAuthAccount', { provider }, 'token', provider)
     return { action: 'connectOAuthAccount', provider, code, expiresAt }
   }
