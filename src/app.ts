@@ -26,6 +26,7 @@ import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 import { lifecycle } from './ops/lifecycle'
 import { metrics, metricsEndpoint } from './ops/metrics'
 import { healthEndpoints } from './ops/health'
+import { openApiEndpoints } from './ops/openapi/serve'
 import { logStreamErrors, observeCall, observeRequests } from './ops/observe'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
@@ -48,6 +49,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   app.use(errorHandler())
   app.use(healthEndpoints(app))
   app.use(metricsEndpoint(app))
+  app.use(openApiEndpoints(app))
   app.use(staticFiles(app.get('public')))
   app.use(parseAuthentication())
   app.use(clientIpForRest())
