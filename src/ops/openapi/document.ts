@@ -11,7 +11,6 @@ type Json = Record<string, any>
 
 const version = (): string => {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require('../../../package.json').version
   } catch {
     return '0.0.0'
