@@ -78,7 +78,7 @@ export const logStreamErrors = (app: Application) => {
   app.on('error', (error: any, ctx?: FeathersKoaContext) => {
     const reqId = ctx?.state?.requestId
     if (isClientAbort(error)) {
-      logger.log('debug', { reqId, method: ctx?.method, path: ctx?.path, code: error.code }, 'client closed the connection before the response was sent')
+      logger.log('debug', { reqId, method: ctx?.method, path: ctx?.path, errorCode: error.code }, 'client closed the connection before the response was sent')
       return
     }
     logger.log('error', { reqId, method: ctx?.method, path: ctx?.path, err: error }, 'response failed')

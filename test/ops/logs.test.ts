@@ -2,6 +2,7 @@
 // statusCode, responseTime, account) with the client's X-Request-Id echoed (or a new one), and never a token,
 // password or code in the output.
 import assert from 'node:assert/strict'
+import net from 'node:net'
 import { http, tempDir, uniqueEmail, waitUntil } from '../helpers/app'
 import { startChild, type ChildServer } from '../helpers/child'
 
@@ -57,5 +58,25 @@ describe('structured request logs (server process)', function () {
     assert.ok(!output.includes(token), 'token logged')
     assert.ok(!output.includes('ABCDEFGH-12345678'), 'code logged')
     assert.ok(!output.includes(email), 'email (record content) logged')
+  })
+
+  it('logs a client that hangs up during a response as one debug line, without a stack', async () => {
+    // A large file (the Swagger UI bundle, 1.7 MB) asked for 20 times on one connection (pipelined, so more than
+    // the loopback buffers hold), never read by the client, which then closes the connection.
+    const socket = net.connect(child.port, '127.0.0.1')
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause()
+    socket.write('GET /docs/swagger-ui-bundle.js HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: hang-up-1\r\n\r\n'.repeat(20))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    socket.destroy()
+    await waitUntil(() => jsonLines(child.output()).some((line) => line.reqId === 'hang-up-1' && line.level === 'debug'), 5000, 'the debug line')
+    const lines = jsonLines(child.output()).filter((line) => line.reqId === 'hang-up-1')
+    const debug = lines.filter((line) => line.level === 'debug')
+    for (const line of debug) {
+      assert.match(line.msg, /client closed the connection/)
+      assert.ok(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE'].includes(line.errorCode), line.errorCode)
+    }
+    assert.ok(!lines.some((line) => line.level === 'error' || line.err), JSON.stringify(lines))
+    assert.doesNotMatch(child.output(), /^\s+at .*\(.*:\d+:\d+\)$/m)
   })
 })
