@@ -27,7 +27,8 @@ import { lifecycle } from './ops/lifecycle'
 import { metrics, metricsEndpoint } from './ops/metrics'
 import { healthEndpoints } from './ops/health'
 import { openApiEndpoints } from './ops/openapi/serve'
-import { logStreamErrors, observeCall, observeRequests } from './ops/observe'
+import { logStreamErrors, observeRequests } from './ops/observe'
+import { observeCall } from './hooks/observe-call'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {

@@ -57,7 +57,7 @@ export class Lifecycle {
   }
 }
 
-export const lifecycleOf = (app: Application): Lifecycle => app.get('lifecycle' as any)
+export const lifecycleOf = (app: Application): Lifecycle => app.get('lifecycle')
 
 // Of the grace period, this much is kept for the jobs and the store after requests drained.
 const closeReserve = (graceMs: number) => Math.min(3000, Math.floor(graceMs * 0.3))
@@ -75,7 +75,7 @@ const closeListener = (app: Application): { server?: Server; closed: Promise<voi
 /** Registers the lifecycle on the app; call before any other setup/teardown hook so it wraps them all. */
 export const lifecycle = (app: Application) => {
   const state = new Lifecycle(Number(app.get('shutdown')?.graceMs ?? 10000))
-  app.set('lifecycle' as any, state)
+  app.set('lifecycle', state)
   app.hooks({
     setup: [
       async (_context: HookContext, next: NextFunction) => {

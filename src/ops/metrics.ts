@@ -75,7 +75,7 @@ export class AppMetrics {
   }
 }
 
-export const metricsOf = (app: Application): AppMetrics | undefined => app.get('appMetrics' as any)
+export const metricsOf = (app: Application): AppMetrics | undefined => app.get('appMetrics')
 
 /** Creates the app's metrics; the queue depth counts pending deliveries in the `webhook-events` store. */
 export const metrics = (app: Application) => {
@@ -83,7 +83,7 @@ export const metrics = (app: Application) => {
     const page = await deliveryStore(app)._find({ query: { status: 'pending', $limit: 0 }, paginate: { default: 1, max: 1 } })
     return page.total as number
   }
-  app.set('appMetrics' as any, new AppMetrics(queueDepth))
+  app.set('appMetrics', new AppMetrics(queueDepth))
 }
 
 const sameToken = (given: string, expected: string) => {

@@ -1,10 +1,10 @@
-// Every REST request and Socket.IO call, observed once: its request id (the client's X-Request-Id when it is a
+// Every REST request, observed once (Socket.IO calls: src/hooks/observe-call.ts): its request id (the client's X-Request-Id when it is a
 // short token, else a new UUID, echoed in the response header), one structured log line (reqId, method, path,
 // statusCode, responseTime in ms, account id — never headers, bodies or query values), the request metrics, and
 // the in-flight count graceful shutdown waits for. Client aborts are one debug line, not a stack.
 import { randomUUID } from 'node:crypto'
 import type { FeathersKoaContext } from '@feathersjs/koa'
-import type { Application, HookContext, NextFunction } from '../declarations'
+import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { lifecycleOf } from './lifecycle'
 import { metricsOf } from './metrics'
@@ -23,7 +23,7 @@ export class RequestLog {
 
 export const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/
 
-const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9
+export const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9
 
 // Service objects to their paths, rebuilt when a service is registered later.
 const servicePaths = new WeakMap<object, string>()
@@ -83,28 +83,4 @@ export const logStreamErrors = (app: Application) => {
     }
     logger.log('error', { reqId, method: ctx?.method, path: ctx?.path, err: error }, 'response failed')
   })
-}
-
-// Around every service call: the caller's account for the request log, Socket.IO call metrics, and the
-// in-flight count of Socket.IO calls (REST requests are counted by observeRequests).
-export const observeCall = async (context: HookContext, next: NextFunction) => {
-  const provider = context.params.provider
-  if (!provider) return next()
-  const socket = provider === 'socketio'
-  const state = socket ? lifecycleOf(context.app) : undefined
-  const started = process.hrtime.bigint()
-  let status = 200
-  state?.begin()
-  try {
-    await next()
-    if (context.method === 'create') status = 201
-  } catch (error: any) {
-    status = typeof error?.code === 'number' ? error.code : 500
-    throw error
-  } finally {
-    state?.end()
-    const account = context.params.account?.id ?? (context.path === 'authentication' ? context.result?.account?.id : undefined)
-    if (context.params.requestLog && typeof account === 'string') context.params.requestLog.account = account
-    if (socket) metricsOf(context.app)?.observe('socketio', context.path, context.method, status, seconds(started))
-  }
 }

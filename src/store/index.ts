@@ -294,7 +294,7 @@ export const createStore = <T = any>(app: Application, options: StoreOptions): S
   const engine = engineOf(app)
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
   ;(app.get('storeReady' as any) as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
-  const metrics = app.get('appMetrics' as any) as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
+  const metrics = app.get('appMetrics') as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
   const timer: OperationTimer | undefined = metrics ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation }) : undefined
   const common = {
     id: 'id',
@@ -316,7 +316,7 @@ export const createStore = <T = any>(app: Application, options: StoreOptions): S
 /** Resolves once every declared index exists (and the embedded files are loaded). */
 export const storeReady = async (app: Application) => {
   await Promise.all(app.get('storeReady' as any) as Promise<void>[])
-  app.set('storeIndexesBuilt' as any, true)
+  app.set('storeIndexesBuilt', true)
 }
 
 /** Readiness of the store: it answers, and every declared index was built. */
@@ -328,7 +328,7 @@ export const storeHealth = async (app: Application): Promise<{ reachable: boolea
         () => false
       )
     : false
-  return { reachable, indexes: app.get('storeIndexesBuilt' as any) === true }
+  return { reachable, indexes: app.get('storeIndexesBuilt') === true }
 }
 
 /** Closes the datastore (compacting the embedded files). */

@@ -10,7 +10,7 @@ export const serverVariables = (): string[] => {
   const walk = (node: any) => {
     for (const value of Object.values(node)) {
       if (typeof value === 'string') names.add(value)
-      else if (value && typeof value === 'object' && '__name' in value) names.add((value as any).__name)
+      else if (value && typeof value === 'object' && '__name' in value) names.add((value as { __name: string }).__name)
       else if (value && typeof value === 'object') walk(value)
     }
   }

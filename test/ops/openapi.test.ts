@@ -33,6 +33,7 @@ describe('OpenAPI document and /docs', () => {
     const services = Object.keys(server.app.services)
     assert.ok(services.length >= 14)
     for (const path of services) {
+      // (cast: app.services is keyed by the typed ServiceTypes, the paths here are plain strings)
       for (const method of getServiceOptions((server.app.services as any)[path])?.methods ?? []) {
         const verb = verbs[method]
         if (!verb) continue
@@ -60,6 +61,7 @@ describe('OpenAPI document and /docs', () => {
   })
 
   it('includes a service registered after start-up', async () => {
+    // (casts: a throw-away service outside the typed ServiceTypes)
     server.app.use('late-arrivals' as any, { async find() { return [] }, async get(id: string) { return { id } } } as any)
     const later = (await http(server.url, 'GET', '/openapi.json')).body
     assert.ok(later.paths['/late-arrivals'].get)

@@ -181,9 +181,9 @@ export const buildOpenApi = (app: Application): Json => {
 /** The app's document, rebuilt when services were registered since the last build. */
 export const openApiOf = (app: Application): Json => {
   const key = Object.keys(app.services).join(',')
-  const cached = app.get('openApiDocument' as any) as { key: string; doc: Json } | undefined
+  const cached = app.get('openApiDocument') as { key: string; doc: Json } | undefined
   if (cached && cached.key === key) return cached.doc
   const doc = buildOpenApi(app)
-  app.set('openApiDocument' as any, { key, doc })
+  app.set('openApiDocument', { key, doc })
   return doc
 }
