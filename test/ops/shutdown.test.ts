@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict'
 import net from 'node:net'
 import { io } from 'socket.io-client'
-import { http, tempDir, testMongoUrl, uniqueEmail, waitUntil } from '../helpers/app'
+import { http, signUp, tempDir, testMongoUrl, uniqueEmail, waitUntil } from '../helpers/app'
 import { startChild } from '../helpers/child'
+import { startWebhookReceiver } from '../helpers/webhook-receiver'
 
 /** A raw HTTP/1.1 connection: send bytes when the test says so, read the whole answer once the server closes or answers. */
 const rawConnection = async (port: number) => {
@@ -111,5 +112,43 @@ describe('graceful shutdown (SIGTERM to the server process)', function () {
     assert.deepEqual(exit, { code: 0, signal: null }, child.output())
     assert.ok(Date.now() - signalled < graceMs)
     socket.close()
+  })
+
+  it('lets a webhook attempt in flight finish and records it before the store closes', async () => {
+    const receiver = await startWebhookReceiver()
+    receiver.respondWith(() => ({ status: 200, afterMs: 1000 }))
+    const dataDir = tempDir('clinic-shutdown-')
+    const env = { DATA_DIR: dataDir, MONGODB_URL: testMongoUrl(), SHUTDOWN_GRACE_MS: String(graceMs) }
+    const child = await startChild(env)
+    try {
+      const owner = await signUp(child.url, { organization: { name: 'Shutdown Clinic', type: 'facility' } })
+      const webhook = await http(child.url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch', active: true } })
+      assert.equal(webhook.status, 201, JSON.stringify(webhook.body))
+      const ping = await http(child.url, 'POST', '/webhook-events', { token: owner.token, body: { webhook: webhook.body.id, event: 'ping' } })
+      assert.equal(ping.status, 201, JSON.stringify(ping.body))
+      // The receiver has the POST and answers in a second: the attempt is in flight when the signal arrives.
+      await receiver.waitForCount(1, 10_000)
+      const signalled = Date.now()
+      const exit = await child.kill('SIGTERM')
+      assert.deepEqual(exit, { code: 0, signal: null }, child.output())
+      assert.ok(Date.now() - signalled < graceMs)
+
+      const again = await startChild(env)
+      try {
+        const login = await http(again.url, 'POST', '/authentication', { body: { email: owner.email, password: owner.password } })
+        const deliveries = await http(again.url, 'GET', `/webhook-events?webhook=${webhook.body.id}`, { token: login.body.accessToken })
+        assert.equal(deliveries.status, 200)
+        const delivered = deliveries.body.data.find((delivery: any) => delivery.id === ping.body.id)
+        assert.equal(delivered.status, 'delivered', JSON.stringify(delivered))
+        assert.equal(delivered.attempts, 1)
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        assert.equal(receiver.received.length, 1, 'not sent again after the restart')
+      } finally {
+        await again.kill('SIGTERM')
+      }
+    } finally {
+      await child.kill('SIGKILL')
+      await receiver.close()
+    }
   })
 })
