@@ -69,7 +69,9 @@ export const observeRequests = (app: Application) => async (ctx: FeathersKoaCont
       responseTime: Math.round(elapsed * 1e4) / 10
     }
     if (log.account) fields.account = log.account
-    logger.log('info', fields, `${ctx.method} ${ctx.path} ${ctx.status}`)
+    // Probes and scrapes come every few seconds: their successes are debug lines.
+    const routine = ctx.status < 400 && (ctx.path.startsWith('/health/') || ctx.path === '/metrics')
+    logger.log(routine ? 'debug' : 'info', fields, `${ctx.method} ${ctx.path} ${ctx.status}`)
   }
 }
 

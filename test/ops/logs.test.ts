@@ -23,16 +23,24 @@ describe('structured request logs (server process)', function () {
   })
 
   it('writes one JSON line per request with the client request id, echoed in the response', async () => {
-    const res = await http(child.url, 'GET', '/health/live', { headers: { 'x-request-id': 'probe-42' } })
-    assert.equal(res.headers.get('x-request-id'), 'probe-42')
-    await waitUntil(() => jsonLines(child.output()).some((line) => line.reqId === 'probe-42'), 5000, 'the log line')
-    const line = jsonLines(child.output()).find((entry) => entry.reqId === 'probe-42')
+    const res = await http(child.url, 'GET', '/organizations?name=Secret%20Clinic', { headers: { 'x-request-id': 'call-42' } })
+    assert.equal(res.status, 401)
+    assert.equal(res.headers.get('x-request-id'), 'call-42')
+    await waitUntil(() => jsonLines(child.output()).some((line) => line.reqId === 'call-42'), 5000, 'the log line')
+    const line = jsonLines(child.output()).find((entry) => entry.reqId === 'call-42')
     assert.equal(line.level, 'info')
     assert.equal(typeof line.time, 'number')
     assert.equal(line.method, 'GET')
-    assert.equal(line.path, '/health/live')
-    assert.equal(line.statusCode, 200)
+    assert.equal(line.path, '/organizations')
+    assert.equal(line.statusCode, 401)
     assert.equal(typeof line.responseTime, 'number')
+    assert.ok(!child.output().includes('Secret'), 'query values are not logged')
+  })
+
+  it('logs successful probes at debug level only', async () => {
+    await http(child.url, 'GET', '/health/live', { headers: { 'x-request-id': 'probe-1' } })
+    await waitUntil(() => jsonLines(child.output()).some((line) => line.reqId === 'probe-1'), 5000, 'the log line')
+    assert.equal(jsonLines(child.output()).find((entry) => entry.reqId === 'probe-1').level, 'debug')
   })
 
   it('makes a request id when none (or an unusable one) is sent', async () => {
