@@ -3,7 +3,8 @@
 // Bearer token), served without a token in development and test, 404 in production without one.
 import assert from 'node:assert/strict'
 import { io } from 'socket.io-client'
-import { http, signUp, startServer, type TestServer } from '../helpers/app'
+import { http, signUp, startServer, waitUntil, type TestServer } from '../helpers/app'
+import { startWebhookReceiver } from '../helpers/webhook-receiver'
 
 describe('metrics', () => {
   describe('without METRICS_TOKEN (test environment)', () => {
@@ -47,6 +48,19 @@ describe('metrics', () => {
       assert.match(text, /# TYPE clinic_webhook_deliveries_total counter/)
       assert.match(text, /^clinic_webhook_queue_depth 0$/m)
       assert.match(text, /^nodejs_eventloop_lag_seconds \d/m)
+    })
+
+    it('counts webhook deliveries by outcome', async () => {
+      const receiver = await startWebhookReceiver()
+      try {
+        const owner = await signUp(server.url, { organization: { name: 'Metrics Clinic', type: 'facility' } })
+        const webhook = await http(server.url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch' } })
+        await http(server.url, 'POST', '/webhook-events', { token: owner.token, body: { webhook: webhook.body.id, event: 'ping' } })
+        await receiver.waitForCount(1, 10_000)
+        await waitUntil(async () => /clinic_webhook_deliveries_total\{outcome="delivered"\} 1/.test((await http(server.url, 'GET', '/metrics')).body), 5000, 'the delivered count')
+      } finally {
+        await receiver.close()
+      }
     })
 
     it('is a 404 in production when no token is configured', async () => {
