@@ -23,6 +23,12 @@ import { recordAudit } from './hooks/record-audit'
 import { auditLog } from './audit/log'
 import { syncDirectory } from './directory/entries'
 import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
+import { lifecycle } from './ops/lifecycle'
+import { metrics, metricsEndpoint } from './ops/metrics'
+import { healthEndpoints } from './ops/health'
+import { openApiEndpoints } from './ops/openapi/serve'
+import { logStreamErrors, observeRequests } from './ops/observe'
+import { observeCall } from './hooks/observe-call'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
@@ -34,8 +40,17 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   // Koa reads X-Forwarded-For only when the app sits behind a trusted proxy (TRUST_PROXY).
   app.proxy = app.get('trustProxy') === true || app.get('trustProxy') === 'true'
 
+  // First: wraps every other setup/teardown hook (readiness, graceful shutdown).
+  lifecycle(app)
+  metrics(app)
+  logStreamErrors(app)
+
+  app.use(observeRequests(app))
   app.use(cors())
   app.use(errorHandler())
+  app.use(healthEndpoints(app))
+  app.use(metricsEndpoint(app))
+  app.use(openApiEndpoints(app))
   app.use(staticFiles(app.get('public'), app))
   app.use(parseAuthentication())
   app.use(clientIpForRest())
@@ -58,7 +73,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   guardRouteLookup(app)
 
   app.hooks({
-    around: { all: [logError, requireScalarId, recordAudit, rejectUnsafeKeys, recordWebhookEvents, syncDirectory, populate] }
+    around: { all: [observeCall, logError, requireScalarId, recordAudit, rejectUnsafeKeys, recordWebhookEvents, syncDirectory, populate] }
   })
   app.hooks({
     setup: [

@@ -13,10 +13,11 @@ import type { Application, HookContext, NextFunction } from './declarations'
 import { resolveAuthSecret } from './auth-secret'
 import { AuthFlows } from './auth/flows'
 import { createAuthMessenger } from './auth/messages'
-import { ProviderStrategy } from './auth/oauth'
+import { ProviderStrategy, isConfigured } from './auth/oauth'
 import { createAuthLimits } from './auth/rate-limit'
 import { SessionAuthenticationService, SessionJWTStrategy, trackConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
+import { logger } from './logger'
 
 declare module './declarations' {
   interface ServiceTypes {
@@ -37,6 +38,7 @@ export class EmailPasswordStrategy extends LocalStrategy {
 // OAuth logins count against the per-IP login limit too.
 class LimitedProviderStrategy extends ProviderStrategy {
   async authenticate(data: any, params: any) {
+    this.ensureConfigured()
     await flowsOf(this.app as Application).limits.loginsPerIp.consume(params.ip)
     return super.authenticate(data, params)
   }
@@ -84,6 +86,12 @@ export const authentication = (app: Application) => {
   service.register('jwt', new SessionJWTStrategy())
   service.register('local', new EmailPasswordStrategy())
   for (const provider of oauthProviders) service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider]))
+  const unavailable = oauthProviders.filter((provider) => !isConfigured(settings.oauth[provider]))
+  const available = oauthProviders.filter((provider) => isConfigured(settings.oauth[provider]))
+  logger.info(
+    `OAuth login: ${available.length ? `${available.join(', ')} available` : 'no provider configured'}` +
+      (unavailable.length ? `; unavailable (no client id): ${unavailable.join(', ')}` : '')
+  )
   app.use('authentication', service)
   app.service('authentication').hooks({ around: { create: [defaultToPasswordLogin, runActions] } })
   trackConnections(app)

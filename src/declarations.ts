@@ -19,6 +19,10 @@ export interface Configuration {
   admin: { email: string; password: string; promoteExisting?: boolean }
   authentication: any
   logLevel: string
+  /** Graceful shutdown: the longest a SIGTERM/SIGINT shutdown may take (SHUTDOWN_GRACE_MS). */
+  shutdown: { graceMs: number }
+  /** GET /metrics: the Bearer token scrapes must send (METRICS_TOKEN; empty: none). */
+  metrics: { token: string }
   [key: string]: any
 }
 

@@ -20,10 +20,14 @@ declare module '@feathersjs/feathers' {
 }
 
 export const clientIpForRest = () => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  const given = ctx.get('x-request-id')
-  const requestId = /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID()
+  // Normally given by src/ops/observe.ts (the request log's reqId), which runs first.
+  let requestId: string = ctx.state.requestId
+  if (typeof requestId !== 'string') {
+    const given = ctx.get('x-request-id')
+    requestId = /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID()
+    ctx.set('X-Request-Id', requestId)
+  }
   const userAgent = ctx.get('user-agent').slice(0, 500) || undefined
-  ctx.set('X-Request-Id', requestId)
   ctx.feathers = { ...ctx.feathers, ip: ctx.ip, userAgent, requestId }
   await next()
 }

@@ -16,7 +16,7 @@ import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
 import { sendConfirmation } from './messages'
 import { endSessions, SESSION_VERSION } from './sessions'
 import { createTotp, type Totp } from './mfa'
-import { checkCodeRequest, exchangeCode, identityField } from './oauth'
+import { checkCodeRequest, exchangeCode, identityField, requireConfigured } from './oauth'
 import { checkPasswordStrength } from './password'
 import type { AuthLimits } from './rate-limit'
 import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
@@ -25,7 +25,7 @@ const actionField = (name: string) => Type.Literal(name)
 const passwordField = () => Type.String({ minLength: 1, maxLength: 1000 })
 const otpField = () => Type.String({ minLength: 1, maxLength: 20 })
 
-const schemas: Record<string, TSchema> = {
+export const actionSchemas: Record<string, TSchema> = {
   connectOAuthAccount: Type.Object({ action: actionField('connectOAuthAccount'), provider: Type.Union(oauthProviders.map((p) => Type.Literal(p))) }, { additionalProperties: false }),
   applyActionCode: Type.Object(
     {
@@ -50,7 +50,7 @@ const schemas: Record<string, TSchema> = {
   'logout-everywhere': Type.Object({ action: actionField('logout-everywhere') }, { additionalProperties: false })
 }
 
-export const actionNames = Object.keys(schemas)
+export const actionNames = Object.keys(actionSchemas)
 
 
 class WrongMfaCode extends BadRequest {
@@ -90,10 +90,10 @@ export class AuthFlows {
   /** Runs one action; `data` is the request body, `params` the call's params. */
   async run(data: any, params: AppParams) {
     const action = data.action
-    if (typeof action !== 'string' || !Object.hasOwn(schemas, action)) {
+    if (typeof action !== 'string' || !Object.hasOwn(actionSchemas, action)) {
       throw new BadRequest(`Invalid 'action': must be one of: ${actionNames.join(', ')}`, { errors: [{ field: 'action', message: `must be one of: ${actionNames.join(', ')}` }] })
     }
-    const body = check(dataValidator, schemas[action], { ...data }, 'data')
+    const body = check(dataValidator, actionSchemas[action], { ...data }, 'data')
     switch (action) {
       case 'connectOAuthAccount':
         return this.connectOAuthAccount(body, params)
@@ -205,6 +205,7 @@ export class AuthFlows {
   private async connectOAuthAccount(body: any, params: AppParams) {
     const account = await this.requireCaller(params, 'connectOAuthAccount')
     const provider = body.provider as OAuthProviderName
+    requireConfigured(provider, this.settings.oauth[provider])
     const { code, expiresAt } = await this.codes.issue(account.id, 'connectOAuthAccount', { provider }, 'token', provider)
     return { action: 'connectOAuthAccount', provider, code, expiresAt }
   }

@@ -6,7 +6,7 @@
 // does not use). Provider failures are 401 (the code was refused) or 502 (the provider failed), never a 500.
 import { OAuthStrategy, type OAuthProfile } from '@feathersjs/authentication-oauth'
 import type { AuthenticationRequest, AuthenticationParams } from '@feathersjs/authentication'
-import { BadGateway, BadRequest, Conflict, NotAuthenticated } from '@feathersjs/errors'
+import { BadGateway, BadRequest, Conflict, NotAuthenticated, NotImplemented } from '@feathersjs/errors'
 import type { Params } from '@feathersjs/feathers'
 import { normalizeEmail } from '../services/accounts/accounts'
 import { logger } from '../logger'
@@ -106,8 +106,19 @@ const toProfile = (provider: OAuthProviderName, body: any): ProviderProfile => {
   return { id: String(id), email, emailVerified: typeof body.email_verified === 'boolean' ? body.email_verified : undefined, firstName, lastName }
 }
 
+/** A provider counts as configured when it has a client id (an empty one counts as none). */
+export const isConfigured = (settings: OAuthProviderSettings | undefined) => typeof settings?.clientId === 'string' && settings.clientId.trim() !== ''
+
+/** 501 for a provider without a configured client: nothing is sent anywhere. */
+export const requireConfigured = (provider: OAuthProviderName, settings: OAuthProviderSettings | undefined) => {
+  if (!isConfigured(settings)) {
+    throw new NotImplemented(`${provider} login is not configured`, { provider, reason: 'provider-not-configured' })
+  }
+}
+
 /** Exchanges an authorization code at the provider and reads the user's profile. */
 export const exchangeCode = async (provider: OAuthProviderName, settings: OAuthProviderSettings, redirectURI: string, code: string): Promise<ProviderProfile> => {
+  requireConfigured(provider, settings)
   const form = new URLSearchParams({
     grant_type: 'authorization_code',
     code,
@@ -241,7 +252,13 @@ export class ProviderStrategy extends OAuthStrategy {
     }
   }
 
+  /** 501 when this provider has no client configured (before any other check). */
+  ensureConfigured() {
+    requireConfigured(this.provider, this.settings)
+  }
+
   async authenticate(authentication: AuthenticationRequest, originalParams: AuthenticationParams) {
+    this.ensureConfigured()
     const { entity } = this.configuration
     const { provider: _provider, ...params } = originalParams
     const profile = await this.getProfile(authentication, params)

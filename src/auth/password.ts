@@ -5,17 +5,21 @@ import type { AuthSettings } from './settings'
 
 const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/]
 
-/** Throws a 400 naming `field` when `value` is not strong enough. */
-export const checkPasswordStrength = (policy: AuthSettings['passwordPolicy'], value: unknown, field: string, email?: string) => {
-  const fail = (message: string) => {
-    throw new BadRequest(`Invalid '${field}': ${message}`, { errors: [{ field, message }] })
-  }
-  if (typeof value !== 'string' || value.length === 0) return fail('is required and must be a string')
-  if (value.length < policy.minLength) fail(`must be at least ${policy.minLength} characters`)
-  if (value.length > policy.maxLength) fail(`must be at most ${policy.maxLength} characters`)
+/** What is wrong with `value` under the policy (the one source of these messages), or undefined. */
+export const passwordProblem = (policy: AuthSettings['passwordPolicy'], value: unknown, email?: string): string | undefined => {
+  if (typeof value !== 'string' || value.length === 0) return 'is required and must be a string'
+  if (value.length < policy.minLength) return `must be at least ${policy.minLength} characters`
+  if (value.length > policy.maxLength) return `must be at most ${policy.maxLength} characters`
   const used = classes.filter((pattern) => pattern.test(value)).length
   if (used < policy.minCharacterClasses) {
-    fail(`must mix at least ${policy.minCharacterClasses} of: lower-case letters, upper-case letters, digits, other characters`)
+    return `must mix at least ${policy.minCharacterClasses} of: lower-case letters, upper-case letters, digits, other characters`
   }
-  if (email && value.trim().toLowerCase() === email.toLowerCase()) fail('must not be the account email')
+  if (typeof email === 'string' && value.trim().toLowerCase() === email.trim().toLowerCase()) return 'must not be the account email'
+  return undefined
+}
+
+/** Throws a 400 naming `field` when `value` is not strong enough. */
+export const checkPasswordStrength = (policy: AuthSettings['passwordPolicy'], value: unknown, field: string, email?: string) => {
+  const message = passwordProblem(policy, value, email)
+  if (message) throw new BadRequest(`Invalid '${field}': ${message}`, { errors: [{ field, message }] })
 }

@@ -16,6 +16,8 @@ import { randomBytes } from 'node:crypto'
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
+import { lifecycleOf } from '../ops/lifecycle'
+import { metricsOf } from '../ops/metrics'
 import { deliverWebhook, type WebhookDeliveryResult } from '../providers/webhook-http'
 import { deliveryBody, deliveryStore, webhookStore, type StoredDelivery } from './webhook-queue'
 import { webhookSettings, type WebhookSettings } from './webhook-settings'
@@ -65,8 +67,8 @@ export class WebhookWorker {
     this.schedule(0)
   }
 
-  /** Stops polling and waits (a few seconds at most) for attempts in flight. */
-  async stop() {
+  /** Stops polling and waits (a few seconds at most, never past `maxWaitMs`) for attempts in flight. */
+  async stop(maxWaitMs = STOP_GRACE_MS) {
     this.running = false
     if (this.pollTimer) clearTimeout(this.pollTimer)
     for (const timer of this.timers) clearTimeout(timer)
@@ -74,7 +76,7 @@ export class WebhookWorker {
     await this.tickRunning
     await Promise.allSettled([...this.background])
     const all = Promise.allSettled([...this.inflight.values()])
-    await Promise.race([all, sleep(Math.min(STOP_GRACE_MS, this.settings.timeoutMs + 1000))])
+    await Promise.race([all, sleep(Math.min(maxWaitMs, this.settings.timeoutMs + 1000))])
     this.abandoned = true
   }
 
@@ -274,20 +276,25 @@ export class WebhookWorker {
     }
     let update: Record<string, unknown>
     let retryAt: number | undefined
+    let outcome: 'delivered' | 'retry' | 'failed'
     if (result.ok) {
+      outcome = 'delivered'
       update = { status: 'delivered', deliveredAt: now, leaseUntil: 0, lastResponse, $unset: { queue: '' } }
     } else {
       const delays = this.settings.retryDelays
       if (delivery.attempts <= delays.length) {
         retryAt = now + delays[delivery.attempts - 1] * 1000
+        outcome = 'retry'
         update = { nextAttemptAt: retryAt, leaseUntil: 0, lastResponse }
       } else {
+        outcome = 'failed'
         update = { status: 'failed', failedAt: now, leaseUntil: 0, lastResponse, $unset: { queue: '' } }
       }
     }
     const recorded = await deliveryStore(this.app)
       ._patch(delivery.id, update, { query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil } })
       .catch(ignoreNotFound)
+    metricsOf(this.app)?.webhookDeliveries.inc({ outcome: recorded ? outcome : 'lease-lost' })
     if (!recorded) {
       logger.warn(`Webhook delivery ${delivery.id}: lease lost before the outcome was recorded (another worker retries it)`)
       return
@@ -339,5 +346,8 @@ export const startWebhookWorker = async (app: Application) => {
 /** Stops this app's worker (app teardown), before the store closes. */
 export const stopWebhookWorker = async (app: Application) => {
   const worker = app.get('webhookWorker' as any) as WebhookWorker | undefined
-  if (worker) await worker.stop()
+  // During a graceful shutdown, attempts in flight get what is left of the grace period (less a second for the store).
+  const state = lifecycleOf(app)
+  const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined
+  if (worker) await worker.stop(left)
 }

@@ -100,7 +100,21 @@ const withoutIdChange = (data: any) => {
 
 const writtenDocs = (result: any): any[] => (Array.isArray(result) ? result : result ? [result] : [])
 
-// Public ids (`id`), `_id` never leaves the store, engine errors mapped, identical on both engines.
+/** Starts timing one store operation; the returned function ends it (the app's metrics, src/ops/metrics.ts). */
+type OperationTimer = (operation: string) => () => void
+
+const timed = async <T>(timer: OperationTimer | undefined, operation: string, run: () => Promise<T>): Promise<T> => {
+  if (!timer) return run()
+  const end = timer(operation)
+  try {
+    return await run()
+  } finally {
+    end()
+  }
+}
+
+// Public ids (`id`), `_id` never leaves the store, engine errors mapped, identical on both engines; each
+// operation's latency is recorded.
 const mixin = (Base: any): any =>
   class StoreAdapter extends Base {
     private async written<T>(result: T): Promise<T> {
@@ -109,25 +123,27 @@ const mixin = (Base: any): any =>
       return result
     }
     async _find(params?: Params) {
-      return stripAll(await super._find(params).catch(storeError))
+      return timed(this.options.timer, 'find', async () => stripAll(await super._find(params).catch(storeError)))
     }
     async _get(id: Id, params?: Params) {
-      const result = await super._get(id, params).catch(storeError)
-      if (!result) throw new NotFound(`No record found for id '${id}'`)
-      return strip(result)
+      return timed(this.options.timer, 'get', async () => {
+        const result = await super._get(id, params).catch(storeError)
+        if (!result) throw new NotFound(`No record found for id '${id}'`)
+        return strip(result)
+      })
     }
     async _create(data: any, params?: Params) {
       const records = Array.isArray(data) ? data.map((item) => ({ ...withoutIdChange(item), id: newId() })) : { ...withoutIdChange(data), id: newId() }
-      return this.written(stripAll(await super._create(records, params).catch(storeError)))
+      return timed(this.options.timer, 'create', async () => this.written(stripAll(await super._create(records, params).catch(storeError))))
     }
     async _update(id: Id, data: any, params?: Params) {
-      return this.written(strip(await super._update(id, withoutIdChange(data), params).catch(storeError)))
+      return timed(this.options.timer, 'update', async () => this.written(strip(await super._update(id, withoutIdChange(data), params).catch(storeError))))
     }
     async _patch(id: NullableId, data: any, params?: Params) {
-      return this.written(stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError)))
+      return timed(this.options.timer, 'patch', async () => this.written(stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError))))
     }
     async _remove(id: NullableId, params?: Params) {
-      return this.written(stripAll(await super._remove(id, params).catch(storeError)))
+      return timed(this.options.timer, 'remove', async () => this.written(stripAll(await super._remove(id, params).catch(storeError))))
     }
   }
 
@@ -183,6 +199,8 @@ interface Engine {
   kind: 'mongodb' | 'nedb'
   collection(name: string): any
   ensureIndexes(name: string, indexes: IndexSpec[]): Promise<void>
+  /** Resolves when the store answers (readiness); rejects otherwise. */
+  ping(): Promise<void>
   close(): Promise<void>
 }
 
@@ -218,6 +236,9 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
         await store.ensureIndexAsync({ fieldName, unique: !!index.unique, sparse: !!index.sparse })
       }
     },
+    async ping() {
+      await fs.promises.access(dataDir, fs.constants.R_OK | fs.constants.W_OK)
+    },
     async close() {
       for (const store of stores.values()) {
         store.stopAutocompaction()
@@ -242,6 +263,17 @@ const mongoEngine = (url: string): Engine => {
       const db = await connected
       for (const index of indexes) {
         await db.collection(name).createIndex(index.fields, { unique: !!index.unique, sparse: !!index.sparse })
+      }
+    },
+    async ping() {
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('MongoDB did not answer a ping within 2 s')), 2000)
+      })
+      try {
+        await Promise.race([connected.then((db) => db.command({ ping: 1 })), timeout])
+      } finally {
+        clearTimeout(timer)
       }
     },
     async close() {
@@ -280,8 +312,11 @@ export const createStore = <T = any>(app: Application, options: StoreOptions, ex
   const engine = engineOf(app)
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
   ;(app.get('storeReady' as any) as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
+  const metrics = app.get('appMetrics') as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
+  const timer: OperationTimer | undefined = metrics ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation }) : undefined
   const common = {
     id: 'id',
+    timer,
     paginate: options.paginate === undefined ? app.get('paginate') : options.paginate,
     multi: options.multi ?? false,
     events: options.events ?? [],
@@ -306,6 +341,19 @@ export const storeEngineCommits = (app: Application): Map<string, GroupCommit> =
 /** Resolves once every declared index exists (and the embedded files are loaded). */
 export const storeReady = async (app: Application) => {
   await Promise.all(app.get('storeReady' as any) as Promise<void>[])
+  app.set('storeIndexesBuilt', true)
+}
+
+/** Readiness of the store: it answers, and every declared index was built. */
+export const storeHealth = async (app: Application): Promise<{ reachable: boolean; indexes: boolean }> => {
+  const engine = engineOf(app)
+  const reachable = engine
+    ? await engine.ping().then(
+        () => true,
+        () => false
+      )
+    : false
+  return { reachable, indexes: app.get('storeIndexesBuilt') === true }
 }
 
 /** Closes the datastore (compacting the embedded files). */

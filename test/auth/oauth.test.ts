@@ -120,7 +120,7 @@ describe('authentication: OAuth', () => {
         bed.google.setDown(false)
       }
       const slow = await startOAuthServer()
-      const app = await startServer({ oauth: { google: { tokenURL: slow.tokenUrl, profileURL: slow.profileUrl, timeoutMs: 200 } } })
+      const app = await startServer({ oauth: { google: { clientId: 'google-client', tokenURL: slow.tokenUrl, profileURL: slow.profileUrl, timeoutMs: 200 } } })
       try {
         slow.setDelay(5000)
         const res = await auth(app.url, { strategy: 'google', redirectURI: GOOGLE_REDIRECT, code: slow.issueCode({ id: providerId('g'), email }) })

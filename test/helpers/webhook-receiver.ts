@@ -13,8 +13,8 @@ export interface ReceivedWebhook {
   verified?: boolean
 }
 
-/** Status for the n-th POST (1-based), or 'hang' to never answer it */
-export type WebhookResponder = (n: number) => number | 'hang'
+/** Status for the n-th POST (1-based), 'hang' to never answer it, or a status sent after a delay */
+export type WebhookResponder = (n: number) => number | 'hang' | { status: number; afterMs: number }
 
 export interface TestWebhookReceiver {
   url: string
@@ -69,7 +69,9 @@ export async function startWebhookReceiver(opts: { secret?: string } = {}): Prom
       for (const check of countWaiters) check()
       const answer = responder(received.length)
       if (answer === 'hang') return
-      res.writeHead(answer, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true }))
+      const send = (status: number) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true }))
+      if (typeof answer === 'number') send(answer)
+      else setTimeout(() => send(answer.status), answer.afterMs)
     })
   })
   const listening = await listenOnLoopback(server)

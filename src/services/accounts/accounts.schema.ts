@@ -41,7 +41,8 @@ export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', '
 export const accountDataSchema = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: 254 }),
-    password: Type.String({ minLength: 8, maxLength: 200 }),
+    // Length and strength are checked by the password policy (src/auth/password.ts), the one source of its messages.
+    password: Type.String({ description: 'Checked by the password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_CHARACTER_CLASSES)' }),
     mobileNo: Type.Optional(mobileNo()),
     ...nameFields,
     organization: Type.Optional(organizationDataSchema)

@@ -1,0 +1,88 @@
+// Every REST request, observed once (Socket.IO calls: src/hooks/observe-call.ts): its request id (the client's X-Request-Id when it is a
+// short token, else a new UUID, echoed in the response header), one structured log line (reqId, method, path,
+// statusCode, responseTime in ms, account id — never headers, bodies or query values), the request metrics, and
+// the in-flight count graceful shutdown waits for. Client aborts are one debug line, not a stack.
+import { randomUUID } from 'node:crypto'
+import type { FeathersKoaContext } from '@feathersjs/koa'
+import type { Application } from '../declarations'
+import { logger } from '../logger'
+import { lifecycleOf } from './lifecycle'
+import { metricsOf } from './metrics'
+
+declare module '@feathersjs/feathers' {
+  interface Params {
+    /** The REST request's log entry (the account id is filled in once known). */
+    requestLog?: RequestLog
+  }
+}
+
+/** What the log line of one REST request learns while the request runs. */
+export class RequestLog {
+  account?: string
+}
+
+export const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/
+
+export const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9
+
+// Service objects to their paths, rebuilt when a service is registered later.
+const servicePaths = new WeakMap<object, string>()
+const pathOf = (app: Application, service: unknown): string | undefined => {
+  if (!service || typeof service !== 'object') return undefined
+  let found = servicePaths.get(service)
+  if (found === undefined) {
+    for (const [path, registered] of Object.entries(app.services)) servicePaths.set(registered as object, path)
+    found = servicePaths.get(service)
+  }
+  return found
+}
+
+// Client aborts (the connection closed before the response was written) are not server errors.
+const clientAbortCodes = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_DESTROYED'])
+export const isClientAbort = (error: any) => clientAbortCodes.has(error?.code)
+
+/** Koa middleware, first in the chain. */
+export const observeRequests = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  const started = process.hrtime.bigint()
+  const state = lifecycleOf(app)
+  const given = ctx.get('x-request-id')
+  const reqId = requestIdPattern.test(given) ? given : randomUUID()
+  ctx.state.requestId = reqId
+  ctx.set('X-Request-Id', reqId)
+  const log = new RequestLog()
+  ctx.feathers = { ...ctx.feathers, requestLog: log }
+  state?.begin()
+  try {
+    await next()
+  } finally {
+    state?.end()
+    // While shutting down, a keep-alive connection is not kept for another request.
+    if (state && state.phase !== 'ready' && state.phase !== 'starting') ctx.set('Connection', 'close')
+    const elapsed = seconds(started)
+    const service = pathOf(app, (ctx as any).lookup?.service) // (cast: ctx.lookup is set by @feathersjs/koa's rest middleware, untyped)
+    metricsOf(app)?.observe('rest', service ?? '', ctx.method, ctx.status, elapsed)
+    const fields: Record<string, unknown> = {
+      reqId,
+      method: ctx.method,
+      path: ctx.path,
+      statusCode: ctx.status,
+      responseTime: Math.round(elapsed * 1e4) / 10
+    }
+    if (log.account) fields.account = log.account
+    // Probes and scrapes come every few seconds: their successes are debug lines.
+    const routine = ctx.status < 400 && (ctx.path.startsWith('/health/') || ctx.path === '/metrics')
+    logger.log(routine ? 'debug' : 'info', fields, `${ctx.method} ${ctx.path} ${ctx.status}`)
+  }
+}
+
+/** Koa's 'error' event (errors after the response started, e.g. a client abort while a file streams). */
+export const logStreamErrors = (app: Application) => {
+  app.on('error', (error: any, ctx?: FeathersKoaContext) => {
+    const reqId = ctx?.state?.requestId
+    if (isClientAbort(error)) {
+      logger.log('debug', { reqId, method: ctx?.method, path: ctx?.path, errorCode: error.code }, 'client closed the connection before the response was sent')
+      return
+    }
+    logger.log('error', { reqId, method: ctx?.method, path: ctx?.path, err: error }, 'response failed')
+  })
+}

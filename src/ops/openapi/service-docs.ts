@@ -1,0 +1,112 @@
+// What the OpenAPI document says about each service beyond its path and methods: the TypeBox schemas of its
+// result, create/update/patch bodies and query, the body operators its patch accepts, and a summary. Services
+// registered without an entry here still appear (every registered path is listed, with generic shapes); a
+// service can also describe itself with a `docs` property of this shape on the service object.
+import { Type, type TSchema } from '@feathersjs/typebox'
+import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSchema, accountSecrets } from '../../services/accounts/accounts.schema'
+import { auditEventQuerySchema, auditEventSchema } from '../../services/audit-events/audit-events.schema'
+import { invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema, invoiceSchema } from '../../services/billing-invoices/billing-invoices.schema'
+import { itemDataSchema, itemPatchSchema, itemQuerySchema, itemSchema } from '../../services/billing-items/billing-items.schema'
+import { paymentDataSchema, paymentPatchSchema, paymentQuerySchema, paymentSchema } from '../../services/billing-payments/billing-payments.schema'
+import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema, encounterSchema, encounterUpdateSchema } from '../../services/medical-encounters/medical-encounters.schema'
+import { medicalRecordDataSchema, medicalRecordPatchSchema, medicalRecordQuerySchema, medicalRecordSchema } from '../../services/medical-records/medical-records.schema'
+import { memberDataSchema, memberPatchSchema, memberQuerySchema, memberSchema } from '../../services/organization-members/organization-members.schema'
+import { organizationDataSchema, organizationPatchSchema, organizationQuerySchema, organizationSchema } from '../../services/organizations/organizations.schema'
+import { serviceDataSchema, servicePatchSchema, serviceQuerySchema, serviceSchema } from '../../services/services/services.schema'
+import { directoryQuerySchema } from '../../services/unified-directory/unified-directory.schema'
+import { deliveryQuerySchema, deliverySchema, pingSchema, retrySchema } from '../../services/webhook-events/webhook-events.schema'
+import { webhookDataSchema, webhookPatchSchema, webhookQuerySchema, webhookSchema } from '../../services/webhooks/webhooks.schema'
+import { actionSchemas } from '../../auth/flows'
+
+export interface ServiceDoc {
+  /** One line shown next to the service's name. */
+  summary?: string
+  /** The document as clients read it. */
+  result?: TSchema
+  /** Create bodies: one schema, or several accepted shapes (each documented as its own alternative). */
+  data?: TSchema | Record<string, TSchema>
+  update?: TSchema
+  patch?: TSchema | Record<string, TSchema>
+  query?: TSchema
+  /** Create answers 200 instead of 201 (medical records, as the interface says). */
+  createStatus?: number
+}
+
+const withoutSecrets = (schema: TSchema): TSchema => Type.Omit(schema as any, accountSecrets as any) // (cast: Omit over a runtime key list)
+
+const finalizeOnly = Type.Object({ finalize: Type.Literal(true) }, { additionalProperties: false, description: 'Body operator: finalize' })
+
+const login = {
+  password: Type.Object(
+    {
+      strategy: Type.Optional(Type.Literal('local')),
+      email: Type.String({ format: 'email' }),
+      password: Type.String(),
+      mfaCode: Type.Optional(Type.String({ description: 'The current 6-digit code, once two-factor authentication is on' }))
+    },
+    { additionalProperties: false, title: 'Password login' }
+  ),
+  oauth: Type.Object(
+    {
+      strategy: Type.Union([Type.Literal('google'), Type.Literal('facebook')]),
+      redirectURI: Type.String({ description: 'Exactly the redirect_uri used to ask the provider for the code (facebook: ends with /)' }),
+      code: Type.String({ description: "The provider's authorization code" })
+    },
+    { additionalProperties: false, title: 'OAuth login (registers on first login)' }
+  ),
+  jwt: Type.Object({ strategy: Type.Literal('jwt'), accessToken: Type.String() }, { additionalProperties: false, title: 'Token re-authentication' })
+}
+
+const authenticationResult = Type.Object(
+  {
+    accessToken: Type.Optional(Type.String()),
+    authentication: Type.Optional(Type.Object({ strategy: Type.String() })),
+    account: Type.Optional(withoutSecrets(accountSchema)),
+    action: Type.Optional(Type.String({ description: 'Set on the answers of actions' }))
+  },
+  { description: 'A login answer (accessToken, account) or an action answer (action plus its fields)' }
+)
+
+export const serviceDocs: Record<string, ServiceDoc> = {
+  authentication: {
+    summary: 'Logins (password, OAuth, token) and account actions, all as POST bodies',
+    result: authenticationResult,
+    data: {
+      ...login,
+      ...Object.fromEntries(Object.entries(actionSchemas).map(([name, schema]) => [`action ${name}`, schema]))
+    }
+  },
+  accounts: { summary: 'Accounts; POST is the public sign-up', result: withoutSecrets(accountSchema), data: accountDataSchema, patch: accountPatchSchema, query: accountQuerySchema },
+  organizations: { summary: 'Organizations (facilities)', result: organizationSchema, data: organizationDataSchema, patch: organizationPatchSchema, query: organizationQuerySchema },
+  'organization-members': { summary: 'Members of organizations: roles, privileges, superadmin', result: memberSchema, data: memberDataSchema, patch: memberPatchSchema, query: memberQuerySchema },
+  'medical-records': {
+    summary: 'Medical records of 15 types with per-record permissions',
+    result: medicalRecordSchema,
+    data: medicalRecordDataSchema,
+    patch: { fields: medicalRecordPatchSchema, finalize: finalizeOnly },
+    query: medicalRecordQuerySchema,
+    createStatus: 200
+  },
+  'medical-encounters': {
+    summary: 'Encounters; { invoice: true } creates a draft invoice with one; PATCH { finalize: true } finalizes it',
+    result: encounterSchema,
+    data: encounterDataSchema,
+    update: encounterUpdateSchema,
+    patch: { fields: encounterPatchSchema, finalize: finalizeOnly },
+    query: encounterQuerySchema
+  },
+  services: { summary: 'The service catalogue of a facility (prices)', result: serviceSchema, data: serviceDataSchema, patch: servicePatchSchema, query: serviceQuerySchema },
+  'billing-invoices': { summary: 'Invoices (draft → finalized)', result: invoiceSchema, data: invoiceDataSchema, patch: { fields: invoicePatchSchema, finalize: finalizeOnly }, query: invoiceQuerySchema },
+  'billing-items': { summary: 'Invoice lines (draft → finalized)', result: itemSchema, data: itemDataSchema, patch: { fields: itemPatchSchema, finalize: finalizeOnly }, query: itemQuerySchema },
+  'billing-payments': { summary: 'Payments against items (never above the item total)', result: paymentSchema, data: paymentDataSchema, patch: paymentPatchSchema, query: paymentQuerySchema },
+  webhooks: { summary: 'Installed webhooks (created through POST /webhook-events)', result: webhookSchema, patch: webhookPatchSchema, query: webhookQuerySchema },
+  'webhook-events': {
+    summary: 'POST a webhook to install it, or { webhook, event: "ping" }; read and retry deliveries',
+    result: deliverySchema,
+    data: { 'install a webhook': webhookDataSchema, ping: pingSchema },
+    patch: { retry: retrySchema },
+    query: deliveryQuerySchema
+  },
+  'audit-events': { summary: 'The audit trail (read-only)', result: auditEventSchema, query: auditEventQuerySchema },
+  'bff/unified-directory': { summary: 'Directory search: $search, location, facets', query: directoryQuerySchema }
+}

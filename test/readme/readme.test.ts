@@ -1,0 +1,142 @@
+// The README stands alone and is true: its quick start runs against a fresh server with the answers it shows,
+// every request body of its curl examples (and of docs/*.md) fits the published OpenAPI schema, its settings
+// table lists exactly the variables the server reads, and it links nothing outside the repository.
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import Ajv2020 from 'ajv/dist/2020'
+import { addFormats } from '@feathersjs/schema'
+import { http, startServer, tempDir } from '../helpers/app'
+import { startServerProcess } from '../helpers/server-process'
+import { serverVariables } from '../helpers/settings'
+import { describeDifferences, quickStartSteps, readmePath, root, runQuickStart, section } from './quick-start'
+
+const readme = fs.readFileSync(readmePath, 'utf8')
+const docFiles = fs
+  .readdirSync(path.join(root, 'docs'))
+  .filter((file) => file.endsWith('.md'))
+  .map((file) => path.join(root, 'docs', file))
+
+// GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes.
+const anchor = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-')
+
+interface CurlExample {
+  source: string
+  method: string
+  path: string
+  body: unknown
+}
+
+const placeholderId = '0123456789abcdef01234567'
+
+/** The curl commands with a JSON body (`-d '…'`) of a Markdown file's shell blocks. */
+const curlExamples = (file: string): CurlExample[] => {
+  const text = fs.readFileSync(file, 'utf8')
+  const examples: CurlExample[] = []
+  for (const block of text.matchAll(/```(?:sh|shell|bash)\n([\s\S]*?)```/g)) {
+    const commands = block[1].replace(/\\\n\s*/g, ' ').split('\n')
+    for (const command of commands) {
+      const curl = /curl\s.*$/.exec(command)?.[0]
+      if (!curl) continue
+      const data = /-d '((?:[^']|'"\$\w+"')*)'/.exec(curl)?.[1]
+      if (data === undefined) continue
+      const method = /-X (\w+)/.exec(curl)?.[1] ?? 'POST'
+      const url = /(?:"\$API|localhost:3030)(\/[^"\s?]*)/.exec(curl)?.[1]
+      if (!url) continue
+      const json = data.replace(/'"\$\w+"'/g, placeholderId).replace(/<[^>"]+>/g, placeholderId)
+      examples.push({ source: `${path.relative(root, file)}: ${curl.slice(0, 120)}`, method, path: url, body: JSON.parse(json) })
+    }
+  }
+  return examples
+}
+
+describe('README', () => {
+  it('runs its quick start against a fresh server with the answers it shows (npm run readme:check)', async function () {
+    this.timeout(120_000)
+    const server = await startServerProcess({ NODE_ENV: 'development', DATA_DIR: tempDir('clinic-readme-'), MONGODB_URL: '', LOG_LEVEL: 'warn' })
+    try {
+      const differences = await runQuickStart(readme, server.url)
+      assert.deepEqual(differences, [], describeDifferences(differences))
+      assert.ok(quickStartSteps(readme).length >= 8)
+    } finally {
+      await server.kill('SIGTERM')
+    }
+  })
+
+  it('carries the quick start as one story: ids captured into shell variables, no placeholders to fill in', () => {
+    const code = quickStartSteps(readme)
+      .map((step) => step.code)
+      .join('\n')
+    assert.doesNotMatch(code, /<[a-z ]+id>/i)
+    for (const variable of ['ACCOUNT', 'CLINIC', 'TOKEN', 'ENCOUNTER', 'INVOICE', 'ITEM']) assert.match(code, new RegExp(`^${variable}=\\$\\(`, 'm'), variable)
+    const emails = new Set([...code.matchAll(/"email":"([^"]+)"/g)].map((match) => match[1]))
+    assert.deepEqual([...emails].sort(), ['ada@example.org', 'bob@example.org'], 'one account carried through (and one refused sign-up)')
+  })
+
+  it('sends request bodies that fit the OpenAPI schema of their path, in the README and docs/*.md', async () => {
+    const server = await startServer()
+    let doc: any
+    try {
+      doc = (await http(server.url, 'GET', '/openapi.json')).body
+    } finally {
+      await server.close()
+    }
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    addFormats(ajv as any, ['email', 'uri', 'date-time']) // (cast: @feathersjs/schema types addFormats for its own Ajv class)
+    const examples = [readmePath, ...docFiles].flatMap(curlExamples)
+    assert.ok(examples.length >= 30, `only ${examples.length} curl examples with bodies found`)
+    const failures: string[] = []
+    for (const example of examples) {
+      const template = Object.keys(doc.paths).find((candidate) => new RegExp(`^${candidate.replace(/\{id\}/g, '[^/]+')}$`).test(example.path))
+      const operation = template && doc.paths[template][example.method.toLowerCase()]
+      if (!operation) {
+        failures.push(`${example.source}\n  no ${example.method} ${example.path} in the OpenAPI document`)
+        continue
+      }
+      const schema = operation.requestBody?.content?.['application/json']?.schema
+      const validate = ajv.compile({ ...schema, components: doc.components })
+      if (!validate(example.body)) failures.push(`${example.source}\n  ${ajv.errorsText(validate.errors)}`)
+    }
+    assert.deepEqual(failures, [], failures.join('\n'))
+  })
+
+  it('has a settings table listing exactly the variables the server reads, as .env.example does', () => {
+    const table = section(readme, 'Settings')
+    const listed = new Set<string>()
+    for (const row of table.split('\n').filter((line) => line.startsWith('| `'))) {
+      const cell = row.split('|')[1]
+      const names = [...cell.matchAll(/`([A-Z0-9_…]+)`/g)].map((match) => match[1])
+      for (const name of names) listed.add(name.startsWith('…') ? `${names[0]}${name.slice(1)}` : name)
+    }
+    assert.deepEqual([...listed].sort(), serverVariables())
+  })
+
+  it('has a table of contents whose links all lead to its headings', () => {
+    const headings = new Set(readme.split('\n').filter((line) => /^#{2,3} /.test(line)).map((line) => anchor(line.replace(/^#+ /, ''))))
+    const contents = section(readme, 'Contents')
+    const links = [...contents.matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1])
+    assert.ok(links.length >= 10)
+    for (const link of links) assert.ok(headings.has(link), `#${link}`)
+    for (const heading of ['Quick start (five minutes)', 'Settings', 'Deployment', 'The API contract']) assert.ok(links.includes(anchor(heading)), heading)
+  })
+
+  it('refers to nothing outside the repository and states the contract itself', () => {
+    for (const file of [readmePath, ...docFiles]) {
+      const text = fs.readFileSync(file, 'utf8')
+      assert.doesNotMatch(text, /\.\.\/shared|spec\/interface\.md|design\/architecture\.md/, file)
+      assert.doesNotMatch(text, /\(interface \d|\binterface \d\.\d|§\s*\d|\((\d\.\d+)(, \d\.\d+)*\)/, file)
+      for (const link of text.matchAll(/\]\(((?!https?:|#|mailto:)[^)#]+)(#[^)]*)?\)/g)) {
+        assert.ok(fs.existsSync(path.resolve(path.dirname(file), link[1])), `${path.relative(root, file)} links to ${link[1]}, which does not exist`)
+      }
+    }
+    const contract = section(readme, 'The API contract')
+    for (const rule of ['Authorization: Bearer', '`id`', 'milliseconds', '"total", "limit", "skip", "data"', '404', 'finalize', 'webhook']) assert.ok(contract.includes(rule), rule)
+    assert.match(readme, /\/docs\b/)
+    assert.match(readme, /\/openapi\.json/)
+  })
+})
