@@ -1,0 +1,4 @@
+// Tests that can only hold on a real MongoDB, left out of `npm run test:mongo` when it runs on the emulator
+// (never out of the embedded run, nor out of a run against a real MONGODB_URL). Each entry is a test's full title
+// (describe titles and the `it`, joined by spaces) and the capability the emulator lacks; the README lists them.
+export const emulatorExclusions: { title: string; missing: string }[] = []
