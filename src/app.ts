@@ -23,6 +23,9 @@ import { recordAudit } from './hooks/record-audit'
 import { auditLog } from './audit/log'
 import { syncDirectory } from './directory/entries'
 import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
+import { redis, redisReady, closeRedis } from './cluster/redis'
+import { sharedEvents, sharedEventsReady, closeSharedEvents } from './cluster/events'
+import { rebuildOnRemoteChanges } from './directory/remote-changes'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
@@ -52,9 +55,13 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   )
 
   app.configure(store)
+  app.configure(redis)
   app.configure(authentication)
+  // After authentication (a login's event carries its token and stays here), before every shared service.
+  app.configure(sharedEvents)
   app.configure(services)
   app.configure(channels)
+  app.configure(rebuildOnRemoteChanges)
   guardRouteLookup(app)
 
   app.hooks({
@@ -64,12 +71,16 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
     setup: [
       async (_context: any, next: any) => {
         await storeReady(app)
+        await redisReady(app)
+        await sharedEventsReady(app)
         try {
           await ensureAdmin(app)
         } catch (error) {
           // The server does not start: nothing stays open behind the error (sockets, HTTP port, store).
           app.io?.close()
           app.server?.close()
+          await closeSharedEvents(app)
+          await closeRedis(app)
           await closeStore(app)
           throw error
         }
@@ -83,6 +94,8 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
         await stopWebhookWorker(app)
         await auditLog(app)?.stop()
         await next()
+        await closeSharedEvents(app)
+        await closeRedis(app)
         await closeStore(app)
       }
     ]

@@ -11,6 +11,10 @@ export interface Configuration {
   public: string
   dataDir: string
   mongodb: string
+  /** REDIS_URL: the bus shared by several instances (events, rate limits, leases); empty = one process. */
+  redis: string
+  /** REDIS_PREFIX: prefix of every Redis key and channel of this deployment. */
+  redisPrefix: string
   bodyLimit: string
   paginate: { default: number; max: number }
   populate: { maxDepth: number; maxFanOut: number }
