@@ -11,6 +11,7 @@ import { addMember, invoiceWithItems, pay, setupFacility } from '../helpers/bill
 import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
 import { startRedis, type TestRedis } from '../helpers/redis'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
+import { startServerProcess } from '../helpers/server-process'
 import { recoverBillingOnce } from '../../src/billing/recovery'
 import type { Configuration } from '../../src/declarations'
 
@@ -64,6 +65,25 @@ describe('several instances on one MongoDB and one Redis', function () {
       }
     }
   }
+
+  describe('start-up', () => {
+    const launch = async (env: Record<string, string>) => {
+      const mongodb = process.env.MONGODB_URL ? testMongoUrl() : new URL(`/clinic_boot_${crypto.randomBytes(6).toString('hex')}`, emulator!.url).toString()
+      const dataDir = tempDir('clinic-boot-')
+      const server = await startServerProcess({ DATA_DIR: dataDir, MONGODB_URL: mongodb, LOG_LEVEL: 'warn', ...env })
+      await server.kill('SIGTERM')
+      fs.rmSync(dataDir, { recursive: true, force: true })
+      const client = await MongoClient.connect(mongodb)
+      await client.db().dropDatabase()
+      await client.close()
+      return server.output()
+    }
+
+    it('warns when MONGODB_URL is set without REDIS_URL, and not when both are set', async () => {
+      assert.match(await launch({ REDIS_URL: '' }), /MONGODB_URL is set without REDIS_URL/)
+      assert.doesNotMatch(await launch({ REDIS_URL: redis.url, REDIS_PREFIX: `boot-${crypto.randomBytes(4).toString('hex')}` }), /without REDIS_URL/)
+    })
+  })
 
   describe('realtime events and channel refreshes', () => {
     let pair: Pair
