@@ -26,6 +26,7 @@ import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
 import { redis, redisReady, closeRedis } from './cluster/redis'
 import { sharedEvents, sharedEventsReady, closeSharedEvents } from './cluster/events'
 import { rebuildOnRemoteChanges } from './directory/remote-changes'
+import { notices, noticesReady, closeNotices } from './cluster/notices'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
@@ -59,6 +60,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   app.configure(authentication)
   // After authentication (a login's event carries its token and stays here), before every shared service.
   app.configure(sharedEvents)
+  app.configure(notices)
   app.configure(services)
   app.configure(channels)
   app.configure(rebuildOnRemoteChanges)
@@ -73,6 +75,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
         await storeReady(app)
         await redisReady(app)
         await sharedEventsReady(app)
+        await noticesReady(app)
         try {
           await ensureAdmin(app)
         } catch (error) {
@@ -80,6 +83,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
           app.io?.close()
           app.server?.close()
           await closeSharedEvents(app)
+          await closeNotices(app)
           await closeRedis(app)
           await closeStore(app)
           throw error
@@ -95,6 +99,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
         await auditLog(app)?.stop()
         await next()
         await closeSharedEvents(app)
+        await closeNotices(app)
         await closeRedis(app)
         await closeStore(app)
       }

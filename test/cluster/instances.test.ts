@@ -128,6 +128,20 @@ describe('several instances on one MongoDB and one Redis', function () {
       assert.ok(seenOnB.every((seen) => String(seen.data.description).startsWith('after joining')), JSON.stringify(seenOnB))
     })
 
+    it("disconnects an account's sockets on the other instance when it logs out everywhere on one", async () => {
+      const user = await signUp(pair.a.url)
+      const socket = socketClient(pair.b.url)
+      try {
+        await socket.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
+        assert.equal(socket.socket.connected, true)
+        const ended = await http(pair.a.url, 'POST', '/authentication', { token: user.token, body: { action: 'logout-everywhere' } })
+        assert.equal(ended.status, 201, JSON.stringify(ended.body))
+        await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
+      } finally {
+        socket.close()
+      }
+    })
+
     it('answers a directory search on one instance with a change made on the other', async () => {
       const owner = await signUp(pair.a.url)
       const created = await http(pair.a.url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name: 'Riverside Infirmary', directory: { listed: true } } })
