@@ -27,6 +27,7 @@ import { redis, redisReady, closeRedis } from './cluster/redis'
 import { sharedEvents, sharedEventsReady, closeSharedEvents } from './cluster/events'
 import { rebuildOnRemoteChanges } from './directory/remote-changes'
 import { notices, noticesReady, closeNotices } from './cluster/notices'
+import { withLeaseWaiting } from './cluster/lease'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
@@ -77,7 +78,8 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
         await sharedEventsReady(app)
         await noticesReady(app)
         try {
-          await ensureAdmin(app)
+          // One instance at a time (REDIS_URL): instances starting together create the admin once.
+          await withLeaseWaiting(app, 'admin-bootstrap', 30_000, () => ensureAdmin(app))
         } catch (error) {
           // The server does not start: nothing stays open behind the error (sockets, HTTP port, store).
           app.io?.close()

@@ -34,3 +34,17 @@ export const withLease = async <T>(app: Application, name: string, ttlMs: number
     await client.eval(RELEASE, { keys: [key], arguments: [token] }).catch((error: Error) => logger.warn(`Lease ${name} not released:`, error?.message))
   }
 }
+
+/**
+ * Runs `task` while holding the lease `name`, waiting (up to `waitMs`) while another instance holds it: for start-up
+ * steps every instance must see done before serving (e.g. the admin bootstrap), run one instance at a time.
+ */
+export const withLeaseWaiting = async <T>(app: Application, name: string, ttlMs: number, task: () => Promise<T>, waitMs = 60_000): Promise<T> => {
+  const end = Date.now() + waitMs
+  for (;;) {
+    const result = await withLease(app, name, ttlMs, task)
+    if (result.ran) return result.value
+    if (Date.now() > end) throw new Error(`Lease ${name} still held by another instance after ${waitMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

@@ -38,12 +38,11 @@ describe('several instances on one MongoDB and one Redis', function () {
   })
 
   /** Two instances on one fresh database, one Redis namespace and one data dir (the shared development secret). */
-  const startPair = async (overrides: Partial<Configuration> = {}): Promise<Pair> => {
+  const startPair = async (overrides: Partial<Configuration> = {}, options: { together?: boolean } = {}): Promise<Pair> => {
     const mongodb = process.env.MONGODB_URL ? testMongoUrl() : new URL(`/clinic_pair_${crypto.randomBytes(6).toString('hex')}`, emulator!.url).toString()
     const dataDir = tempDir('clinic-pair-')
     const shared = { mongodb, dataDir, redis: redis.url, redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`, ...overrides }
-    const a = await startServer(shared)
-    const b = await startServer(shared)
+    const [a, b] = options.together ? await Promise.all([startServer(shared), startServer(shared)]) : [await startServer(shared), await startServer(shared)]
     const sockets: { close(): void }[] = []
     return {
       a,
@@ -78,6 +77,19 @@ describe('several instances on one MongoDB and one Redis', function () {
       await client.close()
       return server.output()
     }
+
+    it('creates the application admin once when two instances start together with ADMIN_EMAIL', async () => {
+      const admin = { email: 'admin@pair.test', password: 'admin password 1' }
+      const pair = await startPair({ admin }, { together: true })
+      try {
+        const accounts = (await (pair.a.app.service('accounts' as any) as any)._find({ query: { email: admin.email }, paginate: false })) as any[]
+        assert.equal(accounts.length, 1)
+        assert.equal(accounts[0].admin, true)
+        for (const server of [pair.a, pair.b]) assert.equal((await auth(server.url, admin)).status, 201)
+      } finally {
+        await pair.close()
+      }
+    })
 
     it('warns when MONGODB_URL is set without REDIS_URL, and not when both are set', async () => {
       assert.match(await launch({ REDIS_URL: '' }), /MONGODB_URL is set without REDIS_URL/)
