@@ -37,9 +37,16 @@ describe('several instances on one MongoDB and one Redis', function () {
     await emulator?.stop()
   })
 
+  /** A fresh database on the emulator (its URL's options kept). */
+  const emulatorDatabase = (prefix: string) => {
+    const url = new URL(emulator!.url)
+    url.pathname = `/${prefix}_${crypto.randomBytes(6).toString('hex')}`
+    return url.toString()
+  }
+
   /** Two instances on one fresh database, one Redis namespace and one data dir (the shared development secret). */
   const startPair = async (overrides: Partial<Configuration> = {}, options: { together?: boolean } = {}): Promise<Pair> => {
-    const mongodb = process.env.MONGODB_URL ? testMongoUrl() : new URL(`/clinic_pair_${crypto.randomBytes(6).toString('hex')}`, emulator!.url).toString()
+    const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_pair')
     const dataDir = tempDir('clinic-pair-')
     const shared = { mongodb, dataDir, redis: redis.url, redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`, ...overrides }
     const [a, b] = options.together ? await Promise.all([startServer(shared), startServer(shared)]) : [await startServer(shared), await startServer(shared)]
@@ -67,7 +74,7 @@ describe('several instances on one MongoDB and one Redis', function () {
 
   describe('start-up', () => {
     const launch = async (env: Record<string, string>) => {
-      const mongodb = process.env.MONGODB_URL ? testMongoUrl() : new URL(`/clinic_boot_${crypto.randomBytes(6).toString('hex')}`, emulator!.url).toString()
+      const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_boot')
       const dataDir = tempDir('clinic-boot-')
       const server = await startServerProcess({ DATA_DIR: dataDir, MONGODB_URL: mongodb, LOG_LEVEL: 'warn', ...env })
       await server.kill('SIGTERM')

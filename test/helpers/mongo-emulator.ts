@@ -32,6 +32,9 @@ export const startMongoEmulator = async (): Promise<MongoEmulator> => {
       if (error?.code === 'EADDRINUSE' && attempt < 5) continue
       throw error
     }
-    return { url: `mongodb://127.0.0.1:${port}/clinic`, stop: () => server.stop() }
+    // The emulator's hello carries a topologyVersion, which makes the driver monitor it with streaming (exhaust)
+    // hellos; the emulator answers those once, the driver then reports "Server ended moreToCome unexpectedly" and
+    // clears the connection pool, failing whatever is in flight. Polling monitoring avoids it (emulator only).
+    return { url: `mongodb://127.0.0.1:${port}/clinic?serverMonitoringMode=poll`, stop: () => server.stop() }
   }
 }

@@ -1,6 +1,7 @@
 // `npm run test:mongo`: the whole mocha suite on the MongoDB engine. With MONGODB_URL set it runs against that
 // server (each test server uses its own database); otherwise it starts the in-process emulator for the run and
-// leaves out the tests listed in ./emulator-exclusions.ts. Extra arguments go to mocha (e.g. test files).
+// leaves out the tests listed in ./emulator-exclusions.ts. Extra arguments go to mocha; test files named there
+// are run instead of the whole suite (`npm run test:mongo -- test/cluster/instances.test.ts`).
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { startMongoEmulator } from '../helpers/mongo-emulator'
@@ -13,7 +14,11 @@ const main = async () => {
   const given = process.env.MONGODB_URL
   const emulator = given ? undefined : await startMongoEmulator()
   const url = given || emulator!.url
-  const args = [require.resolve('mocha/bin/mocha.js'), ...process.argv.slice(2)]
+  const extra = process.argv.slice(2)
+  // Files named on the command line replace the configured spec (mocha would add them to it).
+  const files = extra.some((arg) => !arg.startsWith('-') && arg.endsWith('.ts'))
+  const own = files ? ['--no-config', '-r', 'ts-node/register/transpile-only', '-r', 'test/setup.ts', '--extension', 'ts', '--timeout', '30000', '--exit'] : []
+  const args = [require.resolve('mocha/bin/mocha.js'), ...own, ...extra]
   if (emulator && emulatorExclusions.length > 0) {
     args.push('--grep', `^(${emulatorExclusions.map((entry) => escape(entry.title)).join('|')})$`, '--invert')
   }
