@@ -72,7 +72,7 @@ export const sharedEvents = (app: Application) => {
         // What the socket transport sends to each connection: the external view when there is one, else the data.
         return { event, path, data, context: { ...context, result: data, ...(dispatch === undefined ? {} : { dispatch }) } }
       }
-    }) as (app: Application) => void
+    }) as (app: Application) => void // (cast: feathers-sync types its configure function for the plain Feathers app, not the Koa-typed one)
   )
 }
 

@@ -13,6 +13,7 @@ import { startRedis, type TestRedis } from '../helpers/redis'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import { startServerProcess } from '../helpers/server-process'
 import { recoverBillingOnce } from '../../src/billing/recovery'
+import { withLeaseWaiting } from '../../src/cluster/lease'
 import type { Configuration } from '../../src/declarations'
 
 interface Pair {
@@ -221,6 +222,21 @@ describe('several instances on one MongoDB and one Redis', function () {
       const next = await recoverBillingOnce(pair.b.app, everything)
       assert.ok(next)
       assert.equal(next.reservationsReleased, 0)
+    })
+
+    it('runs start-up steps (the admin bootstrap) one instance at a time: the second waits for the first to finish', async () => {
+      const steps: string[] = []
+      const step = (name: string) => async () => {
+        steps.push(`${name} start`)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        steps.push(`${name} end`)
+        return name
+      }
+      const done = await Promise.all([withLeaseWaiting(pair.a.app, 'admin-bootstrap', 30_000, step('a')), withLeaseWaiting(pair.b.app, 'admin-bootstrap', 30_000, step('b'))])
+      assert.deepEqual(done, ['a', 'b'])
+      assert.equal(steps.length, 4)
+      assert.ok(steps[0].endsWith('start') && steps[1].endsWith('end') && steps[0].split(' ')[0] === steps[1].split(' ')[0], steps.join(', '))
+      assert.ok(steps[2].endsWith('start') && steps[3].endsWith('end'), steps.join(', '))
     })
 
     it('sends each webhook delivery once, in order, with changes made on both instances and both workers claiming', async () => {
