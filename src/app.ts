@@ -29,6 +29,11 @@ import { healthEndpoints } from './ops/health'
 import { openApiEndpoints } from './ops/openapi/serve'
 import { logStreamErrors, observeRequests } from './ops/observe'
 import { observeCall } from './hooks/observe-call'
+import { redis, redisReady, closeRedis } from './cluster/redis'
+import { sharedEvents, sharedEventsReady, closeSharedEvents } from './cluster/events'
+import { rebuildOnRemoteChanges } from './directory/remote-changes'
+import { notices, noticesReady, closeNotices } from './cluster/notices'
+import { withLeaseWaiting } from './cluster/lease'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
@@ -67,9 +72,14 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   )
 
   app.configure(store)
+  app.configure(redis)
   app.configure(authentication)
+  // After authentication (a login's event carries its token and stays here), before every shared service.
+  app.configure(sharedEvents)
+  app.configure(notices)
   app.configure(services)
   app.configure(channels)
+  app.configure(rebuildOnRemoteChanges)
   guardRouteLookup(app)
 
   app.hooks({
@@ -79,12 +89,19 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
     setup: [
       async (_context: any, next: any) => {
         await storeReady(app)
+        await redisReady(app)
+        await sharedEventsReady(app)
+        await noticesReady(app)
         try {
-          await ensureAdmin(app)
+          // One instance at a time (REDIS_URL): instances starting together create the admin once.
+          await withLeaseWaiting(app, 'admin-bootstrap', 30_000, () => ensureAdmin(app))
         } catch (error) {
           // The server does not start: nothing stays open behind the error (sockets, HTTP port, store).
           app.io?.close()
           app.server?.close()
+          await closeSharedEvents(app)
+          await closeNotices(app)
+          await closeRedis(app)
           await closeStore(app)
           throw error
         }
@@ -98,6 +115,9 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
         await stopWebhookWorker(app)
         await auditLog(app)?.stop()
         await next()
+        await closeSharedEvents(app)
+        await closeNotices(app)
+        await closeRedis(app)
         await closeStore(app)
       }
     ]

@@ -15,6 +15,7 @@ import { AuthFlows } from './auth/flows'
 import { createAuthMessenger } from './auth/messages'
 import { ProviderStrategy, isConfigured } from './auth/oauth'
 import { createAuthLimits } from './auth/rate-limit'
+import { redisKey, redisOf } from './cluster/redis'
 import { SessionAuthenticationService, SessionJWTStrategy, trackConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
 import { logger } from './logger'
@@ -73,6 +74,12 @@ const runActions = async (context: HookContext, next: NextFunction) => {
   context.result = await flowsOf(context.app).run(context.data, context.params)
 }
 
+// With REDIS_URL the limits' counters live in Redis, shared by every instance.
+const sharedLimits = (app: Application) => {
+  const client = redisOf(app)
+  return client ? { client, prefix: redisKey(app, 'auth') } : undefined
+}
+
 export const authentication = (app: Application) => {
   const configured = app.get('authentication')
   const secret = resolveAuthSecret(configured.secret, app.get('dataDir'))
@@ -80,7 +87,7 @@ export const authentication = (app: Application) => {
   app.set('authentication', { ...configured, secret, authStrategies: strategies })
 
   const settings = authSettings(app)
-  app.set('authFlows' as any, new AuthFlows(app, settings, createAuthLimits(settings.rateLimits), createAuthMessenger(settings.messaging), secret))
+  app.set('authFlows' as any, new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret))
 
   const service = new SessionAuthenticationService(app)
   service.register('jwt', new SessionJWTStrategy())

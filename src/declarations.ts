@@ -13,6 +13,10 @@ export interface Configuration {
   mongodb: string
   /** Embedded engine: when a write counts as written (src/store/nedb-commit.ts). */
   storeSync?: 'always' | 'batch' | 'os'
+  /** REDIS_URL: the bus shared by several instances (events, rate limits, leases); empty = one process. */
+  redis: string
+  /** REDIS_PREFIX: prefix of every Redis key and channel of this deployment. */
+  redisPrefix: string
   bodyLimit: string
   paginate: { default: number; max: number }
   populate: { maxDepth: number; maxFanOut: number }

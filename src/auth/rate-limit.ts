@@ -1,8 +1,9 @@
 // Abuse limits for logins, password checks, action codes and outgoing messages (rate-limiter-flexible).
-// The counters live in this process's memory: with several app instances each one counts on its own, so
-// the effective limit is N times the configured one. A multi-instance deployment that needs exact limits
-// swaps RateLimiterMemory for a shared store (RateLimiterMongo or RateLimiterRedis) here.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+// Without REDIS_URL the counters live in this process's memory. With REDIS_URL they live in Redis
+// (RateLimiterRedis), shared by every instance, so a limit holds across all of them; should Redis be unreachable,
+// each instance falls back to counting in its own memory (the insurance limiter) rather than failing logins.
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { RedisClient } from '../cluster/redis'
 import { TooManyRequests } from '@feathersjs/errors'
 import type { AuthSettings, LimitSettings } from './settings'
 
@@ -13,13 +14,17 @@ const tooMany = (what: string, res: RateLimiterRes | null, durationSeconds: numb
 
 /** One counter family: `points` per key within `durationSeconds`. */
 export class Limit {
-  private readonly limiter: RateLimiterMemory
+  private readonly limiter: RateLimiterAbstract
 
   constructor(
     private readonly what: string,
-    private readonly settings: LimitSettings
+    private readonly settings: LimitSettings,
+    shared?: { client: RedisClient; keyPrefix: string }
   ) {
-    this.limiter = new RateLimiterMemory({ points: settings.points, duration: settings.durationSeconds })
+    const memory = new RateLimiterMemory({ points: settings.points, duration: settings.durationSeconds })
+    this.limiter = shared
+      ? new RateLimiterRedis({ storeClient: shared.client, useRedisPackage: true, keyPrefix: shared.keyPrefix, points: settings.points, duration: settings.durationSeconds, insuranceLimiter: memory })
+      : memory
   }
 
   /** Refuses (429) when the key has used up its points, without using one. */
@@ -66,10 +71,14 @@ export interface AuthLimits {
   messagesPerAccount: Limit
 }
 
-export const createAuthLimits = (settings: AuthSettings['rateLimits']): AuthLimits => ({
-  failedLoginsPerEmail: new Limit('failed login attempts for this account', settings.failedLoginsPerEmail),
-  loginsPerIp: new Limit('login attempts from this address', settings.loginsPerIp),
-  failedActionCodesPerAccount: new Limit('wrong action codes for this account', settings.failedActionCodesPerAccount),
-  actionCodesPerIp: new Limit('action code attempts from this address', settings.actionCodesPerIp),
-  messagesPerAccount: new Limit('confirmation messages for this account', settings.messagesPerAccount)
-})
+/** The limits; with `redis` (REDIS_URL) their counters are shared by every instance under `<prefix>:limits:<name>`. */
+export const createAuthLimits = (settings: AuthSettings['rateLimits'], redis?: { client: RedisClient; prefix: string }): AuthLimits => {
+  const shared = (name: string) => (redis ? { client: redis.client, keyPrefix: `${redis.prefix}:limits:${name}` } : undefined)
+  return {
+    failedLoginsPerEmail: new Limit('failed login attempts for this account', settings.failedLoginsPerEmail, shared('failedLoginsPerEmail')),
+    loginsPerIp: new Limit('login attempts from this address', settings.loginsPerIp, shared('loginsPerIp')),
+    failedActionCodesPerAccount: new Limit('wrong action codes for this account', settings.failedActionCodesPerAccount, shared('failedActionCodesPerAccount')),
+    actionCodesPerIp: new Limit('action code attempts from this address', settings.actionCodesPerIp, shared('actionCodesPerIp')),
+    messagesPerAccount: new Limit('confirmation messages for this account', settings.messagesPerAccount, shared('messagesPerAccount'))
+  }
+}

@@ -16,6 +16,8 @@ import type { Server, Socket } from 'socket.io'
 import type { Application } from '../declarations'
 import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
 import { ACCESS_VERSION, accessVersionOf } from '../access/context'
+import { onNotice, sendNotice } from '../cluster/notices'
+import { logger } from '../logger'
 
 /** The JWT claim holding the session version. */
 export const SESSION_CLAIM = 'sv'
@@ -109,7 +111,13 @@ export const trackConnections = (app: Application) => {
   }
   app.on('logout', (_result: any, { connection }: any) => connection && forget(connection))
   app.on('disconnect', forget)
+  // Sessions ended on another instance (REDIS_URL): cut the account's connections here too.
+  onNotice(app, SESSIONS_ENDED, (payload: { account?: unknown }) => {
+    if (typeof payload?.account === 'string') cutConnections(app, payload.account)
+  })
 }
+
+const SESSIONS_ENDED = 'sessions-ended'
 
 /**
  * Cuts the account's open connections in this process: no more events (every channel left), no more
@@ -139,5 +147,6 @@ export const endSessions = async (app: Application, accountId: string, options: 
   if (options.announce) await emitAccountEvent(app, 'patched', updated)
   await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut
   cutConnections(app, accountId, options.keep)
+  await sendNotice(app, SESSIONS_ENDED, { account: accountId }).catch((error: Error) => logger.error('Sessions-ended notice not sent:', error?.message ?? error))
   return updated
 }

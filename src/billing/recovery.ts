@@ -9,6 +9,8 @@
 // At startup on the embedded engine (one process owns the data) everything unfinished is stale; on MongoDB
 // (several processes) payments count as stale after `billing.staleAfterMs`, so a payment still in flight on
 // another process is left alone. A timer (`billing.recoveryIntervalMs`) repeats the stale-operation pass.
+// With several instances (REDIS_URL) a pass runs under a lease (src/cluster/lease.ts): instances starting or
+// ticking together run it once, the others skip it (every step stays idempotent should a lease expire mid-pass).
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { removeEncounterCascade, removeInvoiceCascade, removeItemCascade } from './cascade'
@@ -18,6 +20,7 @@ import { completeVoid } from './void'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
+import { withLease } from '../cluster/lease'
 
 export interface RecoveryCutoffs {
   /** Cascades and finalizations marked before this time are finished. */
@@ -151,6 +154,15 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   return report
 }
 
+// A pass holds its lease this long, renewed while it runs.
+const RECOVERY_LEASE_MS = 30_000
+
+/** One recovery pass on one instance at a time: the report, or null when another instance is running a pass. */
+export const recoverBillingOnce = async (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport | null> => {
+  const result = await withLease(app, 'billing-recovery', RECOVERY_LEASE_MS, () => recoverBilling(app, cutoffs))
+  return result.ran ? result.value : null
+}
+
 const summary = (report: RecoveryReport) =>
   Object.entries(report)
     .filter(([, count]) => count > 0)
@@ -163,8 +175,9 @@ export const billingRecovery = (app: Application) => {
   let running: Promise<unknown> = Promise.resolve()
   const run = (cutoffs: RecoveryCutoffs, when: string) => {
     running = running
-      .then(() => recoverBilling(app, cutoffs))
+      .then(() => recoverBillingOnce(app, cutoffs))
       .then((report) => {
+        if (!report) return
         const text = summary(report)
         if (text) logger.info(`Billing recovery (${when}): ${text}`)
       })

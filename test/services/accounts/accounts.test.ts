@@ -37,6 +37,15 @@ describe('accounts', () => {
       assert.deepEqual(again.body.errors, [{ field: 'email', message: 'is already registered' }])
     })
 
+    it('creates one account when the same email signs up several times at once, answering the others 409', async () => {
+      const email = uniqueEmail('race')
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => api.post('/accounts', { email, password: `long enough pw ${i}` })))
+      assert.deepEqual(answers.map((res) => res.status).sort(), [201, 409, 409, 409, 409, 409])
+      const admin = (await api.post('/authentication', { email: adminEmail, password: adminPassword })).body.accessToken
+      const found = await api.get(`/accounts?email=${encodeURIComponent(email)}`, { token: admin })
+      assert.equal(found.body.total, 1)
+    })
+
     it('names every offending field of a bad body with 400', async () => {
       const res = await api.post('/accounts', { email: 'not-an-email', password: 'short', nickname: 'x' })
       assert.equal(res.status, 400)

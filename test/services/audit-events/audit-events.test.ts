@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { http, restClient, signUp, socketClient, startServer, tempDir, uniqueEmail, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
+import { MongoClient } from 'mongodb'
+import { http, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, uniqueEmail, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
 import { startChild } from '../../helpers/child'
 
 const adminEmail = 'audit-admin@example.test'
@@ -238,11 +239,11 @@ describe('audit trail (/audit-events)', function () {
 describe('audit trail: tamper evidence and durability', function () {
   this.timeout(90000)
 
-  it('verify finds an event edited in the data file while the server was stopped', async function () {
-    if (process.env.MONGODB_URL) this.skip() // the data file exists on the embedded engine only
+  it('verify finds an event edited in the store (data file or MongoDB document) while the server was stopped', async () => {
     const dataDir = tempDir()
+    const mongodb = testMongoUrl()
     try {
-      let server = await startServer({ dataDir, admin: { email: adminEmail, password: adminPassword } })
+      let server = await startServer({ dataDir, mongodb, admin: { email: adminEmail, password: adminPassword } })
       const user = await signUp(server.url)
       const rec = await http(server.url, 'POST', '/medical-records', { token: user.token, body: { type: 'allergy', patient: user.account.id, name: 'Dust' } })
       assert.equal(rec.status, 200)
@@ -250,16 +251,26 @@ describe('audit trail: tamper evidence and durability', function () {
       const [target] = await list(server, user.token, '?action=read')
       await server.close({ keep: true })
 
-      const file = path.join(dataDir, 'audit-events.db')
-      const lines = fs.readFileSync(file, 'utf8').split('\n')
-      const index = lines.findIndex((line) => line.includes(`"id":"${target.id}"`))
-      assert.ok(index >= 0, 'the event is in the data file')
-      const doc = JSON.parse(lines[index])
-      doc.actor = 'someone-else'
-      lines[index] = JSON.stringify(doc)
-      fs.writeFileSync(file, lines.join('\n'))
+      if (mongodb) {
+        const client = await MongoClient.connect(mongodb)
+        try {
+          const edited = await client.db().collection('audit-events').updateOne({ id: target.id }, { $set: { actor: 'someone-else' } })
+          assert.equal(edited.modifiedCount, 1, 'the event is in the database')
+        } finally {
+          await client.close()
+        }
+      } else {
+        const file = path.join(dataDir, 'audit-events.db')
+        const lines = fs.readFileSync(file, 'utf8').split('\n')
+        const index = lines.findIndex((line) => line.includes(`"id":"${target.id}"`))
+        assert.ok(index >= 0, 'the event is in the data file')
+        const doc = JSON.parse(lines[index])
+        doc.actor = 'someone-else'
+        lines[index] = JSON.stringify(doc)
+        fs.writeFileSync(file, lines.join('\n'))
+      }
 
-      server = await startServer({ dataDir, admin: { email: adminEmail, password: adminPassword } })
+      server = await startServer({ dataDir, mongodb, admin: { email: adminEmail, password: adminPassword } })
       try {
         const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
         const res = await http(server.url, 'GET', '/audit-events/verify', { token: login.body.accessToken })
@@ -268,7 +279,8 @@ describe('audit trail: tamper evidence and durability', function () {
         assert.equal(res.body.brokenAt, target.id)
         assert.equal(typeof res.body.checked, 'number')
       } finally {
-        await server.close({ keep: true })
+        // drops the MongoDB database; the data dir is removed below
+        await server.close()
       }
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true })

@@ -1,0 +1,67 @@
+// Notices between instances that are not service events (REDIS_URL): e.g. "this account's sessions ended", so every
+// instance cuts that account's open sockets, not only the one that handled the change. One subscriber connection
+// per instance on `<REDIS_PREFIX>:notice:*`; a notice is handled by every instance except the one that sent it.
+// Without REDIS_URL there is one instance and nothing is sent.
+import type { Application } from '../declarations'
+import { logger } from '../logger'
+import { instanceIdOf } from './events'
+import { redisKey, redisOf, type RedisClient } from './redis'
+
+type Handler = (payload: any) => void
+
+interface NoticeState {
+  handlers: Map<string, Handler[]>
+  subscriber?: RedisClient
+  ready?: Promise<unknown>
+}
+
+const stateOf = (app: Application): NoticeState => {
+  let state: NoticeState | undefined = app.get('noticeState' as any)
+  if (!state) app.set('noticeState' as any, (state = { handlers: new Map() }))
+  return state
+}
+
+/** Handles notices of `topic` sent by other instances. */
+export const onNotice = (app: Application, topic: string, handler: Handler) => {
+  const { handlers } = stateOf(app)
+  handlers.set(topic, [...(handlers.get(topic) ?? []), handler])
+}
+
+/** Sends a notice to every other instance (no-op without REDIS_URL). */
+export const sendNotice = async (app: Application, topic: string, payload: unknown) => {
+  const client = redisOf(app)
+  if (!client) return
+  await client.publish(redisKey(app, `notice:${topic}`), JSON.stringify({ origin: instanceIdOf(app), payload }))
+}
+
+/** Subscribes to other instances' notices (after `redis` and `sharedEvents` are configured). */
+export const notices = (app: Application) => {
+  const client = redisOf(app)
+  if (!client) return
+  const state = stateOf(app)
+  const subscriber = client.duplicate()
+  subscriber.on('error', (error: Error) => logger.error('Redis error (notices):', error?.message ?? error))
+  const prefix = redisKey(app, 'notice:')
+  state.subscriber = subscriber
+  state.ready = subscriber.connect().then(() =>
+    subscriber.pSubscribe(`${prefix}*`, (message: string, channel: string) => {
+      try {
+        const { origin, payload } = JSON.parse(message)
+        if (origin === instanceIdOf(app)) return
+        for (const handler of state.handlers.get(channel.slice(prefix.length)) ?? []) handler(payload)
+      } catch (error: any) {
+        logger.error(`Notice on ${channel} failed:`, error?.message ?? error)
+      }
+    })
+  )
+  state.ready.catch((error: Error) => logger.error('Redis notices subscription failed:', error?.message ?? error))
+}
+
+export const noticesReady = async (app: Application) => {
+  await stateOf(app).ready
+}
+
+export const closeNotices = async (app: Application) => {
+  const subscriber = stateOf(app).subscriber
+  if (subscriber?.isOpen) await subscriber.close().catch(() => subscriber.destroy())
+}

@@ -1,0 +1,269 @@
+// Several instances on one MongoDB and one Redis: two app instances in this process share a database (MONGODB_URL
+// when set, else the MongoDB emulator started here) and a real Redis (redis-server started here), and are driven
+// over HTTP and Socket.IO as clients use them behind a load balancer.
+import assert from 'node:assert/strict'
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import { MongoClient } from 'mongodb'
+import { http, recordEvents, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../helpers/app'
+import { auth } from '../helpers/auth'
+import { addMember, invoiceWithItems, pay, setupFacility } from '../helpers/billing'
+import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
+import { startRedis, type TestRedis } from '../helpers/redis'
+import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
+import { startServerProcess } from '../helpers/server-process'
+import { recoverBillingOnce } from '../../src/billing/recovery'
+import { withLeaseWaiting } from '../../src/cluster/lease'
+import type { Configuration } from '../../src/declarations'
+
+interface Pair {
+  a: TestServer
+  b: TestServer
+  /** An authenticated Socket.IO client on one instance, closed with the pair. */
+  connect(url: string, user: { email: string; password: string }): Promise<any>
+  close(): Promise<void>
+}
+
+describe('several instances on one MongoDB and one Redis', function () {
+  this.timeout(60000)
+  let redis: TestRedis
+  let emulator: MongoEmulator | undefined
+
+  before(async () => {
+    redis = await startRedis()
+    if (!process.env.MONGODB_URL) emulator = await startMongoEmulator()
+  })
+  after(async () => {
+    await redis?.stop()
+    await emulator?.stop()
+  })
+
+  /** A fresh database on the emulator (its URL's options kept). */
+  const emulatorDatabase = (prefix: string) => {
+    const url = new URL(emulator!.url)
+    url.pathname = `/${prefix}_${crypto.randomBytes(6).toString('hex')}`
+    return url.toString()
+  }
+
+  /** Two instances on one fresh database, one Redis namespace and one data dir (the shared development secret). */
+  const startPair = async (overrides: Partial<Configuration> = {}, options: { together?: boolean } = {}): Promise<Pair> => {
+    const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_pair')
+    const dataDir = tempDir('clinic-pair-')
+    const shared = { mongodb, dataDir, redis: redis.url, redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`, ...overrides }
+    const [a, b] = options.together ? await Promise.all([startServer(shared), startServer(shared)]) : [await startServer(shared), await startServer(shared)]
+    const sockets: { close(): void }[] = []
+    return {
+      a,
+      b,
+      async connect(url, user) {
+        const socket = socketClient(url)
+        sockets.push(socket)
+        await socket.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
+        return socket.client
+      },
+      async close() {
+        sockets.forEach((socket) => socket.close())
+        await a.close({ keep: true })
+        await b.close({ keep: true })
+        const client = await MongoClient.connect(mongodb)
+        await client.db().dropDatabase()
+        await client.close()
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }
+    }
+  }
+
+  describe('start-up', () => {
+    const launch = async (env: Record<string, string>) => {
+      const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_boot')
+      const dataDir = tempDir('clinic-boot-')
+      const server = await startServerProcess({ DATA_DIR: dataDir, MONGODB_URL: mongodb, LOG_LEVEL: 'warn', ...env })
+      await server.kill('SIGTERM')
+      fs.rmSync(dataDir, { recursive: true, force: true })
+      const client = await MongoClient.connect(mongodb)
+      await client.db().dropDatabase()
+      await client.close()
+      return server.output()
+    }
+
+    it('creates the application admin once when two instances start together with ADMIN_EMAIL', async () => {
+      const admin = { email: 'admin@pair.test', password: 'admin password 1' }
+      const pair = await startPair({ admin }, { together: true })
+      try {
+        const accounts = (await (pair.a.app.service('accounts' as any) as any)._find({ query: { email: admin.email }, paginate: false })) as any[]
+        assert.equal(accounts.length, 1)
+        assert.equal(accounts[0].admin, true)
+        for (const server of [pair.a, pair.b]) assert.equal((await auth(server.url, admin)).status, 201)
+      } finally {
+        await pair.close()
+      }
+    })
+
+    it('warns when MONGODB_URL is set without REDIS_URL, and not when both are set', async () => {
+      assert.match(await launch({ REDIS_URL: '' }), /MONGODB_URL is set without REDIS_URL/)
+      assert.doesNotMatch(await launch({ REDIS_URL: redis.url, REDIS_PREFIX: `boot-${crypto.randomBytes(4).toString('hex')}` }), /without REDIS_URL/)
+    })
+  })
+
+  describe('realtime events and channel refreshes', () => {
+    let pair: Pair
+    before(async () => {
+      pair = await startPair()
+    })
+    after(() => pair.close())
+
+    it("publishes a change made on one instance to a permitted socket on the other, and nothing to a forbidden socket there", async () => {
+      const owner = await signUp(pair.a.url)
+      const other = await signUp(pair.a.url)
+      const ownerOnB = recordEvents(await pair.connect(pair.b.url, owner), 'accounts')
+      const otherOnB = recordEvents(await pair.connect(pair.b.url, other), 'accounts')
+
+      assert.equal((await restClient(pair.a.url, owner.token).patch(`/accounts/${owner.account.id}`, { firstName: 'Crossing' })).status, 200)
+      await waitUntil(() => ownerOnB.length === 1, 5000, "the owner's event on the other instance")
+      assert.equal(ownerOnB[0].event, 'patched')
+      assert.equal(ownerOnB[0].data.firstName, 'Crossing')
+      assert.equal(ownerOnB[0].data.password, undefined, 'no hash in events')
+
+      // Events travel in order on one bus: once the other account's own later event has arrived, the owner's
+      // event would have arrived before it, had it been sent there.
+      assert.equal((await restClient(pair.a.url, other.token).patch(`/accounts/${other.account.id}`, { firstName: 'Sentinel' })).status, 200)
+      await waitUntil(() => otherOnB.length === 1, 5000, "the other account's own event")
+      assert.deepEqual(otherOnB.map((seen) => seen.data?.firstName), ['Sentinel'], JSON.stringify(otherOnB))
+    })
+
+    it('refreshes the channels of a socket on the other instance when its account is added to an organization', async () => {
+      const owner = await signUp(pair.a.url, { organization: { name: 'Two Instance Clinic', type: 'facility' } })
+      const joiner = await signUp(pair.a.url)
+      const seenOnB = recordEvents(await pair.connect(pair.b.url, joiner), 'organizations')
+      const ownerApi = restClient(pair.a.url, owner.token)
+
+      assert.equal((await ownerApi.patch(`/organizations/${owner.organization.id}`, { description: 'before joining' })).status, 200)
+      await addMember(pair.a.url, owner, owner.organization.id, joiner)
+      // The membership event reached instance B, whose refresh loads the new access context: the joiner's socket
+      // there now receives the organization's events.
+      await waitUntil(async () => {
+        await ownerApi.patch(`/organizations/${owner.organization.id}`, { description: `after joining ${Date.now()}` })
+        return seenOnB.length > 0
+      }, 5000, 'an organization event after joining')
+      assert.ok(seenOnB.every((seen) => String(seen.data.description).startsWith('after joining')), JSON.stringify(seenOnB))
+    })
+
+    it("disconnects an account's sockets on the other instance when it logs out everywhere on one", async () => {
+      const user = await signUp(pair.a.url)
+      const socket = socketClient(pair.b.url)
+      try {
+        await socket.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
+        assert.equal(socket.socket.connected, true)
+        const ended = await http(pair.a.url, 'POST', '/authentication', { token: user.token, body: { action: 'logout-everywhere' } })
+        assert.equal(ended.status, 201, JSON.stringify(ended.body))
+        await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
+      } finally {
+        socket.close()
+      }
+    })
+
+    it('answers a directory search on one instance with a change made on the other', async () => {
+      const owner = await signUp(pair.a.url)
+      const created = await http(pair.a.url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name: 'Riverside Infirmary', directory: { listed: true } } })
+      assert.equal(created.status, 201, JSON.stringify(created.body))
+      const names = async (url: string, search: string) => (await http(url, 'GET', `/bff/unified-directory?$search=${encodeURIComponent(search)}`)).body.data.map((entry: any) => entry.name)
+      assert.deepEqual(await names(pair.b.url, 'riverside'), ['Riverside Infirmary'])
+      assert.equal((await http(pair.a.url, 'PATCH', `/organizations/${created.body.id}`, { token: owner.token, body: { name: 'Lakeside Infirmary' } })).status, 200)
+      await waitUntil(async () => (await names(pair.b.url, 'lakeside')).length === 1, 5000, 'the renamed entry on the other instance')
+      assert.deepEqual(await names(pair.b.url, 'riverside'), [])
+      assert.deepEqual(await names(pair.a.url, 'lakeside'), ['Lakeside Infirmary'])
+    })
+  })
+
+  describe('rate limits', () => {
+    let pair: Pair
+    before(async () => {
+      pair = await startPair({ rateLimits: { failedLoginsPerEmail: { points: 3, durationSeconds: 900 } } } as Partial<Configuration>)
+    })
+    after(() => pair.close())
+
+    it('holds the failed-login limit of an email across both instances', async () => {
+      const user = await signUp(pair.a.url)
+      assert.equal((await auth(pair.a.url, { email: user.email, password: 'wrong 1' })).status, 401)
+      assert.equal((await auth(pair.b.url, { email: user.email, password: 'wrong 2' })).status, 401)
+      assert.equal((await auth(pair.a.url, { email: user.email, password: 'wrong 3' })).status, 401)
+      const blocked = await auth(pair.b.url, { email: user.email, password: user.password })
+      assert.equal(blocked.status, 429)
+      assert.match(blocked.body.message, /Too many failed login attempts/)
+      assert.equal((await auth(pair.a.url, { email: user.email, password: user.password })).status, 429)
+    })
+  })
+
+  describe('work done once', () => {
+    let pair: Pair
+    before(async () => {
+      pair = await startPair()
+    })
+    after(() => pair.close())
+
+    it('runs a billing recovery pass on one instance when both start one at once, and the leftover is resolved once', async () => {
+      const facility = await setupFacility(pair.a.url)
+      const { invoice, items } = await invoiceWithItems(pair.a.url, facility, [100])
+      await pay(pair.a.url, facility, items[0].id, 10)
+      const itemStore = pair.a.app.service('billing-items' as any) as any
+      await itemStore._patch(items[0].id, { $inc: { reserved: 2500 }, $push: { pending: { key: 'vanished-payment', amount: 2500, at: 1 } } })
+
+      const everything = { operationsBefore: Date.now() + 1, paymentsBefore: Date.now() + 1, sweepSince: 0 }
+      const reports = await Promise.all([recoverBillingOnce(pair.a.app, everything), recoverBillingOnce(pair.b.app, everything)])
+      const ran = reports.filter((report) => report !== null)
+      assert.equal(ran.length, 1, 'one instance ran the pass, the other found the lease taken')
+      assert.equal(ran[0]!.reservationsReleased, 1)
+
+      const item = (await restClient(pair.b.url, facility.member.token).get(`/billing-items/${items[0].id}`)).body
+      assert.deepEqual([item.paid, item.balance], [10, 90])
+      assert.deepEqual((await itemStore._get(items[0].id)).pending, [])
+      assert.equal((await restClient(pair.b.url, facility.member.token).get(`/billing-invoices/${invoice.id}`)).body.paid, 10)
+      // The lease is released: the next pass runs (and finds nothing left to release).
+      const next = await recoverBillingOnce(pair.b.app, everything)
+      assert.ok(next)
+      assert.equal(next.reservationsReleased, 0)
+    })
+
+    it('runs start-up steps (the admin bootstrap) one instance at a time: the second waits for the first to finish', async () => {
+      const steps: string[] = []
+      const step = (name: string) => async () => {
+        steps.push(`${name} start`)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        steps.push(`${name} end`)
+        return name
+      }
+      const done = await Promise.all([withLeaseWaiting(pair.a.app, 'admin-bootstrap', 30_000, step('a')), withLeaseWaiting(pair.b.app, 'admin-bootstrap', 30_000, step('b'))])
+      assert.deepEqual(done, ['a', 'b'])
+      assert.equal(steps.length, 4)
+      assert.ok(steps[0].endsWith('start') && steps[1].endsWith('end') && steps[0].split(' ')[0] === steps[1].split(' ')[0], steps.join(', '))
+      assert.ok(steps[2].endsWith('start') && steps[3].endsWith('end'), steps.join(', '))
+    })
+
+    it('sends each webhook delivery once, in order, with changes made on both instances and both workers claiming', async () => {
+      let receiver: TestWebhookReceiver | undefined
+      try {
+        receiver = await startWebhookReceiver()
+        const owner = await signUp(pair.a.url, { organization: { name: 'Hooked Clinic', type: 'facility' } })
+        const installed = await restClient(pair.a.url, owner.token).post('/webhook-events', { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch' })
+        assert.equal(installed.status, 201, JSON.stringify(installed.body))
+        receiver.setSecret(installed.body.secret)
+        const count = 12
+        for (let i = 1; i <= count; i++) {
+          const via = i % 2 ? pair.a : pair.b
+          assert.equal((await restClient(via.url, owner.token).patch(`/organizations/${owner.organization.id}`, { description: `change ${i}` })).status, 200)
+        }
+        await receiver.waitForCount(count)
+        assert.equal((await restClient(pair.b.url, owner.token).patch(`/organizations/${owner.organization.id}`, { description: 'sentinel' })).status, 200)
+        await receiver.waitForCount(count + 1)
+        assert.deepEqual(
+          receiver.received.map((r) => r.body.payload.description),
+          [...Array.from({ length: count }, (_, i) => `change ${i + 1}`), 'sentinel']
+        )
+        assert.equal(new Set(receiver.received.map((r) => r.body.id)).size, count + 1)
+        assert.ok(receiver.received.every((r) => r.verified === true))
+      } finally {
+        await receiver?.close()
+      }
+    })
+  })
+})
