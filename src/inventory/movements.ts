@@ -135,6 +135,17 @@ export const createStock = async (app: Application, input: StockInput) => {
   await orNull(stockrooms._patch(stockroom.id, { stocked: true }))
 
   const lot = input.lot ?? null
+  const sameStock = async () => (await stocks._find({ query: { facility: input.facility, variant: variant.sku, stockroom: stockroom.id, lot, $limit: 1 }, paginate: false }))[0]
+  const duplicate = (existing: any) =>
+    new Conflict(`Variant ${variant.sku} already has a stock in stockroom ${stockroom.id}${lot ? ` (lot ${lot})` : ''}: ${existing?.id}`, {
+      stock: existing?.id,
+      variant: variant.sku,
+      stockroom: stockroom.id,
+      lot
+    })
+  // One stock per (variant, stockroom, lot): checked first; the unique index settles two concurrent creates.
+  const existing = await sameStock()
+  if (existing) throw duplicate(existing)
   let stock
   try {
     stock = await stocks._create({
@@ -153,13 +164,7 @@ export const createStock = async (app: Application, input: StockInput) => {
     })
   } catch (error: any) {
     if (error?.code !== 409) throw error
-    const [existing] = await stocks._find({ query: { facility: input.facility, variant: variant.sku, stockroom: stockroom.id, lot, $limit: 1 }, paginate: false })
-    throw new Conflict(`Variant ${variant.sku} already has a stock in stockroom ${stockroom.id}${lot ? ` (lot ${lot})` : ''}: ${existing?.id}`, {
-      stock: existing?.id,
-      variant: variant.sku,
-      stockroom: stockroom.id,
-      lot
-    })
+    throw duplicate(await sameStock())
   }
   const still = await orNull(variants._get(variant.id))
   if (!still || still.archived) stock = (await orNull(stocks._patch(stock.id, { closed: true }))) ?? stock

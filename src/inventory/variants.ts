@@ -16,7 +16,8 @@ const skuConflict = (facility: string, sku: string) =>
 /**
  * Creates a variant and, with `stockroom` (and optionally `initialStock`), its first stock. Steps:
  * 1. check the stockroom belongs to the facility (400 naming `stockroom`; `initialStock` needs one);
- * 2. insert the variant (a sku already used in the facility is a 409, through the unique index);
+ * 2. insert the variant (a sku already used in the facility is a 409: checked first, and the unique index settles
+ *    two concurrent creates);
  * 3. create the stock with the initial quantity as its first movement (createStock); if that fails the
  *    variant, never stocked, is removed again and the error is the answer.
  * Returns the variant, with `$stocks` holding the new stock when one was created.
@@ -29,6 +30,8 @@ export const createVariant = async (app: Application, data: Record<string, any>)
     const room = await orNull(stockrooms._get(stockroom))
     if (!room || room.facility !== fields.facility) throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of this facility' }])
   }
+  const taken = await variants._find({ query: { facility: fields.facility, sku: fields.sku, $limit: 1 }, paginate: false })
+  if (taken.length > 0) throw skuConflict(fields.facility, fields.sku)
   let variant
   try {
     variant = await variants._create({ ...fields, archived: false, stocked: false, ordered: false, updatedAt: fields.createdAt })
