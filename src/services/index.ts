@@ -9,6 +9,7 @@ import { facilityServices } from './services/services'
 import { billingInvoices } from './billing-invoices/billing-invoices'
 import { billingItems } from './billing-items/billing-items'
 import { billingPayments } from './billing-payments/billing-payments'
+import { billingCustomers } from './billing-customers/billing-customers'
 import { billingRecovery } from '../billing/recovery'
 import { billingSettings } from '../billing/settings'
 import { webhooks } from './webhooks/webhooks'
@@ -33,6 +34,8 @@ export const services = (app: Application) => {
   app.configure(billingInvoices)
   app.configure(billingItems)
   app.configure(billingPayments)
+  // Customers with cards saved at the card processor (src/providers/processor).
+  app.configure(billingCustomers)
   app.configure(billingRecovery)
   // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (README "Orders and inventory").
   app.configure(inventoryVariants)
