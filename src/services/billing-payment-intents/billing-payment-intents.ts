@@ -5,7 +5,8 @@
 // with an invoice, records its billing payments). Rules and states: src/billing/intents.ts.
 // Who: an intent with `facility` belongs to that facility — members with the billing privilege (or
 // superadmins) create and capture it, its members read it; an intent without `facility` belongs to the account
-// that created it, which alone reads and captures it. Everyone else: 404.
+// that created it, which alone reads and captures it. Everyone else: 404. POST and capture accept an
+// Idempotency-Key header (src/hooks/idempotency-key.ts).
 import { authenticate } from '@feathersjs/authentication'
 import { BadRequest, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
@@ -13,6 +14,7 @@ import { defineAccess } from '../../access/rules'
 import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
+import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingFacilities, requireBilling } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
@@ -28,6 +30,7 @@ import { billingPaymentIntentMethods, billingPaymentIntentPath } from './billing
 export const billingPaymentIntents = (app: Application) => {
   // Checked now so a bad GATEWAYS / GATEWAY_* setting fails at start-up.
   gatewaySettings(app)
+  idempotencyStore(app)
   // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   app.use(billingPaymentIntentPath as any, createIntentService(app) as any, { methods: [...billingPaymentIntentMethods], events: [] })
   // The approval page's secret, the minor-unit amounts and the capture marker stay in the server.
@@ -56,8 +59,8 @@ export const billingPaymentIntents = (app: Application) => {
       all: [authenticate('jwt'), presentResults(billingPaymentIntentPath)],
       find: [validateQueryWith(intentQuerySchema), scopeAccess],
       get: [validateQueryWith(intentQuerySchema), scopeAccess],
-      create: [validateBody({ create: intentDataSchema }), scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(intentQuerySchema), scopeAccess, validateBody({ patch: intentPatchSchema })]
+      create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],
+      patch: [oneAtATime, validateQueryWith(intentQuerySchema), scopeAccess, validateBody({ patch: intentPatchSchema }), idempotencyKey]
     }
   })
 }
