@@ -15,7 +15,7 @@
 import crypto from 'node:crypto'
 import { BadGateway, BadRequest, Conflict, NotFound } from '@feathersjs/errors'
 import type { Application } from '../declarations'
-import type { StoreService } from '../store'
+import { sumByGroup, type StoreService } from '../store'
 import { logger } from '../logger'
 import { within } from '../access/rules'
 import { GatewayUnavailable, gatewayOf, gatewaySettings, knownGateways, type GatewaySettings } from '../providers/gateways'
@@ -285,4 +285,30 @@ export const captureIntent = async (app: Application, existing: any, by: string 
     return (await move(app, intent.id, 'capturing', 'failed', { failureReason: outcome.reason })) ?? intents(app)._get(intent.id)
   }
   return (await move(app, intent.id, 'capturing', 'captured', { payments })) ?? intents(app)._get(intent.id)
+}
+
+export const analyticsTypes = ['net-amount-total', 'receivables-total'] as const
+export type AnalyticsType = (typeof analyticsTypes)[number]
+
+/**
+ * `$analytics` over the intents a find selects (same filters, same access scope): sums computed in the store
+ * (src/store sumByGroup) per currency, in exact minor units, answered in major units. Steps:
+ * 1. group the selected intents by currency, summing the minor-unit amounts and counting them;
+ * 2. per currency: net-amount-total → value = Σ netAmount; receivables-total → value = { gross, fees, net };
+ * 3. the answer lists every currency in `currencies`; when all selected intents share one currency (or none
+ *    is selected) `value`, `currency` and `count` are also given at the top.
+ */
+export const intentAnalytics = async (app: Application, service: StoreService, params: any, type: AnalyticsType) => {
+  const decimals = billingSettings(app).moneyDecimals
+  const { $limit: _limit, $skip: _skip, $sort: _sort, $select: _select, ...query } = params.query ?? {}
+  const rows = await sumByGroup(app, service, { ...params, query }, 'currency', { net: 'amounts.net', gross: 'amounts.gross', fees: 'amounts.fees', receivable: 'amounts.receivable' })
+  const valueOf = (sums: Record<string, number>) =>
+    type === 'net-amount-total' ? toMajor(sums.net, decimals) : { gross: toMajor(sums.gross, decimals), fees: toMajor(sums.fees, decimals), net: toMajor(sums.receivable, decimals) }
+  const currencies = rows.map((row) => ({ currency: row.group as string, value: valueOf(row.sums), count: row.count }))
+  const count = currencies.reduce((sum, row) => sum + row.count, 0)
+  if (currencies.length === 0) {
+    return { type, value: valueOf({ net: 0, gross: 0, fees: 0, receivable: 0 }), currency: typeof query.currency === 'string' ? query.currency : billingSettings(app).currency, count: 0, currencies }
+  }
+  if (currencies.length === 1) return { type, ...currencies[0], currencies }
+  return { type, count, currencies }
 }

@@ -2,7 +2,7 @@
 import type { Id, NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { createStore, type StoreOptions } from '../../store'
-import { captureIntent, createIntent } from '../../billing/intents'
+import { captureIntent, createIntent, intentAnalytics, type AnalyticsType } from '../../billing/intents'
 import { gatewaySettings } from '../../providers/gateways'
 import type { Intent } from './billing-payment-intents.schema'
 
@@ -27,6 +27,18 @@ export const originOf = (app: Application, params: Params = {}) => {
 
 const intentMethods = (app: Application) => (Base: any) =>
   class BillingPaymentIntentService extends Base {
+    // `$analytics=<type>` answers sums over the selected intents instead of a page of them.
+    async find(params: Params = {}) {
+      const { $analytics, ...query } = (params.query ?? {}) as Record<string, unknown>
+      if ($analytics === undefined) return super.find({ ...params, query })
+      return intentAnalytics(app, this as any, { ...params, query }, $analytics as AnalyticsType) // `as any`: this class is the store service
+    }
+
+    async get(id: Id, params: Params = {}) {
+      const { $analytics: _ignored, ...query } = (params.query ?? {}) as Record<string, unknown>
+      return super.get(id, { ...params, query })
+    }
+
     async create(data: any, params?: Params) {
       return createIntent(app, data, originOf(app, params))
     }

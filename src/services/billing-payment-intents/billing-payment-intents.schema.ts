@@ -90,3 +90,6 @@ export const intentQuerySchema = querySyntax(
     updatedAt: Type.Number()
   })
 )
+
+/** find also takes `$analytics`: sums over the selected intents (src/billing/intents.ts intentAnalytics). */
+export const intentFindQuerySchema = Type.Intersect([intentQuerySchema, Type.Object({ $analytics: Type.Optional(Type.Union([Type.Literal('net-amount-total'), Type.Literal('receivables-total')])) })])

@@ -24,7 +24,7 @@ import { orNull, stores } from '../../billing/stores'
 import { gatewaySettings } from '../../providers/gateways'
 import { createIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
-import { intentDataSchema, intentPatchSchema, intentQuerySchema } from './billing-payment-intents.schema'
+import { intentDataSchema, intentFindQuerySchema, intentPatchSchema, intentQuerySchema } from './billing-payment-intents.schema'
 import { billingPaymentIntentMethods, billingPaymentIntentPath } from './billing-payment-intents.shared'
 
 export const billingPaymentIntents = (app: Application) => {
@@ -57,7 +57,7 @@ export const billingPaymentIntents = (app: Application) => {
   app.service(billingPaymentIntentPath as any).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(billingPaymentIntentPath)],
-      find: [validateQueryWith(intentQuerySchema), scopeAccess],
+      find: [validateQueryWith(intentFindQuerySchema), scopeAccess],
       get: [validateQueryWith(intentQuerySchema), scopeAccess],
       create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],
       patch: [oneAtATime, validateQueryWith(intentQuerySchema), scopeAccess, validateBody({ patch: intentPatchSchema }), idempotencyKey]
