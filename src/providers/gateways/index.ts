@@ -5,6 +5,7 @@
 // offers is config `gateways.enabled` (GATEWAYS).
 import type { Application } from '../../declarations'
 import { createSandboxGateway } from './sandbox'
+import { createPayPalGateway, type PayPalSettings } from './paypal'
 
 export type IntentStatus = 'created' | 'approved' | 'capturing' | 'captured' | 'cancelled' | 'failed'
 
@@ -60,6 +61,7 @@ export interface GatewaySettings {
   defaultCancelURL: string
   expireAfterMs: number
   fees: Record<string, Fee>
+  paypal: PayPalSettings
 }
 
 const list = (value: unknown): string[] => {
@@ -89,7 +91,16 @@ export const gatewaySettings = (app: Application): GatewaySettings => {
     defaultReturnURL: String(raw.defaultReturnURL ?? ''),
     defaultCancelURL: String(raw.defaultCancelURL ?? ''),
     expireAfterMs: Number.isFinite(expireAfterMs) && expireAfterMs > 0 ? expireAfterMs : 10_800_000,
-    fees
+    fees,
+    paypal: {
+      clientId: String(raw.paypal?.clientId ?? ''),
+      clientSecret: String(raw.paypal?.clientSecret ?? ''),
+      baseURL: String(raw.paypal?.baseURL || 'https://api-m.sandbox.paypal.com'),
+      timeoutMs: Number(raw.paypal?.timeoutMs) > 0 ? Number(raw.paypal.timeoutMs) : 10000
+    }
+  }
+  if (enabled.includes('paypal') && (!settings.paypal.clientId || !settings.paypal.clientSecret)) {
+    throw new Error('Invalid gateways configuration: GATEWAYS includes paypal, which needs PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET')
   }
   app.set('gatewaySettings' as any, settings)
   return settings
@@ -101,8 +112,9 @@ export const gatewayOf = (app: Application, name: string): PaymentGateway => {
   app.set('paymentGateways' as any, cache)
   let gateway = cache.get(name)
   if (!gateway) {
-    if (name !== 'sandbox') throw new Error(`gateway '${name}' has no adapter`)
-    gateway = createSandboxGateway()
+    if (name === 'sandbox') gateway = createSandboxGateway()
+    else if (name === 'paypal') gateway = createPayPalGateway(gatewaySettings(app).paypal)
+    else throw new Error(`gateway '${name}' has no adapter`)
     cache.set(name, gateway)
   }
   return gateway
