@@ -23,6 +23,7 @@ import { hasAtMostDecimals, toMajor, toMinor } from './money'
 import { recordPayment } from './payments'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
+import { emitChange } from './present'
 import { voidPayment } from './void'
 
 export const intentPath = 'billing-payment-intents'
@@ -188,7 +189,9 @@ const move = async (app: Application, id: string, from: string, to: string, extr
 /** A created intent past its expiry is cancelled (on first touch); resolves to the current document. */
 const expireIfDue = async (app: Application, intent: any) => {
   if (intent.status !== 'created' || Date.now() < intent.expiresAt) return intent
-  return (await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'expired' })) ?? (await intents(app)._get(intent.id))
+  const expired = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'expired' })
+  if (expired) await emitChange(app, intentPath, 'patched', expired)
+  return expired ?? (await intents(app)._get(intent.id))
 }
 
 /** The sandbox approval page's buttons: created → approved or cancelled (the secret of its URL required). */
@@ -200,6 +203,8 @@ export const answerCheckout = async (app: Application, id: string, secret: strin
   const intent = await expireIfDue(app, found)
   if (intent.status !== 'created') return { intent, moved: false }
   const moved = await move(app, intent.id, 'created', answer === 'approve' ? 'approved' : 'cancelled', answer === 'cancel' ? { cancelReason: 'payer' } : {})
+  // A change outside a service call: announced as the service would (realtime and webhooks).
+  if (moved) await emitChange(app, intentPath, 'patched', moved)
   return { intent: moved ?? (await intents(app)._get(id)), moved: Boolean(moved) }
 }
 

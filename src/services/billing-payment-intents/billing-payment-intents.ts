@@ -17,6 +17,7 @@ import { setCreated } from '../../hooks/set-created'
 import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingFacilities, requireBilling } from '../../billing/access'
+import { invoiceChildAudit } from '../../billing/audit'
 import { oneAtATime } from '../../billing/hooks'
 import { omitting, presentResults, registerPresenter } from '../../billing/present'
 import { billingSettings } from '../../billing/settings'
@@ -51,7 +52,9 @@ export const billingPaymentIntents = (app: Application) => {
       }
     },
     audience: (doc) => (doc.facility ? [`organizations/${doc.facility}`] : [`accounts/${doc.account}`]),
-    organizations: (doc) => (doc.facility ? [doc.facility] : [])
+    organizations: (doc) => (doc.facility ? [doc.facility] : []),
+    // An intent paying a patient's invoice is in the audit trail with that patient (README "Audit trail").
+    audit: invoiceChildAudit
   })
 
   app.service(billingPaymentIntentPath as any).hooks({

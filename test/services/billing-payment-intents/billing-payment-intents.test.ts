@@ -2,7 +2,7 @@
 // receivables, the approval page followed as a plain HTTP client follows its forms, capture and its states,
 // invoice payments that never overpay, the open-redirect guard, and who may do what.
 import assert from 'node:assert/strict'
-import { http, signUp, type SignedUp, type TestServer } from '../../helpers/app'
+import { http, recordEvents, signUp, socketClient, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
 import { fieldsOf, invoiceWithItems, startFacilityServer, type FacilityFixture } from '../../helpers/billing'
 import { answerCheckout } from '../../helpers/gateways'
 
@@ -142,6 +142,20 @@ describe('billing-payment-intents (sandbox gateway)', function () {
       const again = await capture(facility.biller.token, intent.id)
       assert.equal(again.status, 409)
       assert.match(again.body.message, new RegExp(`${intent.id} is captured`))
+    })
+
+    it('announces the approval page’s change to the facility’s members in realtime, without the page secret', async () => {
+      const socket = socketClient(url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: facility.member.token })
+        const events = recordEvents(socket.client, 'billing-payment-intents', ['patched'])
+        const intent = (await create(facility.biller.token, facilityIntent())).body
+        await answerCheckout(intent.checkout.approvalURL, 'approve')
+        await waitUntil(() => events.some((e) => e.data.id === intent.id && e.data.status === 'approved'), 5000, 'the patched event')
+        for (const event of events) assert.equal(event.data.checkoutSecret, undefined)
+      } finally {
+        socket.close()
+      }
     })
 
     it('takes the cancel path: the page’s Cancel leads to the cancel URL and the intent cannot be captured', async () => {
