@@ -8,6 +8,7 @@
 // card becomes the default), { $setDefaultProcessorCard: id } picks the default, { processorEmail } changes the
 // email. Rules in src/billing/customers.ts. Who: an account's customer is its own; an organization's is read
 // by its superadmins and members with the billing privilege, and changed by its superadmins. Others: 404.
+// POST accepts an Idempotency-Key header (src/hooks/idempotency-key.ts).
 import { authenticate } from '@feathersjs/authentication'
 import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
@@ -15,6 +16,7 @@ import { defineAccess } from '../../access/rules'
 import { superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
+import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingFacilities, isMember } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
@@ -28,6 +30,7 @@ import { billingCustomerMethods, billingCustomerPath } from './billing-customers
 export const billingCustomers = (app: Application) => {
   // Built now so a bad PROCESSOR / STRIPE_* setting fails at start-up.
   processorOf(app)
+  idempotencyStore(app)
   const service = createCustomerService(app)
   // `$deleteProcessorCard` / `$setDefaultProcessorCard` in a PATCH body (src/hooks/reject-unsafe-keys.ts hands them over).
   ;(service as any).bodyOperators = ['$deleteProcessorCard', '$setDefaultProcessorCard'] // `as any`: a property the hook reads off the service object
@@ -60,7 +63,7 @@ export const billingCustomers = (app: Application) => {
       all: [authenticate('jwt'), presentResults(billingCustomerPath)],
       find: [validateQueryWith(customerQuerySchema), scopeAccess],
       get: [validateQueryWith(customerGetQuerySchema), scopeAccess],
-      create: [validateBody({ create: customerDataSchema }), scopeAccess, setCreated],
+      create: [validateBody({ create: customerDataSchema }), scopeAccess, idempotencyKey, setCreated],
       patch: [oneAtATime, validateQueryWith(customerQuerySchema), scopeAccess, validateBody({ patch: customerPatchSchema })]
     }
   })

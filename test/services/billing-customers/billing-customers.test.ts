@@ -63,6 +63,19 @@ describe('billing/customers (sandbox processor)', function () {
       assert.equal(list.body.total, 1)
     })
 
+    it('answers a POST retried with the same Idempotency-Key with the first result, once', async () => {
+      const payer = await signUp(url)
+      const send = () => http(url, 'POST', '/billing/customers', { token: payer.token, body: { owner: { account: payer.account.id }, processorToken: 'tok_visa' }, headers: { 'idempotency-key': 'customer-1' } })
+      const [first, again] = [await send(), await send()]
+      assert.equal(first.status, 201)
+      assert.equal(again.status, 201)
+      assert.deepEqual(again.body, first.body)
+      assert.equal((await cardsOf(payer.token, first.body.id)).length, 1)
+      const other = await http(url, 'POST', '/billing/customers', { token: payer.token, body: { owner: { account: payer.account.id } }, headers: { 'idempotency-key': 'customer-1' } })
+      assert.equal(other.status, 409)
+      assert.match(other.body.message, /Idempotency-Key/)
+    })
+
     it('needs exactly one of account or organization in owner (400)', async () => {
       const payer = await signUp(url)
       for (const owner of [{}, { account: payer.account.id, organization: facility.id }, { patient: payer.account.id }]) {
