@@ -317,3 +317,37 @@ export const intentAnalytics = async (app: Application, service: StoreService, p
   if (currencies.length === 1) return { type, ...currencies[0], currencies }
   return { type, count, currencies }
 }
+
+/**
+ * Finishes captures interrupted by a crash (intents left `capturing` since before `before`). Steps per intent:
+ * 1. ask the gateway: an order it reports captured → `captured`, with the intent's recorded payments;
+ * 2. otherwise (not captured, or a gateway that keeps no state: the sandbox) → the payments recorded for the
+ *    capture are voided and the intent is `approved` again, to be captured anew (PayPal answers a repeated
+ *    capture of the same order with its first result, so money is not taken twice).
+ * A gateway that cannot be asked leaves the intent for the next pass.
+ */
+export const recoverCaptures = async (app: Application, before: number) => {
+  const stuck = (await intents(app)._find({ query: { status: 'capturing', capturingAt: { $lt: before } }, paginate: false })) as any[]
+  let finished = 0
+  for (const intent of stuck) {
+    let seen: string | null
+    try {
+      seen = await gatewayOf(app, intent.gateway).orderStatus(intent.gatewayOrderId)
+    } catch {
+      continue
+    }
+    const recorded = ((await stores(app).payments._find({ query: { reference: `payment intent ${intent.id}` }, paginate: false })) as any[]).filter((payment) => payment.status !== 'voided')
+    if (seen === 'captured') {
+      if (await move(app, intent.id, 'capturing', 'captured', { payments: recorded.map((payment) => payment.id) })) finished++
+      continue
+    }
+    for (const payment of recorded) await voidPayment(app, payment.id, null, 'the capture was interrupted and is undone')
+    const back = await move(app, intent.id, 'capturing', 'approved')
+    if (back) {
+      await emitChange(app, intentPath, 'patched', back)
+      finished++
+    }
+  }
+  if (finished) logger.info(`Payment intents: ${finished} interrupted capture(s) finished`)
+  return finished
+}

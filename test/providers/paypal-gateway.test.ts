@@ -3,7 +3,7 @@
 // PayPal at capture time, declines mark the intent failed, outages are 502s with nothing captured, and the
 // credentials go to PayPal only.
 import assert from 'node:assert/strict'
-import { http, type TestServer } from '../helpers/app'
+import { http, startServer, type TestServer } from '../helpers/app'
 import { startFacilityServer, type FacilityFixture } from '../helpers/billing'
 import { startPayPalServer, type PayPalServer } from '../helpers/paypal-server'
 
@@ -14,16 +14,18 @@ describe('PayPal gateway (against a local PayPal API)', function () {
   let facility: FacilityFixture
   const answers: unknown[] = []
 
+  const settings = () => ({
+    gateways: {
+      enabled: ['sandbox', 'paypal'],
+      expireAfterMs: 3600000,
+      fees: { 'paypal-paypal': { percent: 3.49, fixed: 0.49 } },
+      paypal: { clientId: paypal.clientId, clientSecret: paypal.clientSecret, baseURL: paypal.url, timeoutMs: 2000 }
+    }
+  })
+
   before(async () => {
     paypal = await startPayPalServer()
-    ;({ server, facility } = await startFacilityServer({
-      gateways: {
-        enabled: ['sandbox', 'paypal'],
-        expireAfterMs: 3600000,
-        fees: { 'paypal-paypal': { percent: 3.49, fixed: 0.49 } },
-        paypal: { clientId: paypal.clientId, clientSecret: paypal.clientSecret, baseURL: paypal.url, timeoutMs: 2000 }
-      }
-    } as any)) // `as any`: gateway settings are raw config values
+    ;({ server, facility } = await startFacilityServer(settings() as any)) // `as any`: gateway settings are raw config values
   })
   afterEach(() => {
     paypal.mode = 'ok'
@@ -115,6 +117,22 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     assert.equal((await capture(intent.id)).status, 409)
     paypal.mode = 'ok'
     assert.equal((await capture(intent.id)).body.status, 'captured')
+  })
+
+  it('finishes a capture interrupted after PayPal captured: at restart the intent is captured, not captured again', async () => {
+    const intent = (await create()).body
+    paypal.approve(intent.gatewayOrderId)
+    const order = paypal.orders.get(intent.gatewayOrderId)!
+    // The state a crash right after PayPal's capture leaves behind.
+    order.status = 'COMPLETED'
+    order.captures = 1
+    await (server.app.service('billing-payment-intents' as any) as any)._patch(intent.id, { status: 'capturing', capturingAt: Date.now() - 1000 }) // `any`: internal store call to stage the crash
+    const dataDir = server.dataDir
+    await server.close({ keep: true })
+    server = await startServer({ dataDir, ...settings() } as any) // `as any`: gateway settings are raw config values
+    const after = await call('GET', `/billing-payment-intents/${intent.id}`)
+    assert.equal(after.body.status, 'captured')
+    assert.equal(order.captures, 1)
   })
 
   it('sends the client secret and access token to PayPal only', async () => {

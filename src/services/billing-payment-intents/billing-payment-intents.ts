@@ -22,6 +22,8 @@ import { oneAtATime } from '../../billing/hooks'
 import { omitting, presentResults, registerPresenter } from '../../billing/present'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
+import { recoverCaptures } from '../../billing/intents'
+import { logger } from '../../logger'
 import { gatewaySettings } from '../../providers/gateways'
 import { createIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
@@ -65,5 +67,29 @@ export const billingPaymentIntents = (app: Application) => {
       create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],
       patch: [oneAtATime, validateQueryWith(intentQuerySchema), scopeAccess, validateBody({ patch: intentPatchSchema }), idempotencyKey]
     }
+  })
+
+  // Captures interrupted by a crash are finished or undone at start-up (on MongoDB, where other instances may
+  // be capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs.
+  let timer: NodeJS.Timeout | undefined
+  const recover = (before: number) => recoverCaptures(app, before).catch((error) => logger.error('Payment intent recovery failed:', error))
+  app.hooks({
+    setup: [
+      async (_context: any, next: any) => {
+        await next()
+        const settings = billingSettings(app)
+        await recover(app.get('mongodb') ? Date.now() - settings.staleAfterMs : Date.now())
+        if (settings.recoveryIntervalMs > 0) {
+          timer = setInterval(() => void recover(Date.now() - settings.staleAfterMs), settings.recoveryIntervalMs)
+          timer.unref()
+        }
+      }
+    ],
+    teardown: [
+      async (_context: any, next: any) => {
+        if (timer) clearInterval(timer)
+        await next()
+      }
+    ]
   })
 }
