@@ -9,6 +9,8 @@ import { facilityServices } from './services/services'
 import { billingInvoices } from './billing-invoices/billing-invoices'
 import { billingItems } from './billing-items/billing-items'
 import { billingPayments } from './billing-payments/billing-payments'
+import { billingCustomers } from './billing-customers/billing-customers'
+import { billingPaymentIntents } from './billing-payment-intents/billing-payment-intents'
 import { billingRecovery } from '../billing/recovery'
 import { billingSettings } from '../billing/settings'
 import { webhooks } from './webhooks/webhooks'
@@ -33,6 +35,10 @@ export const services = (app: Application) => {
   app.configure(billingInvoices)
   app.configure(billingItems)
   app.configure(billingPayments)
+  // Customers with cards saved at the card processor (src/providers/processor).
+  app.configure(billingCustomers)
+  // Payment intents through gateways (src/providers/gateways), with the sandbox approval page.
+  app.configure(billingPaymentIntents)
   app.configure(billingRecovery)
   // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (README "Orders and inventory").
   app.configure(inventoryVariants)

@@ -360,3 +360,46 @@ export const storeHealth = async (app: Application): Promise<{ reachable: boolea
 export const closeStore = async (app: Application) => {
   await engineOf(app)?.close()
 }
+
+export interface GroupSums {
+  /** The value of the group field (null when absent). */
+  group: unknown
+  count: number
+  /** Per named sum: the total of its numeric field. */
+  sums: Record<string, number>
+}
+
+/**
+ * Sums numeric fields per value of `groupBy` over the documents the service's `params.query` selects — computed
+ * in the store, never by a client-facing find: a `$group` aggregation on MongoDB; on the embedded engine a scan
+ * of the matching documents reading only the grouped and summed fields. `sums` maps a result name to a field
+ * path (dot notation for nested fields). `$limit`, `$skip`, `$sort` and `$select` are ignored.
+ */
+export const sumByGroup = async (app: Application, service: StoreService, params: Params, groupBy: string, sums: Record<string, string>): Promise<GroupSums[]> => {
+  const { query } = service.filterQuery(null, { ...params, paginate: false })
+  const names = Object.keys(sums)
+  if (engineOf(app).kind === 'mongodb') {
+    const collection = await service.getModel(params)
+    const rows = await collection
+      .aggregate([{ $match: query }, { $group: { _id: `$${groupBy}`, count: { $sum: 1 }, ...Object.fromEntries(names.map((name) => [name, { $sum: `$${sums[name]}` }])) } }, { $sort: { _id: 1 } }])
+      .toArray()
+      .catch(storeError)
+    return rows.map((row: any) => ({ group: row._id ?? null, count: row.count, sums: Object.fromEntries(names.map((name) => [name, row[name] ?? 0])) }))
+  }
+  const topLevel = [...new Set([groupBy, ...names.map((name) => sums[name])].map((field) => field.split('.')[0]))]
+  const docs: any[] = await service.getOptions(params).Model.findAsync(query, Object.fromEntries(topLevel.map((field) => [field, 1]))).catch(storeError)
+  const read = (doc: any, field: string) => field.split('.').reduce((value, key) => (value && typeof value === 'object' ? value[key] : undefined), doc)
+  const groups = new Map<string, GroupSums>()
+  for (const doc of docs) {
+    const group = read(doc, groupBy) ?? null
+    const key = JSON.stringify(group)
+    let entry = groups.get(key)
+    if (!entry) groups.set(key, (entry = { group, count: 0, sums: Object.fromEntries(names.map((name) => [name, 0])) }))
+    entry.count++
+    for (const name of names) {
+      const value = read(doc, sums[name])
+      if (typeof value === 'number' && Number.isFinite(value)) entry.sums[name] += value
+    }
+  }
+  return [...groups.values()].sort((a, b) => String(a.group).localeCompare(String(b.group)))
+}

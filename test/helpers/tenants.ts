@@ -15,6 +15,8 @@ export const servicePaths = [
   'billing-invoices',
   'billing-items',
   'billing-payments',
+  'billing/customers',
+  'billing-payment-intents',
   'medical-records',
   'webhooks',
   'webhook-events',
@@ -38,6 +40,8 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   'billing-invoices': { notes: 'pay at the desk' },
   'billing-items': { name: 'Line 1 (renamed)' },
   'billing-payments': { notes: 'receipt 12' },
+  'billing/customers': { processorEmail: 'accounts@clinic-a.test' },
+  'billing-payment-intents': { capture: true },
   'medical-records': { description: 'rash after intake' },
   webhooks: { events: 'accounts.patch' },
   'webhook-events': { retry: true },
@@ -70,7 +74,7 @@ export const failedDelivery = async (server: TestServer, token: string, webhook:
 /**
  * One document of every service in `owner`'s organization, created over REST by its superadmin: the
  * organization, `member`'s membership (or the owner's own), a catalogue service, an encounter with its
- * invoice, an item and a payment, a medical record shared read-only with the organization, an organization
+ * invoice, an item and a payment, the organization's billing customer (with a sandbox card), a payment intent (not approved), a medical record shared read-only with the organization, an organization
  * webhook and one (failed) delivery of it, a stockroom, a variant with its stock and that stock's first movement,
  * and an order for the patient (`member`, or the owner). `accounts` is the owner's account.
  */
@@ -87,6 +91,8 @@ export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl
   const encounter = await post('/medical-encounters', { facility: org, patient: (member ?? owner).account.id, invoice: true })
   const item = await post('/billing-items', { invoice: encounter.invoice, type: 'custom', name: 'Line 1', price: 100 })
   const payment = await post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount: 10 })
+  const customer = await post('/billing/customers', { owner: { organization: org }, processorToken: 'tok_visa' })
+  const intent = await post('/billing-payment-intents', { gatewayType: 'sandbox-card', currency: 'USD', facility: org, items: [{ name: 'Deposit', amountPerItem: 20, quantity: 1 }] })
   const record = await post('/medical-records', { type: 'allergy', facility: org, patient: (member ?? owner).account.id, name: 'Penicillin', permissions: [{ organization: org }] }, 200)
   const webhook = await post('/webhook-events', { organization: org, url: webhookUrl, events: 'accounts.patch' })
   const delivery = await failedDelivery(server, owner.token, webhook.id)
@@ -104,6 +110,8 @@ export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl
     'billing-invoices': encounter.invoice,
     'billing-items': item.id,
     'billing-payments': payment.id,
+    'billing/customers': customer.id,
+    'billing-payment-intents': intent.id,
     'medical-records': record.id,
     webhooks: webhook.id,
     'webhook-events': delivery,

@@ -121,6 +121,8 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
       case 'billing-invoices': return { facility: org, type: 'walk-in', subject: owner.account.id, subjectType: 'patient' }
       case 'billing-items': return { invoice: A['billing-invoices'], type: 'custom', name: 'Extra', price: 5 }
       case 'billing-payments': return { item: A['billing-items'], type: 'payment', paymentMethod: 'cash', amount: 1 }
+      case 'billing-payment-intents': return { gatewayType: 'sandbox-card', currency: 'USD', facility: org, items: [{ name: 'Deposit', amountPerItem: 5, quantity: 1 }] }
+      case 'billing/customers': return { owner: { account: owner.account.id }, processorToken: 'tok_visa' }
       case 'medical-records': return { type: 'allergy', facility: org, patient: owner.account.id, name: 'Latex' }
       case 'webhooks': return { organization: org, url: receiver.url, events: 'accounts.patch' }
       case 'webhook-events': return { webhook: A.webhooks, event: 'ping' }

@@ -26,6 +26,8 @@ const exposed: Record<ServicePath, Method[]> = {
   'billing-invoices': ['find', 'get', 'create', 'patch', 'remove'],
   'billing-items': ['find', 'get', 'create', 'patch', 'remove'],
   'billing-payments': ['find', 'get', 'create', 'patch'],
+  'billing/customers': ['find', 'get', 'create', 'patch'],
+  'billing-payment-intents': ['find', 'get', 'create', 'patch'],
   'medical-records': ['find', 'get', 'create', 'patch', 'remove'],
   webhooks: ['find', 'get', 'patch', 'remove'],
   'webhook-events': ['find', 'get', 'create', 'patch'],
@@ -61,6 +63,12 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
   'billing-invoices': { owner: E(200, 201, 200, 200), member: E(200, 201, 200, 403), outsider: E(404, 404, 404, 404) },
   'billing-items': { owner: E(200, 201, 200, 200), member: E(200, 201, 200, 403), outsider: E(404, 404, 404, 404) },
   'billing-payments': { owner: E(200, 201, 200, 405), member: E(200, 403, 403, 405), outsider: E(404, 404, 404, 405) },
+  // A's customer is the organization's: read by its superadmin and billing members (the plain member: 404), changed
+  // by its superadmin; the create body asks for A's customer again, so the owner meets the one-per-owner 409.
+  'billing/customers': { owner: E(200, 409, 200, 405), member: E(404, 403, 404, 405), outsider: E(404, 404, 404, 405) },
+  // Members read the facility's intents; billers and superadmins create and capture them (A's intent was never
+  // approved, so the owner's capture is the 409 of the state machine).
+  'billing-payment-intents': { owner: E(200, 201, 409, 405), member: E(200, 403, 403, 405), outsider: E(404, 404, 404, 405) },
   // POST /medical-records answers 200 (interface); the record is shared read-only with A's members.
   'medical-records': { owner: E(200, 200, 200, 200), member: E(200, 200, 403, 403), outsider: E(404, 404, 404, 404) },
   webhooks: { owner: E(200, 405, 200, 200), member: E(404, 405, 404, 404), outsider: E(404, 405, 404, 404) },
@@ -149,6 +157,10 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return { invoice: scratch.invoice, type: 'custom', name: 'Extra', price: 5 }
       case 'billing-payments':
         return { item: scratch.item, type: 'payment', paymentMethod: 'cash', amount: 1 }
+      case 'billing-payment-intents':
+        return { gatewayType: 'sandbox-card', currency: 'USD', facility: org, items: [{ name: 'Deposit', amountPerItem: 5, quantity: 1 }] }
+      case 'billing/customers':
+        return { owner: { organization: org }, processorToken: 'tok_mastercard' }
       case 'medical-records':
         return { type: 'allergy', facility: org, patient: member.account.id, name: 'Latex' }
       case 'webhooks':

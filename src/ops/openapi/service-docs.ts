@@ -7,6 +7,8 @@ import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSchem
 import { auditEventQuerySchema, auditEventSchema } from '../../services/audit-events/audit-events.schema'
 import { invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema, invoiceSchema } from '../../services/billing-invoices/billing-invoices.schema'
 import { itemDataSchema, itemPatchSchema, itemQuerySchema, itemSchema } from '../../services/billing-items/billing-items.schema'
+import { customerDataSchema, customerPatchSchema, customerQuerySchema, customerSchema, operatorSchemas as customerOperators } from '../../services/billing-customers/billing-customers.schema'
+import { intentDataSchema, intentPatchSchema, intentQuerySchema, intentSchema } from '../../services/billing-payment-intents/billing-payment-intents.schema'
 import { paymentDataSchema, paymentPatchSchema, paymentQuerySchema, paymentSchema } from '../../services/billing-payments/billing-payments.schema'
 import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema, encounterSchema, encounterUpdateSchema } from '../../services/medical-encounters/medical-encounters.schema'
 import { medicalRecordDataSchema, medicalRecordPatchSchema, medicalRecordQuerySchema, medicalRecordSchema } from '../../services/medical-records/medical-records.schema'
@@ -99,6 +101,20 @@ export const serviceDocs: Record<string, ServiceDoc> = {
   'billing-invoices': { summary: 'Invoices (draft → finalized)', result: invoiceSchema, data: invoiceDataSchema, patch: { fields: invoicePatchSchema, finalize: finalizeOnly }, query: invoiceQuerySchema },
   'billing-items': { summary: 'Invoice lines (draft → finalized)', result: itemSchema, data: itemDataSchema, patch: { fields: itemPatchSchema, finalize: finalizeOnly }, query: itemQuerySchema },
   'billing-payments': { summary: 'Payments against items (never above the item total)', result: paymentSchema, data: paymentDataSchema, patch: paymentPatchSchema, query: paymentQuerySchema },
+  'billing/customers': {
+    summary: 'Payers (an account or an organization) with cards saved at the card processor; GET ?$populateProcessorCards=true lists the cards',
+    result: customerSchema,
+    data: customerDataSchema,
+    patch: { 'a new card (the new default) or a new email': customerPatchSchema, 'delete a card': customerOperators.$deleteProcessorCard, 'set the default card': customerOperators.$setDefaultProcessorCard },
+    query: customerQuerySchema
+  },
+  'billing-payment-intents': {
+    summary: 'Payments through a gateway: POST prices the items and answers checkout.approvalURL; PATCH { capture: true } captures an approved intent',
+    result: intentSchema,
+    data: intentDataSchema,
+    patch: intentPatchSchema,
+    query: intentQuerySchema
+  },
   webhooks: { summary: 'Installed webhooks (created through POST /webhook-events)', result: webhookSchema, patch: webhookPatchSchema, query: webhookQuerySchema },
   'webhook-events': {
     summary: 'POST a webhook to install it, or { webhook, event: "ping" }; read and retry deliveries',

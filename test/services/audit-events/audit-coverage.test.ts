@@ -64,6 +64,19 @@ describe('audit trail coverage', function () {
     assert.ok(seenByPatient.some((e) => e.action === 'read' && e.actor === facility.owner.account.id))
   })
 
+  it("records a payment intent paying a patient's invoice with that patient", async () => {
+    const { invoice } = await invoiceWithItems(server.url, facility, [20])
+    const created = await http(server.url, 'POST', '/billing-payment-intents', {
+      token: facility.biller.token,
+      body: { gatewayType: 'sandbox-card', currency: 'USD', facility: facility.id, invoice: invoice.id, items: [{ name: 'Invoice', amountPerItem: 20, quantity: 1 }] }
+    })
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    const [event] = await eventsOf(`?service=billing-payment-intents&action=create`)
+    assert.deepEqual(event.ids, [created.body.id])
+    assert.equal(event.patient, facility.member.account.id)
+    assert.equal(event.facility, facility.id)
+  })
+
   it('records request orders for a patient with that patient and the owner facility (create, status move, read by the patient)', async () => {
     const created = await http(server.url, 'POST', '/request/orders', {
       token: facility.member.token,

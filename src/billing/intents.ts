@@ -1,0 +1,353 @@
+// Payment intents: a payer pays an amount through a gateway (src/providers/gateways/). The rules:
+// - `gatewayType` is `<gateway>-<method>`: an unknown gateway or method is a 400 naming it, a known gateway
+//   this server does not offer (GATEWAYS) a 400 saying so;
+// - the server prices the items: an inventory-variant sku from the facility's variant, a service id from the
+//   facility's catalogue, a custom item from its `amountPerItem` (a client price on the first two is a 400 —
+//   the schema has no such field); every priced item must be in the intent's currency (400 naming the item);
+// - netAmount = Σ quantity × unit price (what the payer pays); receivables = { gross: netAmount, fees: the
+//   configured fee of the gateway and method (percent of gross + fixed, at most gross), net: gross − fees };
+// - return/cancel URLs are http(s) on an allowed origin (GATEWAY_RETURN_ORIGINS), else a 400 naming the field;
+// - states: created → approved → captured; created → cancelled (payer cancelled, or expired after
+//   GATEWAY_INTENT_EXPIRES_MS); approved → failed (capture declined). Capturing anything not approved is a 409;
+// - a capture takes the intent from approved to `capturing` in one conditional write, so concurrent captures
+//   capture once; with an invoice, the payments are recorded (reserving the items' balances: never beyond an
+//   item's balance) before the gateway is asked, and voided again if the capture does not happen.
+import crypto from 'node:crypto'
+import { BadGateway, BadRequest, Conflict, NotFound } from '@feathersjs/errors'
+import type { Application } from '../declarations'
+import { sumByGroup, type StoreService } from '../store'
+import { logger } from '../logger'
+import { within } from '../access/rules'
+import { GatewayUnavailable, gatewayOf, gatewaySettings, knownGateways, type GatewaySettings } from '../providers/gateways'
+import { hasAtMostDecimals, toMajor, toMinor } from './money'
+import { recordPayment } from './payments'
+import { billingSettings } from './settings'
+import { orNull, stores } from './stores'
+import { emitChange } from './present'
+import { voidPayment } from './void'
+
+export const intentPath = 'billing-payment-intents'
+const intents = (app: Application) => app.service(intentPath as any) as unknown as StoreService
+
+const badField = (field: string, message: string) => new BadRequest(`Invalid data: '${field}' ${message}`, { errors: [{ field, message }] })
+
+/** `<gateway>-<method>` → its parts, or a 400 naming what is unknown or not configured. */
+export const parseGatewayType = (settings: GatewaySettings, gatewayType: string) => {
+  const dash = gatewayType.indexOf('-')
+  const gateway = dash < 0 ? gatewayType : gatewayType.slice(0, dash)
+  const method = dash < 0 ? '' : gatewayType.slice(dash + 1)
+  const methods = knownGateways[gateway]
+  if (!methods) throw badField('gatewayType', `names an unknown gateway '${gateway}' (known: ${Object.keys(knownGateways).join(', ')})`)
+  if (!methods.includes(method)) throw badField('gatewayType', `names an unknown method '${method}' of gateway '${gateway}' (known: ${methods.join(', ')})`)
+  if (!settings.enabled.includes(gateway)) throw badField('gatewayType', `names gateway '${gateway}', which is not configured on this server (GATEWAYS: ${settings.enabled.join(', ')})`)
+  return { gateway, method }
+}
+
+const isLoopbackHttp = (url: URL) => url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1')
+
+/** A return/cancel URL: http(s), on an allowed origin; anything else would be an open redirect (400). */
+export const checkReturnURL = (settings: GatewaySettings, origin: string, field: string, value: string) => {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw badField(field, 'must be an absolute http(s) URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badField(field, 'must be an absolute http(s) URL')
+  const allowed = settings.returnOrigins.length ? settings.returnOrigins.includes(url.origin) : url.origin === origin || isLoopbackHttp(url)
+  if (!allowed) throw badField(field, `has origin ${url.origin}, which is not on the allow-list (GATEWAY_RETURN_ORIGINS)`)
+  return url.toString()
+}
+
+export interface IntentItemInput {
+  type?: 'inventory-variant' | 'service'
+  ref?: string
+  name?: string
+  amountPerItem?: number
+  quantity: number
+}
+
+/** Each item with its server-side unit price (minor units) and name; a 400 naming the item otherwise. */
+const priceItems = async (app: Application, items: IntentItemInput[], currency: string, facility: string | null, decimals: number) => {
+  const priced = []
+  for (const [index, item] of items.entries()) {
+    const field = `items.${index}`
+    let unitMinor: number
+    let name: string
+    if (item.type === 'inventory-variant' || item.type === 'service') {
+      if (!facility) throw badField(field, `of type ${item.type} needs the intent's facility`)
+      let doc: any
+      if (item.type === 'inventory-variant') {
+        ;[doc] = await (app.service('inventory-variants' as any) as unknown as StoreService)._find({ query: { facility, sku: item.ref }, paginate: false })
+        if (!doc || doc.archived) throw badField(field, `names no inventory variant with sku '${item.ref}' in the facility`)
+      } else {
+        doc = await orNull(stores(app).services._get(item.ref as string))
+        if (!doc || doc.facility !== facility || doc.active === false) throw badField(field, `names no service '${item.ref}' of the facility`)
+      }
+      if (typeof doc.price !== 'number') throw badField(field, `has no price ('${item.ref}' is not priced)`)
+      if (doc.currency !== currency) throw badField(field, `is priced in ${doc.currency}, not in the intent's currency ${currency}`)
+      unitMinor = toMinor(doc.price, decimals)
+      name = doc.name
+    } else {
+      if (!hasAtMostDecimals(item.amountPerItem as number, decimals)) throw badField(`${field}.amountPerItem`, `has more than ${decimals} decimals`)
+      unitMinor = toMinor(item.amountPerItem as number, decimals)
+      name = item.name as string
+    }
+    const amountMinor = Math.round(unitMinor * item.quantity)
+    priced.push({
+      ...(item.type ? { type: item.type, ref: item.ref } : {}),
+      name,
+      quantity: item.quantity,
+      amountPerItem: toMajor(unitMinor, decimals),
+      amount: toMajor(amountMinor, decimals),
+      amountMinor
+    })
+  }
+  return priced
+}
+
+/** The fee of `gatewayType` on `grossMinor`: percent of gross plus the fixed part, never above gross. */
+export const feeMinorOf = (settings: GatewaySettings, gatewayType: string, grossMinor: number, decimals: number) => {
+  const fee = settings.fees[gatewayType]
+  if (!fee || grossMinor === 0) return 0
+  return Math.min(grossMinor, Math.round((grossMinor * fee.percent) / 100) + toMinor(fee.fixed, decimals))
+}
+
+export interface IntentInput {
+  gatewayType: string
+  currency: string
+  items: IntentItemInput[]
+  gatewayReturnURL?: string
+  gatewayCancelURL?: string
+  facility?: string
+  invoice?: string
+  createdAt: number
+  createdBy: string | null
+}
+
+/**
+ * Creates an intent. Steps:
+ * 1. gateway and method known and configured; return/cancel URLs allowed (400s);
+ * 2. price the items on the server; netAmount and receivables (fees from the schedule);
+ * 3. store the intent as `created` (with a random checkout secret), then create the gateway order and store
+ *    its id and approval URL (a gateway failure removes the intent again: 502).
+ */
+export const createIntent = async (app: Application, data: IntentInput, origin: string) => {
+  const settings = gatewaySettings(app)
+  const { gateway, method } = parseGatewayType(settings, data.gatewayType)
+  const returnURL = data.gatewayReturnURL ? checkReturnURL(settings, origin, 'gatewayReturnURL', data.gatewayReturnURL) : settings.defaultReturnURL || `${origin}/gateways/return`
+  const cancelURL = data.gatewayCancelURL ? checkReturnURL(settings, origin, 'gatewayCancelURL', data.gatewayCancelURL) : settings.defaultCancelURL || `${origin}/gateways/cancel`
+  const decimals = billingSettings(app).moneyDecimals
+  const facility = data.facility ?? null
+  const items = await priceItems(app, data.items, data.currency, facility, decimals)
+  const grossMinor = items.reduce((sum, item) => sum + item.amountMinor, 0)
+  const feesMinor = feeMinorOf(settings, data.gatewayType, grossMinor, decimals)
+  const now = data.createdAt
+  const checkoutSecret = crypto.randomBytes(18).toString('base64url')
+  const intent = await intents(app)._create({
+    gatewayType: data.gatewayType,
+    gateway,
+    method,
+    currency: data.currency,
+    items: items.map(({ amountMinor: _minor, ...item }) => item),
+    netAmount: toMajor(grossMinor, decimals),
+    receivables: { gross: toMajor(grossMinor, decimals), fees: toMajor(feesMinor, decimals), net: toMajor(grossMinor - feesMinor, decimals) },
+    // Minor units for exact sums (analytics).
+    amounts: { net: grossMinor, gross: grossMinor, fees: feesMinor, receivable: grossMinor - feesMinor },
+    facility,
+    invoice: data.invoice ?? null,
+    account: data.createdBy,
+    gatewayReturnURL: returnURL,
+    gatewayCancelURL: cancelURL,
+    status: 'created',
+    statusHistory: [{ status: 'created', at: now }],
+    expiresAt: now + settings.expireAfterMs,
+    checkoutSecret,
+    createdAt: now,
+    createdBy: data.createdBy,
+    updatedAt: now
+  })
+  try {
+    const order = await gatewayOf(app, gateway).createOrder({ intent: intent.id, currency: data.currency, amount: toMajor(grossMinor, decimals).toFixed(decimals), returnURL, cancelURL, origin, checkoutSecret })
+    return await intents(app)._patch(intent.id, { gatewayOrderId: order.orderId, checkout: { approvalURL: order.approvalURL } })
+  } catch (error) {
+    await intents(app)._remove(intent.id)
+    if (error instanceof GatewayUnavailable) {
+      logger.warn(`Payment gateway ${gateway} unavailable: ${error.message}`)
+      throw new BadGateway(`The payment gateway ${gateway} is unavailable; no intent was created`)
+    }
+    throw error
+  }
+}
+
+/** Moves an intent between states in one conditional write; `null` when it was not in `from` any more. */
+const move = async (app: Application, id: string, from: string, to: string, extra: Record<string, unknown> = {}, scope?: Record<string, unknown>) => {
+  const now = Date.now()
+  return orNull(intents(app)._patch(id, { $set: { status: to, [`${to}At`]: now, updatedAt: now, ...extra }, $push: { statusHistory: { status: to, at: now } } }, { query: within({ status: from }, scope) }))
+}
+
+/** A created intent past its expiry is cancelled (on first touch); resolves to the current document. */
+const expireIfDue = async (app: Application, intent: any) => {
+  if (intent.status !== 'created' || Date.now() < intent.expiresAt) return intent
+  const expired = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'expired' })
+  if (expired) await emitChange(app, intentPath, 'patched', expired)
+  return expired ?? (await intents(app)._get(intent.id))
+}
+
+/** The sandbox approval page's buttons: created → approved or cancelled (the secret of its URL required). */
+export const answerCheckout = async (app: Application, id: string, secret: string, answer: 'approve' | 'cancel') => {
+  const found = await orNull(intents(app)._get(id))
+  const given = Buffer.from(String(secret))
+  const expected = Buffer.from(String(found?.checkoutSecret ?? ''))
+  if (!found || found.gateway !== 'sandbox' || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw new NotFound('No checkout found')
+  const intent = await expireIfDue(app, found)
+  if (intent.status !== 'created') return { intent, moved: false }
+  const moved = await move(app, intent.id, 'created', answer === 'approve' ? 'approved' : 'cancelled', answer === 'cancel' ? { cancelReason: 'payer' } : {})
+  // A change outside a service call: announced as the service would (realtime and webhooks).
+  if (moved) await emitChange(app, intentPath, 'patched', moved)
+  return { intent: moved ?? (await intents(app)._get(id)), moved: Boolean(moved) }
+}
+
+export const loadCheckout = async (app: Application, id: string, secret: string) => {
+  const found = await orNull(intents(app)._get(id))
+  if (!found || found.gateway !== 'sandbox' || found.checkoutSecret !== secret) throw new NotFound('No checkout found')
+  return expireIfDue(app, found)
+}
+
+const notCapturable = (intent: any) => new Conflict(`Payment intent ${intent.id} is ${intent.status} and cannot be captured (only an approved intent can)`, { intent: intent.id, status: intent.status })
+
+/** The invoice's items with balance, in order, taking `amountMinor` from their balances; 409 when it does not fit. */
+const shares = async (app: Application, intent: any, amountMinor: number, decimals: number) => {
+  const items = (await stores(app).items._find({ query: { invoice: intent.invoice }, paginate: false })) as any[]
+  const open = items.filter((item) => !item.deleting && item.status !== 'voided').sort((a, b) => a.createdAt - b.createdAt)
+  const balance = open.reduce((sum, item) => sum + Math.max(0, item.amountMinor - (item.reserved ?? 0)), 0)
+  if (balance < amountMinor) {
+    throw new Conflict(`Capturing ${toMajor(amountMinor, decimals)} would overpay invoice ${intent.invoice}: its remaining balance is ${toMajor(balance, decimals)}`, { intent: intent.id, invoice: intent.invoice, remainingBalance: toMajor(balance, decimals) })
+  }
+  const result: { item: any; amountMinor: number }[] = []
+  let left = amountMinor
+  for (const item of open) {
+    const room = Math.max(0, item.amountMinor - (item.reserved ?? 0))
+    const take = Math.min(room, left)
+    if (take > 0) result.push({ item, amountMinor: take })
+    left -= take
+    if (left === 0) break
+  }
+  return result
+}
+
+/**
+ * Captures an approved intent. Steps:
+ * 1. created intents: expire when due; ask the gateway whether the payer approved (created → approved);
+ * 2. approved → capturing in one conditional write (anything else: 409 naming the intent and its state);
+ * 3. with an invoice: record its payments (reserving the items' balances; a balance too small: back to
+ *    approved, 409 — before any money moves);
+ * 4. capture at the gateway: captured → keep the payments; declined → void them, `failed`; gateway down →
+ *    void them, back to approved, 502.
+ */
+export const captureIntent = async (app: Application, existing: any, by: string | null, scope?: Record<string, unknown>) => {
+  let intent = await expireIfDue(app, existing)
+  const gateway = gatewayOf(app, intent.gateway)
+  if (intent.status === 'created' && intent.gatewayOrderId) {
+    const seen = await gateway.orderStatus(intent.gatewayOrderId).catch(() => null)
+    if (seen === 'approved') intent = (await move(app, intent.id, 'created', 'approved', {}, scope)) ?? intent
+  }
+  if (intent.status !== 'approved') throw notCapturable(intent)
+  const capturing = await move(app, intent.id, 'approved', 'capturing', { capturingBy: by }, scope)
+  if (!capturing) throw notCapturable(await intents(app)._get(intent.id))
+  const decimals = billingSettings(app).moneyDecimals
+  const payments: string[] = []
+  const release = async (reason: string) => {
+    for (const payment of payments) await voidPayment(app, payment, by, reason)
+  }
+  try {
+    if (intent.invoice) {
+      for (const share of await shares(app, intent, intent.amounts.net, decimals)) {
+        const now = Date.now()
+        const payment = await recordPayment(app, share.item, { type: 'payment', paymentMethod: intent.method === 'card' ? 'card' : 'online', amount: toMajor(share.amountMinor, decimals), reference: `payment intent ${intent.id}`, createdAt: now, createdBy: by })
+        payments.push(payment.id)
+      }
+    }
+  } catch (error) {
+    await release('the payment intent could not be captured')
+    await move(app, intent.id, 'capturing', 'approved')
+    throw error
+  }
+  let outcome: Awaited<ReturnType<typeof gateway.capture>>
+  try {
+    outcome = await gateway.capture(intent.gatewayOrderId, { currency: intent.currency, amount: toMajor(intent.amounts.net, decimals).toFixed(decimals) })
+  } catch (error) {
+    await release('the payment gateway was unavailable')
+    await move(app, intent.id, 'capturing', 'approved')
+    if (error instanceof GatewayUnavailable) {
+      logger.warn(`Payment gateway ${intent.gateway} unavailable at capture: ${error.message}`)
+      throw new BadGateway(`The payment gateway ${intent.gateway} is unavailable; nothing was captured, try again`)
+    }
+    throw error
+  }
+  if (outcome.status === 'failed') {
+    await release('the capture was declined')
+    return (await move(app, intent.id, 'capturing', 'failed', { failureReason: outcome.reason })) ?? intents(app)._get(intent.id)
+  }
+  return (await move(app, intent.id, 'capturing', 'captured', { payments })) ?? intents(app)._get(intent.id)
+}
+
+export const analyticsTypes = ['net-amount-total', 'receivables-total'] as const
+export type AnalyticsType = (typeof analyticsTypes)[number]
+
+/**
+ * `$analytics` over the intents a find selects (same filters, same access scope): sums computed in the store
+ * (src/store sumByGroup) per currency, in exact minor units, answered in major units. Steps:
+ * 1. group the selected intents by currency, summing the minor-unit amounts and counting them;
+ * 2. per currency: net-amount-total → value = Σ netAmount; receivables-total → value = { gross, fees, net };
+ * 3. the answer lists every currency in `currencies`; when all selected intents share one currency (or none
+ *    is selected) `value`, `currency` and `count` are also given at the top.
+ */
+export const intentAnalytics = async (app: Application, service: StoreService, params: any, type: AnalyticsType) => {
+  const decimals = billingSettings(app).moneyDecimals
+  const { $limit: _limit, $skip: _skip, $sort: _sort, $select: _select, ...query } = params.query ?? {}
+  const rows = await sumByGroup(app, service, { ...params, query }, 'currency', { net: 'amounts.net', gross: 'amounts.gross', fees: 'amounts.fees', receivable: 'amounts.receivable' })
+  const valueOf = (sums: Record<string, number>) =>
+    type === 'net-amount-total' ? toMajor(sums.net, decimals) : { gross: toMajor(sums.gross, decimals), fees: toMajor(sums.fees, decimals), net: toMajor(sums.receivable, decimals) }
+  const currencies = rows.map((row) => ({ currency: row.group as string, value: valueOf(row.sums), count: row.count }))
+  const count = currencies.reduce((sum, row) => sum + row.count, 0)
+  if (currencies.length === 0) {
+    return { type, value: valueOf({ net: 0, gross: 0, fees: 0, receivable: 0 }), currency: typeof query.currency === 'string' ? query.currency : billingSettings(app).currency, count: 0, currencies }
+  }
+  if (currencies.length === 1) return { type, ...currencies[0], currencies }
+  return { type, count, currencies }
+}
+
+/**
+ * Finishes captures interrupted by a crash (intents left `capturing` since before `before`). Steps per intent:
+ * 1. ask the gateway: an order it reports captured → `captured`, with the intent's recorded payments;
+ * 2. otherwise (not captured, or a gateway that keeps no state: the sandbox) → the payments recorded for the
+ *    capture are voided and the intent is `approved` again, to be captured anew (PayPal answers a repeated
+ *    capture of the same order with its first result, so money is not taken twice).
+ * A gateway that cannot be asked leaves the intent for the next pass.
+ */
+export const recoverCaptures = async (app: Application, before: number) => {
+  const stuck = (await intents(app)._find({ query: { status: 'capturing', capturingAt: { $lt: before } }, paginate: false })) as any[]
+  let finished = 0
+  for (const intent of stuck) {
+    let seen: string | null
+    try {
+      seen = await gatewayOf(app, intent.gateway).orderStatus(intent.gatewayOrderId)
+    } catch {
+      continue
+    }
+    const recorded = ((await stores(app).payments._find({ query: { reference: `payment intent ${intent.id}` }, paginate: false })) as any[]).filter((payment) => payment.status !== 'voided')
+    if (seen === 'captured') {
+      if (await move(app, intent.id, 'capturing', 'captured', { payments: recorded.map((payment) => payment.id) })) finished++
+      continue
+    }
+    for (const payment of recorded) await voidPayment(app, payment.id, null, 'the capture was interrupted and is undone')
+    const back = await move(app, intent.id, 'capturing', 'approved')
+    if (back) {
+      await emitChange(app, intentPath, 'patched', back)
+      finished++
+    }
+  }
+  if (finished) logger.info(`Payment intents: ${finished} interrupted capture(s) finished`)
+  return finished
+}

@@ -1,0 +1,81 @@
+// The card processor: where customers and their saved cards live. No card number ever reaches this server —
+// clients tokenize cards with the processor and send the token. One interface, two adapters chosen once at
+// start-up from config `processor.kind` (PROCESSOR): `sandbox` (default; in-process, deterministic test
+// tokens) and `stripe` (the official SDK; src/providers/processor/stripe.ts is the only file importing it).
+// Adapters throw the three errors below; the billing domain maps them to 402, 400 and 502.
+import type { Application } from '../../declarations'
+import { createSandboxProcessor } from './sandbox'
+import { createStripeProcessor } from './stripe'
+
+/** A saved card as clients see it (never the number: brand, last four digits and expiry only). */
+export interface ProcessorCard {
+  id: string
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+  isDefault: boolean
+}
+
+export interface CardProcessor {
+  kind: 'sandbox' | 'stripe'
+  /** Creates a processor customer; resolves to its processor id. */
+  createCustomer(input: { email?: string; reference: string }): Promise<string>
+  /** Removes a processor customer (compensation when saving our side fails). */
+  deleteCustomer(customer: string): Promise<void>
+  /** Changes the customer's email at the processor. */
+  updateEmail(customer: string, email: string): Promise<void>
+  /** Saves the card behind `token` on the customer; resolves to the saved card (not yet the default). */
+  addCard(customer: string, token: string): Promise<ProcessorCard>
+  /** The customer's cards, most recently added first, the default marked. */
+  listCards(customer: string): Promise<ProcessorCard[]>
+  /** Removes a card from the customer. */
+  removeCard(customer: string, card: string): Promise<void>
+  /** Makes `card` the customer's default (`null`: no default). */
+  setDefaultCard(customer: string, card: string | null): Promise<void>
+}
+
+/** The processor refused the token or card (declined, expired, invalid): a 402 with its message. */
+export class ProcessorDeclined extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ProcessorDeclined'
+  }
+}
+
+/** The processor could not be reached, timed out or failed: a 502 (its details stay in the server). */
+export class ProcessorUnavailable extends Error {
+  constructor(reason: string) {
+    super(reason)
+    this.name = 'ProcessorUnavailable'
+  }
+}
+
+export interface ProcessorSettings {
+  kind: 'sandbox' | 'stripe'
+  /** Upper bound of one processor call. */
+  timeoutMs: number
+  stripe: { secretKey: string; host: string; port: string; protocol: string }
+}
+
+// `as any` below: the processor is cached on the app under a key that is no configuration field.
+export const processorSettings = (app: Application): ProcessorSettings => {
+  const raw = app.get('processor') ?? {}
+  const kind = raw.kind || 'sandbox'
+  if (kind !== 'sandbox' && kind !== 'stripe') throw new Error(`Invalid processor configuration: PROCESSOR must be sandbox or stripe, not '${kind}'`)
+  const timeoutMs = Number(raw.timeoutMs ?? 10000)
+  const stripe = { secretKey: String(raw.stripe?.secretKey ?? ''), host: String(raw.stripe?.host ?? ''), port: String(raw.stripe?.port ?? ''), protocol: String(raw.stripe?.protocol ?? '') }
+  if (kind === 'stripe' && !stripe.secretKey) throw new Error('Invalid processor configuration: PROCESSOR=stripe needs STRIPE_SECRET_KEY')
+  if (stripe.protocol && stripe.protocol !== 'http' && stripe.protocol !== 'https') throw new Error('Invalid processor configuration: STRIPE_PROTOCOL must be http or https')
+  return { kind, timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 10000, stripe }
+}
+
+/** The configured processor, built once per app. */
+export const processorOf = (app: Application): CardProcessor => {
+  const cached = app.get('cardProcessor' as any)
+  if (cached) return cached
+  const settings = processorSettings(app)
+  const processor = settings.kind === 'stripe' ? createStripeProcessor(settings) : createSandboxProcessor()
+  app.set('cardProcessor' as any, processor)
+  return processor
+}

@@ -1,0 +1,73 @@
+// The sandbox card processor: in-process, no network, deterministic. Its customers and cards live in this
+// process's memory (for development and tests; they are gone after a restart and not shared between
+// instances). Test tokens:
+//   tok_visa, tok_mastercard, tok_amex   save a card (Visa 4242, Mastercard 4444, Amex 8431, expiring 12/2034)
+//   tok_chargeDeclined                   402 "Your card was declined."
+//   tok_expired                          402 "Your card has expired."
+//   tok_processorDown                    502 (simulates a processor outage)
+// Any other token: 402 "No such token".
+import crypto from 'node:crypto'
+import { ProcessorDeclined, ProcessorUnavailable, type CardProcessor, type ProcessorCard } from './index'
+
+const cards: Record<string, { brand: string; last4: string }> = {
+  tok_visa: { brand: 'visa', last4: '4242' },
+  tok_mastercard: { brand: 'mastercard', last4: '4444' },
+  tok_amex: { brand: 'amex', last4: '8431' }
+}
+
+const refusals: Record<string, string> = {
+  tok_chargeDeclined: 'Your card was declined.',
+  tok_expired: 'Your card has expired.'
+}
+
+interface SandboxCustomer {
+  email?: string
+  cards: { card: Omit<ProcessorCard, 'isDefault'>; added: number }[]
+  defaultCard: string | null
+}
+
+export const createSandboxProcessor = (): CardProcessor => {
+  const customers = new Map<string, SandboxCustomer>()
+  let sequence = 0
+  const customerOf = (id: string) => {
+    const customer = customers.get(id)
+    if (!customer) throw new ProcessorUnavailable(`sandbox customer ${id} is not in this process`)
+    return customer
+  }
+  return {
+    kind: 'sandbox',
+    async createCustomer({ email }) {
+      const id = `cus_sandbox_${crypto.randomBytes(8).toString('hex')}`
+      customers.set(id, { email, cards: [], defaultCard: null })
+      return id
+    },
+    async deleteCustomer(id) {
+      customers.delete(id)
+    },
+    async updateEmail(id, email) {
+      customerOf(id).email = email
+    },
+    async addCard(id, token) {
+      const customer = customerOf(id)
+      if (token === 'tok_processorDown') throw new ProcessorUnavailable('sandbox outage token')
+      if (refusals[token]) throw new ProcessorDeclined(refusals[token])
+      const known = cards[token]
+      if (!known) throw new ProcessorDeclined(`No such token: '${token}'`)
+      const card = { id: `card_sandbox_${crypto.randomBytes(8).toString('hex')}`, ...known, expMonth: 12, expYear: 2034 }
+      customer.cards.push({ card, added: ++sequence })
+      return { ...card, isDefault: false }
+    },
+    async listCards(id) {
+      const customer = customerOf(id)
+      return [...customer.cards].sort((a, b) => b.added - a.added).map(({ card }) => ({ ...card, isDefault: card.id === customer.defaultCard }))
+    },
+    async removeCard(id, card) {
+      const customer = customerOf(id)
+      customer.cards = customer.cards.filter((entry) => entry.card.id !== card)
+      if (customer.defaultCard === card) customer.defaultCard = null
+    },
+    async setDefaultCard(id, card) {
+      customerOf(id).defaultCard = card
+    }
+  }
+}

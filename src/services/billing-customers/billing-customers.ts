@@ -1,0 +1,70 @@
+// Billing customers: an account or an organization as a payer with cards saved at the card processor
+// (src/providers/processor/; no card number ever touches this server — clients send processor tokens).
+// POST { owner: { account } | { organization }, processorToken?, processorEmail? } creates the customer (and
+// saves the token's card as the default): an account only for itself, an organization only by its
+// superadmin; one customer per owner (409 naming the existing one). GET …?$populateProcessorCards=true adds
+// processorCustomerCards.data (most recently added first, default marked). PATCH { processorToken } saves
+// another card (the new default), { $deleteProcessorCard: id } deletes one (the most recently added remaining
+// card becomes the default), { $setDefaultProcessorCard: id } picks the default, { processorEmail } changes the
+// email. Rules in src/billing/customers.ts. Who: an account's customer is its own; an organization's is read
+// by its superadmins and members with the billing privilege, and changed by its superadmins. Others: 404.
+// POST accepts an Idempotency-Key header (src/hooks/idempotency-key.ts).
+import { authenticate } from '@feathersjs/authentication'
+import { Forbidden, NotFound } from '@feathersjs/errors'
+import type { Application } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { superadminOf } from '../../access/context'
+import { scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { billingFacilities, isMember } from '../../billing/access'
+import { oneAtATime } from '../../billing/hooks'
+import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { billingSettings } from '../../billing/settings'
+import { processorOf } from '../../providers/processor'
+import { createCustomerService } from './billing-customers.class'
+import { customerDataSchema, customerGetQuerySchema, customerPatchSchema, customerQuerySchema } from './billing-customers.schema'
+import { billingCustomerMethods, billingCustomerPath } from './billing-customers.shared'
+
+export const billingCustomers = (app: Application) => {
+  // Built now so a bad PROCESSOR / STRIPE_* setting fails at start-up.
+  processorOf(app)
+  idempotencyStore(app)
+  const service = createCustomerService(app)
+  // `$deleteProcessorCard` / `$setDefaultProcessorCard` in a PATCH body (src/hooks/reject-unsafe-keys.ts hands them over).
+  ;(service as any).bodyOperators = ['$deleteProcessorCard', '$setDefaultProcessorCard'] // `as any`: a property the hook reads off the service object
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
+  app.use(billingCustomerPath as any, service as any, { methods: [...billingCustomerMethods], events: [] })
+  // The uniqueness key is bookkeeping.
+  registerPresenter(billingCustomerPath, omitting(['ownerKey']))
+  const privilege = billingSettings(app).privilege
+
+  defineAccess(billingCustomerPath, {
+    read: (access) => ({ $or: [{ 'owner.account': access.accountId }, { 'owner.organization': { $in: billingFacilities(access, privilege) } }] }),
+    write: (access) => ({ $or: [{ 'owner.account': access.accountId }, { 'owner.organization': { $in: superadminOf(access) } }] }),
+    // An account creates a customer for itself only; an organization's only its superadmin (a member without
+    // it: 403; an organization the caller is not in: 404).
+    create: (access, data) => {
+      if (data.owner.account !== undefined) {
+        if (data.owner.account !== access.accountId) throw new Forbidden('An account may create a billing customer only for itself')
+        return
+      }
+      const organization = data.owner.organization
+      if (!isMember(access, organization)) throw new NotFound(`No organization found for id '${organization}'`)
+      if (!superadminOf(access).includes(organization)) throw new Forbidden('Only a superadmin of the organization may create its billing customer')
+    },
+    audience: (doc) => (doc.owner?.account ? [`accounts/${doc.owner.account}`] : [`organizations/${doc.owner?.organization}`]),
+    organizations: (doc) => (doc.owner?.organization ? [doc.owner.organization] : [])
+  })
+
+  app.service(billingCustomerPath as any).hooks({
+    around: {
+      all: [authenticate('jwt'), presentResults(billingCustomerPath)],
+      find: [validateQueryWith(customerQuerySchema), scopeAccess],
+      get: [validateQueryWith(customerGetQuerySchema), scopeAccess],
+      create: [validateBody({ create: customerDataSchema }), scopeAccess, idempotencyKey, setCreated],
+      patch: [oneAtATime, validateQueryWith(customerQuerySchema), scopeAccess, validateBody({ patch: customerPatchSchema })]
+    }
+  })
+}

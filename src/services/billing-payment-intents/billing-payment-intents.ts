@@ -1,0 +1,95 @@
+// Payment intents: pay through a gateway (sandbox, PayPal) with the payer's approval, then capture.
+// POST { gatewayType: '<gateway>-<method>', currency, items, gatewayReturnURL?, gatewayCancelURL?, facility?,
+// invoice? } prices the items on the server and answers the intent with netAmount, receivables and
+// checkout.approvalURL; the payer approves there; PATCH { capture: true } captures an approved intent (and,
+// with an invoice, records its billing payments). Rules and states: src/billing/intents.ts.
+// Who: an intent with `facility` belongs to that facility — members with the billing privilege (or
+// superadmins) create and capture it, its members read it; an intent without `facility` belongs to the account
+// that created it, which alone reads and captures it. Everyone else: 404. POST and capture accept an
+// Idempotency-Key header (src/hooks/idempotency-key.ts).
+import { authenticate } from '@feathersjs/authentication'
+import { BadRequest, NotFound } from '@feathersjs/errors'
+import type { Application } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { organizationIds } from '../../access/context'
+import { scopeAccess } from '../../hooks/scope-access'
+import { setCreated } from '../../hooks/set-created'
+import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { billingFacilities, requireBilling } from '../../billing/access'
+import { invoiceChildAudit } from '../../billing/audit'
+import { oneAtATime } from '../../billing/hooks'
+import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { billingSettings } from '../../billing/settings'
+import { orNull, stores } from '../../billing/stores'
+import { recoverCaptures } from '../../billing/intents'
+import { logger } from '../../logger'
+import { gatewaySettings } from '../../providers/gateways'
+import { createIntentService } from './billing-payment-intents.class'
+import { checkoutPages } from './checkout-page'
+import { intentDataSchema, intentFindQuerySchema, intentPatchSchema, intentQuerySchema } from './billing-payment-intents.schema'
+import { billingPaymentIntentMethods, billingPaymentIntentPath } from './billing-payment-intents.shared'
+
+export const billingPaymentIntents = (app: Application) => {
+  // Checked now so a bad GATEWAYS / GATEWAY_* setting fails at start-up.
+  gatewaySettings(app)
+  idempotencyStore(app)
+  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
+  app.use(billingPaymentIntentPath as any, createIntentService(app) as any, { methods: [...billingPaymentIntentMethods], events: [] })
+  // The approval page's secret, the minor-unit amounts and the capture marker stay in the server.
+  registerPresenter(billingPaymentIntentPath, omitting(['checkoutSecret', 'amounts', 'capturingBy', 'capturingAt']))
+  app.use(checkoutPages(app))
+  const privilege = billingSettings(app).privilege
+
+  defineAccess(billingPaymentIntentPath, {
+    read: (access) => ({ $or: [{ facility: { $in: organizationIds(access) } }, { facility: null, account: access.accountId }] }),
+    write: (access) => ({ $or: [{ facility: { $in: billingFacilities(access, privilege) } }, { facility: null, account: access.accountId }] }),
+    // A facility's intent needs its billing privilege (or superadmin); an invoice must be one of that facility.
+    create: async (access, data) => {
+      if (data.facility !== undefined) requireBilling(access, data.facility, privilege, 'Creating a payment intent')
+      if (data.invoice !== undefined) {
+        const invoice = await orNull(stores(app).invoices._get(data.invoice))
+        if (!invoice || invoice.deleting || !organizationIds(access).includes(invoice.facility)) throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
+        if (invoice.facility !== data.facility) throw new BadRequest(`Invalid data: 'invoice' belongs to facility ${invoice.facility}; send it as 'facility'`, { errors: [{ field: 'invoice', message: 'belongs to another facility than the intent' }] })
+      }
+    },
+    audience: (doc) => (doc.facility ? [`organizations/${doc.facility}`] : [`accounts/${doc.account}`]),
+    organizations: (doc) => (doc.facility ? [doc.facility] : []),
+    // An intent paying a patient's invoice is in the audit trail with that patient (README "Audit trail").
+    audit: invoiceChildAudit
+  })
+
+  app.service(billingPaymentIntentPath as any).hooks({
+    around: {
+      all: [authenticate('jwt'), presentResults(billingPaymentIntentPath)],
+      find: [validateQueryWith(intentFindQuerySchema), scopeAccess],
+      get: [validateQueryWith(intentQuerySchema), scopeAccess],
+      create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],
+      patch: [oneAtATime, validateQueryWith(intentQuerySchema), scopeAccess, validateBody({ patch: intentPatchSchema }), idempotencyKey]
+    }
+  })
+
+  // Captures interrupted by a crash are finished or undone at start-up (on MongoDB, where other instances may
+  // be capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs.
+  let timer: NodeJS.Timeout | undefined
+  const recover = (before: number) => recoverCaptures(app, before).catch((error) => logger.error('Payment intent recovery failed:', error))
+  app.hooks({
+    setup: [
+      async (_context: any, next: any) => {
+        await next()
+        const settings = billingSettings(app)
+        await recover(app.get('mongodb') ? Date.now() - settings.staleAfterMs : Date.now())
+        if (settings.recoveryIntervalMs > 0) {
+          timer = setInterval(() => void recover(Date.now() - settings.staleAfterMs), settings.recoveryIntervalMs)
+          timer.unref()
+        }
+      }
+    ],
+    teardown: [
+      async (_context: any, next: any) => {
+        if (timer) clearInterval(timer)
+        await next()
+      }
+    ]
+  })
+}
