@@ -42,30 +42,36 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
   const request = crypto.createHash('sha256').update(canonical({ id: context.id ?? null, data: context.data ?? null, operators: context.params.operators ?? null })).digest('hex')
   const now = Date.now()
   let mine: any = null
+  // The key is looked up first (a retry finds it without an insert); the unique index on `key` decides between
+  // two requests that both found none.
   for (let attempt = 0; attempt < 3 && !mine; attempt++) {
-    try {
-      mine = await store._create({ key, request, state: 'pending', createdAt: now, expiresAt: now + DAY_MS })
-    } catch (error: any) {
-      if (error?.code !== 409) throw error
-      const [found] = await store._find({ query: { key }, paginate: false })
-      if (!found) continue
-      if (found.expiresAt <= Date.now()) {
-        await store._remove(found.id, { query: { expiresAt: { $lte: Date.now() } } }).catch(() => null)
-        continue
+    let [found] = await store._find({ query: { key }, paginate: false })
+    if (!found) {
+      try {
+        mine = await store._create({ key, request, state: 'pending', createdAt: now, expiresAt: now + DAY_MS })
+        break
+      } catch (error: any) {
+        if (error?.code !== 409) throw error
+        ;[found] = await store._find({ query: { key }, paginate: false })
+        if (!found) continue
       }
-      if (found.request !== request) throw new Conflict('This Idempotency-Key was used with a different request; use a new key', { idempotencyKey: header })
-      // The first request under this key: its result, once it has one.
-      const deadline = Date.now() + WAIT_MS
-      let current = found
-      while (current && current.state === 'pending' && Date.now() < deadline) {
-        await sleep(20)
-        ;[current] = await store._find({ query: { key }, paginate: false })
-      }
-      if (!current) continue
-      if (current.state === 'pending') throw new Conflict('A request with this Idempotency-Key is still in progress; retry later', { idempotencyKey: header })
-      context.result = replay(current)
-      return
     }
+    if (found.expiresAt <= Date.now()) {
+      await store._remove(found.id, { query: { expiresAt: { $lte: Date.now() } } }).catch(() => null)
+      continue
+    }
+    if (found.request !== request) throw new Conflict('This Idempotency-Key was used with a different request; use a new key', { idempotencyKey: header })
+    // The first request under this key: its result, once it has one.
+    const deadline = Date.now() + WAIT_MS
+    let current = found
+    while (current && current.state === 'pending' && Date.now() < deadline) {
+      await sleep(20)
+      ;[current] = await store._find({ query: { key }, paginate: false })
+    }
+    if (!current) continue
+    if (current.state === 'pending') throw new Conflict('A request with this Idempotency-Key is still in progress; retry later', { idempotencyKey: header })
+    context.result = replay(current)
+    return
   }
   if (!mine) throw new Conflict('This Idempotency-Key is changing hands; retry', { idempotencyKey: header })
   try {

@@ -128,8 +128,11 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     order.captures = 1
     await (server.app.service('billing-payment-intents' as any) as any)._patch(intent.id, { status: 'capturing', capturingAt: Date.now() - 1000 }) // `any`: internal store call to stage the crash
     const dataDir = server.dataDir
+    // The same data on restart (MongoDB: the same database), where the interrupted capture counts as stale at once.
+    const mongodb = server.app.get('mongodb')
+    const billing = { ...server.app.get('billing'), staleAfterMs: 0 }
     await server.close({ keep: true })
-    server = await startServer({ dataDir, ...settings() } as any) // `as any`: gateway settings are raw config values
+    server = await startServer({ dataDir, mongodb, billing, ...settings() } as any) // `as any`: gateway settings are raw config values
     const after = await call('GET', `/billing-payment-intents/${intent.id}`)
     assert.equal(after.body.status, 'captured')
     assert.equal(order.captures, 1)

@@ -27,9 +27,13 @@ describe('billing-payment-intents recovery of interrupted captures', function ()
     await store._patch(intent.id, { status: 'capturing', capturingAt: Date.now() - 1000 })
     await pay(server.url, facility, items[0].id, 30, { paymentMethod: 'card', reference: `payment intent ${intent.id}` })
     const dataDir = server.dataDir
+    // The same data on restart (MongoDB: the same database), and on MongoDB — where other instances may be capturing —
+    // the interrupted capture counts as stale at once.
+    const mongodb = server.app.get('mongodb')
+    const billing = { ...server.app.get('billing'), staleAfterMs: 0 }
     await server.close({ keep: true })
 
-    server = await startServer({ dataDir })
+    server = await startServer({ dataDir, mongodb, billing })
     const after = await http(server.url, 'GET', `/billing-payment-intents/${intent.id}`, { token: facility.biller.token })
     assert.equal(after.body.status, 'approved')
     assert.equal((await http(server.url, 'GET', `/billing-items/${items[0].id}`, { token: facility.biller.token })).body.balance, 50)
