@@ -20,7 +20,7 @@ import { completeVoid } from './void'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
-import { withLease } from '../cluster/lease'
+import { recoveryLoop, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
 
 export interface RecoveryCutoffs {
   /** Cascades and finalizations marked before this time are finished. */
@@ -154,14 +154,9 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   return report
 }
 
-// A pass holds its lease this long, renewed while it runs.
-const RECOVERY_LEASE_MS = 30_000
-
 /** One recovery pass on one instance at a time: the report, or null when another instance is running a pass. */
-export const recoverBillingOnce = async (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport | null> => {
-  const result = await withLease(app, 'billing-recovery', RECOVERY_LEASE_MS, () => recoverBilling(app, cutoffs))
-  return result.ran ? result.value : null
-}
+export const recoverBillingOnce = (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport | null> =>
+  recoveryPass(app, 'billing', () => recoverBilling(app, cutoffs))
 
 const summary = (report: RecoveryReport) =>
   Object.entries(report)
@@ -169,45 +164,19 @@ const summary = (report: RecoveryReport) =>
     .map(([key, count]) => `${key}=${count}`)
     .join(' ')
 
-/** Registers startup recovery (after the store is ready) and the periodic pass; stops it on teardown. */
-export const billingRecovery = (app: Application) => {
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> = Promise.resolve()
-  const run = (cutoffs: RecoveryCutoffs, when: string) => {
-    running = running
-      .then(() => recoverBillingOnce(app, cutoffs))
-      .then((report) => {
-        if (!report) return
-        const text = summary(report)
-        if (text) logger.info(`Billing recovery (${when}): ${text}`)
-      })
-      .catch((error) => logger.error(`Billing recovery (${when}) failed:`, error))
-    return running
-  }
-
-  app.hooks({
-    setup: [
-      async (_context: any, next: any) => {
-        await next()
-        const settings = billingSettings(app)
-        const now = Date.now()
-        const shared = !!app.get('mongodb')
-        await run({ operationsBefore: now, paymentsBefore: shared ? now - settings.staleAfterMs : now, sweepSince: now - settings.totalsSweepWindowMs }, 'startup')
-        if (settings.recoveryIntervalMs > 0) {
-          timer = setInterval(() => {
-            const cutoff = Date.now() - settings.staleAfterMs
-            void run({ operationsBefore: cutoff, paymentsBefore: cutoff, sweepSince: null }, 'periodic')
-          }, settings.recoveryIntervalMs)
-          timer.unref()
-        }
-      }
-    ],
-    teardown: [
-      async (_context: any, next: any) => {
-        if (timer) clearInterval(timer)
-        await running
-        await next()
-      }
-    ]
+/** Registers the start-up and periodic recovery passes (src/jobs/recovery-loop.ts). */
+export const billingRecovery = (app: Application) =>
+  recoveryLoop(app, 'billing', {
+    intervalMs: () => billingSettings(app).recoveryIntervalMs,
+    pass: async (when) => {
+      const settings = billingSettings(app)
+      const now = Date.now()
+      // At start-up: every marked operation (their steps are idempotent), payments as stale as the engine allows,
+      // and the totals of recently changed invoices; afterwards what is older than the stale cutoff.
+      const cutoffs: RecoveryCutoffs =
+        when === 'startup'
+          ? { operationsBefore: now, paymentsBefore: staleCutoff(app, when, settings.staleAfterMs), sweepSince: now - settings.totalsSweepWindowMs }
+          : { operationsBefore: now - settings.staleAfterMs, paymentsBefore: now - settings.staleAfterMs, sweepSince: null }
+      return summary(await recoverBilling(app, cutoffs))
+    }
   })
-}

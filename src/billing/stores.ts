@@ -1,6 +1,6 @@
 // The billing services' stores, for the domain functions (internal `_` methods: no hooks, no events).
 import type { Application } from '../declarations'
-import type { StoreService } from '../store'
+import { storesByPath } from '../store'
 
 export const paths = {
   encounters: 'medical-encounters',
@@ -10,13 +10,7 @@ export const paths = {
   payments: 'billing-payments'
 } as const
 
-export const stores = (app: Application) => ({
-  encounters: app.service(paths.encounters as any) as unknown as StoreService,
-  services: app.service(paths.services as any) as unknown as StoreService,
-  invoices: app.service(paths.invoices as any) as unknown as StoreService,
-  items: app.service(paths.items as any) as unknown as StoreService,
-  payments: app.service(paths.payments as any) as unknown as StoreService
-})
+export const stores = (app: Application) => storesByPath(app, paths)
 
 /** Params for an internal call that touches every matching document (never reachable from a client). */
 export const multi = (query: Record<string, unknown>) => ({ query, paginate: false as const, adapter: { multi: true } })

@@ -332,6 +332,13 @@ export const createStore = <T = any>(app: Application, options: StoreOptions, ex
   return new Nedb({ ...common, Model: engine.collection(options.name) }) as StoreService<T>
 }
 
+/**
+ * The store adapters of services registered by path, for domain functions (internal `_` methods: no hooks, no
+ * events), named as in `paths`.
+ */
+export const storesByPath = <P extends Record<string, string>>(app: Application, paths: P): { [K in keyof P]: StoreService } =>
+  Object.fromEntries(Object.entries(paths).map(([name, path]) => [name, app.service(path as any)])) as { [K in keyof P]: StoreService } // `as any`: paths without a ServiceTypes entry yet
+
 /** The embedded engine's commit logs by collection (empty on MongoDB): their write statistics, for tests and benches. */
 export const storeEngineCommits = (app: Application): Map<string, GroupCommit> => {
   const engine = engineOf(app) as Engine & { commits?: Map<string, GroupCommit> }

@@ -23,7 +23,7 @@ import { omitting, presentResults, registerPresenter } from '../../billing/prese
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { recoverCaptures } from '../../billing/intents'
-import { logger } from '../../logger'
+import { recoveryLoop, staleCutoff } from '../../jobs/recovery-loop'
 import { gatewaySettings } from '../../providers/gateways'
 import { createIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
@@ -71,25 +71,11 @@ export const billingPaymentIntents = (app: Application) => {
 
   // Captures interrupted by a crash are finished or undone at start-up (on MongoDB, where other instances may
   // be capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs.
-  let timer: NodeJS.Timeout | undefined
-  const recover = (before: number) => recoverCaptures(app, before).catch((error) => logger.error('Payment intent recovery failed:', error))
-  app.hooks({
-    setup: [
-      async (_context: any, next: any) => {
-        await next()
-        const settings = billingSettings(app)
-        await recover(app.get('mongodb') ? Date.now() - settings.staleAfterMs : Date.now())
-        if (settings.recoveryIntervalMs > 0) {
-          timer = setInterval(() => void recover(Date.now() - settings.staleAfterMs), settings.recoveryIntervalMs)
-          timer.unref()
-        }
-      }
-    ],
-    teardown: [
-      async (_context: any, next: any) => {
-        if (timer) clearInterval(timer)
-        await next()
-      }
-    ]
+  recoveryLoop(app, 'payment-intents', {
+    intervalMs: () => billingSettings(app).recoveryIntervalMs,
+    pass: async (when) => {
+      const finished = await recoverCaptures(app, staleCutoff(app, when, billingSettings(app).staleAfterMs))
+      return finished ? `${finished} interrupted captures settled` : null
+    }
   })
 }
