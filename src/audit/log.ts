@@ -50,7 +50,7 @@ const PAGE = 1000
 const MAX_RETRIES = 20
 
 export class AuditLog {
-  private tail: { seq: number; hash: string } | null = null
+  private tail: { seq: number; hash: string; at: number } | null = null
   private queue: Pending[] = []
   private writing = false
   /** Store writes and events written since start (the bench reports the mean batch size). */
@@ -101,15 +101,18 @@ export class AuditLog {
 
   private async loadTail() {
     const [last] = (await this.store._find({ query: { $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
-    this.tail = last ? { seq: last.seq, hash: last.hash } : { seq: 0, hash: GENESIS_HASH }
+    this.tail = last ? { seq: last.seq, hash: last.hash, at: last.at } : { seq: 0, hash: GENESIS_HASH, at: 0 }
   }
 
   private chain(entries: AuditEntry[]) {
     if (!this.tail) throw new Error('audit chain tail not loaded')
-    let { seq, hash } = this.tail
+    let { seq, hash, at } = this.tail
     return entries.map((entry) => {
       seq += 1
-      const doc: Omit<AuditEvent, 'id'> = { ...entry, seq, prevHash: hash, hash: '' }
+      // Time never runs backwards along the chain: an entry stamped just before one already appended (calls
+      // finish out of order) takes its predecessor's time, so newest-first by `seq` is newest-first by `at`.
+      at = Math.max(entry.at, at)
+      const doc: Omit<AuditEvent, 'id'> = { ...entry, at, seq, prevHash: hash, hash: '' }
       doc.hash = hashEvent(doc as unknown as Record<string, unknown>)
       hash = doc.hash
       return doc
@@ -126,7 +129,7 @@ export class AuditLog {
         const created = (await this.store._create(docs)) as unknown as AuditEvent[]
         this.stats.batches += 1
         this.stats.events += docs.length
-        this.tail = { seq: docs[docs.length - 1].seq, hash: docs[docs.length - 1].hash }
+        this.tail = { seq: docs[docs.length - 1].seq, hash: docs[docs.length - 1].hash, at: docs[docs.length - 1].at }
         return [...stored, ...created]
       } catch (error) {
         if (!(error instanceof Conflict) || attempt >= MAX_RETRIES) throw error
