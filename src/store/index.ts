@@ -12,6 +12,7 @@ import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { IndexedNeDB } from './nedb-candidates'
 import { STORE_SYNC_MODES, useGroupCommit, type GroupCommit, type StoreSync } from './nedb-commit'
+import { NeDBJournal } from './nedb-journal'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -38,6 +39,13 @@ export interface StoreOptions {
   afterWrite?: (docs: any[]) => Promise<void>
   /** Pagination; defaults to the app's `paginate` setting. */
   paginate?: false | { default: number; max: number }
+  /**
+   * An append-only log (create and multi remove only). On the embedded engine a create is one line added to the
+   * data file and nothing else; queries first bring the in-memory copy up to date from the file, in one batch
+   * (src/store/nedb-journal.ts). Unique indexes are not checked at create there: the log has one writer. On
+   * MongoDB nothing changes.
+   */
+  journal?: boolean
 }
 
 /** The adapter methods every store service offers, on both engines. */
@@ -122,10 +130,15 @@ const mixin = (Base: any): any =>
       if (afterWrite) await afterWrite(writtenDocs(result))
       return result
     }
+    private get journal(): NeDBJournal | undefined {
+      return this.options.journal
+    }
     async _find(params?: Params) {
+      await this.journal?.catchUp()
       return timed(this.options.timer, 'find', async () => stripAll(await super._find(params).catch(storeError)))
     }
     async _get(id: Id, params?: Params) {
+      await this.journal?.catchUp()
       return timed(this.options.timer, 'get', async () => {
         const result = await super._get(id, params).catch(storeError)
         if (!result) throw new NotFound(`No record found for id '${id}'`)
@@ -134,15 +147,37 @@ const mixin = (Base: any): any =>
     }
     async _create(data: any, params?: Params) {
       const records = Array.isArray(data) ? data.map((item) => ({ ...withoutIdChange(item), id: newId() })) : { ...withoutIdChange(data), id: newId() }
+      const journal = this.journal
+      if (journal) {
+        // Journal-first: the line (with NeDB's `_id`, the same as `id`) is the write; the copy queries use
+        // catches up at the next read.
+        const docs = writtenDocs(records)
+        return timed(this.options.timer, 'create', async () => {
+          await journal.append(docs.map((doc) => ({ ...doc, _id: doc.id })))
+          return this.written(records)
+        })
+      }
       return timed(this.options.timer, 'create', async () => this.written(stripAll(await super._create(records, params).catch(storeError))))
     }
     async _update(id: Id, data: any, params?: Params) {
+      if (this.journal) throw new MethodNotAllowed('An append-only log is not updated')
       return timed(this.options.timer, 'update', async () => this.written(strip(await super._update(id, withoutIdChange(data), params).catch(storeError))))
     }
     async _patch(id: NullableId, data: any, params?: Params) {
+      if (this.journal) throw new MethodNotAllowed('An append-only log is not patched')
       return timed(this.options.timer, 'patch', async () => this.written(stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError))))
     }
     async _remove(id: NullableId, params?: Params) {
+      const journal = this.journal
+      if (journal) {
+        // Removed from the caught-up copy, then the file is rewritten from it (src/store/nedb-journal.ts).
+        await journal.catchUp()
+        return timed(this.options.timer, 'remove', async () => {
+          const removed = stripAll(await super._remove(id, params).catch(storeError))
+          if (writtenDocs(removed).length > 0) await journal.rewrite()
+          return this.written(removed)
+        })
+      }
       return timed(this.options.timer, 'remove', async () => this.written(stripAll(await super._remove(id, params).catch(storeError))))
     }
   }
@@ -204,10 +239,11 @@ interface Engine {
   close(): Promise<void>
 }
 
-const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSync): Engine & { commits: Map<string, GroupCommit> } => {
+const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSync): Engine & { commits: Map<string, GroupCommit>; journal(name: string): NeDBJournal } => {
   fs.mkdirSync(dataDir, { recursive: true })
   const stores = new Map<string, NeDB>()
   const commits = new Map<string, GroupCommit>()
+  const journals = new Map<string, NeDBJournal>()
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
@@ -221,10 +257,22 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
     }
     return store
   }
+  // A journal-first collection: the file is the journal's, the datastore its in-memory copy.
+  const journal = (name: string) => {
+    let log = journals.get(name)
+    if (!log) {
+      const copy = new IndexedNeDB()
+      log = new NeDBJournal(path.join(dataDir, `${name}.db`), copy, sync)
+      stores.set(name, copy)
+      journals.set(name, log)
+    }
+    return log
+  }
   return {
     kind: 'nedb',
     commits,
     collection,
+    journal,
     async ensureIndexes(name, indexes) {
       const store = collection(name)
       await store.loadDatabaseAsync()
@@ -235,12 +283,14 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
         const fieldName = fields.length === 1 || !index.unique ? fields[0] : fields
         await store.ensureIndexAsync({ fieldName, unique: !!index.unique, sparse: !!index.sparse })
       }
+      await journals.get(name)?.open()
     },
     async ping() {
       await fs.promises.access(dataDir, fs.constants.R_OK | fs.constants.W_OK)
     },
     async close() {
-      for (const store of stores.values()) {
+      for (const [name, store] of stores) {
+        if (journals.has(name)) continue
         store.stopAutocompaction()
         await store.compactDatafileAsync().catch(() => undefined)
       }
@@ -248,6 +298,7 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
         await commit.drain()
         commit.release()
       }
+      for (const log of journals.values()) await log.close()
     }
   }
 }
@@ -310,6 +361,8 @@ export type StoreExtension = (Base: any) => any
  */
 export const createStore = <T = any>(app: Application, options: StoreOptions, extend?: StoreExtension): StoreService<T> => {
   const engine = engineOf(app)
+  // (made before the indexes are scheduled, which open the collection)
+  const journal = options.journal && engine.kind === 'nedb' ? (engine as ReturnType<typeof nedbEngine>).journal(options.name) : undefined
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
   ;(app.get('storeReady' as any) as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
   const metrics = app.get('appMetrics') as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
@@ -329,7 +382,7 @@ export const createStore = <T = any>(app: Application, options: StoreOptions, ex
     return new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>
   }
   const Nedb = extend ? extend(NedbStore) : NedbStore
-  return new Nedb({ ...common, Model: engine.collection(options.name) }) as StoreService<T>
+  return new Nedb({ ...common, Model: engine.collection(options.name), journal }) as StoreService<T>
 }
 
 /**

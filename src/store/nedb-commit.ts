@@ -115,6 +115,11 @@ export class GroupCommit {
     }
   }
 
+  /** Whether a batch is being written or synced (the held file must stay open meanwhile). */
+  get busy() {
+    return this.flushing !== null
+  }
+
   /** Resolves once every line added so far is written (before the file is rewritten or closed). */
   async drain() {
     while (this.flushing) await this.flushing

@@ -1,4 +1,5 @@
-// NeDB's document serializer (the line format of its data files), which has no typings of its own.
+// NeDB's document serializer and parser (the line format of its data files), which have no typings of their own.
 declare module '@seald-io/nedb/lib/model' {
   export function serialize(doc: unknown): string
+  export function deserialize(line: string): unknown
 }

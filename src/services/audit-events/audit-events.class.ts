@@ -18,7 +18,10 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ],
   // The read rule is an `$or` (actor, patient, facility); internal retention removes many at once.
   operators: ['$or'],
-  multi: true
+  multi: true,
+  // Appended on every audited request: on the embedded engine an append is one line in the data file, indexed
+  // at the next read (src/store/nedb-journal.ts).
+  journal: true
 })
 
 /** Read-only: find (newest first unless `$sort` says otherwise) and get; writes happen through the audit log only. */
