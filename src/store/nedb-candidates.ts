@@ -254,12 +254,17 @@ const walk = (node: TreeNode | null | undefined, visit: (node: TreeNode) => bool
 
 const countOf = (docs: { length: number }) => docs.length
 
-/** Documents sorted by `criteria`, NeDB's order (compareThings on each key's dot value), keys read once each. */
+/**
+ * Documents sorted by `criteria`, NeDB's order (compareThings on each key's dot value), keys read once each. A
+ * key that is a number in every document is compared as a number (compareThings' order for numbers, without its
+ * type checks): the common case, a page of records by `createdAt`.
+ */
 const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], compareStrings: unknown): Docs => {
   const keyed = docs.map((doc) => ({ doc, keys: criteria.map(({ key }) => model.getDotValue(doc, key)) }))
+  const numeric = criteria.map((_criterion, i) => keyed.every((entry) => typeof entry.keys[i] === 'number' && !Number.isNaN(entry.keys[i])))
   keyed.sort((a, b) => {
     for (let i = 0; i < criteria.length; i++) {
-      const result = criteria[i].direction * model.compareThings(a.keys[i], b.keys[i], compareStrings)
+      const result = criteria[i].direction * (numeric[i] ? Math.sign(a.keys[i] - b.keys[i]) : model.compareThings(a.keys[i], b.keys[i], compareStrings))
       if (result !== 0) return result
     }
     return 0

@@ -19,7 +19,9 @@ describe('store: NeDB candidates from indexes', () => {
       if (i % 3 === 0) permissions.push({ uid: people[i % 4], roles: [], privileges: [], write: i % 2 === 0, share: false })
       if (i % 5 === 0) permissions.push({ organization: organizations[i % 3], roles: i % 2 ? ['doctor'] : [], privileges: [], write: false, share: i % 4 === 0 })
       if (i % 7 === 0) permissions.push({ organization: organizations[(i + 1) % 3], roles: [], privileges: ['lab'], write: true, share: true })
-      docs.push({ id: `r${i}`, createdBy: people[i % 4], patient: `p${i % 10}`, n: i, tags: i % 2 ? ['a', 'b'] : ['c'], permissions })
+      // `k`: numbers with ties and negatives; `m`: a number in most documents, a string or missing in some.
+      const m = i % 11 === 0 ? String(i) : i % 13 === 0 ? undefined : (i % 17) - 8.5
+      docs.push({ id: `r${i}`, createdBy: people[i % 4], patient: `p${i % 10}`, n: i, k: (i % 17) - 8.5, ...(m === undefined ? {} : { m }), tags: i % 2 ? ['a', 'b'] : ['c'], permissions })
     }
     // A document whose `permissions` is an object: indexed under permissions.uid, yet no `$elemMatch` matches it.
     docs.push({ id: 'r-object', createdBy: 'u5', patient: 'p0', n: 1000, tags: [], permissions: { uid: 'u-object' } })
@@ -91,6 +93,9 @@ describe('store: NeDB candidates from indexes', () => {
       ['a sorted page of a small set (sorted, not walked)', { patient: 'p4', createdBy: 'u4' }, { patient: 1, id: 1 }, { skip: 1, limit: 3 }],
       ['a descending sort', { tags: 'b' }, { patient: -1, id: 1 }, { limit: 4 }],
       ['a sort on an unindexed field', {}, { n: -1 }, { skip: 2, limit: 3 }],
+      ['a sort on numbers with ties, then id', { createdBy: 'u2' }, { k: -1, id: 1 }, { skip: 4, limit: 30 }],
+      ['a sort on a field that is a number, a string or missing', {}, { m: 1, id: -1 }, { skip: 40, limit: 100 }],
+      ['a descending sort on a field that is a number, a string or missing', { tags: 'c' }, { m: -1, n: 1 }, {}],
       ['skip and limit without sort', { createdBy: 'u3' }, undefined, { skip: 5, limit: 5 }],
       ['a pick-projection', { createdBy: 'u2' }, { id: 1 }, { projection: { id: 1, patient: 1 } }],
       ['a pick-projection without _id', { $and: [{ tags: 'c' }] }, { id: 1 }, { limit: 3, projection: { id: 1, tags: 1, _id: 0 } }],
