@@ -43,7 +43,7 @@ export interface StoreOptions {
    * An append-only log (create and multi remove only). On the embedded engine a create is one line added to the
    * data file and nothing else; queries first bring the in-memory copy up to date from the file, in one batch
    * (src/store/nedb-journal.ts). Unique indexes are not checked at create there: the log has one writer. On
-   * MongoDB nothing changes.
+   * MongoDB nothing changes. Its documents are plain JSON (no Date values).
    */
   journal?: boolean
 }
