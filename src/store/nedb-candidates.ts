@@ -260,7 +260,9 @@ const countOf = (docs: { length: number }) => docs.length
  * type checks): the common case, a page of records by `createdAt`.
  */
 const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], compareStrings: unknown): Docs => {
-  const keyed = docs.map((doc) => ({ doc, keys: criteria.map(({ key }) => model.getDotValue(doc, key)) }))
+  // (a key without a dot is the document's own field: what getDotValue answers, without splitting the key)
+  const readers = criteria.map(({ key }) => (key.includes('.') ? (doc: any) => model.getDotValue(doc, key) : (doc: any) => doc[key]))
+  const keyed = docs.map((doc) => ({ doc, keys: readers.map((read) => read(doc)) }))
   const numeric = criteria.map((_criterion, i) => keyed.every((entry) => typeof entry.keys[i] === 'number' && !Number.isNaN(entry.keys[i])))
   keyed.sort((a, b) => {
     for (let i = 0; i < criteria.length; i++) {
