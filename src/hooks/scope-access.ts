@@ -43,7 +43,7 @@ export const scopeAccess = async (context: HookContext, next: NextFunction) => {
   const writeScope = within({}, read, write)
   if (id !== null && id !== undefined) {
     // (cast: the adapters' internal _get is not part of the generic service type)
-    const existing = await (context.service as any)._get(id, { query: within({}, read) })
+    const existing = await context.service._get(id, { query: within({}, read) })
     if (!matches(write, existing)) throw new Forbidden(`You may not ${method} this record`)
     context.params = { ...context.params, existing }
   }

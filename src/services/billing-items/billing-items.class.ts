@@ -1,7 +1,8 @@
 // The billing-items store and its options.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { Item } from './billing-items.schema'
+import type { BillingItemData, BillingItemPatch, BillingItemQuery } from './billing-items.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'billing-items',
@@ -17,4 +18,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
   operators: ['$exists']
 })
 
-export const createItemService = (app: Application) => createStore<Item>(app, getOptions(app))
+/** The billing-items service as the app holds it: the store's adapter typed by the schemas. */
+export type BillingItemService = StoreService<Stored<Item>, BillingItemData, BillingItemPatch, BillingItemQuery>
+
+export const createItemService = (app: Application): BillingItemService => createStore<Stored<Item>, BillingItemData, BillingItemPatch, BillingItemQuery>(app, getOptions(app))

@@ -21,9 +21,15 @@ import { billingSettings } from '../../billing/settings'
 import { orNull, paths, stores } from '../../billing/stores'
 import { refreshTotalsAfterChange } from '../../billing/totals'
 import { checkBillingValues } from '../../billing/validate'
-import { createItemService } from './billing-items.class'
+import { createItemService, type BillingItemService } from './billing-items.class'
 import { itemDataSchema, itemPatchSchema, itemQuerySchema } from './billing-items.schema'
 import { billingItemMethods, billingItemPath } from './billing-items.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [billingItemPath]: BillingItemService
+  }
+}
 
 /** Items of this type reference a service of the catalogue (`ref` = service id). */
 export const serviceItemType = 'service'
@@ -164,8 +170,8 @@ const removeItem = async (context: HookContext, next: NextFunction) => {
 }
 
 export const billingItems = (app: Application) => {
-  app.use(billingItemPath as any, createItemService(app) as any, { methods: [...billingItemMethods], events: [] })
-  ;(app.service(billingItemPath as any) as any).populatable = true
+  app.use(billingItemPath, createItemService(app), { methods: [...billingItemMethods], events: [] })
+  app.service(billingItemPath).populatable = true
 
   defineAccess(billingItemPath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
@@ -181,7 +187,7 @@ export const billingItems = (app: Application) => {
   })
 
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])
-  app.service(billingItemPath as any).hooks({
+  app.service(billingItemPath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(billingItemPath)],
       find: [validateQueryWith(itemQuerySchema), scopeAccess],

@@ -1,7 +1,8 @@
 // The billing-payments store and its options.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { Payment } from './billing-payments.schema'
+import type { BillingPaymentData, BillingPaymentPatch, BillingPaymentQuery } from './billing-payments.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'billing-payments',
@@ -16,4 +17,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-export const createPaymentService = (app: Application) => createStore<Payment>(app, getOptions(app))
+/** The billing-payments service as the app holds it: the store's adapter typed by the schemas. */
+export type BillingPaymentService = StoreService<Stored<Payment>, BillingPaymentData, BillingPaymentPatch, BillingPaymentQuery>
+
+export const createPaymentService = (app: Application): BillingPaymentService => createStore<Stored<Payment>, BillingPaymentData, BillingPaymentPatch, BillingPaymentQuery>(app, getOptions(app))

@@ -20,9 +20,15 @@ import { recordPayment } from '../../billing/payments'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
-import { createPaymentService } from './billing-payments.class'
+import { createPaymentService, type BillingPaymentService } from './billing-payments.class'
 import { paymentDataSchema, paymentPatchSchema, paymentQuerySchema } from './billing-payments.schema'
 import { billingPaymentMethods, billingPaymentPath } from './billing-payments.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [billingPaymentPath]: BillingPaymentService
+  }
+}
 
 const createPayment = async (context: HookContext, next: NextFunction) => {
   const { app } = context
@@ -58,8 +64,8 @@ const patchPayment = async (context: HookContext, next: NextFunction) => {
 }
 
 export const billingPayments = (app: Application) => {
-  app.use(billingPaymentPath as any, createPaymentService(app) as any, { methods: [...billingPaymentMethods], events: [] })
-  ;(app.service(billingPaymentPath as any) as any).populatable = true
+  app.use(billingPaymentPath, createPaymentService(app), { methods: [...billingPaymentMethods], events: [] })
+  app.service(billingPaymentPath).populatable = true
 
   defineAccess(billingPaymentPath, {
     // A payment whose recording is still in progress (`pending`) is not shown.
@@ -78,7 +84,7 @@ export const billingPayments = (app: Application) => {
   })
 
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])
-  app.service(billingPaymentPath as any).hooks({
+  app.service(billingPaymentPath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(billingPaymentPath)],
       find: [validateQueryWith(paymentQuerySchema), scopeAccess],
