@@ -13,7 +13,7 @@ import { accessRules, matches, within, type WriteMethod } from '../access/rules'
 import { loadAccessContext, type AccessContext } from '../access/context'
 
 /** The caller's access context, loaded once per call. */
-export const accessOf = async (context: HookContext): Promise<AccessContext> => {
+export const accessOf = async (context: Pick<HookContext, 'app' | 'params'>): Promise<AccessContext> => {
   if (!context.params.access) {
     context.params = { ...context.params, access: await loadAccessContext(context.app, context.params.account) }
   }
