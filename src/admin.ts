@@ -3,17 +3,17 @@
 // admin (e.g. someone signed up with it first), startup stops — unless ADMIN_PROMOTE_EXISTING=true (config
 // `admin.promoteExisting`) says to promote that very account, which also ends all its sessions.
 import { GeneralError } from '@feathersjs/errors'
-import type { Application } from './declarations'
+import type { Application, Configuration } from './declarations'
 import { normalizeEmail } from './services/accounts/accounts'
 import { emitAccountEvent } from './auth/accounts'
 import { endSessions } from './auth/sessions'
 import { logger } from './logger'
 
 export const ensureAdmin = async (app: Application) => {
-  const { email, password, promoteExisting } = app.get('admin') ?? {}
+  const { email, password, promoteExisting }: Partial<Configuration['admin']> = app.get('admin') ?? {}
   if (!email || !password) return
-  const accounts = app.service('accounts' as any) as any
-  const normalized = normalizeEmail(email)
+  const accounts = app.service('accounts')
+  const normalized = normalizeEmail(email) as string // a string in, a string out
   const [existing] = await accounts._find({ query: { email: normalized, $limit: 1 }, paginate: false })
   if (existing) {
     if (existing.admin === true) return

@@ -26,7 +26,7 @@ declare module './declarations' {
   }
 }
 
-const flowsOf = (app: Application) => app.get('authFlows' as any) as AuthFlows
+const flowsOf = (app: Application) => app.get('authFlows') as AuthFlows
 
 // Emails are matched whatever their case or surrounding spaces; wrong email and wrong password are the same
 // 401; failed tries are rate-limited per email and per IP; an account with MFA on also needs `mfaCode`.
@@ -87,7 +87,7 @@ export const authentication = (app: Application) => {
   app.set('authentication', { ...configured, secret, authStrategies: strategies })
 
   const settings = authSettings(app)
-  app.set('authFlows' as any, new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret))
+  app.set('authFlows', new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret))
 
   const service = new SessionAuthenticationService(app)
   service.register('jwt', new SessionJWTStrategy())

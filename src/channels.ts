@@ -43,7 +43,7 @@ export const channels = (app: Application) => {
       joinChannels(app, connection).catch((error) => logger.error('Refreshing channels failed:', error))
     }
   }
-  const members = app.service('organization-members' as any) as any
+  const members = app.service('organization-members')
   members.on('created', refresh)
   members.on('patched', refresh)
   members.on('removed', refresh)

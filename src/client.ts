@@ -1,5 +1,7 @@
 // A typed Feathers client for browser apps and scripts: `createClient(socketio(io(url)))` or with REST.
-import { feathers, type TransportConnection, type Application } from '@feathersjs/feathers'
+import { feathers, type TransportConnection, type Application, type ClientService, type Paginated } from '@feathersjs/feathers'
+import type { Static } from '@feathersjs/typebox'
+import type { AuthenticationRequest, AuthenticationResult } from '@feathersjs/authentication'
 import authenticationClient from '@feathersjs/authentication-client'
 import type { AuthenticationClientOptions } from '@feathersjs/authentication-client'
 import { accountMethods, accountPath } from './services/accounts/accounts.shared'
@@ -20,11 +22,23 @@ import { inventoryStockroomMethods, inventoryStockroomPath } from './services/in
 import { inventoryStockMethods, inventoryStockPath } from './services/inventory-stocks/inventory-stocks.shared'
 import { inventoryStockMovementMethods, inventoryStockMovementPath } from './services/inventory-stock-movements/inventory-stock-movements.shared'
 import { requestOrderMethods, requestOrderPath } from './services/request-orders/request-orders.shared'
+import type { ClientParams } from './services/client-params'
+import type { AuditEventDoc, auditEventQuerySchema } from './services/audit-events/audit-events.schema'
+import type { DirectoryQuery, DirectoryResult } from './services/unified-directory/unified-directory.schema'
 
-export type ClientApplication = Application<any, any>
+/** Every service a client may call, by path: each `<name>.shared.ts` adds its entry, typed by the service's schemas. */
+export interface ServiceTypes {
+  /** POST /authentication (sign in, MFA steps) and DELETE (sign out), as @feathersjs/authentication-client calls them. */
+  authentication: Pick<ClientService<AuthenticationResult, AuthenticationRequest>, 'create' | 'remove'>
+  // The audit trail and the directory search are typed here, beside the other entries' `<name>.shared.ts`.
+  [auditEventPath]: Pick<ClientService<AuditEventDoc, never, never, Paginated<AuditEventDoc>, ClientParams<Static<typeof auditEventQuerySchema>>>, (typeof auditEventMethods)[number]>
+  [unifiedDirectoryPath]: Pick<ClientService<DirectoryResult, never, never, Paginated<DirectoryResult>, ClientParams<DirectoryQuery>>, (typeof unifiedDirectoryMethods)[number]>
+}
+
+export type ClientApplication = Application<ServiceTypes, Record<string, unknown>>
 
 /** Creates a client whose services know their methods; authentication uses POST /authentication. */
-export const createClient = (connection: TransportConnection<any>, authenticationOptions: Partial<AuthenticationClientOptions> = {}) => {
+export const createClient = (connection: TransportConnection<ServiceTypes>, authenticationOptions: Partial<AuthenticationClientOptions> = {}) => {
   const client: ClientApplication = feathers()
   client.configure(connection)
   client.configure(authenticationClient(authenticationOptions))

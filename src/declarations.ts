@@ -67,5 +67,7 @@ declare module '@feathersjs/feathers' {
     /** The caller's write scope (read ∧ write rule) of an external patch/update/remove: every store write of
      *  the call carries it in its query (src/hooks/scope-access.ts). Absent on internal calls. */
     writeScope?: import('@feathersjs/feathers').Query
+    /** Marks the internal calls of an organization's own set-up and clean-up (its creator's membership, removals). */
+    bootstrap?: boolean
   }
 }

@@ -59,7 +59,7 @@ export const forgetAccess = (app: Application, accountId: string) => {
 }
 
 const readMemberships = async (app: Application, accountId: string) => {
-  const found = (await (app.service('organization-members' as any) as any)._find({
+  const found = (await app.service('organization-members')._find({
     query: { uid: accountId },
     paginate: false
   })) as Membership[]

@@ -5,7 +5,7 @@ import type { StoreService } from '../store'
 import { emitChange } from '../billing/present'
 import { accountSecrets } from '../services/accounts/accounts.schema'
 
-export const accountsStore = (app: Application) => app.service('accounts' as any) as unknown as StoreService
+export const accountsStore = (app: Application) => app.service('accounts') as unknown as StoreService
 
 /** An account as it may leave the server. */
 export const safeAccount = (account: any) => {

@@ -95,10 +95,10 @@ export const readAuthSettings = (app: Application): AuthSettings => {
 
 /** The settings the app was started with. */
 export const authSettings = (app: Application): AuthSettings => {
-  let settings = app.get('authSettings' as any) as AuthSettings | undefined
+  let settings = app.get('authSettings') as AuthSettings | undefined
   if (!settings) {
     settings = readAuthSettings(app)
-    app.set('authSettings' as any, settings)
+    app.set('authSettings', settings)
   }
   return settings
 }

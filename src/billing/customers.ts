@@ -10,13 +10,13 @@
 //   was already done at the processor in that call is undone, so nothing is half-saved.
 import { BadGateway, BadRequest, Conflict, PaymentError } from '@feathersjs/errors'
 import type { Application } from '../declarations'
-import type { StoreService } from '../store'
 import { logger } from '../logger'
 import { ProcessorDeclined, ProcessorUnavailable, processorOf, type ProcessorCard } from '../providers/processor'
+import { serviceAt } from '../store'
 
 export const customerPath = 'billing/customers'
 
-const customers = (app: Application) => app.service(customerPath as any) as unknown as StoreService
+const customers = (app: Application) => serviceAt(app, customerPath)
 
 export interface CustomerOwner {
   account?: string

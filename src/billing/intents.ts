@@ -25,9 +25,10 @@ import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
 import { emitChange } from './present'
 import { voidPayment } from './void'
+import { serviceAt } from '../store'
 
 export const intentPath = 'billing-payment-intents'
-const intents = (app: Application) => app.service(intentPath as any) as unknown as StoreService
+const intents = (app: Application) => serviceAt(app, intentPath)
 
 const badField = (field: string, message: string) => new BadRequest(`Invalid data: '${field}' ${message}`, { errors: [{ field, message }] })
 
@@ -78,7 +79,7 @@ const priceItems = async (app: Application, items: IntentItemInput[], currency: 
       if (!facility) throw badField(field, `of type ${item.type} needs the intent's facility`)
       let doc: any
       if (item.type === 'inventory-variant') {
-        ;[doc] = await (app.service('inventory-variants' as any) as unknown as StoreService)._find({ query: { facility, sku: item.ref }, paginate: false })
+        ;[doc] = await serviceAt(app, 'inventory-variants')._find({ query: { facility, sku: item.ref }, paginate: false })
         if (!doc || doc.archived) throw badField(field, `names no inventory variant with sku '${item.ref}' in the facility`)
       } else {
         doc = await orNull(stores(app).services._get(item.ref as string))

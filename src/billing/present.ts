@@ -4,6 +4,7 @@ import { recordServiceEvent } from '../jobs/webhook-queue'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { toMajor } from './money'
 import { billingSettings } from './settings'
+import { serviceAt } from '../store'
 
 export const invoiceInternals = ['totalsRev', 'totalsAt', 'finalizePending', 'deleting', 'deletingAt']
 export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 'deletingAt', 'voided']
@@ -82,7 +83,7 @@ const methodOf = { created: 'create', patched: 'patch', removed: 'remove' } as c
  */
 export const emitChange = async (app: Application, path: string, event: 'created' | 'patched' | 'removed', docs: any) => {
   const list = (Array.isArray(docs) ? docs : [docs]).filter(Boolean).map((doc: any) => present(app, path, doc))
-  const service = app.service(path as any) as any
+  const service = serviceAt(app, path)
   for (const doc of list) service.emit(event, doc)
-  if ((app as any).services.webhooks) await recordServiceEvent(app, path, methodOf[event], list)
+  if (app.services.webhooks) await recordServiceEvent(app, path, methodOf[event], list)
 }

@@ -27,7 +27,7 @@ const lists: BillingList[] = ['encounterTypes', 'invoiceTypes', 'subjectTypes', 
 
 /** The billing settings; throws at startup when a value is unusable. */
 export const billingSettings = (app: Application): BillingSettings => {
-  const cached = app.get('billingSettings' as any)
+  const cached = app.get('billingSettings')
   if (cached) return cached
   const raw = app.get('billing') ?? {}
   const problems: string[] = []
@@ -45,6 +45,6 @@ export const billingSettings = (app: Application): BillingSettings => {
   }
   if (problems.length) throw new Error(`Invalid billing configuration: ${problems.join('; ')}`)
   const settings: BillingSettings = { encounterInvoiceType: 'encounter', ...raw }
-  app.set('billingSettings' as any, settings)
+  app.set('billingSettings', settings)
   return settings
 }

@@ -28,7 +28,7 @@ interface SyncState {
 }
 
 /** This app instance's id (set when events are shared), as carried in `origin`. */
-export const instanceIdOf = (app: Application): string | undefined => app.get('instanceId' as any)
+export const instanceIdOf = (app: Application): string | undefined => app.get('instanceId')
 
 /** True for an event that reached this instance from another one (false for local and unshared events). */
 export const fromOtherInstance = (app: Application, context: unknown) => {
@@ -57,7 +57,7 @@ export const sharedEvents = (app: Application) => {
   const url = app.get('redis')
   if (!url) return
   const instance = randomBytes(8).toString('hex')
-  app.set('instanceId' as any, instance)
+  app.set('instanceId', instance)
   app.configure(
     syncRedis({
       uri: url,

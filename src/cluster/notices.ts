@@ -16,8 +16,8 @@ interface NoticeState {
 }
 
 const stateOf = (app: Application): NoticeState => {
-  let state: NoticeState | undefined = app.get('noticeState' as any)
-  if (!state) app.set('noticeState' as any, (state = { handlers: new Map() }))
+  let state: NoticeState | undefined = app.get('noticeState')
+  if (!state) app.set('noticeState', (state = { handlers: new Map() }))
   return state
 }
 

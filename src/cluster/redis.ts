@@ -14,7 +14,7 @@ interface RedisState {
   connected: Promise<unknown>
 }
 
-const stateOf = (app: Application): RedisState | undefined => app.get('redisState' as any)
+const stateOf = (app: Application): RedisState | undefined => app.get('redisState')
 
 /** The app's Redis client, or undefined when REDIS_URL is not set. */
 export const redisOf = (app: Application): RedisClient | undefined => stateOf(app)?.client
@@ -41,7 +41,7 @@ export const redis = (app: Application) => {
   const client = newRedisClient(url)
   const connected = client.connect()
   connected.catch((error: Error) => logger.error('Redis connection failed:', error?.message ?? error))
-  app.set('redisState' as any, { client, prefix: app.get('redisPrefix') || 'clinic', connected } satisfies RedisState)
+  app.set('redisState', { client, prefix: app.get('redisPrefix') || 'clinic', connected } satisfies RedisState)
 }
 
 /** Resolves once the Redis client is connected (at once without REDIS_URL). */

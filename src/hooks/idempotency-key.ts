@@ -13,10 +13,10 @@ const WAIT_MS = 60_000
 
 /** The keys' store (created at start-up with its unique index). */
 export const idempotencyStore = (app: Application): StoreService => {
-  const existing = app.get('idempotencyStore' as any) // `as any`: kept on the app under a key that is no configuration field
+  const existing = app.get('idempotencyStore') // kept on the app under a key that is no configuration field
   if (existing) return existing
   const store = createStore(app, { name: 'idempotency-keys', paginate: false, indexes: [{ fields: { key: 1 }, unique: true }, { fields: { expiresAt: 1 } }] })
-  app.set('idempotencyStore' as any, store)
+  app.set('idempotencyStore', store)
   return store
 }
 

@@ -4,6 +4,8 @@
 // lookups of the whole request, at every depth (one budget, created by the outermost call and handed down).
 import { BadRequest } from '@feathersjs/errors'
 import type { HookContext, NextFunction, PopulateBudget } from '../declarations'
+import { serviceAt } from '../store'
+import type { Id } from '@feathersjs/feathers'
 
 interface PopulateSpec {
   service: string
@@ -29,10 +31,10 @@ const parseSpecs = (context: HookContext, raw: unknown): Record<string, Populate
     const unknown = Object.keys(item).find((key) => !allowedKeys.includes(key))
     if (unknown) throw new BadRequest(`Invalid ${field}.${unknown}`, { errors: [{ field: `${field}.${unknown}`, message: 'is not allowed' }] })
     const service = item.service
-    if (typeof service !== 'string' || !(context.app as any).services[service.replace(/^\/+|\/+$/g, '')]) {
+    if (typeof service !== 'string' || !(context.app.services as unknown as Record<string, unknown>)[service.replace(/^\/+|\/+$/g, '')]) {
       throw new BadRequest(`${field}.service must name a service`, { errors: [{ field: `${field}.service`, message: 'must name a service' }] })
     }
-    const target = context.app.service(service.replace(/^\/+|\/+$/g, '') as any) as any
+    const target = serviceAt(context.app, service.replace(/^\/+|\/+$/g, ''))
     if (target.populatable !== true) throw new BadRequest(`Service '${service}' cannot be populated`, { errors: [{ field: `${field}.service`, message: 'cannot be populated' }] })
     for (const key of ['localKey', 'foreignKey'] as const) {
       if (item[key] !== undefined && (typeof item[key] !== 'string' || !/^[A-Za-z0-9_.]+$/.test(item[key]))) {
@@ -86,11 +88,11 @@ export const populate = async (context: HookContext, next: NextFunction) => {
     if (!calls.has(key)) {
       if (budget.used >= maxFanOut) throw new BadRequest(`$populate would make more than ${maxFanOut} lookups in this request; lower $limit or nest less`)
       budget.used++
-      const target = context.app.service(spec.service as any) as any
+      const target = serviceAt(context.app, spec.service)
       const extra = { ...(spec.$select ? { $select: spec.$select } : {}), ...(spec.$populate ? { $populate: spec.$populate } : {}) }
       let call: Promise<unknown>
       if (spec.method === 'get' && !Array.isArray(value)) {
-        call = target.get(value, { ...callParams, query: extra }).catch((error: any) => {
+        call = target.get(value as Id, { ...callParams, query: extra }).catch((error: any) => {
           if ([403, 404].includes(error?.code)) return null
           throw error
         })

@@ -8,7 +8,7 @@ import { EVENT_METHODS, WEBHOOK_SERVICE_PATHS } from '../services/webhooks/webho
 export const recordWebhookEvents = async (context: HookContext, next: NextFunction) => {
   await next()
   if (!(EVENT_METHODS as readonly string[]).includes(context.method)) return
-  if (WEBHOOK_SERVICE_PATHS.includes(context.path) || !(context.app as any).services.webhooks) return
+  if (WEBHOOK_SERVICE_PATHS.includes(context.path) || !context.app.services.webhooks) return
   // `dispatch` is what clients receive (hideSecrets strips hashes and secrets there).
   const result = context.dispatch ?? context.result
   const docs = (Array.isArray(result) ? result : [result]).filter((doc) => doc && typeof doc === 'object' && !Array.isArray(doc))

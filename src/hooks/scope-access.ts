@@ -13,7 +13,7 @@ import { accessRules, matches, within, type WriteMethod } from '../access/rules'
 import { loadAccessContext, type AccessContext } from '../access/context'
 
 /** The caller's access context, loaded once per call. */
-export const accessOf = async (context: HookContext): Promise<AccessContext> => {
+export const accessOf = async (context: Pick<HookContext, 'app' | 'params'>): Promise<AccessContext> => {
   if (!context.params.access) {
     context.params = { ...context.params, access: await loadAccessContext(context.app, context.params.account) }
   }
@@ -43,7 +43,7 @@ export const scopeAccess = async (context: HookContext, next: NextFunction) => {
   const writeScope = within({}, read, write)
   if (id !== null && id !== undefined) {
     // (cast: the adapters' internal _get is not part of the generic service type)
-    const existing = await (context.service as any)._get(id, { query: within({}, read) })
+    const existing = await context.service._get(id, { query: within({}, read) })
     if (!matches(write, existing)) throw new Forbidden(`You may not ${method} this record`)
     context.params = { ...context.params, existing }
   }

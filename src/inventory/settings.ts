@@ -9,9 +9,9 @@ export interface InventorySettings {
   recoveryIntervalMs: number
 }
 
-// `as any` below: the parsed settings are cached on the app under a key that is no configuration field.
+// The parsed settings are cached on the app under a key that is no configuration field (typed loosely by the settings bag).
 export const inventorySettings = (app: Application): InventorySettings => {
-  const cached = app.get('inventorySettings' as any)
+  const cached = app.get('inventorySettings')
   if (cached) return cached
   const raw = app.get('inventory') ?? {}
   const problems: string[] = []
@@ -21,6 +21,6 @@ export const inventorySettings = (app: Application): InventorySettings => {
   }
   if (problems.length) throw new Error(`Invalid inventory configuration: ${problems.join('; ')}`)
   const settings: InventorySettings = { privilege: raw.privilege, staleAfterMs: raw.staleAfterMs, recoveryIntervalMs: raw.recoveryIntervalMs }
-  app.set('inventorySettings' as any, settings)
+  app.set('inventorySettings', settings)
   return settings
 }

@@ -9,6 +9,7 @@ import { orNull, multi } from '../billing/stores'
 import { invalid } from '../schema/validators'
 import { createStock } from './movements'
 import { inventoryPaths, inventoryStores } from './stores'
+import { serviceAt } from '../store'
 
 const skuConflict = (facility: string, sku: string) =>
   new Conflict(`A variant with sku '${sku}' already exists in this facility`, { field: 'sku', sku, facility })
@@ -121,8 +122,8 @@ export const attachStocks = async (app: Application, variants: any[], filter: St
   const skus = [...new Set(variants.map((v) => v.sku))]
   const query: Record<string, unknown> = { facility: { $in: facilities }, variant: { $in: skus }, $sort: { stockroom: 1, lot: 1 } }
   if (filter.stockroom) query.stockroom = filter.stockroom
-  // `as any`: no ServiceTypes entry for the path; the service's own `find` is called so its hooks run.
-  const found = (await (app.service(inventoryPaths.stocks as any) as any).find({ query, paginate: false })) as any[]
+  // The service's own `find` is called so its hooks run.
+  const found = await serviceAt(app, inventoryPaths.stocks).find({ query, paginate: false })
   const byKey = new Map<string, any[]>()
   for (const stock of found) {
     const key = `${stock.facility}\u0000${stock.variant}`

@@ -37,8 +37,8 @@ export interface StoredDelivery {
   createdAt: number
 }
 
-export const webhookStore = (app: Application): StoreService => app.service('webhooks' as any) as any
-export const deliveryStore = (app: Application): StoreService => (app.service('webhook-events' as any) as any).deliveries
+export const webhookStore = (app: Application) => app.service('webhooks')
+export const deliveryStore = (app: Application): StoreService => app.service('webhook-events').deliveries
 
 const ignoreNotFound = (error: unknown) => {
   if (!(error instanceof NotFound)) throw error
@@ -56,7 +56,7 @@ const owner = (webhook: any) => (webhook.organization ? { organization: webhook.
 /** Tells the webhook's schedule (and this process's worker) that its queue changed. */
 export const wakeWebhook = async (app: Application, webhookId: string, at = Date.now()) => {
   await webhookStore(app)._patch(webhookId, { $min: { dueAt: at }, $inc: { queueVersion: 1 } }).catch(ignoreNotFound)
-  ;(app.get('webhookWorker' as any) as { nudge(webhookId?: string): void } | undefined)?.nudge(webhookId)
+  ;(app.get('webhookWorker') as { nudge(webhookId?: string): void } | undefined)?.nudge(webhookId)
 }
 
 /** Writes deliveries of `event` with each payload to one webhook, in order, then wakes its schedule. */
@@ -107,7 +107,7 @@ export const recordServiceEvent = async (app: Application, path: string, method:
     if (!accessByAccount.has(id)) {
       accessByAccount.set(
         id,
-        (app.service('accounts' as any) as any)
+        app.service('accounts')
           ._get(id)
           .then((account: any) => loadAccessContext(app, account))
           .catch(() => null)

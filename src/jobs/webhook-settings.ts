@@ -78,7 +78,7 @@ const cache = new WeakMap<object, { raw: unknown; settings: WebhookSettings }>()
 
 /** The app's webhook settings (re-parsed only when `app.set('webhooks', …)` replaced them). */
 export const webhookSettings = (app: Application): WebhookSettings => {
-  const raw = app.get('webhooks' as any)
+  const raw = app.get('webhooks')
   const cached = cache.get(app)
   if (cached && cached.raw === raw) return cached.settings
   const settings = parseWebhookSettings(raw ?? {})

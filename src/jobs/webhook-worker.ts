@@ -21,6 +21,8 @@ import { metricsOf } from '../ops/metrics'
 import { deliverWebhook, type WebhookDeliveryResult } from '../providers/webhook-http'
 import { deliveryBody, deliveryStore, webhookStore, type StoredDelivery } from './webhook-queue'
 import { webhookSettings, type WebhookSettings } from './webhook-settings'
+import type { Stored } from '../store'
+import type { Webhook } from '../services/webhooks/webhooks.schema'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.())
 
@@ -304,10 +306,10 @@ export class WebhookWorker {
   }
 
   /** A success ends the webhook's failure streak; a failure extends it and, once it spans the window, deactivates the webhook. */
-  private async recordOnWebhook(webhook: any, result: WebhookDeliveryResult, started: number, now: number) {
+  private async recordOnWebhook(webhook: Stored<Webhook>, result: WebhookDeliveryResult, started: number, now: number) {
     const webhooks = webhookStore(this.app)
     if (result.ok) {
-      if (webhook.failingSince !== undefined || webhook.consecutiveFailures > 0) {
+      if (webhook.failingSince !== undefined || (webhook.consecutiveFailures ?? 0) > 0) {
         await webhooks._patch(webhook.id, { consecutiveFailures: 0, $unset: { failingSince: '', lastFailureAt: '' } }).catch(ignoreNotFound)
       }
       return
@@ -315,8 +317,11 @@ export class WebhookWorker {
     const updated = await webhooks
       ._patch(webhook.id, { lastFailureAt: now, $inc: { consecutiveFailures: 1 }, $min: { failingSince: started } })
       .catch(ignoreNotFound)
-    if (!updated || !updated.active || now - updated.failingSince < this.settings.deactivateAfterMs) return
-    const since = new Date(updated.failingSince).toISOString()
+    if (!updated || !updated.active) return
+    // Set by the `$min` above.
+    const failingSince = updated.failingSince ?? started
+    if (now - failingSince < this.settings.deactivateAfterMs) return
+    const since = new Date(failingSince).toISOString()
     const reason = `deactivated after ${updated.consecutiveFailures} consecutive failed attempts since ${since} (last: ${result.error ?? `HTTP ${result.status}`})`
     const deactivated = await webhooks._patch(webhook.id, { active: false, deactivatedAt: now, deactivatedReason: reason }, { query: { active: true } }).catch(ignoreNotFound)
     if (deactivated) logger.warn(`Webhook ${webhook.id} ${reason}`)
@@ -338,14 +343,14 @@ export class WebhookWorker {
 /** Starts this app's worker (app setup). */
 export const startWebhookWorker = async (app: Application) => {
   const worker = new WebhookWorker(app)
-  app.set('webhookWorker' as any, worker)
+  app.set('webhookWorker', worker)
   await worker.start()
   return worker
 }
 
 /** Stops this app's worker (app teardown), before the store closes. */
 export const stopWebhookWorker = async (app: Application) => {
-  const worker = app.get('webhookWorker' as any) as WebhookWorker | undefined
+  const worker = app.get('webhookWorker') as WebhookWorker | undefined
   // During a graceful shutdown, attempts in flight get what is left of the grace period (less a second for the store).
   const state = lifecycleOf(app)
   const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined

@@ -6,6 +6,7 @@ import { newId } from '../store'
 import { inventoryStores } from '../inventory/stores'
 import { orderSettings } from './settings'
 import { statusStamp } from './status'
+import { serviceAt } from '../store'
 
 /** What an item's `refType` references: a variant of the owner facility (ref = sku) or its service (ref = id). */
 export const orderRefTypes = ['inventory-variant', 'service'] as const
@@ -95,8 +96,7 @@ export const createOrder = async (app: Application, data: any) => {
     data.requestedForType === 'patient' ? 'accounts'
     : data.requestedForType === 'organization' ? 'organizations'
     : null
-  // `as any`: no ServiceTypes entry for accounts/organizations here; `_get` is the store's internal read.
-  if (target && !(await orNull((app.service(target as any) as any)._get(data.requestedFor)))) {
+  if (target && !(await orNull(serviceAt(app, target)._get(data.requestedFor)))) {
     throw invalid('data', [{ field: 'requestedFor', message: `is not ${data.requestedForType === 'patient' ? 'an account' : 'an organization'} id` }])
   }
   const { items, skus } = await fillOrderItems(app, facility, data.items)

@@ -6,9 +6,9 @@ export interface OrderSettings {
   requestedForTypes: string[]
 }
 
-// `as any` below: the parsed settings are cached on the app under a key that is no configuration field.
+// The parsed settings are cached on the app under a key that is no configuration field (typed loosely by the settings bag).
 export const orderSettings = (app: Application): OrderSettings => {
-  const cached = app.get('orderSettings' as any)
+  const cached = app.get('orderSettings')
   if (cached) return cached
   const raw = app.get('orders') ?? {}
   const types = raw.requestedForTypes
@@ -16,6 +16,6 @@ export const orderSettings = (app: Application): OrderSettings => {
     throw new Error('Invalid orders configuration: orders.requestedForTypes must be a non-empty array of strings including "patient"')
   }
   const settings: OrderSettings = { requestedForTypes: types }
-  app.set('orderSettings' as any, settings)
+  app.set('orderSettings', settings)
   return settings
 }

@@ -7,8 +7,9 @@ import NeDB from '@seald-io/nedb'
 import { NeDBService } from 'feathers-nedb'
 import { MongoDBService } from '@feathersjs/mongodb'
 import { Conflict, NotFound, GeneralError, MethodNotAllowed } from '@feathersjs/errors'
-import type { Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { FeathersService, Id, NullableId, Params, Paginated } from '@feathersjs/feathers'
+import type { AdapterParams, AdapterQuery, PaginationOptions } from '@feathersjs/adapter-commons'
+import type { Application, ServiceTypes } from '../declarations'
 import { logger } from '../logger'
 import { IndexedNeDB } from './nedb-candidates'
 import { STORE_SYNC_MODES, useGroupCommit, type GroupCommit, type StoreSync } from './nedb-commit'
@@ -48,21 +49,60 @@ export interface StoreOptions {
   journal?: boolean
 }
 
-/** The adapter methods every store service offers, on both engines. */
-export interface StoreService<T = any> {
+/** Params of a store call: the app's params plus the adapter's own (`paginate`, `adapter: { multi }`). */
+export type StoreParams<Q = AdapterQuery> = AdapterParams<Q>
+
+/** Params of an internal (`_`) call: any query of the portable subset, operators included. */
+export type InternalParams = AdapterParams<Record<string, any>>
+
+/** A document as an internal write hands it to the store: the schema's fields plus server-side bookkeeping. */
+export type StoreDoc = Record<string, any>
+
+/** A call by id answers one document; a call with a `null` id (multi) answers the list it wrote. */
+export type ByIdResult<I, R> = I extends null ? R[] : R
+
+/** A stored document: the schema's fields, typed, plus the internal fields the external view leaves out. */
+export type Stored<T> = T & StoreDoc
+
+/**
+ * The adapter every store service offers, on both engines, typed by the service's schemas: `Result` (the stored
+ * document), `Data` (a create body), `Patch` (a patch body) and `Query` (what a find may ask). The `_` methods are
+ * the internal ones (no hooks, no events) domain functions write with; they take whole documents and update
+ * operators, hence `StoreDoc`.
+ */
+export interface StoreService<Result = any, Data = any, Patch = any, Query = Record<string, any>> {
   id: string
   options: any
-  find(params?: Params): Promise<Paginated<T> | T[]>
-  get(id: Id, params?: Params): Promise<T>
-  create(data: any, params?: Params): Promise<T>
-  patch(id: NullableId, data: any, params?: Params): Promise<any>
-  remove(id: NullableId, params?: Params): Promise<any>
-  _find(params?: Params & { paginate?: any }): Promise<any>
-  _get(id: Id, params?: Params): Promise<T>
-  _create(data: any, params?: Params): Promise<T>
-  _patch(id: NullableId, data: any, params?: Params): Promise<any>
-  _remove(id: NullableId, params?: Params): Promise<any>
-  [key: string]: any
+  /** `$populate` may name this service (src/hooks/populate.ts). */
+  populatable?: boolean
+  /** Update operators clients may send in a patch body (src/hooks/reject-unsafe-keys.ts). */
+  bodyOperators?: string[]
+  /** The methods whose events webhooks may subscribe to, when not the exposed ones (src/services/webhooks/webhook-patterns.ts). */
+  eventMethods?: string[]
+  find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
+  find(params?: StoreParams<Query> & { paginate: false }): Promise<Result[]>
+  find(params?: StoreParams<Query>): Promise<Paginated<Result> | Result[]>
+  get(id: Id, params?: StoreParams<Query>): Promise<Result>
+  // The public writes act on one document (clients' multi writes are refused); multi writes use the `_` methods.
+  create(data: Data, params?: StoreParams<Query>): Promise<Result>
+  update(id: Id, data: Data, params?: StoreParams<Query>): Promise<Result>
+  patch(id: NullableId, data: Patch, params?: StoreParams<Query>): Promise<Result>
+  remove(id: NullableId, params?: StoreParams<Query>): Promise<Result>
+  _find(params?: InternalParams & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
+  _find(params?: InternalParams & { paginate: false }): Promise<Result[]>
+  _find(params?: InternalParams): Promise<Paginated<Result> | Result[]>
+  _get(id: Id, params?: InternalParams): Promise<Result>
+  _create(data: StoreDoc, params?: InternalParams): Promise<Result>
+  _create(data: StoreDoc[], params?: InternalParams): Promise<Result[]>
+  _update(id: Id, data: StoreDoc, params?: InternalParams): Promise<Result>
+  _patch<I extends NullableId>(id: I, data: StoreDoc, params?: InternalParams): Promise<ByIdResult<I, Result>>
+  _remove<I extends NullableId>(id: I, params?: InternalParams): Promise<ByIdResult<I, Result>>
+  /** The adapter's split of a query into conditions and filters (`$limit`, `$sort`, …). */
+  filterQuery(id: NullableId, params: InternalParams): { query: Record<string, any>; filters: Record<string, any>; paginate: any }
+  /** The adapter's options for one call (the engine's collection is `Model`). */
+  getOptions(params: InternalParams): any
+  /** MongoDB only: the driver's collection. */
+  getModel(params: InternalParams): Promise<any>
 }
 
 /** A new public id: 24 hex characters, time-ordered, the same shape on both engines. */
@@ -344,13 +384,13 @@ export const storeSyncOf = (app: Application): StoreSync => {
 export const store = (app: Application) => {
   const url = app.get('mongodb')
   const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb')?.compactionIntervalMs ?? 3600000, storeSyncOf(app))
-  app.set('storeEngine' as any, engine)
+  app.set('storeEngine', engine)
   const pending: Promise<void>[] = []
-  app.set('storeReady' as any, pending)
+  app.set('storeReady', pending)
   logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`)
 }
 
-const engineOf = (app: Application): Engine => app.get('storeEngine' as any)
+const engineOf = (app: Application): Engine => app.get('storeEngine')
 
 /** A service class built on the store's adapter (its own create/patch/remove calling domain functions). */
 export type StoreExtension = (Base: any) => any
@@ -359,12 +399,16 @@ export type StoreExtension = (Base: any) => any
  * Builds a service's adapter on the configured engine and schedules its indexes; `extend` derives the
  * service's own class from the engine's adapter class (so both engines run the same methods).
  */
-export const createStore = <T = any>(app: Application, options: StoreOptions, extend?: StoreExtension): StoreService<T> => {
+export const createStore = <Result = any, Data = any, Patch = any, Query = AdapterQuery>(
+  app: Application,
+  options: StoreOptions,
+  extend?: StoreExtension
+): StoreService<Result, Data, Patch, Query> => {
   const engine = engineOf(app)
   // (made before the indexes are scheduled, which open the collection)
   const journal = options.journal && engine.kind === 'nedb' ? (engine as ReturnType<typeof nedbEngine>).journal(options.name) : undefined
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
-  ;(app.get('storeReady' as any) as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
+  ;(app.get('storeReady') as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
   const metrics = app.get('appMetrics') as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
   const timer: OperationTimer | undefined = metrics ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation }) : undefined
   const common = {
@@ -379,18 +423,30 @@ export const createStore = <T = any>(app: Application, options: StoreOptions, ex
   }
   if (engine.kind === 'mongodb') {
     const Mongo = extend ? extend(MongoStore) : MongoStore
-    return new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>
+    return new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<Result, Data, Patch, Query>
   }
   const Nedb = extend ? extend(NedbStore) : NedbStore
-  return new Nedb({ ...common, Model: engine.collection(options.name), journal }) as StoreService<T>
+  return new Nedb({ ...common, Model: engine.collection(options.name), journal }) as StoreService<Result, Data, Patch, Query>
 }
 
 /**
  * The store adapters of services registered by path, for domain functions (internal `_` methods: no hooks, no
  * events), named as in `paths`.
  */
-export const storesByPath = <P extends Record<string, string>>(app: Application, paths: P): { [K in keyof P]: StoreService } =>
-  Object.fromEntries(Object.entries(paths).map(([name, path]) => [name, app.service(path as any)])) as { [K in keyof P]: StoreService } // `as any`: paths without a ServiceTypes entry yet
+/**
+ * A service seen through the store's untyped surface: for a path known only at run time (a `$populate` target, the
+ * path of an announced change) and for domain functions, whose internal documents carry bookkeeping fields beyond the
+ * service's external schema.
+ */
+export const serviceAt = (app: Application, path: string): FeathersService<Application, StoreService> =>
+  app.service(path as keyof ServiceTypes) as unknown as FeathersService<Application, StoreService>
+
+export const storesByPath = <P extends Record<string, keyof ServiceTypes>>(app: Application, paths: P): Record<keyof P, StoreService> => {
+  // Internal documents carry bookkeeping fields and states beyond each service's external schema: untyped results here.
+  const byName = {} as Record<keyof P, StoreService>
+  for (const name of Object.keys(paths) as (keyof P)[]) byName[name] = serviceAt(app, paths[name])
+  return byName
+}
 
 /** The embedded engine's commit logs by collection (empty on MongoDB): their write statistics, for tests and benches. */
 export const storeEngineCommits = (app: Application): Map<string, GroupCommit> => {
@@ -400,7 +456,7 @@ export const storeEngineCommits = (app: Application): Map<string, GroupCommit> =
 
 /** Resolves once every declared index exists (and the embedded files are loaded). */
 export const storeReady = async (app: Application) => {
-  await Promise.all(app.get('storeReady' as any) as Promise<void>[])
+  await Promise.all(app.get('storeReady') as Promise<void>[])
   app.set('storeIndexesBuilt', true)
 }
 

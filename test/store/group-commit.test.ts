@@ -10,6 +10,8 @@ import { storeEngineCommits } from '../../src/store'
 
 describe('embedded engine: group commit (STORE_SYNC)', function () {
   if (process.env.MONGODB_URL) return // (embedded engine only: MongoDB acknowledges its own writes)
+  // (child-process start-ups compile the app: slow on a loaded machine)
+  this.timeout(90000)
   const dirs: string[] = []
   after(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
 

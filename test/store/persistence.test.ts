@@ -3,7 +3,9 @@ import fs from 'node:fs'
 import { restClient, signUp, tempDir, testMongoUrl } from '../helpers/app'
 import { startServerProcess } from '../helpers/server-process'
 
-describe('persistence across crashes (server as a child process)', () => {
+describe('persistence across crashes (server as a child process)', function () {
+  // (two child-process start-ups, each compiling the app: slow on a loaded machine)
+  this.timeout(90000)
   const dataDir = tempDir()
   const mongodb = testMongoUrl()
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }))

@@ -70,9 +70,9 @@ const list = (value: unknown): string[] => {
   return typeof value === 'string' ? value.split(',').map((part) => part.trim()).filter(Boolean) : []
 }
 
-// `as any` below: the parsed settings are cached on the app under a key that is no configuration field.
+// The parsed settings are cached on the app under a key that is no configuration field (typed loosely by the settings bag).
 export const gatewaySettings = (app: Application): GatewaySettings => {
-  const cached = app.get('gatewaySettings' as any)
+  const cached = app.get('gatewaySettings')
   if (cached) return cached
   const raw = app.get('gateways') ?? {}
   const enabled = list(raw.enabled ?? ['sandbox'])
@@ -102,14 +102,14 @@ export const gatewaySettings = (app: Application): GatewaySettings => {
   if (enabled.includes('paypal') && (!settings.paypal.clientId || !settings.paypal.clientSecret)) {
     throw new Error('Invalid gateways configuration: GATEWAYS includes paypal, which needs PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET')
   }
-  app.set('gatewaySettings' as any, settings)
+  app.set('gatewaySettings', settings)
   return settings
 }
 
 /** The configured gateway named `name` (built once per app). */
 export const gatewayOf = (app: Application, name: string): PaymentGateway => {
-  const cache: Map<string, PaymentGateway> = app.get('paymentGateways' as any) ?? new Map()
-  app.set('paymentGateways' as any, cache)
+  const cache: Map<string, PaymentGateway> = app.get('paymentGateways') ?? new Map()
+  app.set('paymentGateways', cache)
   let gateway = cache.get(name)
   if (!gateway) {
     if (name === 'sandbox') gateway = createSandboxGateway()

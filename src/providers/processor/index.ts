@@ -58,7 +58,7 @@ export interface ProcessorSettings {
   stripe: { secretKey: string; host: string; port: string; protocol: string }
 }
 
-// `as any` below: the processor is cached on the app under a key that is no configuration field.
+// The processor is cached on the app under a key that is no configuration field (typed loosely by the settings bag).
 export const processorSettings = (app: Application): ProcessorSettings => {
   const raw = app.get('processor') ?? {}
   const kind = raw.kind || 'sandbox'
@@ -72,10 +72,10 @@ export const processorSettings = (app: Application): ProcessorSettings => {
 
 /** The configured processor, built once per app. */
 export const processorOf = (app: Application): CardProcessor => {
-  const cached = app.get('cardProcessor' as any)
+  const cached = app.get('cardProcessor')
   if (cached) return cached
   const settings = processorSettings(app)
   const processor = settings.kind === 'stripe' ? createStripeProcessor(settings) : createSandboxProcessor()
-  app.set('cardProcessor' as any, processor)
+  app.set('cardProcessor', processor)
   return processor
 }

@@ -1,7 +1,8 @@
 // The accounts store and its options.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { Account } from './accounts.schema'
+import type { AccountData, AccountPatch, AccountQuery } from './accounts.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'accounts',
@@ -16,4 +17,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
   operators: ['$exists']
 })
 
-export const createAccountService = (app: Application) => createStore<Account>(app, getOptions(app))
+/** The accounts service as the app holds it: the store's adapter typed by the schemas. */
+export type AccountService = StoreService<Stored<Account>, AccountData, AccountPatch, AccountQuery>
+
+export const createAccountService = (app: Application): AccountService => createStore<Stored<Account>, AccountData, AccountPatch, AccountQuery>(app, getOptions(app))

@@ -11,9 +11,16 @@ import { dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } 
 import { passwordProblem } from '../../auth/password'
 import { authSettings } from '../../auth/settings'
 import { cutConnections } from '../../auth/sessions'
-import { createAccountService } from './accounts.class'
+import { createAccountService, type AccountService } from './accounts.class'
 import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSecrets } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
+import { serviceAt } from '../../store'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [accountPath]: AccountService
+  }
+}
 
 /** Emails are trimmed and lower-cased wherever they come in. */
 export const normalizeEmail = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : email)
@@ -31,7 +38,7 @@ const normalizeEmails = async (context: HookContext, next: NextFunction) => {
 
 // A duplicate email is a 409 that names the field (the unique index is the guarantee under concurrency).
 const refuseDuplicateEmail = async (context: HookContext, next: NextFunction) => {
-  const found = await (context.service as any)._find({ query: { email: context.data.email, $limit: 1 }, paginate: false })
+  const found = await context.service._find({ query: { email: context.data.email, $limit: 1 }, paginate: false })
   if (found.length > 0) throw new Conflict('An account with this email already exists', { errors: [{ field: 'email', message: 'is already registered' }] })
   await next()
 }
@@ -57,10 +64,10 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
   if (!organization) return
   const created = context.result
   try {
-    const org = await context.app.service('organizations' as any).create(organization, { account: created, authenticated: true })
+    const org = await context.app.service('organizations').create(organization, { account: created, authenticated: true })
     context.result = { ...created, organization: org }
   } catch (error) {
-    await (context.service as any)._remove(created.id)
+    await context.service._remove(created.id)
     throw error
   }
 }
@@ -72,15 +79,15 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
   const account = context.result.id
   cutConnections(context.app, account, context.params.connection)
   for (const [path, field] of [['organization-members', 'uid'], ['webhooks', 'account']]) {
-    const service = context.app.service(path as any) as any
+    const service = serviceAt(context.app, path)
     const list = await service._find({ query: { [field]: account }, paginate: false })
     for (const doc of list) await service.remove(doc.id, { bootstrap: true })
   }
 }
 
 export const accounts = (app: Application) => {
-  app.use(accountPath as any, createAccountService(app) as any, { methods: [...accountMethods], events: [] })
-  ;(app.service(accountPath as any) as any).populatable = true
+  app.use(accountPath, createAccountService(app), { methods: [...accountMethods], events: [] })
+  app.service(accountPath).populatable = true
 
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
@@ -90,7 +97,7 @@ export const accounts = (app: Application) => {
     audience: (doc) => [`accounts/${doc.id}`, 'admins']
   })
 
-  app.service(accountPath as any).hooks({
+  app.service(accountPath).hooks({
     around: {
       all: [hideSecrets(...accountSecrets), normalizeEmails],
       find: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],

@@ -2,10 +2,11 @@
 // processor's cards when asked ($populateProcessorCards=true), and only then calls the processor.
 import type { Id, NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import { invalid } from '../../schema/validators'
 import { changeCustomer, createCustomer, customerCards, type CustomerChange } from '../../billing/customers'
 import type { Customer } from './billing-customers.schema'
+import type { BillingCustomerData, BillingCustomerPatch, BillingCustomerQuery } from './billing-customers.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'billing-customers',
@@ -59,4 +60,7 @@ const customerMethods = (app: Application) => (Base: any) =>
     }
   }
 
-export const createCustomerService = (app: Application) => createStore<Customer>(app, getOptions(app), customerMethods(app))
+/** The billing-customers service as the app holds it: the store's adapter typed by the schemas. */
+export type BillingCustomerService = StoreService<Stored<Customer>, BillingCustomerData, BillingCustomerPatch, BillingCustomerQuery>
+
+export const createCustomerService = (app: Application): BillingCustomerService => createStore<Stored<Customer>, BillingCustomerData, BillingCustomerPatch, BillingCustomerQuery>(app, getOptions(app), customerMethods(app))

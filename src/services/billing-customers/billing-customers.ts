@@ -23,9 +23,15 @@ import { oneAtATime } from '../../billing/hooks'
 import { omitting, presentResults, registerPresenter } from '../../billing/present'
 import { billingSettings } from '../../billing/settings'
 import { processorOf } from '../../providers/processor'
-import { createCustomerService } from './billing-customers.class'
+import { createCustomerService, type BillingCustomerService } from './billing-customers.class'
 import { customerDataSchema, customerGetQuerySchema, customerPatchSchema, customerQuerySchema } from './billing-customers.schema'
 import { billingCustomerMethods, billingCustomerPath } from './billing-customers.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [billingCustomerPath]: BillingCustomerService
+  }
+}
 
 export const billingCustomers = (app: Application) => {
   // Built now so a bad PROCESSOR / STRIPE_* setting fails at start-up.
@@ -33,9 +39,8 @@ export const billingCustomers = (app: Application) => {
   idempotencyStore(app)
   const service = createCustomerService(app)
   // `$deleteProcessorCard` / `$setDefaultProcessorCard` in a PATCH body (src/hooks/reject-unsafe-keys.ts hands them over).
-  ;(service as any).bodyOperators = ['$deleteProcessorCard', '$setDefaultProcessorCard'] // `as any`: a property the hook reads off the service object
-  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
-  app.use(billingCustomerPath as any, service as any, { methods: [...billingCustomerMethods], events: [] })
+  service.bodyOperators = ['$deleteProcessorCard', '$setDefaultProcessorCard']
+  app.use(billingCustomerPath, service, { methods: [...billingCustomerMethods], events: [] })
   // The uniqueness key is bookkeeping.
   registerPresenter(billingCustomerPath, omitting(['ownerKey']))
   const privilege = billingSettings(app).privilege
@@ -58,7 +63,7 @@ export const billingCustomers = (app: Application) => {
     organizations: (doc) => (doc.owner?.organization ? [doc.owner.organization] : [])
   })
 
-  app.service(billingCustomerPath as any).hooks({
+  app.service(billingCustomerPath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(billingCustomerPath)],
       find: [validateQueryWith(customerQuerySchema), scopeAccess],

@@ -1,7 +1,8 @@
 // The billing-invoices store and its options.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { Invoice } from './billing-invoices.schema'
+import type { BillingInvoiceData, BillingInvoicePatch, BillingInvoiceQuery } from './billing-invoices.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'billing-invoices',
@@ -15,4 +16,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-export const createInvoiceService = (app: Application) => createStore<Invoice>(app, getOptions(app))
+/** The billing-invoices service as the app holds it: the store's adapter typed by the schemas. */
+export type BillingInvoiceService = StoreService<Stored<Invoice>, BillingInvoiceData, BillingInvoicePatch, BillingInvoiceQuery>
+
+export const createInvoiceService = (app: Application): BillingInvoiceService => createStore<Stored<Invoice>, BillingInvoiceData, BillingInvoicePatch, BillingInvoiceQuery>(app, getOptions(app))

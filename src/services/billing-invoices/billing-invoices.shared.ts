@@ -1,3 +1,22 @@
 // Path and methods of the billing-invoices service, shared with the typed client.
+import type { ClientService, Paginated } from '@feathersjs/feathers'
+import type { ClientParams } from '../client-params'
+import type { Static } from '@feathersjs/typebox'
+import type { Invoice, invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
+
 export const billingInvoicePath = 'billing-invoices'
 export const billingInvoiceMethods = ['find', 'get', 'create', 'patch', 'remove'] as const
+
+export type { Invoice }
+export type BillingInvoiceData = Static<typeof invoiceDataSchema>
+export type BillingInvoicePatch = Static<typeof invoicePatchSchema>
+export type BillingInvoiceQuery = Static<typeof invoiceQuerySchema>
+
+/** What a client may call on billing-invoices: its methods, typed by the schemas (data in, result out). */
+export type BillingInvoiceClientService = Pick<ClientService<Invoice, BillingInvoiceData, BillingInvoicePatch, Paginated<Invoice>, ClientParams<BillingInvoiceQuery>>, (typeof billingInvoiceMethods)[number]>
+
+declare module '../../client' {
+  interface ServiceTypes {
+    [billingInvoicePath]: BillingInvoiceClientService
+  }
+}

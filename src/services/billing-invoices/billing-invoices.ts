@@ -20,9 +20,15 @@ import { createInvoiceRecord } from '../../billing/records'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
-import { createInvoiceService } from './billing-invoices.class'
+import { createInvoiceService, type BillingInvoiceService } from './billing-invoices.class'
 import { invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
 import { billingInvoiceMethods, billingInvoicePath } from './billing-invoices.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [billingInvoicePath]: BillingInvoiceService
+  }
+}
 
 const createInvoice = async (context: HookContext, next: NextFunction) => {
   context.result = await createInvoiceRecord(context.app, context.data)
@@ -56,8 +62,8 @@ const removeInvoice = async (context: HookContext, next: NextFunction) => {
 }
 
 export const billingInvoices = (app: Application) => {
-  app.use(billingInvoicePath as any, createInvoiceService(app) as any, { methods: [...billingInvoiceMethods], events: [] })
-  ;(app.service(billingInvoicePath as any) as any).populatable = true
+  app.use(billingInvoicePath, createInvoiceService(app), { methods: [...billingInvoiceMethods], events: [] })
+  app.service(billingInvoicePath).populatable = true
 
   defineAccess(billingInvoicePath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
@@ -70,7 +76,7 @@ export const billingInvoices = (app: Application) => {
   })
 
   const values = checkBillingValues({ type: 'invoiceTypes', subjectType: 'subjectTypes' })
-  app.service(billingInvoicePath as any).hooks({
+  app.service(billingInvoicePath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(billingInvoicePath)],
       find: [validateQueryWith(invoiceQuerySchema), scopeAccess],

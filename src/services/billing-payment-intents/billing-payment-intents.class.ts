@@ -1,10 +1,11 @@
 // The payment intents store and its class: create and patch call src/billing/intents.ts.
 import type { Id, NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import { captureIntent, createIntent, intentAnalytics, type AnalyticsType } from '../../billing/intents'
 import { gatewaySettings } from '../../providers/gateways'
 import type { Intent } from './billing-payment-intents.schema'
+import type { BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery } from './billing-payment-intents.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'billing-payment-intents',
@@ -31,7 +32,7 @@ const intentMethods = (app: Application) => (Base: any) =>
     async find(params: Params = {}) {
       const { $analytics, ...query } = (params.query ?? {}) as Record<string, unknown>
       if ($analytics === undefined) return super.find({ ...params, query })
-      return intentAnalytics(app, this as any, { ...params, query }, $analytics as AnalyticsType) // `as any`: this class is the store service
+      return intentAnalytics(app, this as unknown as StoreService, { ...params, query }, $analytics as AnalyticsType)
     }
 
     async get(id: Id, params: Params = {}) {
@@ -49,4 +50,7 @@ const intentMethods = (app: Application) => (Base: any) =>
     }
   }
 
-export const createIntentService = (app: Application) => createStore<Intent>(app, getOptions(app), intentMethods(app))
+/** The billing-payment-intents service as the app holds it: the store's adapter typed by the schemas. */
+export type BillingPaymentIntentService = StoreService<Stored<Intent>, BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery>
+
+export const createIntentService = (app: Application): BillingPaymentIntentService => createStore<Stored<Intent>, BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery>(app, getOptions(app), intentMethods(app))

@@ -25,17 +25,22 @@ import { orNull, stores } from '../../billing/stores'
 import { recoverCaptures } from '../../billing/intents'
 import { recoveryLoop, staleCutoff } from '../../jobs/recovery-loop'
 import { gatewaySettings } from '../../providers/gateways'
-import { createIntentService } from './billing-payment-intents.class'
+import { createIntentService, type BillingPaymentIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
 import { intentDataSchema, intentFindQuerySchema, intentPatchSchema, intentQuerySchema } from './billing-payment-intents.schema'
 import { billingPaymentIntentMethods, billingPaymentIntentPath } from './billing-payment-intents.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [billingPaymentIntentPath]: BillingPaymentIntentService
+  }
+}
 
 export const billingPaymentIntents = (app: Application) => {
   // Checked now so a bad GATEWAYS / GATEWAY_* setting fails at start-up.
   gatewaySettings(app)
   idempotencyStore(app)
-  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
-  app.use(billingPaymentIntentPath as any, createIntentService(app) as any, { methods: [...billingPaymentIntentMethods], events: [] })
+  app.use(billingPaymentIntentPath, createIntentService(app), { methods: [...billingPaymentIntentMethods], events: [] })
   // The approval page's secret, the minor-unit amounts and the capture marker stay in the server.
   registerPresenter(billingPaymentIntentPath, omitting(['checkoutSecret', 'amounts', 'capturingBy', 'capturingAt']))
   app.use(checkoutPages(app))
@@ -59,7 +64,7 @@ export const billingPaymentIntents = (app: Application) => {
     audit: invoiceChildAudit
   })
 
-  app.service(billingPaymentIntentPath as any).hooks({
+  app.service(billingPaymentIntentPath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(billingPaymentIntentPath)],
       find: [validateQueryWith(intentFindQuerySchema), scopeAccess],

@@ -1,7 +1,8 @@
 // The stock-movement ledger's store: written only by src/inventory/movements.ts (internal calls).
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { StockMovement } from './inventory-stock-movements.schema'
+import type { InventoryStockMovementData, InventoryStockMovementPatch, InventoryStockMovementQuery } from './inventory-stock-movements.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'inventory-stock-movements',
@@ -13,4 +14,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-export const createMovementService = (app: Application) => createStore<StockMovement>(app, getOptions(app))
+/** The inventory-stock-movements service as the app holds it: the store's adapter typed by the schemas. */
+export type InventoryStockMovementService = StoreService<Stored<StockMovement>, InventoryStockMovementData, InventoryStockMovementPatch, InventoryStockMovementQuery>
+
+export const createMovementService = (app: Application): InventoryStockMovementService => createStore<Stored<StockMovement>, InventoryStockMovementData, InventoryStockMovementPatch, InventoryStockMovementQuery>(app, getOptions(app))

@@ -8,16 +8,21 @@ import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
-import { createMovementService } from './inventory-stock-movements.class'
+import { createMovementService, type InventoryStockMovementService } from './inventory-stock-movements.class'
 import { movementQuerySchema } from './inventory-stock-movements.schema'
 import { inventoryStockMovementMethods, inventoryStockMovementPath } from './inventory-stock-movements.shared'
 
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [inventoryStockMovementPath]: InventoryStockMovementService
+  }
+}
+
 export const inventoryStockMovements = (app: Application) => {
-  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   const service = createMovementService(app)
   // Clients cannot create movements, but the server does: webhooks may subscribe to `inventory-stock-movements.create`.
-  ;(service as any).eventMethods = ['create']
-  app.use(inventoryStockMovementPath as any, service as any, { methods: [...inventoryStockMovementMethods], events: [] })
+  service.eventMethods = ['create']
+  app.use(inventoryStockMovementPath, service, { methods: [...inventoryStockMovementMethods], events: [] })
 
   defineAccess(inventoryStockMovementPath, {
     read: (access) => ({ ...facilityScope(access), status: 'applied' }),
@@ -27,7 +32,7 @@ export const inventoryStockMovements = (app: Application) => {
     ...facilityOwned
   })
 
-  app.service(inventoryStockMovementPath as any).hooks({
+  app.service(inventoryStockMovementPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQueryWith(movementQuerySchema), scopeAccess],

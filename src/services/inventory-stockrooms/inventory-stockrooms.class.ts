@@ -4,8 +4,9 @@ import type { NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { within } from '../../access/rules'
 import { orNull } from '../../billing/stores'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { Stockroom } from './inventory-stockrooms.schema'
+import type { InventoryStockroomData, InventoryStockroomPatch, InventoryStockroomQuery } from './inventory-stockrooms.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'inventory-stockrooms',
@@ -32,4 +33,7 @@ const stockroomMethods = (Base: any) =>
     }
   }
 
-export const createStockroomService = (app: Application) => createStore<Stockroom>(app, getOptions(app), stockroomMethods)
+/** The inventory-stockrooms service as the app holds it: the store's adapter typed by the schemas. */
+export type InventoryStockroomService = StoreService<Stored<Stockroom>, InventoryStockroomData, InventoryStockroomPatch, InventoryStockroomQuery>
+
+export const createStockroomService = (app: Application): InventoryStockroomService => createStore<Stored<Stockroom>, InventoryStockroomData, InventoryStockroomPatch, InventoryStockroomQuery>(app, getOptions(app), stockroomMethods)

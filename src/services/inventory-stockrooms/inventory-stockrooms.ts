@@ -10,14 +10,19 @@ import { facilityOwned, facilityScope } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
 import { inventoryScope, requireInventory } from '../../inventory/access'
 import { inventorySettings } from '../../inventory/settings'
-import { createStockroomService } from './inventory-stockrooms.class'
+import { createStockroomService, type InventoryStockroomService } from './inventory-stockrooms.class'
 import { stockroomDataSchema, stockroomPatchSchema, stockroomQuerySchema } from './inventory-stockrooms.schema'
 import { inventoryStockroomMethods, inventoryStockroomPath } from './inventory-stockrooms.shared'
 
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [inventoryStockroomPath]: InventoryStockroomService
+  }
+}
+
 export const inventoryStockrooms = (app: Application) => {
-  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
-  app.use(inventoryStockroomPath as any, createStockroomService(app) as any, { methods: [...inventoryStockroomMethods], events: [] })
-  ;(app.service(inventoryStockroomPath as any) as any).populatable = true
+  app.use(inventoryStockroomPath, createStockroomService(app), { methods: [...inventoryStockroomMethods], events: [] })
+  app.service(inventoryStockroomPath).populatable = true
   const { privilege } = inventorySettings(app)
 
   defineAccess(inventoryStockroomPath, {
@@ -27,7 +32,7 @@ export const inventoryStockrooms = (app: Application) => {
     ...facilityOwned
   })
 
-  app.service(inventoryStockroomPath as any).hooks({
+  app.service(inventoryStockroomPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQueryWith(stockroomQuerySchema), scopeAccess],

@@ -4,10 +4,11 @@ import type { Id, NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { within } from '../../access/rules'
 import { orNull } from '../../billing/stores'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import { invalid } from '../../schema/validators'
 import { createStock, moveStock, requestedDelta } from '../../inventory/movements'
 import type { Stock } from './inventory-stocks.schema'
+import type { InventoryStockData, InventoryStockPatch, InventoryStockQuery } from './inventory-stocks.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'inventory-stocks',
@@ -44,4 +45,7 @@ const stockMethods = (app: Application) => (Base: any) =>
     }
   }
 
-export const createStockService = (app: Application) => createStore<Stock>(app, getOptions(app), stockMethods(app))
+/** The inventory-stocks service as the app holds it: the store's adapter typed by the schemas. */
+export type InventoryStockService = StoreService<Stored<Stock>, InventoryStockData, InventoryStockPatch, InventoryStockQuery>
+
+export const createStockService = (app: Application): InventoryStockService => createStore<Stored<Stock>, InventoryStockData, InventoryStockPatch, InventoryStockQuery>(app, getOptions(app), stockMethods(app))

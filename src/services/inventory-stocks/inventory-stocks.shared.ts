@@ -1,3 +1,23 @@
 // Path and methods of the inventory-stocks service, shared with the typed client (stocks are moved, never removed).
+import type { ClientService, Paginated } from '@feathersjs/feathers'
+import type { ClientParams } from '../client-params'
+import type { Static } from '@feathersjs/typebox'
+import type { Stock, stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
+
 export const inventoryStockPath = 'inventory-stocks'
 export const inventoryStockMethods = ['find', 'get', 'create', 'patch'] as const
+
+export type { Stock }
+export type InventoryStockData = Static<typeof stockDataSchema>
+/** A patch body, or the `$inc` body operator on `quantity` the service accepts (src/hooks/reject-unsafe-keys.ts). */
+export type InventoryStockPatch = Static<typeof stockPatchSchema> | { $inc: { quantity: number } }
+export type InventoryStockQuery = Static<typeof stockQuerySchema>
+
+/** What a client may call on inventory-stocks: its methods, typed by the schemas (data in, result out). */
+export type InventoryStockClientService = Pick<ClientService<Stock, InventoryStockData, InventoryStockPatch, Paginated<Stock>, ClientParams<InventoryStockQuery>>, (typeof inventoryStockMethods)[number]>
+
+declare module '../../client' {
+  interface ServiceTypes {
+    [inventoryStockPath]: InventoryStockClientService
+  }
+}

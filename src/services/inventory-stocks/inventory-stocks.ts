@@ -15,17 +15,22 @@ import { omitting, presentResults, registerPresenter } from '../../billing/prese
 import { inventoryScope, requireInventory } from '../../inventory/access'
 import { inventoryRecovery } from '../../inventory/recovery'
 import { inventorySettings } from '../../inventory/settings'
-import { createStockService } from './inventory-stocks.class'
+import { createStockService, type InventoryStockService } from './inventory-stocks.class'
 import { stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
 import { inventoryStockMethods, inventoryStockPath } from './inventory-stocks.shared'
 
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [inventoryStockPath]: InventoryStockService
+  }
+}
+
 export const inventoryStocks = (app: Application) => {
-  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
   const service = createStockService(app)
   // `$inc: { quantity: n }` in a PATCH body is a movement (src/hooks/reject-unsafe-keys.ts hands it over).
-  ;(service as any).bodyOperators = ['$inc']
-  app.use(inventoryStockPath as any, service as any, { methods: [...inventoryStockMethods], events: [] })
-  ;(app.service(inventoryStockPath as any) as any).populatable = true
+  service.bodyOperators = ['$inc']
+  app.use(inventoryStockPath, service, { methods: [...inventoryStockMethods], events: [] })
+  app.service(inventoryStockPath).populatable = true
   // The movements' bookkeeping never leaves the server.
   registerPresenter(inventoryStockPath, omitting(['pending']))
   const settings = inventorySettings(app)
@@ -37,7 +42,7 @@ export const inventoryStocks = (app: Application) => {
     ...facilityOwned
   })
 
-  app.service(inventoryStockPath as any).hooks({
+  app.service(inventoryStockPath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(inventoryStockPath)],
       find: [validateQueryWith(stockQuerySchema), scopeAccess],

@@ -2,9 +2,10 @@
 // src/inventory/variants.ts; find and get are the adapter's (scoped by the hooks).
 import type { Id, NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import { archiveVariant, createVariant, removeVariant } from '../../inventory/variants'
 import type { Variant } from './inventory-variants.schema'
+import type { InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery } from './inventory-variants.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'inventory-variants',
@@ -32,4 +33,7 @@ const variantMethods = (app: Application) => (Base: any) =>
     }
   }
 
-export const createVariantService = (app: Application) => createStore<Variant>(app, getOptions(app), variantMethods(app))
+/** The inventory-variants service as the app holds it: the store's adapter typed by the schemas. */
+export type InventoryVariantService = StoreService<Stored<Variant>, InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery>
+
+export const createVariantService = (app: Application): InventoryVariantService => createStore<Stored<Variant>, InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery>(app, getOptions(app), variantMethods(app))

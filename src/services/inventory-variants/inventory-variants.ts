@@ -19,9 +19,15 @@ import { checkBillingValues } from '../../billing/validate'
 import { inventoryScope, requireInventory } from '../../inventory/access'
 import { inventorySettings } from '../../inventory/settings'
 import { attachStocks, parsePopulateStocks, type StocksFilter } from '../../inventory/variants'
-import { createVariantService } from './inventory-variants.class'
+import { createVariantService, type InventoryVariantService } from './inventory-variants.class'
 import { variantDataSchema, variantPatchSchema, variantQuerySchema } from './inventory-variants.schema'
 import { inventoryVariantMethods, inventoryVariantPath } from './inventory-variants.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [inventoryVariantPath]: InventoryVariantService
+  }
+}
 
 // The currency defaults to the billing currency (variants are priced like the service catalogue).
 const prepareVariant = async (context: HookContext, next: NextFunction) => {
@@ -65,9 +71,8 @@ const populateStocks = async (context: HookContext, next: NextFunction) => {
 }
 
 export const inventoryVariants = (app: Application) => {
-  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
-  app.use(inventoryVariantPath as any, createVariantService(app) as any, { methods: [...inventoryVariantMethods], events: [] })
-  ;(app.service(inventoryVariantPath as any) as any).populatable = true
+  app.use(inventoryVariantPath, createVariantService(app), { methods: [...inventoryVariantMethods], events: [] })
+  app.service(inventoryVariantPath).populatable = true
   const { privilege } = inventorySettings(app)
 
   defineAccess(inventoryVariantPath, {
@@ -78,7 +83,7 @@ export const inventoryVariants = (app: Application) => {
   })
 
   const money = checkBillingValues({}, ['price', 'unitCost'])
-  app.service(inventoryVariantPath as any).hooks({
+  app.service(inventoryVariantPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [populateStocks, validateQueryWith(variantQuerySchema), hideArchived, scopeAccess],

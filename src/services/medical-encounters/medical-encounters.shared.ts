@@ -1,3 +1,22 @@
 // Path and methods of the medical-encounters service, shared with the typed client.
+import type { ClientService, Paginated } from '@feathersjs/feathers'
+import type { ClientParams } from '../client-params'
+import type { Static } from '@feathersjs/typebox'
+import type { Encounter, encounterDataSchema, encounterPatchSchema, encounterQuerySchema } from './medical-encounters.schema'
+
 export const medicalEncounterPath = 'medical-encounters'
 export const medicalEncounterMethods = ['find', 'get', 'create', 'update', 'patch', 'remove'] as const
+
+export type { Encounter }
+export type MedicalEncounterData = Static<typeof encounterDataSchema>
+export type MedicalEncounterPatch = Static<typeof encounterPatchSchema>
+export type MedicalEncounterQuery = Static<typeof encounterQuerySchema>
+
+/** What a client may call on medical-encounters: its methods, typed by the schemas (data in, result out). */
+export type MedicalEncounterClientService = Pick<ClientService<Encounter, MedicalEncounterData, MedicalEncounterPatch, Paginated<Encounter>, ClientParams<MedicalEncounterQuery>>, (typeof medicalEncounterMethods)[number]>
+
+declare module '../../client' {
+  interface ServiceTypes {
+    [medicalEncounterPath]: MedicalEncounterClientService
+  }
+}

@@ -22,9 +22,15 @@ import { createInvoiceRecord } from '../../billing/records'
 import { billingSettings } from '../../billing/settings'
 import { orNull, paths, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
-import { createEncounterService } from './medical-encounters.class'
+import { createEncounterService, type MedicalEncounterService } from './medical-encounters.class'
 import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema, encounterUpdateSchema } from './medical-encounters.schema'
 import { medicalEncounterMethods, medicalEncounterPath } from './medical-encounters.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [medicalEncounterPath]: MedicalEncounterService
+  }
+}
 
 // Creates the encounter and, with `invoice: true`, its draft invoice (subject: the patient); if the invoice
 // cannot be created the encounter is removed again.
@@ -148,8 +154,8 @@ const removeEncounter = async (context: HookContext, next: NextFunction) => {
 }
 
 export const medicalEncounters = (app: Application) => {
-  app.use(medicalEncounterPath as any, createEncounterService(app) as any, { methods: [...medicalEncounterMethods], events: [] })
-  ;(app.service(medicalEncounterPath as any) as any).populatable = true
+  app.use(medicalEncounterPath, createEncounterService(app), { methods: [...medicalEncounterMethods], events: [] })
+  app.service(medicalEncounterPath).populatable = true
 
   defineAccess(medicalEncounterPath, {
     // An encounter being removed (`deleting`) is already gone for clients.
@@ -165,7 +171,7 @@ export const medicalEncounters = (app: Application) => {
     audit: { patient: (doc) => doc.patient, facility: (doc) => doc.facility }
   })
 
-  app.service(medicalEncounterPath as any).hooks({
+  app.service(medicalEncounterPath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(medicalEncounterPath)],
       find: [validateQueryWith(encounterQuerySchema), scopeAccess],

@@ -1,7 +1,8 @@
 // The medical-records store and its options: indexes for the permission query and the usual filters.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { MedicalRecord } from './medical-records.schema'
+import type { MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery } from './medical-records.shared'
 
 export const getOptions = (app: Application): StoreOptions => ({
   name: 'medical-records',
@@ -21,4 +22,7 @@ export const getOptions = (app: Application): StoreOptions => ({
   paginate: app.get('medicalRecords')?.paginate ?? app.get('paginate')
 })
 
-export const createMedicalRecordService = (app: Application) => createStore<MedicalRecord>(app, getOptions(app))
+/** The medical-records service as the app holds it: the store's adapter typed by the schemas. */
+export type MedicalRecordService = StoreService<Stored<MedicalRecord>, MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery>
+
+export const createMedicalRecordService = (app: Application): MedicalRecordService => createStore<Stored<MedicalRecord>, MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery>(app, getOptions(app))

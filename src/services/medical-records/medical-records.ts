@@ -1,6 +1,7 @@
 // Medical records (interface 2.1–2.3, 4.1): fifteen validated record types, readable, changeable and shareable
 // per record (2.2). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
 // remove and in the realtime channels; finalized records are frozen except for their permissions.
+import type { Id } from '@feathersjs/feathers'
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict, Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
@@ -9,10 +10,16 @@ import { isMemberWith, type AccessContext } from '../../access/context'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateQueryWith } from '../../schema/validators'
-import { createMedicalRecordService } from './medical-records.class'
+import { createMedicalRecordService, type MedicalRecordService } from './medical-records.class'
 import { medicalRecordQuerySchema, validateCreate, validatePatch } from './medical-records.schema'
 import { holds, normalizePermissions, recordAudience, recordQuery } from './medical-records.access'
 import { medicalRecordMethods, medicalRecordPath } from './medical-records.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [medicalRecordPath]: MedicalRecordService
+  }
+}
 
 // Records are changed one at a time (each needs its own rights check).
 const refuseMulti = async (context: HookContext, next: NextFunction) => {
@@ -56,7 +63,7 @@ const unlessFinalizedMeanwhile = async (context: HookContext, next: NextFunction
     await next()
   } catch (error: any) {
     if (error?.code === 404) {
-      const now = await (context.service as any)._get(existing.id).catch(() => null)
+      const now = await context.service._get(existing.id).catch(() => null)
       if (now && isFinalized(now)) throw finalizedConflict(now)
     }
     throw error
@@ -70,8 +77,8 @@ const unlessFinalizedMeanwhile = async (context: HookContext, next: NextFunction
  */
 const preparePatch = async (context: HookContext, next: NextFunction) => {
   const { params } = context
-  const service = context.service as any
-  const existing = params.existing ?? (await service._get(context.id))
+  const service: MedicalRecordService = context.service
+  const existing = params.existing ?? (await service._get(context.id as Id)) // a patch by id (multi patches are refused)
   const { value, errors } = validatePatch(existing.type, context.data)
   if (errors) throw invalid('data', errors)
   const keys = Object.keys(value)
@@ -117,7 +124,7 @@ const preparePatch = async (context: HookContext, next: NextFunction) => {
 
 // A finalized record cannot be removed.
 const refuseFinalizedRemoval = async (context: HookContext, next: NextFunction) => {
-  const existing = context.params.existing ?? (await (context.service as any)._get(context.id))
+  const existing = context.params.existing ?? (await context.service._get(context.id))
   if (isFinalized(existing)) throw finalizedConflict(existing)
   return unlessFinalizedMeanwhile(context, next, existing)
 }
@@ -131,8 +138,8 @@ const requireFacilityMembership = (access: AccessContext, facility: string) => {
 }
 
 export const medicalRecords = (app: Application) => {
-  app.use(medicalRecordPath as any, createMedicalRecordService(app) as any, { methods: [...medicalRecordMethods], events: [] })
-  ;(app.service(medicalRecordPath as any) as any).populatable = true
+  app.use(medicalRecordPath, createMedicalRecordService(app), { methods: [...medicalRecordMethods], events: [] })
+  app.service(medicalRecordPath).populatable = true
 
   defineAccess(medicalRecordPath, {
     read: (access) => recordQuery(access, 'read'),
@@ -151,7 +158,7 @@ export const medicalRecords = (app: Application) => {
   })
 
   const validateQuery = validateQueryWith(medicalRecordQuerySchema)
-  app.service(medicalRecordPath as any).hooks({
+  app.service(medicalRecordPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQuery, scopeAccess],

@@ -3,10 +3,11 @@
 // (src/access/context.ts).
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import { forgetAccess } from '../../access/context'
 import { accountsStore } from '../../auth/accounts'
 import type { Member } from './organization-members.schema'
+import type { OrganizationMemberData, OrganizationMemberPatch, OrganizationMemberQuery } from './organization-members.shared'
 
 const bumpAccessVersions = (app: Application) => async (docs: Member[]) => {
   for (const uid of new Set(docs.map((doc) => doc.uid).filter((uid): uid is string => typeof uid === 'string'))) {
@@ -25,4 +26,7 @@ export const getOptions = (app: Application): StoreOptions => ({
   afterWrite: bumpAccessVersions(app)
 })
 
-export const createMemberService = (app: Application) => createStore<Member>(app, getOptions(app))
+/** The organization-members service as the app holds it: the store's adapter typed by the schemas. */
+export type OrganizationMemberService = StoreService<Stored<Member>, OrganizationMemberData, OrganizationMemberPatch, OrganizationMemberQuery>
+
+export const createMemberService = (app: Application): OrganizationMemberService => createStore<Stored<Member>, OrganizationMemberData, OrganizationMemberPatch, OrganizationMemberQuery>(app, getOptions(app))

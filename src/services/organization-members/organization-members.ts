@@ -7,17 +7,23 @@ import { isMemberWith, organizationIds, superadminOf } from '../../access/contex
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { createMemberService } from './organization-members.class'
+import { createMemberService, type OrganizationMemberService } from './organization-members.class'
 import { memberDataSchema, memberPatchSchema, memberQuerySchema } from './organization-members.schema'
 import { organizationMemberMethods, organizationMemberPath } from './organization-members.shared'
 
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [organizationMemberPath]: OrganizationMemberService
+  }
+}
+
 // The added account must exist and not be a member already.
 const requireNewMemberAccount = async (context: HookContext, next: NextFunction) => {
-  const accounts = context.app.service('accounts' as any) as any
+  const accounts = context.app.service('accounts')
   await accounts._get(context.data.uid).catch(() => {
     throw new BadRequest('uid must be an existing account', { errors: [{ field: 'uid', message: 'is not an existing account' }] })
   })
-  const duplicate = await (context.service as any)._find({ query: { organization: context.data.organization, uid: context.data.uid }, paginate: false })
+  const duplicate = await context.service._find({ query: { organization: context.data.organization, uid: context.data.uid }, paginate: false })
   if (duplicate.length) throw new Conflict('This account is already a member of the organization', { errors: [{ field: 'uid', message: 'is already a member' }] })
   await next()
 }
@@ -25,7 +31,7 @@ const requireNewMemberAccount = async (context: HookContext, next: NextFunction)
 // An organization always keeps at least one superadmin (except when the organization itself is removed).
 const keepOneSuperadmin = async (context: HookContext, next: NextFunction) => {
   if (!context.params.bootstrap && context.id !== null && context.id !== undefined) {
-    const service = context.service as any
+    const service: OrganizationMemberService = context.service
     const member = context.params.existing ?? (await service._get(context.id))
     const demoting = context.method === 'remove' || (context.data && context.data.superadmin === false)
     if (member.superadmin && demoting) {
@@ -37,8 +43,8 @@ const keepOneSuperadmin = async (context: HookContext, next: NextFunction) => {
 }
 
 export const organizationMembers = (app: Application) => {
-  app.use(organizationMemberPath as any, createMemberService(app) as any, { methods: [...organizationMemberMethods], events: [] })
-  ;(app.service(organizationMemberPath as any) as any).populatable = true
+  app.use(organizationMemberPath, createMemberService(app), { methods: [...organizationMemberMethods], events: [] })
+  app.service(organizationMemberPath).populatable = true
 
   defineAccess(organizationMemberPath, {
     read: (access) => (access.admin ? null : { organization: { $in: organizationIds(access) } }),
@@ -56,7 +62,7 @@ export const organizationMembers = (app: Application) => {
     organizations: (doc) => [doc.organization]
   })
 
-  app.service(organizationMemberPath as any).hooks({
+  app.service(organizationMemberPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQueryWith(memberQuerySchema), scopeAccess],

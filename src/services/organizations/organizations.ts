@@ -6,21 +6,28 @@ import { organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { createOrganizationService } from './organizations.class'
+import { createOrganizationService, type OrganizationService } from './organizations.class'
 import { organizationDataSchema, organizationPatchSchema, organizationQuerySchema } from './organizations.schema'
 import { organizationMethods, organizationPath } from './organizations.shared'
+import { serviceAt } from '../../store'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [organizationPath]: OrganizationService
+  }
+}
 
 // The creator becomes the first superadmin member; without that membership the organization is not kept.
 const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) => {
   await next()
   const organization = context.result
   try {
-    await context.app.service('organization-members' as any).create(
+    await context.app.service('organization-members').create(
       { organization: organization.id, uid: context.params.account.id, roles: [], privileges: [], superadmin: true },
       { account: context.params.account, authenticated: true, bootstrap: true }
     )
   } catch (error) {
-    await (context.service as any)._remove(organization.id)
+    await context.service._remove(organization.id)
     throw error
   }
 }
@@ -30,15 +37,15 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
   await next()
   const organization = context.result.id
   for (const path of ['organization-members', 'webhooks']) {
-    const service = context.app.service(path as any) as any
+    const service = serviceAt(context.app, path)
     const list = await service._find({ query: { organization }, paginate: false })
     for (const doc of list) await service.remove(doc.id, { bootstrap: true })
   }
 }
 
 export const organizations = (app: Application) => {
-  app.use(organizationPath as any, createOrganizationService(app) as any, { methods: [...organizationMethods], events: [] })
-  ;(app.service(organizationPath as any) as any).populatable = true
+  app.use(organizationPath, createOrganizationService(app), { methods: [...organizationMethods], events: [] })
+  app.service(organizationPath).populatable = true
 
   defineAccess(organizationPath, {
     read: (access) => (access.admin ? null : { id: { $in: organizationIds(access) } }),
@@ -49,7 +56,7 @@ export const organizations = (app: Application) => {
     organizations: (doc) => [doc.id]
   })
 
-  app.service(organizationPath as any).hooks({
+  app.service(organizationPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQueryWith(organizationQuerySchema), scopeAccess],

@@ -4,13 +4,14 @@ import type { Id, NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { within } from '../../access/rules'
 import { orNull } from '../../billing/stores'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import { invalid } from '../../schema/validators'
 import { createOrder } from '../../orders/create'
 import { changeOrderStatus, confirmOrderItem, isFinal } from '../../orders/status'
 import { dispatchOrder } from '../../orders/dispatch'
 import { Conflict } from '@feathersjs/errors'
 import type { Order } from './request-orders.schema'
+import type { RequestOrderData, RequestOrderPatch, RequestOrderQuery } from './request-orders.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'request-orders',
@@ -51,4 +52,7 @@ const orderMethods = (app: Application) => (Base: any) =>
     }
   }
 
-export const createOrderService = (app: Application) => createStore<Order>(app, getOptions(app), orderMethods(app))
+/** The request-orders service as the app holds it: the store's adapter typed by the schemas. */
+export type RequestOrderService = StoreService<Stored<Order>, RequestOrderData, RequestOrderPatch, RequestOrderQuery>
+
+export const createOrderService = (app: Application): RequestOrderService => createStore<Stored<Order>, RequestOrderData, RequestOrderPatch, RequestOrderQuery>(app, getOptions(app), orderMethods(app))

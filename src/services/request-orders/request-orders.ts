@@ -18,16 +18,21 @@ import { isMember } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
 import { omitting, presentResults, registerPresenter } from '../../billing/present'
 import { orderSettings } from '../../orders/settings'
-import { createOrderService } from './request-orders.class'
+import { createOrderService, type RequestOrderService } from './request-orders.class'
 import { orderDataSchema, orderPatchSchema, orderQuerySchema } from './request-orders.schema'
 import { requestOrderMethods, requestOrderPath } from './request-orders.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [requestOrderPath]: RequestOrderService
+  }
+}
 
 const patientOf = (doc: any): string | undefined => (doc?.requestedForType === 'patient' && typeof doc.requestedFor === 'string' ? doc.requestedFor : undefined)
 
 export const requestOrders = (app: Application) => {
   orderSettings(app)
-  // `as any` here and below: services are registered by path without a ServiceTypes entry (as every service here).
-  app.use(requestOrderPath as any, createOrderService(app) as any, { methods: [...requestOrderMethods], events: [] })
+  app.use(requestOrderPath, createOrderService(app), { methods: [...requestOrderMethods], events: [] })
   // The concurrency counter and the marker of a dispatch under way never leave the server.
   registerPresenter(requestOrderPath, omitting(['rev', 'dispatching']))
 
@@ -46,7 +51,7 @@ export const requestOrders = (app: Application) => {
     audit: { patient: patientOf, facility: (doc) => doc.owner?.organization }
   })
 
-  app.service(requestOrderPath as any).hooks({
+  app.service(requestOrderPath).hooks({
     around: {
       all: [authenticate('jwt'), presentResults(requestOrderPath)],
       find: [validateQueryWith(orderQuerySchema), scopeAccess],

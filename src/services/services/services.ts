@@ -9,9 +9,15 @@ import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireBilling } from '../../billing/access'
 import { billingSettings } from '../../billing/settings'
 import { checkBillingValues } from '../../billing/validate'
-import { createServiceCatalogue } from './services.class'
+import { createServiceCatalogue, type ServiceCatalogue } from './services.class'
 import { serviceDataSchema, servicePatchSchema, serviceQuerySchema } from './services.schema'
 import { serviceMethods, servicePath } from './services.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [servicePath]: ServiceCatalogue
+  }
+}
 
 // Currency and `active` get their defaults.
 const prepareService = async (context: HookContext, next: NextFunction) => {
@@ -26,8 +32,8 @@ const touch = async (context: HookContext, next: NextFunction) => {
 }
 
 export const facilityServices = (app: Application) => {
-  app.use(servicePath as any, createServiceCatalogue(app) as any, { methods: [...serviceMethods], events: [] })
-  ;(app.service(servicePath as any) as any).populatable = true
+  app.use(servicePath, createServiceCatalogue(app), { methods: [...serviceMethods], events: [] })
+  app.service(servicePath).populatable = true
 
   defineAccess(servicePath, {
     read: (access) => facilityScope(access),
@@ -37,7 +43,7 @@ export const facilityServices = (app: Application) => {
     ...facilityOwned
   })
 
-  app.service(servicePath as any).hooks({
+  app.service(servicePath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQueryWith(serviceQuerySchema), scopeAccess],

@@ -48,9 +48,9 @@ export class WebhookEventsService {
   }
 
   async create(data: any, params: Params = {}) {
-    if (!isPingBody(data)) return (this.app.service('webhooks' as any) as any).create(data, params)
+    if (!isPingBody(data)) return (this.app.service('webhooks')).create(data, params)
     const ping = check<{ webhook: string; event: 'ping' }>(dataValidator, pingSchema, data, 'ping')
-    const webhooks = this.app.service('webhooks' as any) as any
+    const webhooks = this.app.service('webhooks')
     // As the caller: someone else's webhook is a 404.
     const webhook = params.provider
       ? await webhooks.get(ping.webhook, { provider: params.provider, account: params.account, authenticated: true, access: params.access, authentication: params.authentication })

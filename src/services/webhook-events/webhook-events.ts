@@ -11,6 +11,12 @@ import { WebhookEventsService, isPingBody } from './webhook-events.class'
 import { deliveryQuerySchema, retrySchema } from './webhook-events.schema'
 import { webhookEventMethods, webhookEventPath } from './webhook-events.shared'
 
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [webhookEventPath]: WebhookEventsService
+  }
+}
+
 // A registration is announced by the `webhooks` service's own `created` event (without the secret); only a
 // queued ping is a `created` event of this service.
 const announceOnlyPings = async (context: HookContext, next: NextFunction) => {
@@ -20,7 +26,7 @@ const announceOnlyPings = async (context: HookContext, next: NextFunction) => {
 }
 
 export const webhookEvents = (app: Application) => {
-  app.use(webhookEventPath as any, new WebhookEventsService(app) as any, { methods: [...webhookEventMethods], events: [] })
+  app.use(webhookEventPath, new WebhookEventsService(app), { methods: [...webhookEventMethods], events: [] })
 
   defineAccess(webhookEventPath, {
     read: webhookOwnerQuery,
@@ -30,7 +36,7 @@ export const webhookEvents = (app: Application) => {
     audience: webhookOwnerChannels
   })
 
-  app.service(webhookEventPath as any).hooks({
+  app.service(webhookEventPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQueryWith(deliveryQuerySchema), scopeAccess],

@@ -4,6 +4,7 @@ import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { accessRules } from '../../access/rules'
 import type { FieldError } from '../../schema/validators'
+import { serviceAt } from '../../store'
 
 /** Service methods whose successful calls are events. */
 export const EVENT_METHODS = ['create', 'update', 'patch', 'remove'] as const
@@ -21,10 +22,10 @@ const clean = (path: string) => path.replace(/^\/+|\/+$/g, '')
  *  UNSUBSCRIBABLE_PATHS; their methods are the exposed ones, or the `eventMethods` a service declares. */
 export const eventServices = (app: Application): Map<string, EventMethod[]> => {
   const found = new Map<string, EventMethod[]>()
-  for (const raw of Object.keys((app as any).services)) {
+  for (const raw of Object.keys(app.services)) {
     const path = clean(raw)
     if (UNSUBSCRIBABLE_PATHS.includes(path) || !accessRules(path)) continue
-    const service = app.service(path as any)
+    const service = serviceAt(app, path)
     // A read-only service whose documents the server writes (the stock-movement ledger) names its events itself.
     const exposed: readonly string[] = (service as { eventMethods?: string[] }).eventMethods ?? getServiceOptions(service)?.methods ?? []
     found.set(path, EVENT_METHODS.filter((method) => exposed.includes(method)))

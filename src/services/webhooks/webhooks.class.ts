@@ -3,8 +3,9 @@
 // should next look at this webhook's queue) and `queueVersion` (bumped by every enqueue, so a worker never
 // overwrites a wake-up it did not see).
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions } from '../../store'
+import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { Webhook } from './webhooks.schema'
+import type { WebhookData, WebhookPatch, WebhookQuery } from './webhooks.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhooks',
@@ -12,4 +13,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
   operators: ['$exists']
 })
 
-export const createWebhookService = (app: Application) => createStore<Webhook>(app, getOptions(app))
+/** The webhooks service as the app holds it: the store's adapter typed by the schemas. */
+export type WebhookService = StoreService<Stored<Webhook>, WebhookData, WebhookPatch, WebhookQuery>
+
+export const createWebhookService = (app: Application): WebhookService => createStore<Stored<Webhook>, WebhookData, WebhookPatch, WebhookQuery>(app, getOptions(app))

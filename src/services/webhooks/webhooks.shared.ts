@@ -1,4 +1,23 @@
 // Path and methods of the webhooks service, shared with the typed client. Creation is POST /webhook-events
 // (as the interface says), so `create` is not exposed here.
+import type { ClientService, Paginated } from '@feathersjs/feathers'
+import type { ClientParams } from '../client-params'
+import type { Static } from '@feathersjs/typebox'
+import type { Webhook, webhookDataSchema, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
+
 export const webhookPath = 'webhooks'
 export const webhookMethods = ['find', 'get', 'patch', 'remove'] as const
+
+export type { Webhook }
+export type WebhookData = Static<typeof webhookDataSchema>
+export type WebhookPatch = Static<typeof webhookPatchSchema>
+export type WebhookQuery = Static<typeof webhookQuerySchema>
+
+/** What a client may call on webhooks: its methods, typed by the schemas (data in, result out). */
+export type WebhookClientService = Pick<ClientService<Webhook, WebhookData, WebhookPatch, Paginated<Webhook>, ClientParams<WebhookQuery>>, (typeof webhookMethods)[number]>
+
+declare module '../../client' {
+  interface ServiceTypes {
+    [webhookPath]: WebhookClientService
+  }
+}

@@ -12,11 +12,17 @@ import { invalid, validateBody, validateQueryWith, type FieldError } from '../..
 import { generateWebhookSecret } from '../../providers/webhook-http'
 import { webhookSettings } from '../../jobs/webhook-settings'
 import { deliveryStore, wakeWebhook } from '../../jobs/webhook-queue'
-import { createWebhookService } from './webhooks.class'
+import { createWebhookService, type WebhookService } from './webhooks.class'
 import { webhookDataSchema, webhookInternals, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
 import { webhookMethods, webhookPath } from './webhooks.shared'
 import { parseEventPatterns } from './webhook-patterns'
 import { checkWebhookUrl } from './webhook-url'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [webhookPath]: WebhookService
+  }
+}
 
 /** Webhooks (and their deliveries) are read and managed by their owner only: the organization's superadmins, or the account. */
 export const webhookOwnerQuery = (access: AccessContext) => ({
@@ -75,7 +81,7 @@ const prepareWebhook = async (context: HookContext, next: NextFunction) => {
 // URL and events are checked as at creation; reactivation clears the failure streak and wakes the queue
 // (deliveries paused while inactive go out in order); deactivation by the owner is recorded with a reason.
 const prepareWebhookPatch = async (context: HookContext, next: NextFunction) => {
-  const existing = context.params.existing ?? (await (context.service as any)._get(context.id))
+  const existing = context.params.existing ?? (await context.service._get(context.id))
   const settings = webhookSettings(context.app)
   const { url, events, active } = context.data
   const now = Date.now()
@@ -110,7 +116,7 @@ const removeDeliveries = async (context: HookContext, next: NextFunction) => {
 }
 
 export const webhooks = (app: Application) => {
-  app.use(webhookPath as any, createWebhookService(app) as any, { methods: [...webhookMethods], events: [] })
+  app.use(webhookPath, createWebhookService(app), { methods: [...webhookMethods], events: [] })
 
   defineAccess(webhookPath, {
     read: webhookOwnerQuery,
@@ -127,7 +133,7 @@ export const webhooks = (app: Application) => {
     audience: webhookOwnerChannels
   })
 
-  app.service(webhookPath as any).hooks({
+  app.service(webhookPath).hooks({
     around: {
       all: [authenticate('jwt'), hideWebhookInternals],
       find: [validateQueryWith(webhookQuerySchema), scopeAccess],

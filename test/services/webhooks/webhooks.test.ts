@@ -252,7 +252,7 @@ describe('webhooks: registration and management', () => {
       try {
         await client.authenticate({ strategy: 'jwt', accessToken: owner.token })
         const seen: any[] = []
-        for (const path of ['webhooks', 'webhook-events']) {
+        for (const path of ['webhooks', 'webhook-events'] as const) {
           for (const event of ['created', 'patched', 'removed']) client.service(path).on(event, (data: any) => seen.push({ path, event, data }))
         }
         // The connection joins its channels right after login: wait until an event of the organization arrives.

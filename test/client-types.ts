@@ -1,0 +1,71 @@
+// Type test of the typed client (src/client.ts): compiled by `tsc --noEmit` in `npm test`, never run. Calls the
+// services' schemas allow compile with typed results; each `@ts-expect-error` line is a call they refuse, and the type
+// check fails if it ever compiles (an unknown service, a field of the wrong type, a missing required field, …).
+import type { ClientApplication } from '../src/client'
+
+export const correctCalls = async (client: ClientApplication) => {
+  await client.authenticate({ strategy: 'local', email: 'nurse@example.com', password: 'a long passphrase' })
+
+  const account = await client.service('accounts').create({ email: 'new@example.com', password: 'a long passphrase', firstName: 'Ada' })
+  const accountId: string = account.id
+
+  const organization = await client.service('organizations').create({ name: 'North clinic', type: 'facility', coordinates: { lat: 1, lng: 2 } })
+  await client.service('organization-members').create({ organization: organization.id, uid: accountId, roles: ['nurse'] })
+
+  const invoice = await client.service('billing-invoices').create({ facility: organization.id, subject: accountId, subjectType: 'patient', type: 'consultation', currency: 'EUR' })
+  const item = await client.service('billing-items').create({ invoice: invoice.id, type: 'product', price: 12.5, quantity: 2 })
+  const amount: number = item.amount
+  await client.service('services').create({ facility: organization.id, name: 'X-ray', type: 'imaging', price: 10 })
+  const items = await client.service('billing-items').find({ query: { invoice: invoice.id, $limit: 10, $sort: { createdAt: -1 } } })
+  const total: number = items.total
+  const firstInvoice: string | undefined = items.data[0]?.invoice
+  await client.service('billing-items').patch(item.id, { quantity: 3, finalize: true })
+  await client.service('billing-payments').create({ item: item.id, amount: 10, type: 'payment', paymentMethod: 'cash' })
+
+  const members = await client.service('organization-members').find({
+    query: { organization: organization.id, $populate: { org: { service: 'organizations', localKey: 'organization' } } }
+  })
+  const superadmin: boolean | undefined = members.data[0]?.superadmin
+
+  const variant = await client.service('inventory-variants').get('v1', { query: { $populateStocks: true } })
+  const stocks: number | undefined = variant.$stocks?.length
+  await client.service('inventory-stocks').patch('s1', { $inc: { quantity: -1 } })
+
+  const page = await client.service('bff/unified-directory').find({ query: { $search: 'clinic', $limit: 5 } })
+  const name: string | undefined = page.data[0]?.name
+
+  return { amount, total, firstInvoice, superadmin, stocks, name }
+}
+
+export const refusedCalls = async (client: ClientApplication) => {
+  // @ts-expect-error: no such service
+  client.service('patients')
+
+  // @ts-expect-error: `invoice` is an id string, not a number
+  await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })
+
+  // @ts-expect-error: `invoice` is required
+  await client.service('billing-items').create({ type: 'product', price: 1 })
+
+  // @ts-expect-error: `password` is required to create an account
+  await client.service('accounts').create({ email: 'new@example.com' })
+
+  // @ts-expect-error: `name` must be a string
+  await client.service('organizations').patch('o1', { name: 7 })
+
+  // @ts-expect-error: a field the data schema does not have
+  await client.service('services').create({ facility: 'f1', name: 'X-ray', type: 'imaging', price: 10, colour: 'red' })
+
+  // @ts-expect-error: webhooks are created through POST /webhook-events, not on /webhooks
+  await client.service('webhooks').create({ url: 'https://example.com/hook', events: ['billing-items.created'] })
+
+  // @ts-expect-error: the stock-movement ledger is read-only
+  await client.service('inventory-stock-movements').create({})
+
+  // @ts-expect-error: a query field of the wrong type
+  await client.service('billing-invoices').find({ query: { createdAt: 'yesterday' } })
+
+  const item = await client.service('billing-items').get('i1')
+  // @ts-expect-error: results carry the schema's fields only
+  return item.noSuchField
+}
