@@ -38,6 +38,12 @@ export interface StoreOptions {
   afterWrite?: (docs: any[]) => Promise<void>
   /** Pagination; defaults to the app's `paginate` setting. */
   paginate?: false | { default: number; max: number }
+  /**
+   * Open the collection (load the embedded file, build the indexes) only when the service's `loadDeferred()` is
+   * called, not as part of start-up readiness: for a large collection derived from others that is loaded in the
+   * background once the server is up. On the embedded engine, operations issued before wait for the load.
+   */
+  deferLoad?: boolean
 }
 
 /** The adapter methods every store service offers, on both engines. */
@@ -208,6 +214,8 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
   fs.mkdirSync(dataDir, { recursive: true })
   const stores = new Map<string, NeDB>()
   const commits = new Map<string, GroupCommit>()
+  // Collections whose file was loaded (a deferred one may never be; its operations would wait for the load forever).
+  const opened = new Set<NeDB>()
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
@@ -227,6 +235,7 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
     collection,
     async ensureIndexes(name, indexes) {
       const store = collection(name)
+      opened.add(store)
       await store.loadDatabaseAsync()
       for (const index of indexes) {
         // NeDB uses a compound index only when a query pins every one of its fields, never its leading field
@@ -242,6 +251,7 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
     async close() {
       for (const store of stores.values()) {
         store.stopAutocompaction()
+        if (!opened.has(store)) continue
         await store.compactDatafileAsync().catch(() => undefined)
       }
       for (const commit of commits.values()) {
@@ -311,7 +321,9 @@ export type StoreExtension = (Base: any) => any
 export const createStore = <T = any>(app: Application, options: StoreOptions, extend?: StoreExtension): StoreService<T> => {
   const engine = engineOf(app)
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
-  ;(app.get('storeReady' as any) as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
+  let loading: Promise<void> | undefined
+  const load = () => (loading ??= engine.ensureIndexes(options.name, indexes))
+  if (!options.deferLoad) (app.get('storeReady' as any) as Promise<void>[]).push(load())
   const metrics = app.get('appMetrics') as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
   const timer: OperationTimer | undefined = metrics ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation }) : undefined
   const common = {
@@ -324,12 +336,16 @@ export const createStore = <T = any>(app: Application, options: StoreOptions, ex
     // `$and`/`$or` carry the access scopes (hooks/scope-access.ts); clients' queries are checked by each service's query schema first.
     operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', '$and', '$or', ...(options.operators ?? [])]
   }
+  let service: StoreService<T>
   if (engine.kind === 'mongodb') {
     const Mongo = extend ? extend(MongoStore) : MongoStore
-    return new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<T>
+    service = new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true })
+  } else {
+    const Nedb = extend ? extend(NedbStore) : NedbStore
+    service = new Nedb({ ...common, Model: engine.collection(options.name) })
   }
-  const Nedb = extend ? extend(NedbStore) : NedbStore
-  return new Nedb({ ...common, Model: engine.collection(options.name) }) as StoreService<T>
+  if (options.deferLoad) service.loadDeferred = load
+  return service
 }
 
 /**
