@@ -107,8 +107,8 @@ export const serialized = (key: string, task: () => Promise<void>) => {
   return run
 }
 
-const sameContent = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  ['type', 'key', 'ref', 'name', 'description', 'tags', 'coordinates'].every((field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null))
+const sameContent = (a: Omit<DirectoryEntry, 'id'>, b: Omit<DirectoryEntry, 'id'>) =>
+  (['type', 'key', 'ref', 'name', 'description', 'tags', 'coordinates'] as const).every((field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null))
 
 const findByKey = async (app: Application, key: string) =>
   (await directoryStore(app)._find({ query: { key, $select: indexedFields }, paginate: false })) as DirectoryEntry[]
@@ -157,7 +157,12 @@ export const rebuildEntry = (app: Application, source: EntrySource, id: string) 
       if (existing.length === 0 && !(await directoryIndex(app)).has(key)) return
     } else {
       const entry = entryDocument(source.kind, content)
-      if (existing.length > 0 && sameContent(existing[0] as any, entry as any) && (await directoryIndex(app)).has(key)) return
+      if (existing.length > 0 && sameContent(existing[0], entry)) {
+        // Already stored (e.g. by another instance): only this instance's index may lag.
+        const index = await directoryIndex(app)
+        if (!index.holds(existing[0])) index.put(existing[0])
+        return
+      }
       if (existing.length > 0) stored = (await store._patch(existing[0].id, entry)) as DirectoryEntry
       else {
         stored = await store._create(entry).catch(async (error: any) => {

@@ -4,7 +4,7 @@
 //   (the document's as it is before the write; for a create of a source document, whose id is not known yet, "all
 //   of this source"). After the write, those entries and the ones the written document alters are rebuilt, and the
 //   record is removed. A rebuild that fails does not fail the write (it succeeded and is answered): it is retried
-//   shortly (0.2 s, 1 s, 3 s, 10 s, 30 s) and its record stays until it succeeds.
+//   shortly (0.1 s, 0.5 s, 1 s, 3 s, 10 s, 30 s) and its record stays until it succeeds.
 // - At start-up (once the index is loaded) and every minute, the records left behind — by a process that died
 //   between a source write and its entries' rebuild, or by rebuilds that kept failing — are repaired from the
 //   sources: the named entries are rebuilt, and an "all of this source" record rebuilds every entry of that kind
@@ -27,7 +27,7 @@ interface PendingRecord {
 }
 
 const WRITES = ['create', 'update', 'patch', 'remove']
-const RETRY_DELAYS_MS = [200, 1000, 3000, 10000, 30000]
+const RETRY_DELAYS_MS = [100, 500, 1000, 3000, 10000, 30000]
 /** How often leftover records are looked for, and how old they must be (younger ones belong to writes in flight). */
 const REPAIR_INTERVAL_MS = 60_000
 
@@ -192,9 +192,14 @@ export const repairPending = async (app: Application, minAgeMs: number) => {
   if (await settle(app, { keys, kinds })) for (const record of records) await removeRecord(app, record.id)
 }
 
-/** Start-up (in the background, after the server is up): load the index, repair leftovers, then every minute. */
-export const startDirectoryRepair = (app: Application) => {
+/**
+ * Start-up (in the background once the server is up, or at the first search): load the index, repair the leftover
+ * records, then look for leftovers every minute. Idempotent; searches wait for it, so they never answer from an
+ * index that misses a repair.
+ */
+export const startDirectoryRepair = (app: Application): Promise<void> => {
   const state = stateOf(app)
+  if (state.startup) return state.startup
   if (state.stopped) return Promise.resolve()
   state.startup = (async () => {
     await directoryIndex(app)

@@ -6,6 +6,7 @@ import { BadRequest } from '@feathersjs/errors'
 import type { Paginated, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { directoryIndex, directoryStore, publicFields, type DirectoryEntry } from '../../directory/entries'
+import { startDirectoryRepair } from '../../directory/repair'
 import { cellKey, facetKey, wordKey, type Condition } from '../../directory/search-index'
 import { coveringCells, distanceKm, type Point } from '../../directory/geo'
 import { originalWords, TIERS, words } from '../../directory/text'
@@ -83,6 +84,7 @@ export class UnifiedDirectory {
     for (const word of searched) conditions.push({ keys: TIERS.map((tier) => ({ key: wordKey(tier, word), score: tier })) })
     if (circle) conditions.push({ keys: coveringCells(circle, circle.radiusKm).map((cell) => ({ key: cellKey(cell), score: 0 })) })
 
+    await startDirectoryRepair(this.app)
     const index = await directoryIndex(this.app)
     let total: number
     let page: { id: string; score: number; distance: number }[]
@@ -93,7 +95,7 @@ export class UnifiedDirectory {
       page = named.ids.map((id) => ({ id, score: 0, distance: 0 }))
     } else {
       const hits = index.match(conditions, circle ? { ...circle, distance: (to) => distanceKm(circle, to) } : null)
-      total = hits.length
+      total = hits.count
       page = index.page(hits, skip, limit).map((hit) => ({ id: index.idOf(hit.n), score: hit.score, distance: hit.distance }))
     }
     const docs = page.length
