@@ -1,66 +1,103 @@
-// The directory's entries: one document per listed source document in their own store (`directory-entries`), with
-// the index fields the search queries on both engines: `terms` (folded name-word prefixes and description words),
-// `cells` (geohash cells of its point), `sortName` (folded name, for `*` paging). They are rebuilt after every
-// write that can change them (syncDirectory, an app-wide hook), before the request returns.
-import type { Application, HookContext, NextFunction } from '../declarations'
+// The directory's entries: one document per listed source document in their own store (`directory-entries`: the
+// entry's public content, its `key` and point; no index fields), and an in-process search index over them
+// (src/directory/search-index.ts) on every instance. Entries are rebuilt from their sources after every write that
+// can change them (syncDirectory, an app-wide hook) before the request returns; each rebuild writes the store,
+// updates this instance's index and tells the other instances (a notice), which re-read the entry into theirs.
+// Writes that could not be followed (a crash between the source write and the entry write, a failed rebuild) are
+// repaired from their sources: src/directory/repair.ts.
+import type { Application } from '../declarations'
 import { createStore, type StoreService } from '../store'
 import { logger } from '../logger'
-import { cellsOf } from './geo'
-import { affectedBy, type EntryContent, type EntrySource } from './sources'
-import { fold, termsOf } from './text'
+import { sendNotice } from '../cluster/notices'
+import type { EntryContent, EntrySource } from './sources'
+import { SearchIndex } from './search-index'
 
 export interface DirectoryEntry extends EntryContent {
   id: string
   type: string
   /** `<type>:<ref.id>`, unique. */
   key: string
-  terms: string[]
-  cells: string[]
-  sortName: string
+  description: string
+  coordinates: EntryContent['coordinates']
 }
 
 /** The fields of an entry clients see. */
 export const publicFields = ['id', 'type', 'ref', 'tags', 'name', 'description'] as const
+/** The fields the search index is built from. */
+const indexedFields = ['id', 'key', 'type', 'ref', 'tags', 'name', 'description', 'coordinates']
 
 export const DIRECTORY_STORE = 'directory-entries'
+/** The notice (to other instances) that the entry with `key` changed in the store. */
+export const ENTRY_NOTICE = 'directory-entry'
 
-export const directoryStore = (app: Application): StoreService<DirectoryEntry> => app.get('directoryStore' as any)
+interface DirectoryState {
+  store: StoreService<DirectoryEntry>
+  index: SearchIndex
+  /** Resolves once the index holds every stored entry (start-up load); null until the load starts. */
+  loading: Promise<void> | null
+  loaded: boolean
+  /** Milliseconds the start-up load took. */
+  loadMs?: number
+}
 
-/** Creates the entries' store with its indexes (at startup, like every store). */
+const stateOf = (app: Application): DirectoryState => app.get('directoryState' as any)
+
+export const directoryStore = (app: Application): StoreService<DirectoryEntry> => stateOf(app).store
+
+/** Creates the entries' store (loaded in the background after start-up, see `loadDirectory`) and the index. */
 export const setupDirectoryStore = (app: Application) => {
   const store = createStore<DirectoryEntry>(app, {
     name: DIRECTORY_STORE,
     paginate: false,
-    indexes: [
-      { fields: { key: 1 }, unique: true },
-      { fields: { terms: 1 } },
-      { fields: { cells: 1 } },
-      { fields: { sortName: 1, id: 1 } },
-      { fields: { type: 1 } },
-      { fields: { tags: 1 } },
-      { fields: { 'ref.type': 1 } },
-      { fields: { 'ref.types': 1 } }
-    ]
+    deferLoad: true,
+    indexes: [{ fields: { key: 1 }, unique: true }]
   })
-  app.set('directoryStore' as any, store)
+  const state: DirectoryState = { store, index: new SearchIndex(), loading: null, loaded: false }
+  app.set('directoryState' as any, state)
   return store
 }
 
-/** The stored form of an entry: its content plus the index fields. */
+/**
+ * Loads the entries' store and builds the index from it (once; started in the background after start-up, or by
+ * the first search). Searches and entry updates wait for it, so answers are never built from a partial index.
+ */
+export const loadDirectory = (app: Application): Promise<void> => {
+  const state = stateOf(app)
+  state.loading ??= (async () => {
+    const started = Date.now()
+    await state.store.loadDeferred?.()
+    const entries = (await state.store._find({ query: { $select: indexedFields }, paginate: false })) as DirectoryEntry[]
+    state.index.load(entries)
+    state.loaded = true
+    state.loadMs = Date.now() - started
+    logger.info(`Directory: ${entries.length} entries indexed in ${state.loadMs} ms`)
+  })()
+  return state.loading
+}
+
+/** The search index, once loaded. */
+export const directoryIndex = async (app: Application): Promise<SearchIndex> => {
+  await loadDirectory(app)
+  return stateOf(app).index
+}
+
+/** Whether the index is loaded, and how long the load took (ms). */
+export const directoryLoadState = (app: Application) => ({ loaded: stateOf(app).loaded, loadMs: stateOf(app).loadMs })
+
+/** The stored form of an entry: its content, kind and key. */
 export const entryDocument = (kind: string, content: EntryContent): Omit<DirectoryEntry, 'id'> => ({
-  ...content,
   type: kind,
   key: `${kind}:${content.ref.id}`,
+  ref: content.ref,
+  name: content.name,
   description: content.description ?? '',
-  coordinates: content.coordinates ?? null,
-  terms: termsOf(content.name, content.description),
-  cells: content.coordinates ? cellsOf(content.coordinates) : [],
-  sortName: fold(content.name)
+  tags: content.tags,
+  coordinates: content.coordinates ?? null
 })
 
-// Rebuilds of one entry run one after another, so an older rebuild never overwrites a newer one.
+// Updates of one entry run one after another, so an older one never overwrites a newer one.
 const queues = new Map<string, Promise<void>>()
-const serialized = (key: string, task: () => Promise<void>) => {
+export const serialized = (key: string, task: () => Promise<void>) => {
   const run = (queues.get(key) ?? Promise.resolve()).then(task, task)
   const tail = run.catch(() => undefined)
   queues.set(key, tail)
@@ -70,55 +107,75 @@ const serialized = (key: string, task: () => Promise<void>) => {
   return run
 }
 
+const sameContent = (a: Omit<DirectoryEntry, 'id'>, b: Omit<DirectoryEntry, 'id'>) =>
+  (['type', 'key', 'ref', 'name', 'description', 'tags', 'coordinates'] as const).every((field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null))
+
+const findByKey = async (app: Application, key: string) =>
+  (await directoryStore(app)._find({ query: { key, $select: indexedFields }, paginate: false })) as DirectoryEntry[]
+
+/** Puts the stored entry of `key` (or its absence) into this instance's index. */
+const indexStored = async (app: Application, key: string, stored: DirectoryEntry | null) => {
+  const index = await directoryIndex(app)
+  if (stored) index.put(stored)
+  else index.remove(key)
+}
+
+/** Re-reads the entry of `key` from the store into this instance's index (another instance changed it). */
+export const refreshEntry = (app: Application, key: string) =>
+  serialized(key, async () => {
+    const [stored] = await findByKey(app, key)
+    await indexStored(app, key, stored ?? null)
+  })
+
+/**
+ * Test-only fault: with NODE_ENV=test, the next `directoryFailRebuilds` rebuilds (an app setting tests set on a
+ * running app) fail as a store outage would.
+ */
+const injectedFailure = (app: Application) => {
+  if (process.env.NODE_ENV !== 'test') return
+  const left = Number(app.get('directoryFailRebuilds' as any) ?? 0)
+  if (left <= 0) return
+  app.set('directoryFailRebuilds' as any, left - 1)
+  throw new Error('injected directory rebuild failure')
+}
+
 /** Brings the entry of one source document in step with the document as it is now in its store. */
-export const rebuildEntry = (app: Application, source: EntrySource, id: string) =>
-  serialized(`${source.kind}:${id}`, async () => {
+export const rebuildEntry = (app: Application, source: EntrySource, id: string) => {
+  const key = `${source.kind}:${id}`
+  return serialized(key, async () => {
+    injectedFailure(app)
     const store = directoryStore(app)
-    const key = `${source.kind}:${id}`
     const doc = await (app.service(source.path as any) as any)._get(id).catch((error: any) => {
       if (error?.code === 404) return null
       throw error
     })
     const content = doc ? await source.build(app, doc) : null
-    const existing = (await store._find({ query: { key, $select: ['id'] }, paginate: false })) as { id: string }[]
+    const existing = await findByKey(app, key)
+    let stored: DirectoryEntry | null = null
     if (!content) {
       for (const entry of existing) await store._remove(entry.id)
-      return
-    }
-    const entry = entryDocument(source.kind, content)
-    if (existing.length > 0) {
-      await store._patch(existing[0].id, entry)
-      return
-    }
-    await store._create(entry).catch(async (error: any) => {
-      if (error?.code !== 409) throw error
-      const [again] = (await store._find({ query: { key, $select: ['id'] }, paginate: false })) as { id: string }[]
-      if (again) await store._patch(again.id, entry)
-    })
-  })
-
-/**
- * App-wide around hook: after a successful create/update/patch/remove of a document that feeds the directory
- * (a source document, or a document of a trigger service such as the catalogue), rebuilds the entries it alters,
- * awaited, so the change is searchable when the request returns.
- */
-export const syncDirectory = async (context: HookContext, next: NextFunction) => {
-  await next()
-  if (!['create', 'update', 'patch', 'remove'].includes(context.method)) return
-  const result: any = context.result
-  const docs = Array.isArray(result) ? result : [result]
-  const seen = new Set<string>()
-  for (const doc of docs) {
-    for (const [source, id] of affectedBy(context.path, doc)) {
-      const key = `${source.kind}:${id}`
-      if (seen.has(key)) continue
-      seen.add(key)
-      try {
-        await rebuildEntry(context.app, source, id)
-      } catch (error: any) {
-        logger.error(`Directory entry ${key} could not be rebuilt:`, error?.message ?? error)
-        throw error
+      if (existing.length === 0 && !(await directoryIndex(app)).has(key)) return
+    } else {
+      const entry = entryDocument(source.kind, content)
+      if (existing.length > 0 && sameContent(existing[0], entry)) {
+        // Already stored (e.g. by another instance): only this instance's index may lag.
+        const index = await directoryIndex(app)
+        if (!index.holds(existing[0])) index.put(existing[0])
+        return
+      }
+      if (existing.length > 0) stored = (await store._patch(existing[0].id, entry)) as DirectoryEntry
+      else {
+        stored = await store._create(entry).catch(async (error: any) => {
+          if (error?.code !== 409) throw error
+          const [again] = await findByKey(app, key)
+          return (await store._patch(again.id, entry)) as DirectoryEntry
+        })
       }
     }
-  }
+    await indexStored(app, key, stored)
+    await sendNotice(app, ENTRY_NOTICE, { key }).catch((error: any) => logger.error(`Directory notice for ${key} failed:`, error?.message ?? error))
+  })
 }
+
+// The hook and the repair live in src/directory/repair.ts.
+export { syncDirectory } from './repair'

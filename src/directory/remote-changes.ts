@@ -1,15 +1,23 @@
-// Several instances (REDIS_URL): a change made on another instance rebuilds the directory entries it alters here
-// too, from the synced service event (src/cluster/events.ts). The writer already rebuilt them before answering
+// Several instances (REDIS_URL): every instance has its own search index, so each learns the others' entry changes:
+// an instance that wrote an entry sends a notice naming it (src/directory/entries.ts), and the others re-read it
+// from the shared store into their index. Besides, a change made on another instance rebuilds the directory entries
+// it alters here too, from the synced service event (src/cluster/events.ts). The writer already rebuilt them before answering
 // (syncDirectory); rebuilding again reads the source document as it is now, so when two instances rebuilt one entry
 // from different versions at once, the last change's event leaves every entry at the newest version.
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { fromOtherInstance } from '../cluster/events'
-import { rebuildEntry } from './entries'
+import { onNotice } from '../cluster/notices'
+import { ENTRY_NOTICE, rebuildEntry, refreshEntry } from './entries'
 import { affectedBy, entrySources } from './sources'
 
 export const rebuildOnRemoteChanges = (app: Application) => {
   if (!app.get('redis')) return
+  onNotice(app, ENTRY_NOTICE, (payload: { key?: unknown }) => {
+    if (typeof payload?.key !== 'string') return
+    const key = payload.key
+    refreshEntry(app, key).catch((error: any) => logger.error(`Directory entry ${key} could not be refreshed:`, error?.message ?? error))
+  })
   const paths = new Set<string>()
   for (const source of entrySources()) {
     paths.add(source.path)

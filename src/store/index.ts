@@ -47,6 +47,12 @@ export interface StoreOptions {
    * MongoDB nothing changes. Its documents are plain JSON (no Date values).
    */
   journal?: boolean
+  /**
+   * Open the collection (load the embedded file, build the indexes) only when the service's `loadDeferred()` is
+   * called, not as part of start-up readiness: for a large collection derived from others that is loaded in the
+   * background once the server is up. On the embedded engine, operations issued before wait for the load.
+   */
+  deferLoad?: boolean
 }
 
 /** Params of a store call: the app's params plus the adapter's own (`paginate`, `adapter: { multi }`). */
@@ -79,6 +85,8 @@ export interface StoreService<Result = any, Data = any, Patch = any, Query = Rec
   bodyOperators?: string[]
   /** The methods whose events webhooks may subscribe to, when not the exposed ones (src/services/webhooks/webhook-patterns.ts). */
   eventMethods?: string[]
+  /** With the `deferLoad` option: opens the collection (once; later calls share the first). */
+  loadDeferred?: () => Promise<void>
   find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   find(params?: StoreParams<Query> & { paginate: false }): Promise<Result[]>
   find(params?: StoreParams<Query>): Promise<Paginated<Result> | Result[]>
@@ -284,6 +292,8 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
   const stores = new Map<string, NeDB>()
   const commits = new Map<string, GroupCommit>()
   const journals = new Map<string, NeDBJournal>()
+  // Collections whose file was loaded (a deferred one may never be; its operations would wait for the load forever).
+  const opened = new Set<NeDB>()
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
@@ -315,6 +325,7 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
     journal,
     async ensureIndexes(name, indexes) {
       const store = collection(name)
+      opened.add(store)
       await store.loadDatabaseAsync()
       for (const index of indexes) {
         // NeDB uses a compound index only when a query pins every one of its fields, never its leading field
@@ -332,6 +343,7 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
       for (const [name, store] of stores) {
         if (journals.has(name)) continue
         store.stopAutocompaction()
+        if (!opened.has(store)) continue
         await store.compactDatafileAsync().catch(() => undefined)
       }
       for (const commit of commits.values()) {
@@ -408,7 +420,9 @@ export const createStore = <Result = any, Data = any, Patch = any, Query = Adapt
   // (made before the indexes are scheduled, which open the collection)
   const journal = options.journal && engine.kind === 'nedb' ? (engine as ReturnType<typeof nedbEngine>).journal(options.name) : undefined
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
-  ;(app.get('storeReady') as Promise<void>[]).push(engine.ensureIndexes(options.name, indexes))
+  let loading: Promise<void> | undefined
+  const load = () => (loading ??= engine.ensureIndexes(options.name, indexes))
+  if (!options.deferLoad) (app.get('storeReady') as Promise<void>[]).push(load())
   const metrics = app.get('appMetrics') as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
   const timer: OperationTimer | undefined = metrics ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation }) : undefined
   const common = {
@@ -421,12 +435,16 @@ export const createStore = <Result = any, Data = any, Patch = any, Query = Adapt
     // `$and`/`$or` carry the access scopes (hooks/scope-access.ts); clients' queries are checked by each service's query schema first.
     operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', '$and', '$or', ...(options.operators ?? [])]
   }
+  let service: StoreService<Result, Data, Patch, Query>
   if (engine.kind === 'mongodb') {
     const Mongo = extend ? extend(MongoStore) : MongoStore
-    return new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true }) as StoreService<Result, Data, Patch, Query>
+    service = new Mongo({ ...common, Model: engine.collection(options.name), disableObjectify: true })
+  } else {
+    const Nedb = extend ? extend(NedbStore) : NedbStore
+    service = new Nedb({ ...common, Model: engine.collection(options.name), journal })
   }
-  const Nedb = extend ? extend(NedbStore) : NedbStore
-  return new Nedb({ ...common, Model: engine.collection(options.name), journal }) as StoreService<Result, Data, Patch, Query>
+  if (options.deferLoad) service.loadDeferred = load
+  return service
 }
 
 /**

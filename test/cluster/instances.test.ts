@@ -14,6 +14,8 @@ import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webho
 import { startServerProcess } from '../helpers/server-process'
 import { recoverBillingOnce } from '../../src/billing/recovery'
 import { withLeaseWaiting } from '../../src/cluster/lease'
+import { rebuildEntry } from '../../src/directory/entries'
+import { entrySources } from '../../src/directory/sources'
 import type { Configuration } from '../../src/declarations'
 
 interface Pair {
@@ -172,6 +174,24 @@ describe('several instances on one MongoDB and one Redis', function () {
       await waitUntil(async () => (await names(pair.b.url, 'lakeside')).length === 1, 5000, 'the renamed entry on the other instance')
       assert.deepEqual(await names(pair.b.url, 'riverside'), [])
       assert.deepEqual(await names(pair.a.url, 'lakeside'), ['Lakeside Infirmary'])
+    })
+
+    it("keeps each instance's directory index in step with entries the other wrote (service changes, removals, repairs)", async () => {
+      const owner = await signUp(pair.a.url)
+      const names = async (url: string, qs: string) => (await http(url, 'GET', `/bff/unified-directory?${qs}`)).body.data.map((entry: any) => entry.name)
+      const created = await http(pair.a.url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name: 'Pinecrest Laboratory', directory: { listed: true } } })
+      assert.equal(created.status, 201, JSON.stringify(created.body))
+      const service = await http(pair.a.url, 'POST', '/services', { token: owner.token, body: { facility: created.body.id, name: 'CBC', type: 'laboratory', price: 10 } })
+      assert.equal(service.status, 201, JSON.stringify(service.body))
+      await waitUntil(async () => (await names(pair.b.url, '$search=pinecrest&tags=sto:laboratory')).length === 1, 5000, 'the sto: tag on the other instance')
+      // An entry rebuilt on A with no service event behind it (as A's repair of a crash does) reaches B's index too.
+      await pair.a.app.service('organizations' as any)._patch(created.body.id, { name: 'Cedarcrest Laboratory' })
+      const source = entrySources().find((one) => one.kind === 'organization')!
+      await rebuildEntry(pair.a.app, source, created.body.id)
+      await waitUntil(async () => (await names(pair.b.url, '$search=cedarcrest')).length === 1, 5000, 'the repaired entry on the other instance')
+      assert.deepEqual(await names(pair.b.url, '$search=pinecrest'), [])
+      assert.equal((await http(pair.a.url, 'DELETE', `/organizations/${created.body.id}`, { token: owner.token })).status, 200)
+      await waitUntil(async () => (await names(pair.b.url, '$search=cedarcrest')).length === 0, 5000, 'the removal on the other instance')
     })
   })
 

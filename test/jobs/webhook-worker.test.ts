@@ -262,7 +262,9 @@ describe('webhook delivery worker', () => {
         WEBHOOK_POLL_INTERVAL: '0.05'
       })
 
-    it('delivers every pending and in-flight delivery after a kill -9 and a restart on the same data', async () => {
+    it('delivers every pending and in-flight delivery after a kill -9 and a restart on the same data', async function () {
+      // (two server processes start: on a busy machine that alone can take most of the default 30 s)
+      this.timeout(90_000)
       child = await launch()
       const owner: SignedUp = await signUp(child.url, { organization: { name: 'Crash clinic', type: 'facility' } })
       const api = restClient(child.url, owner.token)

@@ -1,16 +1,15 @@
-// The directory search. Candidates come from the store through the portable operators only (equality/`$in` on the
-// indexed `terms`, `cells`, `type`, `tags`, `ref.*` fields; `$sort`/`$skip`/`$limit` on `sortName`), so both engines
-// select the same documents; distance, scoring, ranking and highlights are computed here, by one piece of code:
-// - `*` without location: the store filters by facets and pages in name order;
-// - one word without location: the word's three tiers (src/directory/text.ts) are counted and paged by the store;
-// - otherwise (several words, or a location): the candidates (all words, facets, covering cells) are loaded with
-//   a few fields, filtered by exact distance, scored and sorted here; only the page's entries are loaded whole.
+// The directory search, one piece of code for both engines: the instance's search index (src/directory/search-index.ts)
+// selects and ranks the matching entries — every query word (its three tiers), each facet, the circle's covering
+// geohash cells, then the exact great-circle distance — and the page's entries are read from the store by id.
+// `*` without location or facets pages the index's name-ordered list.
 import { BadRequest } from '@feathersjs/errors'
-import type { Paginated, Params, Query } from '@feathersjs/feathers'
+import type { Paginated, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { directoryStore, publicFields, type DirectoryEntry } from '../../directory/entries'
+import { directoryIndex, directoryStore, publicFields, type DirectoryEntry } from '../../directory/entries'
+import { startDirectoryRepair } from '../../directory/repair'
+import { cellKey, facetKey, wordKey, type Condition } from '../../directory/search-index'
 import { coveringCells, distanceKm, type Point } from '../../directory/geo'
-import { originalWords, tierOf, tierTerm, TIERS, words } from '../../directory/text'
+import { originalWords, TIERS, words } from '../../directory/text'
 import type { DirectoryQuery, DirectoryResult } from './unified-directory.schema'
 
 export interface DirectorySettings {
@@ -51,18 +50,9 @@ export const parseLocation = (text: string, settings: DirectorySettings): Circle
 }
 
 type Facet = string | { $in: string[] }
-const facetCondition = (field: string, value: Facet): Query => ({ [field]: typeof value === 'string' ? value : { $in: value.$in } })
-
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
-interface Ranked {
-  id: string
-  sortName: string
-  score: number
-  distance: number
-}
-
-const candidateFields = ['id', 'sortName', 'coordinates']
+const facetCondition = (field: string, value: Facet): Condition => ({
+  keys: (typeof value === 'string' ? [value] : value.$in).map((one) => ({ key: facetKey(field, one), score: 0 }))
+})
 
 export class UnifiedDirectory {
   constructor(private app: Application) {}
@@ -85,83 +75,43 @@ export class UnifiedDirectory {
       throw new BadRequest(`Invalid query: '$search' has more than ${settings.maxWords} words`, { errors: [{ field: '$search', message: `at most ${settings.maxWords} words` }] })
     }
 
-    const facets: Query[] = []
-    if (query.type !== undefined) facets.push(facetCondition('type', query.type))
-    if (query.tags !== undefined) facets.push(facetCondition('tags', query.tags))
-    if (query['ref.type'] !== undefined) facets.push(facetCondition('ref.type', query['ref.type']))
-    if (query['ref.types'] !== undefined) facets.push(facetCondition('ref.types', query['ref.types']))
-    const store = directoryStore(this.app)
-    const where = (conditions: Query[]): Query => (conditions.length ? { $and: conditions } : {})
-    const byName = { sortName: 1, id: 1 }
-
-    if (!circle && searched.length === 0) {
-      // `*` without location: the store pages in name order itself.
-      const page = (await store._find({
-        query: { ...where(facets), $sort: byName, $skip: skip, $limit: limit, $select: [...publicFields] },
-        paginate: { default: limit, max: Math.max(limit, 1) }
-      })) as Paginated<DirectoryEntry>
-      return { total: page.total, limit, skip, data: page.data.map((entry) => this.present(entry, [], null)) }
+    const conditions: Condition[] = []
+    for (const field of ['type', 'tags', 'ref.type', 'ref.types'] as const) {
+      const value = query[field]
+      if (value !== undefined) conditions.push(facetCondition(field, value))
     }
+    // Every query word must match: one of its tiers (3 a whole name word, 2 a name-word prefix, 1 a description word).
+    for (const word of searched) conditions.push({ keys: TIERS.map((tier) => ({ key: wordKey(tier, word), score: tier })) })
+    if (circle) conditions.push({ keys: coveringCells(circle, circle.radiusKm).map((cell) => ({ key: cellKey(cell), score: 0 })) })
 
-    if (!circle && searched.length === 1) {
-      // One word: its tiers are disjoint index lookups, ranked 3 > 2 > 1 and each in name order, so the store counts
-      // and pages each tier itself; only the page's entries are loaded.
-      const [word] = searched
-      const tiers = await Promise.all(
-        TIERS.map(async (tier) => {
-          const conditions = where([...facets, { terms: tierTerm(tier, word) }])
-          const counted = (await store._find({ query: { ...conditions, $limit: 0 }, paginate: { default: 1, max: 1 } })) as Paginated<DirectoryEntry>
-          return { tier, conditions, total: counted.total }
-        })
-      )
-      const data: DirectoryResult[] = []
-      let offset = skip
-      for (const { tier, conditions, total } of tiers) {
-        if (data.length >= limit) break
-        if (offset >= total) {
-          offset -= total
-          continue
-        }
-        const page = (await store._find({
-          query: { ...conditions, $sort: byName, $skip: offset, $limit: limit - data.length, $select: [...publicFields] },
-          paginate: false
-        })) as DirectoryEntry[]
-        for (const entry of page) data.push({ ...this.present(entry, searched, null), score: tier })
-        offset = 0
-      }
-      return { total: tiers.reduce((sum, t) => sum + t.total, 0), limit, skip, data }
+    await startDirectoryRepair(this.app)
+    const index = await directoryIndex(this.app)
+    let total: number
+    let page: { id: string; score: number; distance: number }[]
+    if (conditions.length === 0) {
+      // `*` alone: the index's name order.
+      const named = index.byName(skip, limit)
+      total = named.total
+      page = named.ids.map((id) => ({ id, score: 0, distance: 0 }))
+    } else {
+      const hits = index.match(conditions, circle ? { ...circle, distance: (to) => distanceKm(circle, to) } : null)
+      total = hits.count
+      page = index.page(hits, skip, limit).map((hit) => ({ id: index.idOf(hit.n), score: hit.score, distance: hit.distance }))
     }
-
-    // Every query word must match (one `$in` over its tiered terms each); a location adds its cells.
-    const conditions: Query[] = [...facets, ...searched.map((word) => ({ terms: { $in: TIERS.map((tier) => tierTerm(tier, word)) } }))]
-    if (circle) conditions.push({ cells: { $in: coveringCells(circle, circle.radiusKm) } })
-    const candidates = (await store._find({ query: { ...where(conditions), $select: candidateFields }, paginate: false })) as Pick<DirectoryEntry, 'id' | 'sortName' | 'coordinates'>[]
-    const ranked: Ranked[] = []
-    for (const candidate of candidates) {
-      let distance = 0
-      if (circle) {
-        if (!candidate.coordinates) continue
-        distance = distanceKm(circle, candidate.coordinates)
-        if (distance > circle.radiusKm) continue
-      }
-      ranked.push({ id: candidate.id, sortName: candidate.sortName, distance, score: searched.length ? scoreOf(searched, words(candidate.sortName)) : 0 })
-    }
-    ranked.sort((a, b) => b.score - a.score || a.distance - b.distance || compareText(a.sortName, b.sortName) || compareText(a.id, b.id))
-    const window = ranked.slice(skip, skip + limit)
-    const docs = window.length
-      ? ((await store._find({ query: { id: { $in: window.map((r) => r.id) }, $select: [...publicFields] }, paginate: false })) as DirectoryEntry[])
+    const docs = page.length
+      ? ((await directoryStore(this.app)._find({ query: { id: { $in: page.map((hit) => hit.id) }, $select: [...publicFields] }, paginate: false })) as DirectoryEntry[])
       : []
     const byId = new Map(docs.map((doc) => [doc.id, doc]))
     const data: DirectoryResult[] = []
-    for (const hit of window) {
+    for (const hit of page) {
       const doc = byId.get(hit.id)
-      // (an entry removed between the two reads is left out of this page)
+      // (an entry removed between the index lookup and the read is left out of this page)
       if (!doc) continue
       const shown = this.present(doc, searched, circle ? hit.distance : null)
       if (searched.length) shown.score = hit.score
       data.push(shown)
     }
-    return { total: ranked.length, limit, skip, data }
+    return { total, limit, skip, data }
   }
 
   private present(doc: DirectoryEntry, searched: string[], distance: number | null): DirectoryResult {
@@ -186,9 +136,3 @@ export class UnifiedDirectory {
     return out
   }
 }
-
-/**
- * One scorer: per query word, 3 when it is a whole word of the name, 2 when it is the prefix of a name word, 1 when
- * it matches only in the description (every candidate has every word as a term, so it matched somewhere).
- */
-export const scoreOf = (searched: string[], nameWords: string[]) => searched.reduce((score, word) => score + tierOf(word, nameWords), 0)
