@@ -20,6 +20,8 @@ import { inventoryStockroomMethods, inventoryStockroomPath } from './services/in
 import { inventoryStockMethods, inventoryStockPath } from './services/inventory-stocks/inventory-stocks.shared'
 import { inventoryStockMovementMethods, inventoryStockMovementPath } from './services/inventory-stock-movements/inventory-stock-movements.shared'
 import { requestOrderMethods, requestOrderPath } from './services/request-orders/request-orders.shared'
+import { subscriptionPackageMethods, subscriptionPackagePath } from './services/subscription-packages/subscription-packages.shared'
+import { subscriptionMethods, subscriptionPath } from './services/subscriptions/subscriptions.shared'
 
 export type ClientApplication = Application<any, any>
 
@@ -46,5 +48,7 @@ export const createClient = (connection: TransportConnection<any>, authenticatio
   client.use(inventoryStockPath, connection.service(inventoryStockPath), { methods: [...inventoryStockMethods] })
   client.use(inventoryStockMovementPath, connection.service(inventoryStockMovementPath), { methods: [...inventoryStockMovementMethods] })
   client.use(requestOrderPath, connection.service(requestOrderPath), { methods: [...requestOrderMethods] })
+  client.use(subscriptionPackagePath, connection.service(subscriptionPackagePath), { methods: [...subscriptionPackageMethods] })
+  client.use(subscriptionPath, connection.service(subscriptionPath), { methods: [...subscriptionMethods] })
   return client
 }
