@@ -12,7 +12,7 @@ export interface SubscriptionSettings {
   incompleteWindowMs: number
   /** Days after a failed renewal at which the charge is tried again; after the last one: `unpaid`. */
   retryDays: number[]
-  /** Lifetime of a checkout session. */
+  /** Lifetime of a checkout session (between 31 minutes and 24 hours less a minute). */
   checkoutExpiresAfterMs: number
   /** How often the time-driven pass runs (0: never). */
   jobIntervalMs: number
@@ -39,7 +39,8 @@ export const subscriptionSettings = (app: Application): SubscriptionSettings => 
     defaultTrialDays: number(raw.defaultTrialDays, 14),
     incompleteWindowMs: number(raw.incompleteWindowMs, 23 * 60 * 60 * 1000),
     retryDays: retry,
-    checkoutExpiresAfterMs: Math.max(30 * 60 * 1000, number(raw.checkoutExpiresAfterMs, DAY)),
+    // Stripe accepts 30 minutes to 24 hours.
+    checkoutExpiresAfterMs: Math.min(DAY - 60_000, Math.max(31 * 60 * 1000, number(raw.checkoutExpiresAfterMs, 23 * 60 * 60 * 1000))),
     jobIntervalMs: number(raw.jobIntervalMs, 60000),
     successURL: String(raw.successURL ?? ''),
     cancelURL: String(raw.cancelURL ?? ''),

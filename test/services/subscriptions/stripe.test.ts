@@ -64,6 +64,24 @@ describe('subscriptions with the Stripe processor (local Stripe stand-in)', () =
     assert.equal((await readSubscription(url, owner.token, owner.subscription.id)).status, 'incomplete')
   })
 
+  it('a sign-up whose checkout Stripe cannot open is a 502 and leaves no account, organization or subscription behind', async () => {
+    const email = `stripe-down-${Date.now()}@example.test`
+    const before = (await (subs.server.app.service('organizations' as any) as any)._find({ paginate: false })).length
+    stripe.mode = 'fail'
+    stripe.failOnly = /^POST \/v1\/checkout\/sessions$/
+    try {
+      const res = await http(url, 'POST', '/accounts', { body: { email, password: 'correct horse battery', organization: { name: 'Down', type: 'facility', types: ['clinic'], subscription: { package: subs.packages['clinic-plus'].id } } } })
+      assert.equal(res.status, 502, JSON.stringify(res.body))
+      assert.doesNotMatch(JSON.stringify(res.body), /sk_test|Something went wrong/)
+    } finally {
+      stripe.mode = 'ok'
+      stripe.failOnly = undefined
+    }
+    assert.equal((await http(url, 'POST', '/authentication', { body: { email, password: 'correct horse battery' } })).status, 401)
+    assert.equal((await (subs.server.app.service('organizations' as any) as any)._find({ paginate: false })).length, before)
+    assert.equal((await (subs.server.app.service('subscriptions' as any) as any)._find({ query: { status: 'pending', checkoutSession: null }, paginate: false })).length, 0)
+  })
+
   it('renewals charge the default card (succeeded: next period; declined: past_due)', async () => {
     const good = await signUpWith(url, subs.packages['clinic-plus'].id)
     const bad = await signUpWith(url, subs.packages['clinic-plus'].id)

@@ -142,6 +142,16 @@ describe('subscriptions (sandbox processor)', () => {
       assert.equal(again.status, 409)
     })
 
+    it('lets only one of ten simultaneous subscriptions for one facility through, answering the others 409', async () => {
+      const owner = await signUp(url, { organization: { name: 'Racing', type: 'facility', types: ['clinic'] } })
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => http(url, 'POST', '/subscriptions', { token: owner.token, body: { facility: owner.organization.id, package: subs.packages.free.id } }))
+      )
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, ...Array(9).fill(409)])
+      const list = await http(url, 'GET', `/subscriptions?facility=${owner.organization.id}`, { token: owner.token })
+      assert.equal(list.body.total, 1)
+    })
+
     it('a canceled subscription cannot be reactivated (409), and a new one can be created', async () => {
       const owner = await signUpWith(url, subs.packages.free.id)
       const id = owner.subscription.id
