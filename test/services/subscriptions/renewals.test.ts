@@ -94,11 +94,15 @@ describe('subscriptions over time (injected clock)', () => {
     assert.equal(fresh.status, 201, JSON.stringify(fresh.body))
   })
 
-  it("every status change reaches the facility's members over Socket.IO and its subscriptions.* webhooks", async () => {
+  it("every status change reaches the facility's members over Socket.IO (nobody else) and its subscriptions.* webhooks", async () => {
     const owner = await signUpWith(url, subs.packages['clinic-pro'].id)
+    const outsider = await signUpWith(url, subs.packages.free.id)
     const receiver = await startWebhookReceiver()
     const { client, close } = socketClient(url)
+    const stranger = socketClient(url)
     try {
+      await stranger.client.authenticate({ strategy: 'jwt', accessToken: outsider.token })
+      const strangerEvents = recordEvents(stranger.client, 'subscriptions', ['patched'])
       const hook = await http(url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: receiver.url, events: 'subscriptions.*' } })
       assert.equal(hook.status, 201, JSON.stringify(hook.body))
       receiver.setSecret(hook.body.secret)
@@ -112,7 +116,9 @@ describe('subscriptions over time (injected clock)', () => {
       assert.ok(delivered, JSON.stringify(receiver.received.map((r) => r.body)))
       assert.equal(delivered.body.payload.status, 'paused')
       assert.equal(delivered.body.payload.checkout, undefined)
+      assert.equal(strangerEvents.some((e) => e.data.id === owner.subscription.id), false, "another facility's member hears nothing")
     } finally {
+      stranger.close()
       close()
       await receiver.close()
     }
