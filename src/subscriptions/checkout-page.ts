@@ -8,7 +8,7 @@ import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application } from '../declarations'
 import { processorOf } from '../providers/processor'
 import { checkoutOf, completeCheckout, failCheckout } from './lifecycle'
-import { subscriptionSettings } from './settings'
+import { now, subscriptionSettings } from './settings'
 import { originOf } from '../services/billing-payment-intents/billing-payment-intents.class'
 
 const escape = (text: unknown) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -23,7 +23,7 @@ export const checkoutPages = (app: Application) => async (ctx: FeathersKoaContex
     ctx.set('Cache-Control', 'no-store')
     const found = await checkoutOf(app, session)
     if (!found) return next()
-    const open = found.subscription.checkoutSession?.id === session && found.subscription.checkoutSession.expiresAt > Date.now()
+    const open = found.subscription.checkoutSession?.id === session && found.subscription.checkoutSession.expiresAt > now(app)
     if (!answer && ctx.method === 'GET') {
       const action = (verb: string) => `/processor/sandbox/checkout/${session}/${verb}`
       ctx.type = 'text/html; charset=utf-8'

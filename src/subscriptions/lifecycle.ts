@@ -116,7 +116,7 @@ const openCheckout = async (app: Application, sub: Subscription, amount: number,
       description,
       successURL: settings.successURL || `${origin}/processor/checkout/done`,
       cancelURL: settings.cancelURL || `${origin}/processor/checkout/cancel`,
-      expiresAt: Date.now() + settings.checkoutExpiresAfterMs,
+      expiresAt: now(app) + settings.checkoutExpiresAfterMs,
       origin
     })
     return { checkoutSession: { id: session.id, url: session.url, expiresAt: session.expiresAt }, checkout: { amount, currency: sub.currency, processor: processorOf(app).kind } }
@@ -340,14 +340,19 @@ export const completeCheckout = async (app: Application, session: string) => {
 }
 
 /**
- * The checkout `session` failed (declined, expired): a pending subscription becomes `incomplete` (its checkout stays
- * open to try again until the incomplete window ends); an active or trialing one drops the updates it waited for;
- * past_due, unpaid and paused ones keep their checkout open.
+ * The checkout `session` failed (declined, expired): a pending subscription becomes `incomplete` — its checkout
+ * stays open to try again until the incomplete window ends, or, when the session itself is over (`reopen`: expired,
+ * or closed by the processor), a new checkout for the same amount is opened; an active or trialing one drops the
+ * updates it waited for; past_due, unpaid and paused ones keep their checkout.
  */
-export const failCheckout = async (app: Application, session: string, reason = 'checkout failed') => {
+export const failCheckout = async (app: Application, session: string, reason = 'checkout failed', reopen = false) => {
   const sub = await bySession(app, session)
   if (!sub || isFinal(sub.status)) return null
-  if (sub.status === 'pending') return write(app, sub, { incompleteAt: now(app) }, { status: 'incomplete', reason, actor: { by: null }, announce: true })
+  if (sub.status === 'pending') {
+    const amount = ((sub as any).checkout as { amount?: number } | null)?.amount ?? sub.price // `any`: a hidden field the presenter removes
+    const checkout = reopen ? await checkoutForDue(app, sub, amount) : {}
+    return write(app, sub, { incompleteAt: now(app), ...checkout }, { status: 'incomplete', reason, actor: { by: null }, announce: true })
+  }
   if (sub.status === 'active' || sub.status === 'trialing') return write(app, sub, { updatesPending: {}, checkoutSession: null, checkout: null }, { actor: { by: null }, announce: true })
   return sub
 }

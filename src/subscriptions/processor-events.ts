@@ -1,6 +1,7 @@
 // POST /processor/events: checkout outcomes the card processor pushes (Stripe: checkout.session.* events with a
 // Stripe-Signature header). The body is read raw — the signature covers its exact bytes — so this middleware runs
-// before the JSON body parser. A body whose signature does not verify is a 400 and changes nothing; an event about
+// before the JSON body parser. A failed or expired checkout leaves a pending subscription `incomplete` with a new
+// checkout to pay (the processor's session is over). A body whose signature does not verify is a 400 and changes nothing; an event about
 // anything else is acknowledged and ignored.
 import crypto from 'node:crypto'
 import type { FeathersKoaContext } from '@feathersjs/koa'
@@ -42,7 +43,7 @@ export const processorEvents = (app: Application) => async (ctx: FeathersKoaCont
     throw error
   }
   if (event) {
-    const outcome = event.outcome === 'completed' ? await completeCheckout(app, event.session) : await failCheckout(app, event.session, 'the processor reported the checkout failed')
+    const outcome = event.outcome === 'completed' ? await completeCheckout(app, event.session) : await failCheckout(app, event.session, 'the processor reported the checkout failed', true)
     if (!outcome) logger.info(`Processor event for checkout ${crypto.createHash('sha256').update(event.session).digest('hex').slice(0, 12)} matched no open subscription`)
   }
   answer(200, { received: true })

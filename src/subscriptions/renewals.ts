@@ -5,14 +5,15 @@
 // 2. periods that ended (active): a free package rolls over; a paid one charges the price plus recorded prorations
 //    → active for the next period, or past_due (with a checkout) and retries scheduled `retryDays` after;
 // 3. retries that are due (past_due): the charge again → active for a new period; after the last retry → unpaid;
-// 4. incomplete subscriptions older than the window (default 23 h) → incomplete_expired (final; checkout voided).
+// 4. pending subscriptions whose checkout expired unpaid → incomplete (with a new checkout to pay);
+// 5. incomplete subscriptions older than the window (default 23 h) → incomplete_expired (final; checkout voided).
 // A processor that cannot be reached changes nothing (the next pass tries again). Each change is a conditional
 // write (src/subscriptions/lifecycle.ts `write`), so a subscription changed meanwhile is left for the next pass.
 import type { Application } from '../declarations'
 import { recoveryLoop } from '../jobs/recovery-loop'
 import { logger } from '../logger'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
-import { chargeFacility, checkoutForDue, periodEnd, subscriptionsPath, write } from './lifecycle'
+import { chargeFacility, checkoutForDue, failCheckout, periodEnd, subscriptionsPath, write } from './lifecycle'
 import { dayMs, now, subscriptionSettings } from './settings'
 
 const due = async (app: Application, query: Record<string, unknown>): Promise<Subscription[]> =>
@@ -80,6 +81,11 @@ const retry = async (app: Application, sub: Subscription) => {
   return true
 }
 
+const expireCheckout = async (app: Application, sub: Subscription) => {
+  if (!sub.checkoutSession) return false
+  return (await failCheckout(app, sub.checkoutSession.id, 'the checkout expired unpaid', true)) !== null
+}
+
 const expire = async (app: Application, sub: Subscription) => {
   await write(app, sub, { checkoutSession: null, checkout: null, updatesPending: {} }, { status: 'incomplete_expired', reason: 'the first payment was not made in time', actor: server, announce: true })
   return true
@@ -93,6 +99,7 @@ export const subscriptionPass = async (app: Application) => {
     ['trials ended', { status: 'trialing', trialEndsAt: { $lte: at } }, endTrial],
     ['renewals', { status: 'active', currentPeriodEnd: { $lte: at } }, renew],
     ['retries', { status: 'past_due', 'retry.nextAt': { $lte: at } }, retry],
+    ['checkouts expired', { status: 'pending', 'checkoutSession.expiresAt': { $lte: at } }, expireCheckout],
     ['expired', { status: 'incomplete', incompleteAt: { $lte: at - window } }, expire]
   ]
   const counts: string[] = []

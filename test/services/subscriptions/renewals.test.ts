@@ -80,6 +80,17 @@ describe('subscriptions over time (injected clock)', () => {
     assert.equal(active.retry, null)
   })
 
+  it('a pending subscription whose checkout expires unpaid becomes incomplete, with a new checkout to pay', async () => {
+    const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
+    subs.clock.advance(23 * 60 * 60 * 1000 + 1000)
+    const incomplete = await waitForStatus(url, owner.token, owner.subscription.id, 'incomplete')
+    assert.notEqual(incomplete.checkoutSession.id, owner.subscription.checkoutSession.id)
+    assert.equal(incomplete.statusHistory.at(-1).reason, 'the checkout expired unpaid')
+    assert.equal((await fetch(owner.subscription.checkoutSession.url)).status, 404, 'the expired checkout page is gone')
+    await followCheckout(incomplete.checkoutSession.url)
+    assert.equal((await readSubscription(url, owner.token, owner.subscription.id)).status, 'active')
+  })
+
   it('incomplete becomes incomplete_expired after the window (final), and a new subscription can then be created', async () => {
     const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
     await followCheckout(owner.subscription.checkoutSession.url, 'fail')

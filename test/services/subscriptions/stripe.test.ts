@@ -58,10 +58,16 @@ describe('subscriptions with the Stripe processor (local Stripe stand-in)', () =
     assert.equal((await readSubscription(url, owner.token, owner.subscription.id)).status, 'pending')
   })
 
-  it('a checkout.session.expired event makes a pending subscription incomplete', async () => {
+  it('a checkout.session.expired event makes a pending subscription incomplete, with a new Checkout Session to pay', async () => {
     const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
     assert.equal(await stripe.finishCheckout(owner.subscription.checkoutSession.id, 'expired', events, webhookSecret), 200)
-    assert.equal((await readSubscription(url, owner.token, owner.subscription.id)).status, 'incomplete')
+    const incomplete = await readSubscription(url, owner.token, owner.subscription.id)
+    assert.equal(incomplete.status, 'incomplete')
+    // The expired session cannot be paid: a new Checkout Session is opened for the same amount.
+    assert.notEqual(incomplete.checkoutSession.id, owner.subscription.checkoutSession.id)
+    assert.equal(stripe.checkoutSessions.get(incomplete.checkoutSession.id)?.amount_total, 4900)
+    assert.equal(await stripe.finishCheckout(incomplete.checkoutSession.id, 'completed', events, webhookSecret), 200)
+    assert.equal((await readSubscription(url, owner.token, owner.subscription.id)).status, 'active')
   })
 
   it('a sign-up whose checkout Stripe cannot open is a 502 and leaves no account, organization or subscription behind', async () => {
