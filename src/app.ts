@@ -34,6 +34,7 @@ import { sharedEvents, sharedEventsReady, closeSharedEvents } from './cluster/ev
 import { rebuildOnRemoteChanges } from './directory/remote-changes'
 import { notices, noticesReady, closeNotices } from './cluster/notices'
 import { withLeaseWaiting } from './cluster/lease'
+import { processorEvents } from './subscriptions/processor-events'
 
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
@@ -59,6 +60,8 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   app.use(staticFiles(app.get('public'), app))
   app.use(parseAuthentication())
   app.use(clientIpForRest())
+  // Signed processor events are verified over their raw bytes, so they are read before the body parser.
+  app.use(processorEvents(app))
   app.use(requireJson())
   app.use(bodyParser({ jsonLimit: app.get('bodyLimit'), formLimit: app.get('bodyLimit'), textLimit: app.get('bodyLimit'), jsonStrict: true, multipart: false, urlencoded: false, text: false }))
   app.configure(rest())

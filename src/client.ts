@@ -25,6 +25,8 @@ import { requestOrderMethods, requestOrderPath } from './services/request-orders
 import type { ClientParams } from './services/client-params'
 import type { AuditEventDoc, auditEventQuerySchema } from './services/audit-events/audit-events.schema'
 import type { DirectoryQuery, DirectoryResult } from './services/unified-directory/unified-directory.schema'
+import { subscriptionPackageMethods, subscriptionPackagePath } from './services/subscription-packages/subscription-packages.shared'
+import { subscriptionMethods, subscriptionPath } from './services/subscriptions/subscriptions.shared'
 
 /** Every service a client may call, by path: each `<name>.shared.ts` adds its entry, typed by the service's schemas. */
 export interface ServiceTypes {
@@ -60,5 +62,7 @@ export const createClient = (connection: TransportConnection<ServiceTypes>, auth
   client.use(inventoryStockPath, connection.service(inventoryStockPath), { methods: [...inventoryStockMethods] })
   client.use(inventoryStockMovementPath, connection.service(inventoryStockMovementPath), { methods: [...inventoryStockMovementMethods] })
   client.use(requestOrderPath, connection.service(requestOrderPath), { methods: [...requestOrderMethods] })
+  client.use(subscriptionPackagePath, connection.service(subscriptionPackagePath), { methods: [...subscriptionPackageMethods] })
+  client.use(subscriptionPath, connection.service(subscriptionPath), { methods: [...subscriptionMethods] })
   return client
 }

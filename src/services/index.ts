@@ -22,6 +22,8 @@ import { inventoryStockrooms } from './inventory-stockrooms/inventory-stockrooms
 import { inventoryStocks } from './inventory-stocks/inventory-stocks'
 import { inventoryStockMovements } from './inventory-stock-movements/inventory-stock-movements'
 import { requestOrders } from './request-orders/request-orders'
+import { subscriptionPackages } from './subscription-packages/subscription-packages'
+import { subscriptions } from './subscriptions/subscriptions'
 
 export const services = (app: Application) => {
   app.configure(organizationMembers)
@@ -46,6 +48,9 @@ export const services = (app: Application) => {
   app.configure(inventoryStocks)
   app.configure(inventoryStockMovements)
   app.configure(requestOrders)
+  // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
+  app.configure(subscriptionPackages)
+  app.configure(subscriptions)
   app.configure(webhooks)
   app.configure(webhookEvents)
   // The audit trail (README "Audit trail"): read-only, written by src/hooks/record-audit.ts.

@@ -19,6 +19,8 @@ import { directoryQuerySchema } from '../../services/unified-directory/unified-d
 import { deliveryQuerySchema, deliverySchema, pingSchema, retrySchema } from '../../services/webhook-events/webhook-events.schema'
 import { webhookDataSchema, webhookPatchSchema, webhookQuerySchema, webhookSchema } from '../../services/webhooks/webhooks.schema'
 import { actionSchemas } from '../../auth/flows'
+import { packageDataSchema, packagePatchSchema, packageQuerySchema, packageSchema } from '../../services/subscription-packages/subscription-packages.schema'
+import { packageChangeSchema, statusChangeSchema, subscriptionDataSchema, subscriptionQuerySchema, subscriptionSchema, toggleSchema } from '../../services/subscriptions/subscriptions.schema'
 
 export interface ServiceDoc {
   /** One line shown next to the service's name. */
@@ -124,5 +126,19 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     query: deliveryQuerySchema
   },
   'audit-events': { summary: 'The audit trail (read-only)', result: auditEventSchema, query: auditEventQuerySchema },
+  'subscription/packages': {
+    summary: 'Subscription packages (public reads; application admins create and change); ?type=facility&types=clinic filters',
+    result: packageSchema,
+    data: packageDataSchema,
+    patch: packagePatchSchema,
+    query: packageQuerySchema
+  },
+  subscriptions: {
+    summary: "A facility's subscription: POST { facility, package, trial? }; PATCH one change: { package }, feature toggles, or { status, reason? }",
+    result: subscriptionSchema,
+    data: subscriptionDataSchema,
+    patch: { 'change the package': packageChangeSchema, 'toggle features': toggleSchema, 'change the status': statusChangeSchema },
+    query: subscriptionQuerySchema
+  },
   'bff/unified-directory': { summary: 'Directory search: $search, location, facets', query: directoryQuerySchema }
 }

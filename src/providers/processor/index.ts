@@ -33,6 +33,57 @@ export interface CardProcessor {
   removeCard(customer: string, card: string): Promise<void>
   /** Makes `card` the customer's default (`null`: no default). */
   setDefaultCard(customer: string, card: string | null): Promise<void>
+  /** Opens a hosted checkout for a one-off amount; the payer pays at its `url`. */
+  createCheckout(input: CheckoutInput): Promise<CheckoutSession>
+  /** Charges the customer's default card without the payer present; ProcessorDeclined when there is none or it is refused. */
+  chargeDefaultCard(customer: string, input: ChargeInput): Promise<{ id: string }>
+  /**
+   * A checkout event the processor pushed to this server, verified against its signature (ProcessorEventRejected
+   * when it does not verify); null for events that are not about a checkout's outcome.
+   */
+  checkoutEvent(payload: string, signature: string): CheckoutEvent | null
+}
+
+export interface CheckoutInput {
+  /** Our reference for the payment (e.g. the subscription id); the processor keeps it with the session. */
+  reference: string
+  /** In the smallest currency unit. */
+  amount: number
+  currency: string
+  description: string
+  successURL: string
+  cancelURL: string
+  /** When the session stops accepting payment (ms since the epoch). */
+  expiresAt: number
+  /** This server's public origin (the sandbox serves its checkout page from here). */
+  origin: string
+}
+
+export interface CheckoutSession {
+  id: string
+  url: string
+  expiresAt: number
+}
+
+export interface ChargeInput {
+  amount: number
+  currency: string
+  /** Unique per charge attempt: a retried call with the same reference charges once. */
+  reference: string
+  description: string
+}
+
+export interface CheckoutEvent {
+  outcome: 'completed' | 'failed'
+  session: string
+}
+
+/** A pushed processor event whose signature does not verify (or that cannot be read): a 400, nothing applied. */
+export class ProcessorEventRejected extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ProcessorEventRejected'
+  }
 }
 
 /** The processor refused the token or card (declined, expired, invalid): a 402 with its message. */
@@ -55,7 +106,7 @@ export interface ProcessorSettings {
   kind: 'sandbox' | 'stripe'
   /** Upper bound of one processor call. */
   timeoutMs: number
-  stripe: { secretKey: string; host: string; port: string; protocol: string }
+  stripe: { secretKey: string; host: string; port: string; protocol: string; webhookSecret: string }
 }
 
 // The processor is cached on the app under a key that is no configuration field (typed loosely by the settings bag).
@@ -64,7 +115,7 @@ export const processorSettings = (app: Application): ProcessorSettings => {
   const kind = raw.kind || 'sandbox'
   if (kind !== 'sandbox' && kind !== 'stripe') throw new Error(`Invalid processor configuration: PROCESSOR must be sandbox or stripe, not '${kind}'`)
   const timeoutMs = Number(raw.timeoutMs ?? 10000)
-  const stripe = { secretKey: String(raw.stripe?.secretKey ?? ''), host: String(raw.stripe?.host ?? ''), port: String(raw.stripe?.port ?? ''), protocol: String(raw.stripe?.protocol ?? '') }
+  const stripe = { secretKey: String(raw.stripe?.secretKey ?? ''), host: String(raw.stripe?.host ?? ''), port: String(raw.stripe?.port ?? ''), protocol: String(raw.stripe?.protocol ?? ''), webhookSecret: String(raw.stripe?.webhookSecret ?? '') }
   if (kind === 'stripe' && !stripe.secretKey) throw new Error('Invalid processor configuration: PROCESSOR=stripe needs STRIPE_SECRET_KEY')
   if (stripe.protocol && stripe.protocol !== 'http' && stripe.protocol !== 'https') throw new Error('Invalid processor configuration: STRIPE_PROTOCOL must be http or https')
   return { kind, timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 10000, stripe }

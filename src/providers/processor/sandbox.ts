@@ -5,14 +5,22 @@
 //   tok_chargeDeclined                   402 "Your card was declined."
 //   tok_expired                          402 "Your card has expired."
 //   tok_processorDown                    502 (simulates a processor outage)
+//   tok_chargeCustomerFail               saves a card (Visa 0341) whose charges are declined
 // Any other token: 402 "No such token".
+// Checkout sessions are pages of this server (GET /processor/sandbox/checkout/:session, with a Pay and a Fail
+// button; src/subscriptions/checkout-page.ts); the session id is random and unguessable. Charges of a default card
+// succeed unless it is the tok_chargeCustomerFail card. Nothing is ever pushed, so checkoutEvent answers null.
 import crypto from 'node:crypto'
 import { ProcessorDeclined, ProcessorUnavailable, type CardProcessor, type ProcessorCard } from './index'
+
+/** The sandbox's checkout page for a session (served by this app). */
+export const sandboxCheckoutPath = (session: string) => `/processor/sandbox/checkout/${session}`
 
 const cards: Record<string, { brand: string; last4: string }> = {
   tok_visa: { brand: 'visa', last4: '4242' },
   tok_mastercard: { brand: 'mastercard', last4: '4444' },
-  tok_amex: { brand: 'amex', last4: '8431' }
+  tok_amex: { brand: 'amex', last4: '8431' },
+  tok_chargeCustomerFail: { brand: 'visa', last4: '0341' }
 }
 
 const refusals: Record<string, string> = {
@@ -68,6 +76,20 @@ export const createSandboxProcessor = (): CardProcessor => {
     },
     async setDefaultCard(id, card) {
       customerOf(id).defaultCard = card
+    },
+    async createCheckout({ origin, expiresAt }) {
+      const id = `cs_sandbox_${crypto.randomBytes(16).toString('hex')}`
+      return { id, url: `${origin}${sandboxCheckoutPath(id)}`, expiresAt }
+    },
+    async chargeDefaultCard(id) {
+      const customer = customerOf(id)
+      const card = customer.cards.find((entry) => entry.card.id === customer.defaultCard)
+      if (!card) throw new ProcessorDeclined('The customer has no default card.')
+      if (card.card.last4 === cards.tok_chargeCustomerFail.last4) throw new ProcessorDeclined('Your card was declined.')
+      return { id: `ch_sandbox_${crypto.randomBytes(8).toString('hex')}` }
+    },
+    checkoutEvent() {
+      return null
     }
   }
 }

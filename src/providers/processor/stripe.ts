@@ -4,8 +4,12 @@
 // a PaymentMethod; a `pm_…` id is attached as it is. STRIPE_HOST / STRIPE_PORT / STRIPE_PROTOCOL point the
 // SDK at a compatible server (tests run a local one). The secret key is given to the SDK only: errors are
 // reduced to their kind before they leave this file, so it never reaches a response or a log line.
+// Subscriptions: a checkout is a Checkout Session in `payment` mode for one amount; its outcome arrives as a signed
+// event (checkout.session.completed / async_payment_succeeded → completed; async_payment_failed / expired →
+// failed), verified with STRIPE_WEBHOOK_SECRET by the SDK; renewals charge the customer's default card with a
+// confirmed off-session PaymentIntent (the reference is its idempotency key).
 import Stripe from 'stripe'
-import { ProcessorDeclined, ProcessorUnavailable, type CardProcessor, type ProcessorCard, type ProcessorSettings } from './index'
+import { ProcessorDeclined, ProcessorEventRejected, ProcessorUnavailable, type CardProcessor, type CheckoutEvent, type ProcessorCard, type ProcessorSettings } from './index'
 
 const isStripeError = (error: unknown): error is Stripe.errors.StripeError => error instanceof Stripe.errors.StripeError
 
@@ -38,7 +42,7 @@ const cardOf = (method: Stripe.PaymentMethod, defaultId: string | null): Process
 })
 
 export const createStripeProcessor = (settings: ProcessorSettings): CardProcessor => {
-  const { secretKey, host, port, protocol } = settings.stripe
+  const { secretKey, host, port, protocol, webhookSecret } = settings.stripe
   const stripe = new Stripe(secretKey, {
     timeout: settings.timeoutMs,
     // Retries are ours to decide (a failed call is a 502 with nothing half-saved).
@@ -85,6 +89,50 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
     async setDefaultCard(customer, card) {
       // An empty string clears the setting (Stripe's way of unsetting a field).
       await call(() => stripe.customers.update(customer, { invoice_settings: { default_payment_method: card ?? '' } }))
+    },
+    async createCheckout({ reference, amount, currency, description, successURL, cancelURL, expiresAt }) {
+      const session = await call(() =>
+        stripe.checkout.sessions.create({
+          mode: 'payment',
+          client_reference_id: reference,
+          metadata: { reference },
+          line_items: [{ quantity: 1, price_data: { currency: currency.toLowerCase(), unit_amount: amount, product_data: { name: description } } }],
+          success_url: successURL,
+          cancel_url: cancelURL,
+          expires_at: Math.floor(expiresAt / 1000)
+        })
+      )
+      if (!session.url) throw new ProcessorUnavailable('stripe checkout session without a url')
+      return { id: session.id, url: session.url, expiresAt: session.expires_at * 1000 }
+    },
+    async chargeDefaultCard(customer, { amount, currency, reference, description }) {
+      const method = await defaultOf(customer)
+      if (!method) throw new ProcessorDeclined('The customer has no default card.')
+      const intent = await call(
+        () =>
+          stripe.paymentIntents.create(
+            { amount, currency: currency.toLowerCase(), customer, payment_method: method, off_session: true, confirm: true, description, metadata: { reference } },
+            { idempotencyKey: reference }
+          ),
+        true
+      )
+      if (intent.status !== 'succeeded') throw new ProcessorDeclined(`The charge is ${intent.status}.`)
+      return { id: intent.id }
+    },
+    checkoutEvent(payload, signature): CheckoutEvent | null {
+      if (!webhookSecret) throw new ProcessorEventRejected('STRIPE_WEBHOOK_SECRET is not set')
+      let event: Stripe.Event
+      try {
+        event = stripe.webhooks.constructEvent(payload, signature, webhookSecret)
+      } catch {
+        throw new ProcessorEventRejected('The Stripe-Signature header does not verify')
+      }
+      if (!event.type.startsWith('checkout.session.')) return null
+      const session = event.data.object as Stripe.Checkout.Session
+      if (event.type === 'checkout.session.completed') return session.payment_status === 'unpaid' ? null : { outcome: 'completed', session: session.id }
+      if (event.type === 'checkout.session.async_payment_succeeded') return { outcome: 'completed', session: session.id }
+      if (event.type === 'checkout.session.async_payment_failed' || event.type === 'checkout.session.expired') return { outcome: 'failed', session: session.id }
+      return null
     }
   }
 }

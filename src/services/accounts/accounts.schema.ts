@@ -1,7 +1,8 @@
 // accountSchema → Account → accountDataSchema → accountPatchSchema → accountQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields } from '../../schema/common'
-import { organizationDataSchema } from '../organizations/organizations.schema'
+import { organizationFields } from '../organizations/organizations.schema'
+import { signUpSubscriptionSchema } from '../subscriptions/subscriptions.schema'
 
 const nameFields = {
   firstName: Type.Optional(Text(100)),
@@ -45,7 +46,8 @@ export const accountDataSchema = Type.Object(
     password: Type.String({ description: 'Checked by the password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_CHARACTER_CLASSES)' }),
     mobileNo: Type.Optional(mobileNo()),
     ...nameFields,
-    organization: Type.Optional(organizationDataSchema)
+    // The organization to create with the account as its superadmin, and optionally its subscription.
+    organization: Type.Optional(Type.Object({ ...organizationFields, subscription: Type.Optional(signUpSubscriptionSchema) }, { additionalProperties: false }))
   },
   { additionalProperties: false }
 )

@@ -11,6 +11,7 @@ import { dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } 
 import { passwordProblem } from '../../auth/password'
 import { authSettings } from '../../auth/settings'
 import { cutConnections } from '../../auth/sessions'
+import { checkSignUpSubscription, subscribeSignUp } from '../../subscriptions/signup'
 import { createAccountService, type AccountService } from './accounts.class'
 import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSecrets } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
@@ -56,16 +57,20 @@ const validateSignUp = async (context: HookContext, next: NextFunction) => {
   await next()
 }
 
-// The sign-up body's `organization` is created with the new account as its superadmin — all or nothing.
+// The sign-up body's `organization` is created with the new account as its superadmin, and with it the
+// organization's `subscription` when one is asked for — all or nothing (src/subscriptions/signup.ts).
 const createSignupOrganization = async (context: HookContext, next: NextFunction) => {
   const { organization, ...account } = context.data
   context.data = account
+  const { subscription, ...organizationData } = organization ?? {}
+  if (subscription) await checkSignUpSubscription(context.app, organizationData, subscription)
   await next()
   if (!organization) return
   const created = context.result
   try {
-    const org = await context.app.service('organizations').create(organization, { account: created, authenticated: true })
+    const org = await context.app.service('organizations').create(organizationData, { account: created, authenticated: true })
     context.result = { ...created, organization: org }
+    if (subscription) context.result = await subscribeSignUp(context.app, context.result, subscription, context.params)
   } catch (error) {
     await context.service._remove(created.id)
     throw error

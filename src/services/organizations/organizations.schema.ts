@@ -2,7 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields } from '../../schema/common'
 
-const organizationFields = {
+export const organizationFields = {
   name: Text(200, { minLength: 1 }),
   // A facility is an organization whose type is `facility`; `types` lists its kinds (e.g. clinic, laboratory).
   type: Text(100, { minLength: 1 }),
@@ -21,10 +21,13 @@ const organizationFields = {
   tags: Type.Optional(Type.Array(Text(100, { minLength: 1, pattern: '^(?!sto:)' }), { maxItems: 50 }))
 }
 
-export const organizationSchema = Type.Object({ ...serverFields, ...organizationFields }, { additionalProperties: false })
+export const organizationSchema = Type.Object(
+  { ...serverFields, ...organizationFields, subscription: Type.Optional(IdString({ description: "Server-owned: the facility's current subscription id" })) },
+  { additionalProperties: false }
+)
 export type Organization = Static<typeof organizationSchema>
 
-// The sign-up body of POST /accounts may carry the same object (its `subscription` part arrives with the subscriptions issue).
+// The sign-up body of POST /accounts may carry the same object, with a `subscription` to start (accounts.schema.ts).
 export const organizationDataSchema = Type.Object(organizationFields, { additionalProperties: false })
 
 export const organizationPatchSchema = Type.Partial(Type.Object(organizationFields), { additionalProperties: false })

@@ -1,0 +1,61 @@
+// Subscriptions: what a facility pays for and may use (README "Subscriptions", docs/subscriptions.md). One live
+// subscription per facility (`GET /subscriptions?facility=<id>`; the organization carries its id as
+// `subscription`). POST { facility, package, trial? } by the facility's superadmin (409 while one is live);
+// PATCH { package } changes the package, { <feature>: true|false } toggles a feature, { status, reason? } cancels
+// (a superadmin) or changes the status (application admins only; 403 for anyone else); a canceled or
+// incomplete_expired subscription is final (409). Members of the facility read it; others: 404. The rules are in
+// src/subscriptions/ (lifecycle, the time-driven pass, the status effects on facility data, checkout pages).
+import { authenticate } from '@feathersjs/authentication'
+import { Forbidden, NotFound } from '@feathersjs/errors'
+import type { Application } from '../../declarations'
+import { defineAccess } from '../../access/rules'
+import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
+import { scopeAccess } from '../../hooks/scope-access'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { processorOf } from '../../providers/processor'
+import { subscriptionRenewals } from '../../subscriptions/renewals'
+import { checkoutPages } from '../../subscriptions/checkout-page'
+import { type SubscriptionService, createSubscriptionService } from './subscriptions.class'
+import { subscriptionDataSchema, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
+import { subscriptionMethods, subscriptionPath } from './subscriptions.shared'
+
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [subscriptionPath]: SubscriptionService
+  }
+}
+
+export const subscriptions = (app: Application) => {
+  processorOf(app)
+  app.use(subscriptionPath, createSubscriptionService(app), { methods: [...subscriptionMethods], events: [] })
+  // The live key and the open checkout's amount are bookkeeping.
+  registerPresenter(subscriptionPath, omitting(['liveKey', 'checkout']))
+  // The sandbox processor's checkout pages (GET /processor/sandbox/checkout/:session, its Pay and Fail forms).
+  app.use(checkoutPages(app))
+
+  defineAccess(subscriptionPath, {
+    read: (access) => (access.admin ? null : { facility: { $in: organizationIds(access) } }),
+    write: (access) => (access.admin ? null : { facility: { $in: superadminOf(access) } }),
+    // The facility's superadmins subscribe it (a member without that: 403; an organization the caller is not in: 404).
+    create: (access, data) => {
+      if (access.admin) return
+      if (!isMemberWith(access, data.facility)) throw new NotFound(`No organization found for id '${data.facility}'`, { errors: [{ field: 'facility', message: 'is not an organization you are a member of' }] })
+      if (!superadminOf(access).includes(data.facility)) throw new Forbidden("Only a superadmin of the facility may subscribe it")
+    },
+    audience: (doc) => [`organizations/${doc.facility}`],
+    organizations: (doc) => [doc.facility]
+  })
+
+  app.service(subscriptionPath).hooks({
+    around: {
+      all: [authenticate('jwt'), presentResults(subscriptionPath)],
+      find: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
+      get: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
+      create: [validateBody({ create: subscriptionDataSchema }), scopeAccess],
+      patch: [validateQueryWith(subscriptionQuerySchema), scopeAccess, validateBody({ patch: subscriptionPatchSchema })]
+    }
+  })
+
+  subscriptionRenewals(app)
+}
