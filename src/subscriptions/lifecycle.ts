@@ -311,6 +311,18 @@ export const setStatus = async (app: Application, sub: Subscription, status: Sub
   return updated
 }
 
+/**
+ * The facility was removed: its live subscription (if any) ends as canceled, recorded with who removed it and
+ * announced (realtime, webhooks), so nothing bills or renews an organization that no longer exists.
+ */
+export const cancelForRemovedFacility = async (app: Application, facility: string, by: string | null) => {
+  const live = await liveSubscription(app, facility)
+  if (!live) return null
+  const reason = 'organization removed'
+  const change = { canceledAt: now(app), ...(by ? { canceledBy: by } : {}), cancelReason: reason, checkoutSession: null, checkout: null, updatesPending: {} }
+  return write(app, live, change, { status: 'canceled', reason, actor: { by }, announce: true })
+}
+
 const bySession = async (app: Application, session: string): Promise<Subscription | null> => {
   const [sub] = await service(app)._find({ query: { 'checkoutSession.id': session, $limit: 1 }, paginate: false })
   return sub ?? null

@@ -10,6 +10,7 @@ import { createOrganizationService, type OrganizationService } from './organizat
 import { organizationDataSchema, organizationPatchSchema, organizationQuerySchema } from './organizations.schema'
 import { organizationMethods, organizationPath } from './organizations.shared'
 import { serviceAt } from '../../store'
+import { cancelForRemovedFacility } from '../../subscriptions/lifecycle'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -32,7 +33,7 @@ const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) 
   }
 }
 
-// Removing an organization removes its memberships and its webhooks.
+// Removing an organization removes its memberships and its webhooks, and cancels its live subscription.
 const removeDependents = async (context: HookContext, next: NextFunction) => {
   await next()
   const organization = context.result.id
@@ -41,6 +42,7 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
     const list = await service._find({ query: { organization }, paginate: false })
     for (const doc of list) await service.remove(doc.id, { bootstrap: true })
   }
+  await cancelForRemovedFacility(context.app, organization, context.params.account?.id ?? null)
 }
 
 export const organizations = (app: Application) => {

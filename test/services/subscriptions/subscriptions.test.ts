@@ -171,6 +171,17 @@ describe('subscriptions (sandbox processor)', () => {
   })
 
   describe('status changes', () => {
+    it('removing the organization cancels its live subscription, recorded with who and why', async () => {
+      const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
+      const removed = await http(url, 'DELETE', `/organizations/${owner.organization.id}`, { token: owner.token })
+      assert.equal(removed.status, 200, JSON.stringify(removed.body))
+      const sub = await readSubscription(url, subs.admin, owner.subscription.id)
+      assert.equal(sub.status, 'canceled')
+      assert.equal(sub.canceledBy, owner.account.id)
+      assert.deepEqual(sub.statusHistory.at(-1), { status: 'canceled', at: sub.statusHistory.at(-1).at, by: owner.account.id, reason: 'organization removed' })
+      assert.equal(sub.checkoutSession ?? null, null)
+    })
+
     it("an application admin changes the status; a superadmin's other status change is a 403", async () => {
       const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
       const id = owner.subscription.id
