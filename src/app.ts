@@ -40,7 +40,7 @@ import { processorEvents } from './subscriptions/processor-events'
 export const createApp = (overrides: Partial<Configuration> = {}): Application => {
   const app: Application = koa(feathers())
   app.configure(configuration())
-  for (const [key, value] of Object.entries(overrides)) app.set(key as any, value)
+  for (const [key, value] of Object.entries(overrides)) app.set(key, value)
   logger.setLevel(app.get('logLevel'))
 
   // Koa reads X-Forwarded-For only when the app sits behind a trusted proxy (TRUST_PROXY).

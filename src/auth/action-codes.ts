@@ -134,7 +134,7 @@ export class ActionCodes {
     await request.onWrongTry?.(record.account)
     if (updated.attempts >= this.settings.maxAttempts) {
       throw new BadRequest(`${error.message}; the action code is now locked after ${this.settings.maxAttempts} wrong tries, request a new one`, {
-        ...((error as any).data ?? {}),
+        ...((error as { data?: object }).data ?? {}),
         reason: 'code-locked'
       })
     }

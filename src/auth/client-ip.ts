@@ -36,7 +36,7 @@ export const clientIpForSockets = (trustProxy: boolean) => (io: Server) => {
   io.use((socket: Socket, next) => {
     const forwarded = trustProxy ? String(socket.handshake.headers['x-forwarded-for'] ?? '').split(',')[0].trim() : ''
     // Mutated in place: Feathers keys its connection map by this very object.
-    const params = (socket as any).feathers
+    const params = (socket as Socket & { feathers?: Record<string, unknown> }).feathers
     if (params) params.ip = forwarded || socket.handshake.address
     const userAgent = socket.handshake.headers['user-agent']
     if (params && typeof userAgent === 'string' && userAgent) params.userAgent = userAgent.slice(0, 500)

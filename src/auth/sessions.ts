@@ -88,7 +88,7 @@ const connectionsByAccount = new Map<string, Set<RealTimeConnection>>()
 /** Socket.IO middleware remembering each connection's socket. */
 export const trackSockets = (io: Server) => {
   io.use((socket: Socket, next) => {
-    const connection = (socket as any).feathers // set by @feathersjs/socketio's own middleware, untyped
+    const connection = (socket as Socket & { feathers?: object }).feathers // set by @feathersjs/socketio's own middleware, untyped
     if (connection) socketsByConnection.set(connection, socket)
     next()
   })

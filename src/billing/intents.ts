@@ -219,7 +219,7 @@ const notCapturable = (intent: any) => new Conflict(`Payment intent ${intent.id}
 
 /** The invoice's items with balance, in order, taking `amountMinor` from their balances; 409 when it does not fit. */
 const shares = async (app: Application, intent: any, amountMinor: number, decimals: number) => {
-  const items = (await stores(app).items._find({ query: { invoice: intent.invoice }, paginate: false })) as any[]
+  const items = await stores(app).items._find({ query: { invoice: intent.invoice }, paginate: false })
   const open = items.filter((item) => !item.deleting && item.status !== 'voided').sort((a, b) => a.createdAt - b.createdAt)
   const balance = open.reduce((sum, item) => sum + Math.max(0, item.amountMinor - (item.reserved ?? 0)), 0)
   if (balance < amountMinor) {
@@ -328,7 +328,7 @@ export const intentAnalytics = async (app: Application, service: StoreService, p
  * A gateway that cannot be asked leaves the intent for the next pass.
  */
 export const recoverCaptures = async (app: Application, before: number) => {
-  const stuck = (await intents(app)._find({ query: { status: 'capturing', capturingAt: { $lt: before } }, paginate: false })) as any[]
+  const stuck = await intents(app)._find({ query: { status: 'capturing', capturingAt: { $lt: before } }, paginate: false })
   let finished = 0
   for (const intent of stuck) {
     let seen: string | null
@@ -337,7 +337,7 @@ export const recoverCaptures = async (app: Application, before: number) => {
     } catch {
       continue
     }
-    const recorded = ((await stores(app).payments._find({ query: { reference: `payment intent ${intent.id}` }, paginate: false })) as any[]).filter((payment) => payment.status !== 'voided')
+    const recorded = (await stores(app).payments._find({ query: { reference: `payment intent ${intent.id}` }, paginate: false })).filter((payment) => payment.status !== 'voided')
     if (seen === 'captured') {
       if (await move(app, intent.id, 'capturing', 'captured', { payments: recorded.map((payment) => payment.id) })) finished++
       continue

@@ -13,13 +13,13 @@ export const checkBillingValues =
       const settings = billingSettings(context.app)
       const errors: FieldError[] = []
       for (const [field, list] of Object.entries(listFields)) {
-        const value = (data as any)[field]
+        const value = (data as Record<string, any>)[field]
         if (value !== undefined && !settings[list].includes(value)) {
           errors.push({ field, message: `must be one of: ${settings[list].join(', ')}` })
         }
       }
       for (const field of moneyFields) {
-        const value = (data as any)[field]
+        const value = (data as Record<string, unknown>)[field]
         if (typeof value === 'number' && !hasAtMostDecimals(value, settings.moneyDecimals)) {
           errors.push({ field, message: `must have at most ${settings.moneyDecimals} decimals` })
         }

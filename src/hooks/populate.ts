@@ -25,7 +25,7 @@ const parseSpecs = (context: HookContext, raw: unknown): Record<string, Populate
   const specs: Record<string, PopulateSpec> = {}
   for (const name of names) {
     const field = `$populate.${name}`
-    const item = (raw as any)[name]
+    const item = (raw as Record<string, any>)[name]
     if (!/^[A-Za-z0-9_-]+$/.test(name) || !item || typeof item !== 'object') throw new BadRequest(`Invalid ${field}`, { errors: [{ field, message: 'must be an object' }] })
     const allowedKeys = ['service', 'localKey', 'foreignKey', 'method', '$select', '$populate']
     const unknown = Object.keys(item).find((key) => !allowedKeys.includes(key))
@@ -58,7 +58,7 @@ export const populate = async (context: HookContext, next: NextFunction) => {
   const raw = context.params.query?.$populate
   if (raw === undefined) return next()
   if (context.method !== 'find' && context.method !== 'get') throw new BadRequest('$populate is only available on find and get')
-  const { $populate: _drop, ...query } = context.params.query as any
+  const { $populate: _drop, ...query } = context.params.query
   context.params = { ...context.params, query }
   const specs = parseSpecs(context, raw)
   const depth = context.params.populateDepth ?? 0

@@ -65,7 +65,7 @@ export class WebhookWorker {
     if (this.running) return
     this.running = true
     this.abandoned = false
-    await webhookStore(this.app)._patch(null, { $min: { dueAt: Date.now() } }, { query: { active: true }, adapter: { multi: true } } as any)
+    await webhookStore(this.app)._patch(null, { $min: { dueAt: Date.now() } }, { query: { active: true }, adapter: { multi: true } })
     this.schedule(0)
   }
 
@@ -336,7 +336,7 @@ export class WebhookWorker {
     await deliveryStore(this.app)._remove(null, {
       query: { status: { $in: ['delivered', 'failed'] }, createdAt: { $lt: now - retentionMs } },
       adapter: { multi: true }
-    } as any)
+    })
   }
 }
 

@@ -62,7 +62,7 @@ export const check = <T = any>(ajv: Ajv, schema: TSchema, value: unknown, what =
 /** Validates `context.data` for create (dataSchema) and patch (patchSchema). */
 export const validateBody =
   (schemas: { create?: TSchema; patch?: TSchema; update?: TSchema }) => async (context: HookContext, next: NextFunction) => {
-    const schema = (schemas as any)[context.method]
+    const schema = schemas[context.method as 'create' | 'patch' | 'update'] // undefined for other methods
     if (schema) {
       if (context.data === null || typeof context.data !== 'object' || Array.isArray(context.data)) {
         throw new BadRequest('The body must be a JSON object')

@@ -238,7 +238,7 @@ const guardedMulti = (Base: any): any =>
   class GuardedMulti extends Base {
     async _multi(method: 'patch' | 'remove', params: Params, write: (id: Id, params: Params) => Promise<any>) {
       if (!this.allowsMulti(method, params)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
-      const { $select, $sort: _sort, $limit: _limit, $skip: _skip, ...conditions } = (params.query ?? {}) as any
+      const { $select, $sort: _sort, $limit: _limit, $skip: _skip, ...conditions } = (params.query ?? {}) as Record<string, any>
       const found = await this._find({ ...params, paginate: false, query: { ...params.query, $select: ['id'] } })
       const written: any[] = []
       for (const { id } of found) {

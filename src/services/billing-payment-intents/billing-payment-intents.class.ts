@@ -21,7 +21,7 @@ export const getOptions = (_app: Application): StoreOptions => ({
 export const originOf = (app: Application, params: Params = {}) => {
   const configured = gatewaySettings(app).publicURL
   if (configured) return new URL(configured).origin
-  const host = (params as any).headers?.host // `any`: transports put request headers on params
+  const host = (params.headers as Record<string, unknown> | undefined)?.host // transports put request headers on params
   if (typeof host === 'string' && /^[A-Za-z0-9.:[\]-]{1,300}$/.test(host)) return `http://${host}`
   return `http://localhost:${app.get('port')}`
 }

@@ -1,7 +1,23 @@
-// The medical-encounters store and its options.
+// The medical-encounters service: a patient's visits to a facility. Its own create/patch/update/remove hold what a
+// POST (optionally with its invoice), PATCH (changing or finalizing with the invoice), PUT and DELETE do.
+import { Conflict, NotFound } from '@feathersjs/errors'
+import type { Id, NullableId } from '@feathersjs/feathers'
+import type { Static } from '@feathersjs/typebox'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
-import type { Encounter } from './medical-encounters.schema'
+import { StoreAdapter } from '../../store/adapter'
+import type { StoreOptions, StoreParams, Stored } from '../../store'
+import { within } from '../../access/rules'
+import type { CreatedFields } from '../../hooks/set-created'
+import { invalid } from '../../schema/validators'
+import { removeEncounterCascade } from '../../billing/cascade'
+import { faultPoint } from '../../billing/fault'
+import { finalizeInvoice } from '../../billing/finalize'
+import { actorOf, finalizeScope } from '../../billing/hooks'
+import { emitChange } from '../../billing/present'
+import { createInvoiceRecord } from '../../billing/records'
+import { billingSettings } from '../../billing/settings'
+import { orNull, paths, stores } from '../../billing/stores'
+import type { Encounter, encounterUpdateSchema } from './medical-encounters.schema'
 import type { MedicalEncounterData, MedicalEncounterPatch, MedicalEncounterQuery } from './medical-encounters.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
@@ -9,7 +25,125 @@ export const getOptions = (_app: Application): StoreOptions => ({
   indexes: [{ fields: { facility: 1 } }, { fields: { patient: 1 } }, { fields: { invoice: 1 } }]
 })
 
-/** The medical-encounters service as the app holds it: the store's adapter typed by the schemas. */
-export type MedicalEncounterService = StoreService<Stored<Encounter>, MedicalEncounterData, MedicalEncounterPatch, MedicalEncounterQuery>
+type EncounterParams = StoreParams<MedicalEncounterQuery>
+/** A PUT body: the create body without `invoice`. */
+type EncounterReplacement = Static<typeof encounterUpdateSchema>
 
-export const createEncounterService = (app: Application): MedicalEncounterService => createStore<Stored<Encounter>, MedicalEncounterData, MedicalEncounterPatch, MedicalEncounterQuery>(app, getOptions(app))
+const replaceable = ['type', 'startedAt', 'endedAt', 'reason', 'notes', 'provider'] as const
+
+export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, MedicalEncounterData, MedicalEncounterPatch, MedicalEncounterQuery> {
+  constructor(app: Application) {
+    super(app, getOptions(app))
+  }
+
+  // A draft encounter; with `invoice: true` also its draft invoice (removed again if the invoice cannot be made).
+  async create(data: MedicalEncounterData & CreatedFields, _params?: EncounterParams): Promise<Stored<Encounter>> {
+    const { app } = this
+    const settings = billingSettings(app)
+    const { encounters } = stores(app)
+    const { invoice: withInvoice, ...fields } = data
+    const now = Date.now()
+    let encounter = await encounters._create({
+      ...fields,
+      type: fields.type ?? settings.encounterTypes[0],
+      startedAt: fields.startedAt ?? now,
+      invoice: null,
+      status: 'draft',
+      finalizedAt: null,
+      finalizedBy: null,
+      updatedAt: now
+    })
+    if (withInvoice) {
+      let invoice
+      try {
+        invoice = await createInvoiceRecord(app, {
+          facility: encounter.facility,
+          type: settings.encounterInvoiceType,
+          subject: encounter.patient,
+          subjectType: 'patient',
+          encounter: encounter.id,
+          createdAt: fields.createdAt,
+          createdBy: fields.createdBy
+        })
+      } catch (error) {
+        await encounters._remove(encounter.id)
+        throw error
+      }
+      faultPoint('encounter:invoice-created')
+      encounter = await encounters._patch(encounter.id, { invoice: invoice.id })
+      await emitChange(app, paths.invoices, 'created', invoice)
+    }
+    return encounter
+  }
+
+  // Changes a draft encounter; with `finalize: true` finalizes it with its invoice and the invoice's items.
+  async patch(id: NullableId, data: MedicalEncounterPatch, params: EncounterParams = {}): Promise<Stored<Encounter>> {
+    const { app } = this
+    const { encounters, invoices } = stores(app)
+    const existing = params.existing ?? (await encounters._get(id as Id))
+    const { finalize, ...fields } = data
+    const notDraft = () => new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, { encounter: existing.id })
+    if (existing.status !== 'draft') throw notDraft()
+    if (existing.deleting) throw new NotFound(`No medical encounter found for id '${existing.id}'`)
+    const now = Date.now()
+
+    if (!finalize) {
+      const updated = await orNull(encounters._patch(existing.id, { ...fields, updatedAt: now }, { query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope) }))
+      if (!updated) throw notDraft()
+      return updated
+    }
+
+    const scope = await finalizeScope({ app, params }, existing, 'Finalizing an encounter')
+    const by = actorOf({ params })
+    const invoice = existing.invoice ? await orNull(invoices._get(existing.invoice)) : null
+    if (invoice && !invoice.deleting && invoice.status === 'draft') {
+      // A concurrent finalize or delete of the invoice (409/404) leaves just the encounter to finalize below.
+      const outcome = await finalizeInvoice(app, invoice.id, by, { id: existing.id, fields }, {}, scope).catch((error) => {
+        if (error?.code === 409 || error?.code === 404) return null
+        throw error
+      })
+      if (outcome) {
+        await emitChange(app, paths.invoices, 'patched', outcome.invoice)
+        // Null when another call finalized the encounter meanwhile: everything is finalized all the same.
+        return outcome.encounter ?? (await encounters._get(existing.id))
+      }
+    }
+    const updated = await orNull(
+      encounters._patch(existing.id, { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now }, { query: within({ status: 'draft', deleting: { $ne: true } }, scope) })
+    )
+    if (!updated) throw notDraft()
+    return updated
+  }
+
+  // PUT: the body (validated like create, without `invoice`) replaces the draft encounter's client-owned fields;
+  // fields left out are removed (`type` falls back to the default type, `startedAt` keeps its stored value);
+  // `facility` and `patient` identify the encounter and cannot change (400); server-owned fields stay.
+  async update(id: Id, data: EncounterReplacement, params: EncounterParams = {}): Promise<Stored<Encounter>> {
+    const { app } = this
+    const { encounters } = stores(app)
+    const existing = params.existing ?? (await encounters._get(id as Id))
+    const unchangeable = (['facility', 'patient'] as const).filter((field) => data[field] !== existing[field])
+    if (unchangeable.length) throw invalid('data', unchangeable.map((field) => ({ field, message: 'cannot be changed' })))
+    const notDraft = () => new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, { encounter: existing.id })
+    if (existing.status !== 'draft') throw notDraft()
+    const set: Record<string, unknown> = { type: data.type ?? billingSettings(app).encounterTypes[0], startedAt: data.startedAt ?? existing.startedAt, updatedAt: Date.now() }
+    const unset: Record<string, ''> = {}
+    for (const field of replaceable) {
+      if (data[field] !== undefined) set[field] = data[field]
+      else if (field !== 'type' && field !== 'startedAt' && existing[field] !== undefined) unset[field] = ''
+    }
+    const changes = Object.keys(unset).length ? { ...set, $unset: unset } : set
+    const updated = await orNull(encounters._patch(existing.id, changes, { query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope) }))
+    if (!updated) {
+      const fresh = await orNull(encounters._get(existing.id))
+      if (!fresh || fresh.deleting) throw new NotFound(`No medical encounter found for id '${existing.id}'`)
+      throw notDraft()
+    }
+    return updated
+  }
+
+  // DELETE: the draft encounter with its draft invoice, items and payments (src/billing/cascade.ts).
+  async remove(id: NullableId, params: EncounterParams = {}): Promise<Stored<Encounter>> {
+    return await removeEncounterCascade(this.app, params.existing?.id ?? (id as Id), { scope: params.writeScope })
+  }
+}

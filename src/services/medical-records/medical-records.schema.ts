@@ -1,7 +1,7 @@
 // Schemas for /medical-records (interface.md 2.1, 2.2, 2.3, 4.1): the full record per type, its create
 // body ("data"), its patch body, the query, and validators that return every problem instead of throwing.
 import { randomBytes } from 'crypto'
-import { Type, StringEnum, querySyntax, getValidator } from '@feathersjs/typebox'
+import { Type, StringEnum, querySyntax } from '@feathersjs/typebox'
 import type { Static, TProperties, TSchema } from '@feathersjs/typebox'
 import { Ajv, addFormats } from '@feathersjs/schema'
 import type { ErrorObject, ValidateFunction } from 'ajv'
@@ -46,7 +46,8 @@ const anyObject = () => Type.Unsafe<Record<string, any>>({ type: 'object' })
 export const generateId = (): string => randomBytes(12).toString('hex')
 
 // ---------------------------------------------------------------------------------------------------------
-// 2.2 Permissions element. Every field is optional in the schema; `checkPermissions` enforces the selector.
+// Permissions element. Every field is optional in the schema; each element names a uid or an organization
+// (permissionSelectorProblems).
 
 export const permissionSchema = Type.Object(
   {
@@ -78,14 +79,8 @@ const permissionSelectorProblems = (permissions: unknown): ValidationProblem[] =
   return problems
 }
 
-/** Returns an error message when a permissions element has neither `uid` nor `organization`, otherwise null. */
-export const checkPermissions = (permissions: unknown): string | null => {
-  const [first] = permissionSelectorProblems(permissions)
-  return first ? `${first.field} ${first.message}` : null
-}
-
 // ---------------------------------------------------------------------------------------------------------
-// 2.1 Shared fields
+// Shared fields
 
 /** Fields only the server sets; they are part of stored records and rejected in create/patch bodies. */
 export const serverOwnedFields = ['id', 'createdAt', 'createdBy', 'finalizedAt', 'finalizedBy'] as const
@@ -115,17 +110,8 @@ export const serverProperties = {
   finalizedBy: str()
 }
 
-export const medicalRecordSharedDataSchema = Type.Object(sharedDataProperties, { additionalProperties: false })
-export type MedicalRecordSharedData = Static<typeof medicalRecordSharedDataSchema>
-
-export const medicalRecordSharedSchema = Type.Object(
-  { ...serverProperties, ...sharedDataProperties },
-  { additionalProperties: false }
-)
-export type MedicalRecordShared = Static<typeof medicalRecordSharedSchema>
-
 // ---------------------------------------------------------------------------------------------------------
-// 2.3 Each type's own fields (client-writable)
+// Each type's own fields (client-writable)
 
 const audiogramPoint = Type.Object(
   { frequency: num(), hearingLevel: num(), audiogramKey: str() },
@@ -405,14 +391,12 @@ export const medicalRecordSchema = Type.Union(
   >
 )
 export type MedicalRecord = Static<typeof medicalRecordSchema>
-export type MedicalRecordOf<T extends MedicalRecordType> = Static<TypeSchemas[T]['record']>
 
 // Create body: union over the types
 export const medicalRecordDataSchema = Type.Union(
   medicalRecordTypes.map((type) => medicalRecordTypeSchemas[type].data) as Array<TypeSchemas[MedicalRecordType]['data']>
 )
 export type MedicalRecordData = Static<typeof medicalRecordDataSchema>
-export type MedicalRecordDataOf<T extends MedicalRecordType> = Static<TypeSchemas[T]['data']>
 
 // Patch body: union over the types (which one applies depends on the stored record's type)
 export const medicalRecordPatchSchema = Type.Union(
@@ -421,7 +405,6 @@ export const medicalRecordPatchSchema = Type.Union(
   >
 )
 export type MedicalRecordPatch = Static<typeof medicalRecordPatchSchema>
-export type MedicalRecordPatchOf<T extends MedicalRecordType> = Static<TypeSchemas[T]['patch']>
 
 // ---------------------------------------------------------------------------------------------------------
 // Query
@@ -443,11 +426,6 @@ export const medicalRecordQueryProperties = Type.Object(
 )
 export const medicalRecordQuerySchema = querySyntax(medicalRecordQueryProperties)
 export type MedicalRecordQuery = Static<typeof medicalRecordQuerySchema>
-
-/** Query strings arrive as text over REST, so this validator coerces types (the body validators below do not). */
-const queryAjv = new Ajv({ coerceTypes: true, strict: false })
-addFormats(queryAjv)
-export const medicalRecordQueryValidator = getValidator(medicalRecordQuerySchema, queryAjv)
 
 // ---------------------------------------------------------------------------------------------------------
 // Defaults

@@ -2,8 +2,18 @@
 // patterns, matched with $in on every service event), and the worker's schedule: `dueAt` (when the worker
 // should next look at this webhook's queue) and `queueVersion` (bumped by every enqueue, so a worker never
 // overwrites a wake-up it did not see).
+// The class holds what a POST (through /webhook-events), PATCH and DELETE do.
+import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import { StoreAdapter } from '../../store/adapter'
+import type { StoreOptions, StoreParams, Stored } from '../../store'
+import type { CreatedFields } from '../../hooks/set-created'
+import { invalid, type FieldError } from '../../schema/validators'
+import { generateWebhookSecret } from '../../providers/webhook-http'
+import { webhookSettings } from '../../jobs/webhook-settings'
+import { deliveryStore, wakeWebhook } from '../../jobs/webhook-queue'
+import { parseEventPatterns } from './webhook-patterns'
+import { checkWebhookUrl } from './webhook-url'
 import type { Webhook } from './webhooks.schema'
 import type { WebhookData, WebhookPatch, WebhookQuery } from './webhooks.shared'
 
@@ -13,7 +23,79 @@ export const getOptions = (_app: Application): StoreOptions => ({
   operators: ['$exists']
 })
 
-/** The webhooks service as the app holds it: the store's adapter typed by the schemas. */
-export type WebhookService = StoreService<Stored<Webhook>, WebhookData, WebhookPatch, WebhookQuery>
+type WebhookParams = StoreParams<WebhookQuery>
 
-export const createWebhookService = (app: Application): WebhookService => createStore<Stored<Webhook>, WebhookData, WebhookPatch, WebhookQuery>(app, getOptions(app))
+export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, WebhookPatch, WebhookQuery> {
+  constructor(app: Application) {
+    super(app, getOptions(app))
+  }
+
+  /** Checks owner, URL and event patterns (one 400 naming every problem), then stores the webhook with its secret and schedule. */
+  async create(data: WebhookData & CreatedFields, params?: WebhookParams): Promise<Stored<Webhook>> {
+    const { organization, account, url, events, active, createdAt, createdBy } = data
+    const settings = webhookSettings(this.app)
+    const errors: FieldError[] = []
+    if (!organization === !account) {
+      const message = organization ? 'cannot be given together with the other (a webhook belongs to an organization or an account)' : 'one of organization or account is required'
+      errors.push({ field: 'organization', message }, { field: 'account', message })
+    }
+    errors.push(...(await checkWebhookUrl(url, settings.allowPrivate)))
+    const parsed = parseEventPatterns(this.app, events)
+    errors.push(...parsed.errors)
+    if (errors.length) throw invalid('webhook', errors)
+    const webhook = {
+      ...(organization ? { organization } : { account }),
+      url,
+      events: parsed.events,
+      topics: parsed.topics,
+      active: active !== false,
+      secret: generateWebhookSecret(),
+      consecutiveFailures: 0,
+      dueAt: Date.now() + settings.idleMs,
+      queueVersion: 0,
+      createdAt,
+      createdBy
+    }
+    return this.store._create(webhook, params)
+  }
+
+  /**
+   * URL and events are checked as at creation; reactivation clears the failure streak and wakes the queue (deliveries
+   * paused while inactive go out in order); deactivation by the owner is recorded with a reason.
+   */
+  async patch(id: NullableId, data: WebhookPatch, params: WebhookParams = {}): Promise<Stored<Webhook>> {
+    const existing = params.existing ?? (await this.store._get(id as Id))
+    const settings = webhookSettings(this.app)
+    const { url, events, active } = data
+    const now = Date.now()
+    const errors: FieldError[] = []
+    const patch: Record<string, any> = { updatedAt: now }
+    if (url !== undefined) {
+      errors.push(...(await checkWebhookUrl(url, settings.allowPrivate)))
+      patch.url = url
+    }
+    if (events !== undefined) {
+      const parsed = parseEventPatterns(this.app, events)
+      errors.push(...parsed.errors)
+      patch.events = parsed.events
+      patch.topics = parsed.topics
+    }
+    if (errors.length) throw invalid('webhook', errors)
+    const reactivating = active === true && existing.active === false
+    if (reactivating) {
+      Object.assign(patch, { active: true, consecutiveFailures: 0, dueAt: now, $unset: { failingSince: '', lastFailureAt: '', deactivatedAt: '', deactivatedReason: '' }, $inc: { queueVersion: 1 } })
+    } else if (active === false && existing.active !== false) {
+      Object.assign(patch, { active: false, deactivatedAt: now, deactivatedReason: 'deactivated by its owner' })
+    }
+    const updated = await this.store.patch(id, patch, params)
+    if (reactivating) await wakeWebhook(this.app, existing.id, now)
+    return updated
+  }
+
+  /** Removes the webhook with its deliveries. */
+  async remove(id: NullableId, params?: WebhookParams): Promise<Stored<Webhook>> {
+    const removed = await this.store.remove(id, params)
+    await deliveryStore(this.app)._remove(null, { query: { webhook: removed.id }, adapter: { multi: true } })
+    return removed
+  }
+}

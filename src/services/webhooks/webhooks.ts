@@ -8,15 +8,10 @@ import { defineAccess } from '../../access/rules'
 import { isMemberWith, superadminOf, type AccessContext } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
-import { invalid, validateBody, validateQueryWith, type FieldError } from '../../schema/validators'
-import { generateWebhookSecret } from '../../providers/webhook-http'
-import { webhookSettings } from '../../jobs/webhook-settings'
-import { deliveryStore, wakeWebhook } from '../../jobs/webhook-queue'
-import { createWebhookService, type WebhookService } from './webhooks.class'
+import { validateBody, validateQueryWith } from '../../schema/validators'
+import { WebhookService } from './webhooks.class'
 import { webhookDataSchema, webhookInternals, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
 import { webhookMethods, webhookPath } from './webhooks.shared'
-import { parseEventPatterns } from './webhook-patterns'
-import { checkWebhookUrl } from './webhook-url'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -51,72 +46,8 @@ const hideWebhookInternals = async (context: HookContext, next: NextFunction) =>
   if (context.params.provider || context.method === 'create') context.result = omitAll(context.result, keep)
 }
 
-// Checks owner, URL and event patterns (one 400 naming every problem) and adds the server-owned fields.
-const prepareWebhook = async (context: HookContext, next: NextFunction) => {
-  const { organization, account, url, events, active } = context.data
-  const settings = webhookSettings(context.app)
-  const errors: FieldError[] = []
-  if (!organization === !account) {
-    const message = organization ? 'cannot be given together with the other (a webhook belongs to an organization or an account)' : 'one of organization or account is required'
-    errors.push({ field: 'organization', message }, { field: 'account', message })
-  }
-  errors.push(...(await checkWebhookUrl(url, settings.allowPrivate)))
-  const parsed = parseEventPatterns(context.app, events)
-  errors.push(...parsed.errors)
-  if (errors.length) throw invalid('webhook', errors)
-  context.data = {
-    ...(organization ? { organization } : { account }),
-    url,
-    events: parsed.events,
-    topics: parsed.topics,
-    active: active !== false,
-    secret: generateWebhookSecret(),
-    consecutiveFailures: 0,
-    dueAt: Date.now() + settings.idleMs,
-    queueVersion: 0
-  }
-  await next()
-}
-
-// URL and events are checked as at creation; reactivation clears the failure streak and wakes the queue
-// (deliveries paused while inactive go out in order); deactivation by the owner is recorded with a reason.
-const prepareWebhookPatch = async (context: HookContext, next: NextFunction) => {
-  const existing = context.params.existing ?? (await context.service._get(context.id))
-  const settings = webhookSettings(context.app)
-  const { url, events, active } = context.data
-  const now = Date.now()
-  const errors: FieldError[] = []
-  const patch: Record<string, any> = { updatedAt: now }
-  if (url !== undefined) {
-    errors.push(...(await checkWebhookUrl(url, settings.allowPrivate)))
-    patch.url = url
-  }
-  if (events !== undefined) {
-    const parsed = parseEventPatterns(context.app, events)
-    errors.push(...parsed.errors)
-    patch.events = parsed.events
-    patch.topics = parsed.topics
-  }
-  if (errors.length) throw invalid('webhook', errors)
-  const reactivating = active === true && existing.active === false
-  if (reactivating) {
-    Object.assign(patch, { active: true, consecutiveFailures: 0, dueAt: now, $unset: { failingSince: '', lastFailureAt: '', deactivatedAt: '', deactivatedReason: '' }, $inc: { queueVersion: 1 } })
-  } else if (active === false && existing.active !== false) {
-    Object.assign(patch, { active: false, deactivatedAt: now, deactivatedReason: 'deactivated by its owner' })
-  }
-  context.data = patch
-  await next()
-  if (reactivating) await wakeWebhook(context.app, existing.id, now)
-}
-
-// A removed webhook's deliveries go with it.
-const removeDeliveries = async (context: HookContext, next: NextFunction) => {
-  await next()
-  await deliveryStore(context.app)._remove(null, { query: { webhook: context.result.id }, adapter: { multi: true } } as any)
-}
-
 export const webhooks = (app: Application) => {
-  app.use(webhookPath, createWebhookService(app), { methods: [...webhookMethods], events: [] })
+  app.use(webhookPath, new WebhookService(app), { methods: [...webhookMethods], events: [] })
 
   defineAccess(webhookPath, {
     read: webhookOwnerQuery,
@@ -138,9 +69,9 @@ export const webhooks = (app: Application) => {
       all: [authenticate('jwt'), hideWebhookInternals],
       find: [validateQueryWith(webhookQuerySchema), scopeAccess],
       get: [validateQueryWith(webhookQuerySchema), scopeAccess],
-      create: [validateBody({ create: webhookDataSchema }), scopeAccess, prepareWebhook, setCreated],
-      patch: [validateQueryWith(webhookQuerySchema), scopeAccess, validateBody({ patch: webhookPatchSchema }), prepareWebhookPatch],
-      remove: [validateQueryWith(webhookQuerySchema), scopeAccess, removeDeliveries]
+      create: [validateBody({ create: webhookDataSchema }), scopeAccess, setCreated],
+      patch: [validateQueryWith(webhookQuerySchema), scopeAccess, validateBody({ patch: webhookPatchSchema })],
+      remove: [validateQueryWith(webhookQuerySchema), scopeAccess]
     }
   })
 }
