@@ -47,8 +47,16 @@ export const GENESIS_HASH = '0'.repeat(64)
 // Every hashed field, in a fixed order; absent optional fields hash as null, so the JSON is canonical.
 const HASHED_FIELDS = ['seq', 'at', 'actor', 'subject', 'action', 'service', 'ids', 'patient', 'facility', 'outcome', 'status', 'ip', 'userAgent', 'requestId', 'prevHash'] as const
 
+// `[["seq",<value>],["at",<value>],…]`: the JSON of the (field, value) pairs, written piece by piece (the same
+// text as JSON.stringify of the pairs, without building them on every append).
+const OPENINGS = HASHED_FIELDS.map((field, i) => `${i === 0 ? '[' : '],'}["${field}",`)
+
 /** The canonical JSON an event's hash is computed over. */
-export const canonicalJson = (event: Record<string, unknown>) => JSON.stringify(HASHED_FIELDS.map((field) => [field, event[field] ?? null]))
+export const canonicalJson = (event: Record<string, unknown>) => {
+  let text = ''
+  for (let i = 0; i < HASHED_FIELDS.length; i++) text += OPENINGS[i] + JSON.stringify(event[HASHED_FIELDS[i]] ?? null)
+  return text + ']]'
+}
 
 /** sha256 (hex) of the event's canonical JSON, `prevHash` included. */
 export const hashEvent = (event: Record<string, unknown>) => createHash('sha256').update(canonicalJson(event)).digest('hex')
