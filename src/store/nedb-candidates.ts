@@ -259,18 +259,37 @@ const countOf = (docs: { length: number }) => docs.length
  * key that is a number in every document is compared as a number (compareThings' order for numbers, without its
  * type checks): the common case, a page of records by `createdAt`.
  */
-const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], compareStrings: unknown): Docs => {
+const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], compareStrings: unknown, take?: number): Docs => {
   // (a key without a dot is the document's own field: what getDotValue answers, without splitting the key)
   const readers = criteria.map(({ key }) => (key.includes('.') ? (doc: any) => model.getDotValue(doc, key) : (doc: any) => doc[key]))
   const keyed = docs.map((doc) => ({ doc, keys: readers.map((read) => read(doc)) }))
   const numeric = criteria.map((_criterion, i) => keyed.every((entry) => typeof entry.keys[i] === 'number' && !Number.isNaN(entry.keys[i])))
-  keyed.sort((a, b) => {
+  const compare = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => {
     for (let i = 0; i < criteria.length; i++) {
       const result = criteria[i].direction * (numeric[i] ? Math.sign(a.keys[i] - b.keys[i]) : model.compareThings(a.keys[i], b.keys[i], compareStrings))
       if (result !== 0) return result
     }
     return 0
-  })
+  }
+  if (take !== undefined && take < keyed.length / 4) {
+    // Only the first `take` are wanted (a page): kept in order while one pass over the matches goes by — most are
+    // turned away by one comparison with the last kept. Equal keys keep the matches' order, as the full sort does.
+    const best: typeof keyed = []
+    for (const entry of keyed) {
+      if (best.length === take && compare(entry, best[take - 1]) >= 0) continue
+      let low = 0
+      let high = best.length
+      while (low < high) {
+        const middle = (low + high) >> 1
+        if (compare(entry, best[middle]) < 0) high = middle
+        else low = middle + 1
+      }
+      best.splice(low, 0, entry)
+      if (best.length > take) best.pop()
+    }
+    return best.map((entry) => entry.doc)
+  }
+  keyed.sort(compare)
   return keyed.map((entry) => entry.doc)
 }
 
@@ -334,7 +353,7 @@ class IndexedCursor extends Cursor {
       // bounds their number; no conditions: never longer than sorting everything); else every match, sorted (by
       // sort keys read once per document, not once per comparison).
       const walked = limit !== undefined && walkable ? this.walkIndex(criteria, walkable.conjuncts, walkable.bound, skip + limit, compare) : null
-      const ordered = walked ?? sortedByKeys(listMatched(), criteria, db.compareStrings)
+      const ordered = walked ?? sortedByKeys(listMatched(), criteria, db.compareStrings, limit === undefined ? undefined : skip + limit)
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
     } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
 
