@@ -37,6 +37,36 @@ const newBatch = (): Batch => {
   return { text: '', done, resolve, reject }
 }
 
+/**
+ * Cuts a torn last line off a data file (a write cut short by a crash: never acknowledged, since answers wait for
+ * the whole batch), so that lines appended later do not run into it.
+ */
+export const cutTornLine = (filename: string) => {
+  if (!fs.existsSync(filename)) return
+  const size = fs.statSync(filename).size
+  if (size === 0) return
+  const fd = fs.openSync(filename, 'r+')
+  try {
+    // The last newline, read backwards in chunks; everything after it is torn.
+    const chunk = Buffer.alloc(Math.min(size, 1 << 16))
+    let end = size
+    let keep = 0
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length)
+      const read = fs.readSync(fd, chunk, 0, end - start, start)
+      const last = chunk.subarray(0, read).lastIndexOf(0x0a)
+      if (last >= 0) {
+        keep = start + last + 1
+        break
+      }
+      end = start
+    }
+    if (keep < size) fs.ftruncateSync(fd, keep)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 const datasync = (fd: number) => new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())))
 
 /** The commit log of one data file. */
@@ -139,6 +169,7 @@ interface NeDBInternals {
   persistence: {
     filename: string
     inMemoryOnly: boolean
+    loadDatabaseAsync(): Promise<void>
     persistNewStateAsync(docs: unknown[]): Promise<void>
     persistCachedDatabaseAsync(): Promise<void>
   }
@@ -167,7 +198,22 @@ export const useGroupCommit = (datastore: object, mode: StoreSync): GroupCommit 
     durable = commit.enqueue(text)
   }
   const rewrite = persistence.persistCachedDatabaseAsync.bind(persistence)
+  // NeDB rewrites the whole file at the end of every load (a compaction); here a load reads the file and writes
+  // nothing — start-up reads a large collection once — and the file is compacted by the periodic compaction and at
+  // close instead. A torn last line is cut first, since no rewrite removes it.
+  const load = persistence.loadDatabaseAsync.bind(persistence)
+  let loading = false
+  persistence.loadDatabaseAsync = async () => {
+    cutTornLine(persistence.filename)
+    loading = true
+    try {
+      await load()
+    } finally {
+      loading = false
+    }
+  }
   persistence.persistCachedDatabaseAsync = async () => {
+    if (loading) return
     await commit.drain()
     commit.release()
     await rewrite()

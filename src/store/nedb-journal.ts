@@ -11,7 +11,7 @@
 import fs from 'node:fs'
 import type NeDB from '@seald-io/nedb'
 import { deserialize, serialize } from '@seald-io/nedb/lib/model'
-import { GroupCommit, type StoreSync } from './nedb-commit'
+import { cutTornLine, GroupCommit, type StoreSync } from './nedb-commit'
 
 const NEWLINE = 0x0a
 const CHUNK = 16 << 20
@@ -47,31 +47,7 @@ export class NeDBJournal {
   async open() {
     if (this.opened) return
     this.opened = true
-    if (fs.existsSync(this.filename)) {
-      const size = fs.statSync(this.filename).size
-      if (size > 0) {
-        const fd = fs.openSync(this.filename, 'r+')
-        try {
-          // Find the last newline from the end (reading backwards in chunks); everything after it is torn.
-          const chunk = Buffer.alloc(Math.min(size, 1 << 16))
-          let end = size
-          let keep = 0
-          while (end > 0) {
-            const start = Math.max(0, end - chunk.length)
-            const read = fs.readSync(fd, chunk, 0, end - start, start)
-            const last = chunk.subarray(0, read).lastIndexOf(NEWLINE)
-            if (last >= 0) {
-              keep = start + last + 1
-              break
-            }
-            end = start
-          }
-          if (keep < size) fs.ftruncateSync(fd, keep)
-        } finally {
-          fs.closeSync(fd)
-        }
-      }
-    }
+    cutTornLine(this.filename)
     await this.catchUp()
   }
 

@@ -69,6 +69,39 @@ describe('embedded engine: group commit (STORE_SYNC)', function () {
     }
   })
 
+  it('a start-up reads the data file without rewriting it, and cuts a torn last line so later writes are kept', async () => {
+    const dataDir = tempDir()
+    dirs.push(dataDir)
+    let server = await startServer({ dataDir })
+    const user = await signUp(server.url)
+    const create = async (name: string) => {
+      const res = await http(server.url, 'POST', '/medical-records', { token: user.token, body: { ...validRecords.allergy, facility: undefined, patient: user.account.id, name } })
+      assert.equal(res.status, 200, JSON.stringify(res.body))
+      return res.body.id as string
+    }
+    const first = await create('Before the crash')
+    await server.close({ keep: true })
+    const file = `${dataDir}/medical-records.db`
+    // A write cut short by a crash: half a line at the end of the file.
+    fs.appendFileSync(file, '{"_id":"torn","type":"allergy","name":"half a li')
+    server = await startServer({ dataDir })
+    const second = await create('After the restart')
+    assert.ok(!fs.readFileSync(file, 'utf8').includes('half a li'), 'the torn line is cut')
+    await server.close({ keep: true })
+    const before = fs.statSync(file)
+    server = await startServer({ dataDir })
+    try {
+      const after = fs.statSync(file)
+      assert.deepEqual([after.ino, after.size, after.mtimeMs], [before.ino, before.size, before.mtimeMs], 'the start-up did not rewrite the file')
+      for (const id of [first, second]) {
+        const res = await http(server.url, 'GET', `/medical-records/${id}`, { token: user.token })
+        assert.equal(res.status, 200, `record ${id} lost`)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
   it('an unknown STORE_SYNC stops the start with a message naming it', async () => {
     const dataDir = tempDir()
     dirs.push(dataDir)
