@@ -191,5 +191,5 @@ export class AuditLog {
   }
 }
 
-// `as any`: the log is a runtime object kept on the app, not a Configuration setting.
-export const auditLog = (app: Application): AuditLog | undefined => app.get('auditLog' as any) as AuditLog | undefined
+// The log is a runtime object kept on the app (set where the audit-events service is registered).
+export const auditLog = (app: Application): AuditLog | undefined => app.get('auditLog') as AuditLog | undefined

@@ -14,6 +14,7 @@ import type { Application, HookContext } from '../declarations'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
 import { baseValues, defaultPackage } from './packages'
 import { liveSubscription, packageOf } from './lifecycle'
+import { serviceAt } from '../store'
 
 interface FacilityData {
   /** The facility a stored document (or a create body that names it) belongs to. */
@@ -90,7 +91,7 @@ const facilityOf = async (app: Application, declared: FacilityData, doc: any): P
   const direct = declared.facility(doc)
   if (typeof direct === 'string' && direct) return direct
   if (declared.parent && doc && typeof doc[declared.parent.field] === 'string') {
-    const [parent] = await (app.service(declared.parent.path as any) as any)._find({ query: { id: doc[declared.parent.field], $limit: 1 }, paginate: false })
+    const [parent] = await serviceAt(app, declared.parent.path)._find({ query: { id: doc[declared.parent.field], $limit: 1 }, paginate: false })
     const facility = parent?.facility
     return typeof facility === 'string' ? facility : undefined
   }

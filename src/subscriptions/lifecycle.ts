@@ -15,9 +15,10 @@ import type { Package } from '../services/subscription-packages/subscription-pac
 import { FINAL_STATUSES, type Subscription, type SubscriptionStatus } from '../services/subscriptions/subscriptions.schema'
 import { activePackage, baseValues, unsuitable } from './packages'
 import { dayMs, now, subscriptionSettings } from './settings'
+import { serviceAt } from '../store'
 
 export const subscriptionsPath = 'subscriptions'
-const service = (app: Application) => app.service(subscriptionsPath as any) as any
+const service = (app: Application) => serviceAt(app, subscriptionsPath)
 
 export const isFinal = (status: string) => (FINAL_STATUSES as string[]).includes(status)
 
@@ -144,7 +145,7 @@ export const createSubscription = async (
   actor: Actor,
   fields = { package: 'package', facility: 'facility' }
 ): Promise<Subscription> => {
-  const organizations = app.service('organizations' as any) as any
+  const organizations = serviceAt(app, 'organizations')
   const [organization] = await organizations._find({ query: { id: input.facility, $limit: 1 }, paginate: false })
   if (!organization) throw new NotFound(`No organization found for id '${input.facility}'`, { errors: [{ field: fields.facility, message: 'is not an organization' }] })
   const pkg = await activePackage(app, input.package, fields.package)
@@ -206,7 +207,7 @@ const pendingAmount = async (app: Application, sub: Subscription, updates: Recor
 }
 
 export const packageOf = async (app: Application, sub: Pick<Subscription, 'package'>): Promise<Package> => {
-  const [pkg] = await (app.service('subscription/packages' as any) as any)._find({ query: { id: sub.package, $limit: 1 }, paginate: false })
+  const [pkg] = await serviceAt(app, 'subscription/packages')._find({ query: { id: sub.package, $limit: 1 }, paginate: false })
   if (!pkg) throw new Conflict(`The subscription's package ${sub.package} no longer exists`)
   return pkg
 }
@@ -229,7 +230,7 @@ export const changePackage = async (app: Application, sub: Subscription, package
   refuseFinal(sub)
   const pkg = await activePackage(app, packageId, 'package')
   if (pkg.id === sub.package) throw invalid('data', [{ field: 'package', message: 'is the current package' }])
-  const [organization] = await (app.service('organizations' as any) as any)._find({ query: { id: sub.facility, $limit: 1 }, paginate: false })
+  const [organization] = await serviceAt(app, 'organizations')._find({ query: { id: sub.facility, $limit: 1 }, paginate: false })
   const problem = unsuitable(pkg, organization ?? {})
   if (problem) throw invalid('data', [{ field: 'package', message: problem }])
   const at = now(app)
@@ -342,7 +343,7 @@ export const completeCheckout = async (app: Application, session: string) => {
   const updates = sub.updatesPending ?? {}
   const change: Record<string, unknown> = { updatesPending: {}, checkoutSession: null, checkout: null, retry: null, incompleteAt: null }
   if (typeof updates.package === 'string') {
-    const [pkg] = await (app.service('subscription/packages' as any) as any)._find({ query: { id: updates.package, $limit: 1 }, paginate: false })
+    const [pkg] = await serviceAt(app, 'subscription/packages')._find({ query: { id: updates.package, $limit: 1 }, paginate: false })
     if (pkg) Object.assign(change, packageFields(pkg, sub))
   }
   for (const [key, value] of Object.entries(updates)) if (key !== 'package') change[key] = value
@@ -385,7 +386,7 @@ export const checkoutOf = async (app: Application, session: string) => {
 export const chargeFacility = async (app: Application, sub: Subscription, amount: number, what: string): Promise<'paid' | 'declined' | 'unavailable'> => {
   if (amount <= 0) return 'paid'
   const processor = processorOf(app)
-  const [customer] = await (app.service('billing/customers' as any) as any)._find({ query: { 'owner.organization': sub.facility, $limit: 1 }, paginate: false })
+  const [customer] = await serviceAt(app, 'billing/customers')._find({ query: { 'owner.organization': sub.facility, $limit: 1 }, paginate: false })
   if (!customer || customer.processor !== processor.kind) return 'declined'
   try {
     await processor.chargeDefaultCard(customer.processorCustomerId, { amount, currency: sub.currency, reference: referenceOf(sub, what, sub.updatedAt), description: `Subscription ${sub.id} (${what})` })

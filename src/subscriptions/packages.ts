@@ -8,6 +8,7 @@ import { logger } from '../logger'
 import { withLeaseWaiting } from '../cluster/lease'
 import { packageDataSchema, type Package, type Product } from '../services/subscription-packages/subscription-packages.schema'
 import { subscriptionSettings } from './settings'
+import { serviceAt } from '../store'
 
 export const packagesPath = 'subscription/packages'
 
@@ -62,7 +63,7 @@ export const unsuitable = (pkg: Package, organization: { type?: string; types?: 
 /** The package `id` if it exists and is active; otherwise a 400 naming `field`. */
 export const activePackage = async (app: Application, id: unknown, field: string): Promise<Package> => {
   if (typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalid('data', [{ field, message: 'must be a package id' }])
-  const found = (await (app.service(packagesPath as any) as any)._find({ query: { id, $limit: 1 }, paginate: false })) as Package[]
+  const found = (await serviceAt(app, packagesPath)._find({ query: { id, $limit: 1 }, paginate: false })) as Package[]
   if (!found.length) throw invalid('data', [{ field, message: `no package found for id '${id}'` }])
   if (!found[0].active) throw invalid('data', [{ field, message: `package '${id}' is not active` }])
   return found[0]
@@ -71,7 +72,7 @@ export const activePackage = async (app: Application, id: unknown, field: string
 /** The package a facility without a live subscription is measured against (config `subscriptions.defaultPackage`). */
 export const defaultPackage = async (app: Application): Promise<Package | null> => {
   const key = subscriptionSettings(app).defaultPackage
-  const found = (await (app.service(packagesPath as any) as any)._find({ query: { key, $limit: 1 }, paginate: false })) as Package[]
+  const found = (await serviceAt(app, packagesPath)._find({ query: { key, $limit: 1 }, paginate: false })) as Package[]
   return found[0] ?? null
 }
 
@@ -80,7 +81,7 @@ export const defaultPackage = async (app: Application): Promise<Package | null> 
  * (one instance at a time; afterwards they are edited like any other package and never overwritten).
  */
 export const seedPackages = async (app: Application) => {
-  const service = app.service(packagesPath as any) as any
+  const service = serviceAt(app, packagesPath)
   await withLeaseWaiting(app, 'subscription-packages-seed', 30_000, async () => {
     for (const entry of subscriptionSettings(app).packages) {
       const { key, ...rest } = entry as { key?: unknown }

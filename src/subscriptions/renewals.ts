@@ -15,9 +15,10 @@ import { logger } from '../logger'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
 import { chargeFacility, checkoutForDue, failCheckout, periodEnd, subscriptionsPath, write } from './lifecycle'
 import { dayMs, now, subscriptionSettings } from './settings'
+import { serviceAt } from '../store'
 
 const due = async (app: Application, query: Record<string, unknown>): Promise<Subscription[]> =>
-  (app.service(subscriptionsPath as any) as any)._find({ query: { ...query, $limit: 200 }, paginate: false })
+  serviceAt(app, subscriptionsPath)._find({ query: { ...query, $limit: 200 }, paginate: false })
 
 const server = { by: null, params: undefined }
 

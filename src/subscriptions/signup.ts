@@ -8,6 +8,7 @@ import { invalid } from '../schema/validators'
 import { present } from '../billing/present'
 import { activePackage, unsuitable } from './packages'
 import { createSubscription } from './lifecycle'
+import { serviceAt } from '../store'
 
 const FIELD = 'organization.subscription.package'
 
@@ -28,9 +29,9 @@ export const subscribeSignUp = async (app: Application, result: any, subscriptio
     )
     return { ...result, organization: { ...organization, subscription: created.id }, subscription: present(app, 'subscriptions', created) }
   } catch (error) {
-    const members = app.service('organization-members' as any) as any
+    const members = serviceAt(app, 'organization-members')
     for (const member of await members._find({ query: { organization: organization.id }, paginate: false })) await members._remove(member.id)
-    await (app.service('organizations' as any) as any)._remove(organization.id)
+    await serviceAt(app, 'organizations')._remove(organization.id)
     throw error
   }
 }

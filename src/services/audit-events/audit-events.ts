@@ -16,6 +16,12 @@ import { AuditEventsService } from './audit-events.class'
 import { auditEventQuerySchema } from './audit-events.schema'
 import { auditEventMethods, auditEventPath } from './audit-events.shared'
 
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [auditEventPath]: AuditEventsService
+  }
+}
+
 /** The id of GET /audit-events/verify. */
 export const VERIFY_ID = 'verify'
 
@@ -40,9 +46,9 @@ const answerVerify = async (context: HookContext, next: NextFunction) => {
 
 export const auditEvents = (app: Application) => {
   const service = new AuditEventsService(app)
-  // `as any`: services are registered by path without a ServiceTypes entry (as every service here); the log is a runtime object.
-  app.use(auditEventPath as any, service as any, { methods: [...auditEventMethods], events: [] })
-  app.set('auditLog' as any, new AuditLog(app, service.events))
+  app.use(auditEventPath, service, { methods: [...auditEventMethods], events: [] })
+  // The log is a runtime object kept on the app (src/audit/log.ts auditLog).
+  app.set('auditLog', new AuditLog(app, service.events))
 
   defineAccess(auditEventPath, {
     read: auditReadQuery,
@@ -55,8 +61,7 @@ export const auditEvents = (app: Application) => {
   })
 
   const validateQuery = validateQueryWith(auditEventQuerySchema)
-  // `as any`: no ServiceTypes entry for the path (see above).
-  app.service(auditEventPath as any).hooks({
+  app.service(auditEventPath).hooks({
     around: {
       all: [authenticate('jwt')],
       find: [validateQuery, scopeAccess],

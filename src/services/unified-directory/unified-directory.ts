@@ -9,6 +9,12 @@ import { UnifiedDirectory } from './unified-directory.class'
 import { directoryQuerySchema } from './unified-directory.schema'
 import { unifiedDirectoryMethods, unifiedDirectoryPath } from './unified-directory.shared'
 
+declare module '../../declarations' {
+  interface ServiceTypes {
+    [unifiedDirectoryPath]: UnifiedDirectory
+  }
+}
+
 // `ref.id` is the one field of `ref` that is not a facet (an entry is not looked up by its source's id here).
 const refuseRefId = async (context: HookContext, next: NextFunction) => {
   const query = context.params.query ?? {}
@@ -37,8 +43,8 @@ export const unifiedDirectory = (app: Application) => {
       }
     ]
   })
-  app.use(unifiedDirectoryPath as any, new UnifiedDirectory(app) as any, { methods: [...unifiedDirectoryMethods], events: [] })
-  app.service(unifiedDirectoryPath as any).hooks({
+  app.use(unifiedDirectoryPath, new UnifiedDirectory(app), { methods: [...unifiedDirectoryMethods], events: [] })
+  app.service(unifiedDirectoryPath).hooks({
     around: {
       find: [refuseRefId, validateQueryWith(directoryQuerySchema)]
     }
