@@ -171,7 +171,7 @@ export class AuditLog {
     // The chain is cut before its first event inside the period, so what is kept stays one unbroken chain.
     const [firstKept] = (await this.store._find({ query: { at: { $gte: cutoff }, $sort: { seq: 1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
     const query = firstKept ? { seq: { $lt: firstKept.seq } } : { at: { $lt: cutoff } }
-    const removed = await this.store._remove(null, { query, adapter: { multi: true } } as any) // `as any`: adapter options are not in Params' type
+    const removed = await this.store._remove(null, { query, adapter: { multi: true } })
     return Array.isArray(removed) ? removed.length : 0
   }
 

@@ -6,7 +6,7 @@
 // Writes that could not be followed (a crash between the source write and the entry write, a failed rebuild) are
 // repaired from their sources: src/directory/repair.ts.
 import type { Application } from '../declarations'
-import { createStore, type StoreService } from '../store'
+import { serviceAt, createStore, type StoreService } from '../store'
 import { logger } from '../logger'
 import { sendNotice } from '../cluster/notices'
 import type { EntryContent, EntrySource } from './sources'
@@ -40,7 +40,7 @@ interface DirectoryState {
   loadMs?: number
 }
 
-const stateOf = (app: Application): DirectoryState => app.get('directoryState' as any)
+const stateOf = (app: Application): DirectoryState => app.get('directoryState')
 
 export const directoryStore = (app: Application): StoreService<DirectoryEntry> => stateOf(app).store
 
@@ -53,7 +53,7 @@ export const setupDirectoryStore = (app: Application) => {
     indexes: [{ fields: { key: 1 }, unique: true }]
   })
   const state: DirectoryState = { store, index: new SearchIndex(), loading: null, loaded: false }
-  app.set('directoryState' as any, state)
+  app.set('directoryState', state)
   return store
 }
 
@@ -133,9 +133,9 @@ export const refreshEntry = (app: Application, key: string) =>
  */
 const injectedFailure = (app: Application) => {
   if (process.env.NODE_ENV !== 'test') return
-  const left = Number(app.get('directoryFailRebuilds' as any) ?? 0)
+  const left = Number(app.get('directoryFailRebuilds') ?? 0)
   if (left <= 0) return
-  app.set('directoryFailRebuilds' as any, left - 1)
+  app.set('directoryFailRebuilds', left - 1)
   throw new Error('injected directory rebuild failure')
 }
 
@@ -145,7 +145,7 @@ export const rebuildEntry = (app: Application, source: EntrySource, id: string) 
   return serialized(key, async () => {
     injectedFailure(app)
     const store = directoryStore(app)
-    const doc = await (app.service(source.path as any) as any)._get(id).catch((error: any) => {
+    const doc = await serviceAt(app, source.path)._get(id).catch((error: any) => {
       if (error?.code === 404) return null
       throw error
     })

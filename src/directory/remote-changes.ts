@@ -10,6 +10,7 @@ import { fromOtherInstance } from '../cluster/events'
 import { onNotice } from '../cluster/notices'
 import { ENTRY_NOTICE, rebuildEntry, refreshEntry } from './entries'
 import { affectedBy, entrySources } from './sources'
+import { serviceAt } from '../store'
 
 export const rebuildOnRemoteChanges = (app: Application) => {
   if (!app.get('redis')) return
@@ -24,7 +25,7 @@ export const rebuildOnRemoteChanges = (app: Application) => {
     for (const trigger of source.triggers ?? []) paths.add(trigger.path)
   }
   for (const path of paths) {
-    const service = app.service(path as any) as any
+    const service = serviceAt(app, path)
     for (const event of ['created', 'updated', 'patched', 'removed']) {
       service.on(event, (data: any, context: unknown) => {
         if (!fromOtherInstance(app, context)) return

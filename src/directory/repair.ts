@@ -11,7 +11,7 @@
 //   (every document of the source, and every entry whose document is gone).
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { logger } from '../logger'
-import { createStore, type StoreService } from '../store'
+import { serviceAt, createStore, type StoreService } from '../store'
 import { faultPoint } from '../billing/fault'
 import { directoryIndex, rebuildEntry } from './entries'
 import { affectedBy, entrySources, type EntrySource } from './sources'
@@ -39,12 +39,12 @@ interface RepairState {
   startup?: Promise<void>
 }
 
-const stateOf = (app: Application): RepairState => app.get('directoryRepair' as any)
+const stateOf = (app: Application): RepairState => app.get('directoryRepair')
 
 /** Creates the pending records' store (small; part of start-up like every store). */
 export const setupDirectoryRepair = (app: Application) => {
   const store = createStore<PendingRecord>(app, { name: 'directory-pending', paginate: false, indexes: [{ fields: { at: 1 } }] })
-  app.set('directoryRepair' as any, { store, timers: new Set(), stopped: false } satisfies RepairState)
+  app.set('directoryRepair', { store, timers: new Set(), stopped: false } satisfies RepairState)
 }
 
 const sourceByKind = (kind: string) => entrySources().find((source) => source.kind === kind)
@@ -81,7 +81,7 @@ const beforeWrite = async (context: HookContext): Promise<{ keys: string[]; kind
       if (source.path === context.path || (source.triggers ?? []).some((t) => t.path === context.path)) kinds.add(source.kind)
     }
   } else {
-    const doc = await (context.app.service(context.path as any) as any)._get(context.id).catch(() => null)
+    const doc = await serviceAt(context.app, context.path)._get(context.id).catch(() => null)
     add(doc ?? { id: String(context.id) })
   }
   return { keys: [...keys], kinds: [...kinds] }
@@ -107,7 +107,7 @@ const rebuildKeys = async (app: Application, keys: string[]) => {
 const rebuildKind = async (app: Application, kind: string) => {
   const source = sourceByKind(kind)
   if (!source) return []
-  const docs = (await (app.service(source.path as any) as any)._find({ query: { $select: ['id'] }, paginate: false })) as { id: string }[]
+  const docs = (await serviceAt(app, source.path)._find({ query: { $select: ['id'] }, paginate: false })) as { id: string }[]
   const keys = new Set(docs.map((doc) => keyOf(source, doc.id)))
   for (const key of (await directoryIndex(app)).keysOfType(kind)) keys.add(key)
   return rebuildKeys(app, [...keys])

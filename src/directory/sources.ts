@@ -4,6 +4,7 @@
 // listing another kind (e.g. practitioners) is one more `defineEntrySource` call.
 import type { Application } from '../declarations'
 import type { Point } from './geo'
+import { serviceAt } from '../store'
 
 /** What a source makes of one listed document; the directory adds the id, index fields and `type`. */
 export interface EntryContent {
@@ -54,7 +55,7 @@ defineEntrySource({
   path: 'organizations',
   async build(app, doc) {
     if (doc?.directory?.listed !== true) return null
-    const services = (await (app.service('services' as any) as any)._find({
+    const services = (await serviceAt(app, 'services')._find({
       query: { facility: doc.id, active: true, $select: ['type'] },
       paginate: false
     })) as { type?: string }[]

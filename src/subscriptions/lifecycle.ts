@@ -362,7 +362,7 @@ export const failCheckout = async (app: Application, session: string, reason = '
   const sub = await bySession(app, session)
   if (!sub || isFinal(sub.status)) return null
   if (sub.status === 'pending') {
-    const amount = ((sub as any).checkout as { amount?: number } | null)?.amount ?? sub.price // `any`: a hidden field the presenter removes
+    const amount = (sub.checkout as { amount?: number } | null | undefined)?.amount ?? sub.price // (a hidden field the presenter removes)
     const checkout = reopen ? await checkoutForDue(app, sub, amount) : {}
     return write(app, sub, { incompleteAt: now(app), ...checkout }, { status: 'incomplete', reason, actor: { by: null }, announce: true })
   }
@@ -374,7 +374,7 @@ export const failCheckout = async (app: Application, session: string, reason = '
 export const checkoutOf = async (app: Application, session: string) => {
   const sub = await bySession(app, session)
   if (!sub) return null
-  const checkout = (sub as any).checkout as { amount: number; currency: string } | null // `any`: a hidden field the presenter removes
+  const checkout = sub.checkout as { amount: number; currency: string } | null // (a hidden field the presenter removes)
   return { subscription: sub, amount: checkout?.amount ?? 0, currency: checkout?.currency ?? sub.currency }
 }
 

@@ -183,3 +183,17 @@ export const rawEmit = (socket: Socket, method: string, path: string, args: unkn
       resolve(error ? { error } : { result })
     })
   })
+
+/**
+ * Calls one method of a service through a Feathers client (Socket.IO or REST), as a browser app would: resolves
+ * with the result; a refusal rejects with the client's error.
+ */
+export const callMethod = (client: { service(path: any): any }, path: string, method: string, id: string, data: unknown, query: Record<string, unknown> = {}) => {
+  const service = client.service(path) // (the typed client has no update/remove on every path: called by name)
+  return method === 'find' ? service.find({ query })
+    : method === 'get' ? service.get(id)
+    : method === 'create' ? service.create(data)
+    : method === 'patch' ? service.patch(id, data)
+    : method === 'update' ? service.update(id, data)
+    : service.remove(id)
+}

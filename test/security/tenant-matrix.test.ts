@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { http, signUp, socketClient, startServer, uniqueEmail, type SignedUp, type TestServer } from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
-import { failedDelivery, patchBodies, rawEmit, servicePaths, snapshotDocs, storeOf, tenantDocs, type ServicePath, type TenantDocs } from '../helpers/tenants'
+import { callMethod, failedDelivery, patchBodies, rawEmit, servicePaths, snapshotDocs, storeOf, tenantDocs, type ServicePath, type TenantDocs } from '../helpers/tenants'
 
 type Caller = 'owner' | 'member' | 'outsider' | 'anonymous'
 type Method = 'find' | 'get' | 'create' | 'patch' | 'remove' | 'update'
@@ -253,15 +253,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
   }
 
   const socketCall = async (caller: Caller, path: ServicePath, method: Method, id: string, data: any, query: Record<string, unknown> = {}): Promise<Outcome> => {
-    const service = sockets[caller]!.client.service(path as any) as any // `any`: the typed client has no update/remove on every path
     try {
-      const body =
-        method === 'find' ? await service.find({ query })
-        : method === 'get' ? await service.get(id)
-        : method === 'create' ? await service.create(data)
-        : method === 'patch' ? await service.patch(id, data)
-        : method === 'update' ? await service.update(id, data)
-        : await service.remove(id)
+      const body = await callMethod(sockets[caller]!.client, path, method, id, data, query)
       return { status: 'ok', body }
     } catch (error: any) {
       return { status: typeof error?.code === 'number' ? error.code : `no code: ${error?.message}` as any, body: error }

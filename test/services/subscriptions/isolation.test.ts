@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { http, signUp, socketClient } from '../../helpers/app'
 import { addMember } from '../../helpers/billing'
 import { followCheckout, signUpWith, startSubsServer, type SubsServer } from '../../helpers/subscriptions'
+import { callMethod } from '../../helpers/tenants'
 
 type Caller = 'anonymous' | 'outsider' | 'member' | 'owner' | 'admin'
 type Method = 'find' | 'get' | 'create' | 'patch' | 'update' | 'remove'
@@ -57,15 +58,8 @@ describe('subscriptions and packages: tenant isolation over REST and Socket.IO',
       const res = await http(url, verb, target, { token: tokens[caller], body: data })
       return { status: res.status, body: res.body }
     }
-    const service = sockets[caller]!.client.service(path as any) as any // `any`: the typed client has no update/remove on every path
     try {
-      const body =
-        method === 'find' ? await service.find({ query })
-        : method === 'get' ? await service.get(id)
-        : method === 'create' ? await service.create(data)
-        : method === 'patch' ? await service.patch(id, data)
-        : method === 'update' ? await service.update(id, data)
-        : await service.remove(id)
+      const body = await callMethod(sockets[caller]!.client, path, method, id, data, query)
       return { status: method === 'create' ? 201 : 200, body }
     } catch (error: any) {
       return { status: error?.code, body: error }
