@@ -7,6 +7,8 @@
 // search index in the background after READY) and RSS.
 import type { Params } from '@feathersjs/feathers'
 import fs from 'node:fs'
+import path from 'node:path'
+import { execSync } from 'node:child_process'
 import { startServer, tempDir } from '../test/helpers/app'
 import { startServerProcess } from '../test/helpers/server-process'
 import { directoryStore, entryDocument } from '../src/directory/entries'
@@ -170,15 +172,17 @@ const rssMB = (pid: number) => {
   return Math.round(kb / 1024)
 }
 
-/** Starts the server as its own process (as `npm start` does) on `dataDir`: time to READY and its RSS. */
+/** Starts the server as its own process, as `npm start` does (the compiled `lib/`), on `dataDir`: time to READY and its RSS. */
 const startProcess = async (dataDir: string) => {
   const start = process.hrtime.bigint()
-  const server = await startServerProcess({ DATA_DIR: dataDir }, 120000)
+  const server = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: 'directory-bench-secret-0123456789abcdef' }, 120000, { compiled: true })
   const startupMs = Number(process.hrtime.bigint() - start) / 1e6
   return { server, startupMs, rss: () => rssMB(server.child.pid ?? 0) }
 }
 
 export async function run() {
+  // The server processes run what `npm start` runs: the compiled JavaScript.
+  execSync('npm run compile', { cwd: path.resolve(__dirname, '..'), stdio: 'ignore' })
   const dataDir = tempDir('clinic-directory-bench-')
   const emptyDir = tempDir('clinic-directory-bench-empty-')
   // 1. Seed through the store (in this process), then close it.
@@ -254,7 +258,7 @@ export async function run() {
     name: 'directory',
     entries: ENTRIES,
     samplesPerCase: SAMPLES,
-    note: 'app = GET /bff/unified-directory over HTTP to the server running as its own process on the embedded engine (sequential, one connection); baseline = plain in-memory filter over the same entries in the bench process; every answer is checked equal (total and first page) to the baseline. Startup = spawn to READY (includes loading TypeScript), then READY to the first answer (background index load); RSS = the server process',
+    note: 'app = GET /bff/unified-directory over HTTP to the server running as its own process on the embedded engine (sequential, one connection); baseline = plain in-memory filter over the same entries in the bench process; every answer is checked equal (total and first page) to the baseline. Startup = spawn of `node lib/index.js` (as `npm start`, NODE_ENV=production) to READY, then READY to the first answer (background index load); RSS = the server process',
     seedMs: Math.round(seedMs),
     startupMs: {
       withEntries: Math.round(full.startupMs),

@@ -66,11 +66,17 @@ export const loadDirectory = (app: Application): Promise<void> => {
   state.loading ??= (async () => {
     const started = Date.now()
     await state.store.loadDeferred?.()
-    const entries = (await state.store._find({ query: { $select: indexedFields }, paginate: false })) as DirectoryEntry[]
-    state.index.load(entries)
+    // (each stored entry as the store holds it, not a copy of the whole collection)
+    let count = 0
+    await state.index.load((add) =>
+      state.store._scan(indexedFields, (entry) => {
+        add(entry as DirectoryEntry)
+        count++
+      })
+    )
     state.loaded = true
     state.loadMs = Date.now() - started
-    logger.info(`Directory: ${entries.length} entries indexed in ${state.loadMs} ms`)
+    logger.info(`Directory: ${count} entries indexed in ${state.loadMs} ms`)
   })()
   return state.loading
 }

@@ -10,7 +10,7 @@
 // covering cells), starting from the smallest, so it touches only the entries its conditions select — never
 // every entry. `*` alone pages a name-ordered list of the live entries.
 import { cellsOf, type Point } from './geo'
-import { fold, words } from './text'
+import { fold, foldedWords, words } from './text'
 
 /** What the index needs of an entry (the stored entry document has more). */
 export interface IndexedEntry {
@@ -78,23 +78,24 @@ const prefixesOf = (word: string) => {
   }
   return found
 }
-const keyCache = new Map<string, string>()
+// One cache per tier, keyed by the word itself (no key string made just to look one up).
+const keyCaches = [new Map<string, string>(), new Map<string, string>(), new Map<string, string>(), new Map<string, string>()]
 const tierKey = (tier: number, word: string) => {
-  const id = tier + word
-  let key = keyCache.get(id)
+  const cache = keyCaches[tier]
+  let key = cache.get(word)
   if (key === undefined) {
     key = wordKey(tier, word)
-    if (keyCache.size > 600_000) keyCache.clear()
-    keyCache.set(id, key)
+    if (cache.size > 300_000) cache.clear()
+    cache.set(word, key)
   }
   return key
 }
 
 /** The word keys of an entry: the same tiered terms as `termsOf` (src/directory/text.ts), unsorted. */
-const wordKeysOf = (name: string, description: string | undefined): string[] => {
+const wordKeysOf = (foldedName: string, description: string | undefined): string[] => {
   const best = new Map<string, number>()
   for (const word of words(description)) best.set(word, 1)
-  const nameWords = words(name)
+  const nameWords = foldedWords(foldedName)
   for (const word of nameWords) for (const prefix of prefixesOf(word)) best.set(prefix, 2)
   for (const word of nameWords) best.set(word, 3)
   const keys: string[] = []
@@ -102,8 +103,9 @@ const wordKeysOf = (name: string, description: string | undefined): string[] => 
   return keys
 }
 
-const keysOf = (entry: IndexedEntry): string[] => {
-  const keys = wordKeysOf(entry.name, entry.description)
+/** Every index key of an entry whose name, folded, is `foldedName`. */
+const keysOf = (entry: IndexedEntry, foldedName = fold(entry.name ?? '')): string[] => {
+  const keys = wordKeysOf(foldedName, entry.description)
   if (entry.coordinates) for (const cell of cellsOf(entry.coordinates)) keys.push(cellKey(cell))
   for (const [field, read] of Object.entries(FACETS)) {
     for (const value of new Set(read(entry))) if (typeof value === 'string') keys.push(facetKey(field, value))
@@ -181,12 +183,15 @@ export class SearchIndex {
     if (this.dead > 1000 && this.dead > this.byKey.size) this.compact()
   }
 
-  /** Builds the index from every entry at once (the start-up load). */
-  load(entries: IndexedEntry[]) {
-    for (const entry of entries) {
+  /**
+   * Builds the index from every entry at once (the start-up load): `feed` hands each entry to `add` (which keeps
+   * nothing of the object, so the entries may be the store's own documents).
+   */
+  async load(feed: (add: (entry: IndexedEntry) => void) => Promise<void> | void) {
+    await feed((entry) => {
       if (this.byKey.has(entry.key)) this.drop(entry.key)
       this.insert(entry)
-    }
+    })
     // (sorting strings natively is much faster than with a comparator; NUL sorts first, so this is name, then id)
     const sortable = [...this.byKey.values()].map((n) => `${this.sortNames[n]}\u0000${this.ids[n]}\u0000${n}`).sort()
     this.order = sortable.map((text) => Number(text.slice(text.lastIndexOf('\u0000') + 1)))
@@ -197,14 +202,15 @@ export class SearchIndex {
     const n = this.ids.length
     this.ids.push(entry.id)
     this.keys.push(entry.key)
-    this.sortNames.push(fold(entry.name ?? ''))
+    const foldedName = fold(entry.name ?? '')
+    this.sortNames.push(foldedName)
     this.lat.push(entry.coordinates ? entry.coordinates.lat : NaN)
     this.lng.push(entry.coordinates ? entry.coordinates.lng : NaN)
     this.alive.push(true)
     // (computed for entries put after the load only: a loaded entry counts as not known to be current)
     this.signatures.push(0)
     this.byKey.set(entry.key, n)
-    for (const key of keysOf(entry)) {
+    for (const key of keysOf(entry, foldedName)) {
       let list = this.postings.get(key)
       if (!list) this.postings.set(key, (list = new Postings()))
       list.push(n)

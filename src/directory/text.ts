@@ -8,11 +8,14 @@ export const fold = (text: string) => text.normalize('NFD').replace(/\p{M}+/gu, 
 export const MAX_WORD = 40
 
 /** The folded words of a text, in order (letters and digits; everything else separates words). */
-export const words = (text: string | undefined | null): string[] =>
-  fold(text ?? '')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean)
-    .map((word) => word.slice(0, MAX_WORD))
+export const words = (text: string | undefined | null): string[] => foldedWords(fold(text ?? ''))
+
+/** The words of an already folded text (`words` without the fold). */
+export const foldedWords = (folded: string): string[] => {
+  const out: string[] = []
+  for (const word of folded.split(/[^\p{L}\p{N}]+/u)) if (word) out.push(word.length > MAX_WORD ? word.slice(0, MAX_WORD) : word)
+  return out
+}
 
 /** Every prefix of every word (edge n-grams): `cardio` → c, ca, car, card, cardi, cardio. */
 export const prefixes = (list: string[]): string[] => {

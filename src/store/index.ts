@@ -111,6 +111,12 @@ export interface StoreService<Result = any, Data = any, Patch = any, Query = Rec
   getOptions(params: InternalParams): any
   /** MongoDB only: the driver's collection. */
   getModel(params: InternalParams): Promise<any>
+  /**
+   * Visits every stored document with at least `fields` (no hooks, no copies where the engine holds them in memory:
+   * `visit` must neither change nor keep the object it is given). For building an in-process index from a whole
+   * collection without a copy of it.
+   */
+  _scan(fields: string[], visit: (doc: Record<string, any>) => void): Promise<void>
 }
 
 /** A new public id: 24 hex characters, time-ordered, the same shape on both engines. */
@@ -181,6 +187,10 @@ const mixin = (Base: any): any =>
     private get journal(): NeDBJournal | undefined {
       return this.options.journal
     }
+    async _scan(fields: string[], visit: (doc: Record<string, any>) => void) {
+      await this.journal?.catchUp()
+      await timed(this.options.timer, 'scan', () => this.scanAll(fields, visit))
+    }
     async _find(params?: Params) {
       await this.journal?.catchUp()
       return timed(this.options.timer, 'find', async () => stripAll(await super._find(params).catch(storeError)))
@@ -236,6 +246,12 @@ const mixin = (Base: any): any =>
 // `findOneAndUpdate`/`findOneAndDelete` under the full query, and only documents actually written are returned.
 const guardedMulti = (Base: any): any =>
   class GuardedMulti extends Base {
+    // One cursor over the collection with only `fields`.
+    async scanAll(fields: string[], visit: (doc: Record<string, any>) => void) {
+      const projection: Record<string, 0 | 1> = { _id: 0 }
+      for (const field of fields) projection[field] = 1
+      for await (const doc of (await this.getModel({})).find({}, { projection, batchSize: 5000 })) visit(doc)
+    }
     async _multi(method: 'patch' | 'remove', params: Params, write: (id: Id, params: Params) => Promise<any>) {
       if (!this.allowsMulti(method, params)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
       const { $select, $sort: _sort, $limit: _limit, $skip: _skip, ...conditions } = (params.query ?? {}) as Record<string, any>
@@ -264,6 +280,10 @@ const guardedMulti = (Base: any): any =>
 // here it only counts.
 const nedbCount = (Base: any): any =>
   class NedbCount extends Base {
+    // The documents held in memory, as they are (no copy, every field).
+    async scanAll(_fields: string[], visit: (doc: Record<string, any>) => void) {
+      for (const doc of this.options.Model.getAllData()) visit(doc)
+    }
     async _find(params: any = {}) {
       const paginate = params.paginate !== undefined ? params.paginate : this.options.paginate
       if (paginate && paginate.default && params.query?.$limit === 0) {

@@ -14,10 +14,14 @@ export interface ServerProcess {
 
 const root = path.resolve(__dirname, '../..')
 
-/** Starts `src/index.ts` with the given environment; resolves on its `READY <port>` line. */
-export const startServerProcess = (env: Record<string, string>, timeoutMs = 30000): Promise<ServerProcess> =>
+/**
+ * Starts `src/index.ts` (or, with `compiled`, `lib/index.js` as `npm start` runs it after `npm run compile`) with the
+ * given environment; resolves on its `READY <port>` line.
+ */
+export const startServerProcess = (env: Record<string, string>, timeoutMs = 30000, options: { compiled?: boolean } = {}): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/index.ts'], {
+    const args = options.compiled ? ['lib/index.js'] : ['-r', 'ts-node/register/transpile-only', 'src/index.ts']
+    const child = spawn(process.execPath, args, {
       cwd: root,
       env: { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'error', ...env },
       stdio: ['ignore', 'pipe', 'pipe']
