@@ -19,6 +19,7 @@ import { redisKey, redisOf } from './cluster/redis'
 import { SessionAuthenticationService, SessionJWTStrategy, trackConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
 import { logger } from './logger'
+import { runtimeOf } from './runtime'
 
 declare module './declarations' {
   interface ServiceTypes {
@@ -26,7 +27,7 @@ declare module './declarations' {
   }
 }
 
-const flowsOf = (app: Application) => app.get('authFlows') as AuthFlows
+const flowsOf = (app: Application) => runtimeOf(app).authFlows as AuthFlows // set when authentication is configured, before any call
 
 // Emails are matched whatever their case or surrounding spaces; wrong email and wrong password are the same
 // 401; failed tries are rate-limited per email and per IP; an account with MFA on also needs `mfaCode`.
@@ -87,7 +88,7 @@ export const authentication = (app: Application) => {
   app.set('authentication', { ...configured, secret, authStrategies: strategies })
 
   const settings = authSettings(app)
-  app.set('authFlows', new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret))
+  runtimeOf(app).authFlows = new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret)
 
   const service = new SessionAuthenticationService(app)
   service.register('jwt', new SessionJWTStrategy())
