@@ -5,7 +5,7 @@
 import { GeneralError } from '@feathersjs/errors'
 import type { Application } from './declarations'
 import { normalizeEmail } from './services/accounts/accounts'
-import { emitAccountEvent } from './auth/accounts'
+import { announceChange } from './jobs/announce'
 import { endSessions } from './auth/sessions'
 import { logger } from './logger'
 
@@ -26,7 +26,7 @@ export const ensureAdmin = async (app: Application) => {
     }
     // Its tokens were issued to a non-admin: they all end, so only a fresh sign-in carries the admin rights.
     const promoted = await endSessions(app, existing.id, { change: { admin: true, updatedAt: Date.now() } })
-    await emitAccountEvent(app, 'patched', promoted)
+    await announceChange(app, 'accounts', 'patched', promoted)
     logger.info(`Promoted the existing account ${normalized} to application admin (ADMIN_PROMOTE_EXISTING)`)
     return
   }

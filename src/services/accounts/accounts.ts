@@ -5,6 +5,7 @@ import { BadRequest, Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { hideSecrets } from '../../hooks/hide-secrets'
+import { omitting, registerPresenter } from '../../billing/present'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } from '../../schema/validators'
@@ -93,6 +94,8 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
 export const accounts = (app: Application) => {
   app.use(accountPath, createAccountService(app), { methods: [...accountMethods], events: [] })
   app.service(accountPath).populatable = true
+  // Accounts announced by authentication actions (src/jobs/announce.ts) go out without their secrets.
+  registerPresenter(accountPath, omitting(accountSecrets))
 
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
