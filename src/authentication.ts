@@ -8,6 +8,7 @@
 import type { AuthenticationService } from '@feathersjs/authentication'
 import { LocalStrategy } from '@feathersjs/authentication-local'
 import { BadRequest } from '@feathersjs/errors'
+import { bodyNotAnObject } from './schema/validators'
 import type { Params } from '@feathersjs/feathers'
 import type { Application, HookContext, NextFunction } from './declarations'
 import { resolveAuthSecret } from './auth-secret'
@@ -57,7 +58,7 @@ const checkStrings = (data: any, fields: string[], optional: string[] = []) => {
 // `{ email, password }` needs no `strategy`; both must be strings (no operator objects reach the query).
 const defaultToPasswordLogin = async (context: HookContext, next: NextFunction) => {
   const data = context.data
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new BadRequest('The body must be a JSON object')
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw bodyNotAnObject()
   if (data.strategy === undefined && data.email !== undefined && data.action === undefined) {
     context.data = { ...data, strategy: 'local' }
   }

@@ -82,9 +82,6 @@ export const directoryIndex = async (app: Application): Promise<SearchIndex> => 
   return stateOf(app).index
 }
 
-/** Whether the index is loaded, and how long the load took (ms). */
-export const directoryLoadState = (app: Application) => ({ loaded: stateOf(app).loaded, loadMs: stateOf(app).loadMs })
-
 /** The stored form of an entry: its content, kind and key. */
 export const entryDocument = (kind: string, content: EntryContent): Omit<DirectoryEntry, 'id'> => ({
   type: kind,

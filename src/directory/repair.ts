@@ -223,8 +223,3 @@ export const stopDirectoryRepair = async (app: Application) => {
   state.timers.clear()
   await state.startup
 }
-
-/** Resolves once the start-up load and repair are done (tests). */
-export const directorySettled = async (app: Application) => {
-  await stateOf(app)?.startup
-}
