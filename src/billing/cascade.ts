@@ -1,4 +1,4 @@
-// Durable cascades (interface 3.1, rule 5): deleting an invoice deletes its items and their payments;
+// Durable cascades: deleting an invoice deletes its items and their payments;
 // deleting an item deletes its payments. Children always go before their parent, and the parent is marked
 // `deleting` first (hidden from reads, closed to new items and payments), so the mark is the durable record
 // of the cascade: if the process dies between steps, startup recovery (recovery.ts) finds the marked

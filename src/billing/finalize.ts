@@ -1,4 +1,4 @@
-// Finalizing (interface 3.1): an invoice — directly or through PATCH /medical-encounters/:id {finalize: true}
+// Finalizing: an invoice — directly or through PATCH /medical-encounters/:id {finalize: true}
 // — becomes finalized together with every one of its items (and, through an encounter, the encounter).
 // All or nothing: the first write finalizes the invoice atomically (only if it is still a draft and not
 // being deleted) and records `finalizePending` on it in the same write; that is the point of no return and

@@ -29,7 +29,7 @@ export const services = (app: Application) => {
   app.configure(accounts)
   app.configure(organizations)
   app.configure(medicalRecords)
-  // Billing (interface 2.4, 3.1, 4.3): encounters, the service catalogue, invoices, items, payments.
+  // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
   billingSettings(app)
   app.configure(medicalEncounters)
   app.configure(facilityServices)

@@ -1,4 +1,4 @@
-// Schemas for /medical-records (interface.md 2.1, 2.2, 2.3, 4.1): the full record per type, its create
+// Schemas for /medical-records (docs/medical-records.md): the full record per type, its create
 // body ("data"), its patch body, the query, and validators that return every problem instead of throwing.
 import { randomBytes } from 'crypto'
 import { Type, StringEnum, querySyntax } from '@feathersjs/typebox'
@@ -7,7 +7,7 @@ import type { ValidateFunction } from 'ajv'
 import { dataValidator, fieldErrors, WHOLE_BODY, type FieldError } from '../../schema/validators'
 
 // ---------------------------------------------------------------------------------------------------------
-// Record types (4.1, in spec order)
+// Record types (in the documented order)
 
 export const medicalRecordTypes = [
   'ape-report',

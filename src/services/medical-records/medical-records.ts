@@ -1,5 +1,5 @@
-// Medical records (interface 2.1–2.3, 4.1): fifteen validated record types, readable, changeable and shareable
-// per record (2.2). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
+// Medical records: fifteen validated record types, readable, changeable and shareable per record
+// (docs/medical-records.md). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
 // remove and in the realtime channels; finalized records are frozen except for their permissions.
 import type { Id } from '@feathersjs/feathers'
 import { authenticate } from '@feathersjs/authentication'
