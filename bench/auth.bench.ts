@@ -22,10 +22,10 @@ const measure = (opts: Record<string, unknown>): Promise<{ rps: number; p50: num
 
 export async function run() {
   const oauth = await startOAuthServer()
-  const unlimited = { points: 1e9, durationSeconds: 900 }
+  const unlimited = { points: 1e9, durationMs: 900000 }
   const server = await startServer({
     oauth: { google: { tokenURL: oauth.tokenUrl, profileURL: oauth.profileUrl } },
-    rateLimits: { loginsPerIp: unlimited, actionCodesPerIp: unlimited, failedActionCodesPerAccount: unlimited, failedLoginsPerEmail: { points: 1, durationSeconds: 900 } }
+    rateLimits: { loginsPerIp: unlimited, actionCodesPerIp: unlimited, failedActionCodesPerAccount: unlimited, failedLoginsPerEmail: { points: 1, durationMs: 900000 } }
   })
   try {
     const user = await signUp(server.url)

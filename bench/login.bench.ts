@@ -12,7 +12,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = 10
 
 export async function run() {
-  const unlimited = { points: 1e9, durationSeconds: 900 }
+  const unlimited = { points: 1e9, durationMs: 900000 }
   const server = await startServer({ mongodb: '', rateLimits: { loginsPerIp: unlimited, failedLoginsPerEmail: unlimited } })
   try {
     const user = await signUp(server.url, { email: 'login@login-bench.test' })

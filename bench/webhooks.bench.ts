@@ -84,7 +84,7 @@ const waitFor = async (predicate: () => boolean, timeoutMs: number, what: string
 export async function run() {
   const server = await startServer({
     logLevel: 'error',
-    webhooks: { allowPrivate: true, retryDelays: '1,5', timeout: 15, pollInterval: 1, concurrency: 20, concurrencyPerWebhook: 1, leaseMargin: 30, retention: 0 }
+    webhooks: { allowPrivate: true, retryDelaysMs: [1000, 5000], timeoutMs: 15000, pollIntervalMs: 1000, concurrency: 20, concurrencyPerWebhook: 1, leaseMarginMs: 30000, retentionMs: 0 }
   })
   const receivers = await Promise.all(Array.from({ length: RECEIVERS }, startReceiver))
   try {

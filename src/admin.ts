@@ -3,21 +3,21 @@
 // admin (e.g. someone signed up with it first), startup stops — unless ADMIN_PROMOTE_EXISTING=true (config
 // `admin.promoteExisting`) says to promote that very account, which also ends all its sessions.
 import { GeneralError } from '@feathersjs/errors'
-import type { Application, Configuration } from './declarations'
+import type { Application } from './declarations'
 import { normalizeEmail } from './services/accounts/accounts'
-import { emitAccountEvent } from './auth/accounts'
+import { announceChange } from './jobs/announce'
 import { endSessions } from './auth/sessions'
 import { logger } from './logger'
 
 export const ensureAdmin = async (app: Application) => {
-  const { email, password, promoteExisting }: Partial<Configuration['admin']> = app.get('admin') ?? {}
+  const { email, password, promoteExisting } = app.get('admin')
   if (!email || !password) return
   const accounts = app.service('accounts')
   const normalized = normalizeEmail(email) as string // a string in, a string out
   const [existing] = await accounts._find({ query: { email: normalized, $limit: 1 }, paginate: false })
   if (existing) {
     if (existing.admin === true) return
-    if (String(promoteExisting) !== 'true') {
+    if (!promoteExisting) {
       throw new GeneralError(
         `ADMIN_EMAIL ${normalized} belongs to an existing account that is not an admin, and the admin bootstrap does not adopt accounts it did not create. ` +
           'Set ADMIN_EMAIL to another email, or set ADMIN_PROMOTE_EXISTING=true to make that existing account (with its own password) the admin and end all its sessions.',
@@ -26,7 +26,7 @@ export const ensureAdmin = async (app: Application) => {
     }
     // Its tokens were issued to a non-admin: they all end, so only a fresh sign-in carries the admin rights.
     const promoted = await endSessions(app, existing.id, { change: { admin: true, updatedAt: Date.now() } })
-    await emitAccountEvent(app, 'patched', promoted)
+    await announceChange(app, 'accounts', 'patched', promoted)
     logger.info(`Promoted the existing account ${normalized} to application admin (ADMIN_PROMOTE_EXISTING)`)
     return
   }

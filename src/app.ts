@@ -3,7 +3,8 @@ import { feathers } from '@feathersjs/feathers'
 import configuration from '@feathersjs/configuration'
 import { koa, rest, bodyParser, cors, parseAuthentication } from '@feathersjs/koa'
 import socketio from '@feathersjs/socketio'
-import type { Application, Configuration } from './declarations'
+import type { Application, Configuration, HookContext, NextFunction } from './declarations'
+import { checkConfiguration, mergeSettings, settingsFromSecondsVariables, type ConfigurationOverrides } from './configuration'
 import { logger } from './logger'
 import { errorHandler, guardRouteLookup, requireJson, staticFiles } from './http'
 import { store, storeReady, closeStore } from './store'
@@ -20,9 +21,8 @@ import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { trackSockets } from './auth/sessions'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { recordAudit } from './hooks/record-audit'
-import { auditLog } from './audit/log'
 import { syncDirectory } from './directory/entries'
-import { startWebhookWorker, stopWebhookWorker } from './jobs/webhook-worker'
+import { startJobs, stopJobs } from './ops/jobs'
 import { lifecycle } from './ops/lifecycle'
 import { metrics, metricsEndpoint } from './ops/metrics'
 import { healthEndpoints } from './ops/health'
@@ -36,15 +36,24 @@ import { notices, noticesReady, closeNotices } from './cluster/notices'
 import { withLeaseWaiting } from './cluster/lease'
 import { processorEvents } from './subscriptions/processor-events'
 
+const closeConnections = async (app: Application) => {
+  await closeSharedEvents(app)
+  await closeNotices(app)
+  await closeRedis(app)
+  await closeStore(app)
+}
+
 /** Builds the app from config/ (and environment variables), with optional overrides (tests use them). */
-export const createApp = (overrides: Partial<Configuration> = {}): Application => {
+export const createApp = (overrides: ConfigurationOverrides = {}): Application => {
   const app: Application = koa(feathers())
-  app.configure(configuration())
-  for (const [key, value] of Object.entries(overrides)) app.set(key, value)
+  // config/ and the environment, the variables given in seconds, then the caller's overrides; checked before anything reads them.
+  const loaded = configuration()(app) as unknown as Record<string, unknown> // (cast: node-config's object, checked just below)
+  const settings = checkConfiguration(mergeSettings(mergeSettings({ ...loaded }, settingsFromSecondsVariables()), overrides))
+  for (const [key, value] of Object.entries(settings)) app.set(key as keyof Configuration, value)
   logger.setLevel(app.get('logLevel'))
 
   // Koa reads X-Forwarded-For only when the app sits behind a trusted proxy (TRUST_PROXY).
-  app.proxy = app.get('trustProxy') === true || app.get('trustProxy') === 'true'
+  app.proxy = app.get('trustProxy')
 
   // First: wraps every other setup/teardown hook (readiness, graceful shutdown).
   lifecycle(app)
@@ -90,7 +99,7 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
   })
   app.hooks({
     setup: [
-      async (_context: any, next: any) => {
+      async (_context: HookContext, next: NextFunction) => {
         await storeReady(app)
         await redisReady(app)
         await sharedEventsReady(app)
@@ -102,26 +111,18 @@ export const createApp = (overrides: Partial<Configuration> = {}): Application =
           // The server does not start: nothing stays open behind the error (sockets, HTTP port, store).
           app.io?.close()
           app.server?.close()
-          await closeSharedEvents(app)
-          await closeNotices(app)
-          await closeRedis(app)
-          await closeStore(app)
+          await closeConnections(app)
           throw error
         }
         await next()
-        await startWebhookWorker(app)
-        auditLog(app)?.start()
+        await startJobs(app)
       }
     ],
     teardown: [
-      async (_context: any, next: any) => {
-        await stopWebhookWorker(app)
-        await auditLog(app)?.stop()
+      async (_context: HookContext, next: NextFunction) => {
+        await stopJobs(app)
         await next()
-        await closeSharedEvents(app)
-        await closeNotices(app)
-        await closeRedis(app)
-        await closeStore(app)
+        await closeConnections(app)
       }
     ]
   })

@@ -8,6 +8,7 @@
 import type { AuthenticationService } from '@feathersjs/authentication'
 import { LocalStrategy } from '@feathersjs/authentication-local'
 import { BadRequest } from '@feathersjs/errors'
+import { bodyNotAnObject } from './schema/validators'
 import type { Params } from '@feathersjs/feathers'
 import type { Application, HookContext, NextFunction } from './declarations'
 import { resolveAuthSecret } from './auth-secret'
@@ -19,6 +20,7 @@ import { redisKey, redisOf } from './cluster/redis'
 import { SessionAuthenticationService, SessionJWTStrategy, trackConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
 import { logger } from './logger'
+import { runtimeOf } from './runtime'
 
 declare module './declarations' {
   interface ServiceTypes {
@@ -26,7 +28,7 @@ declare module './declarations' {
   }
 }
 
-const flowsOf = (app: Application) => app.get('authFlows') as AuthFlows
+const flowsOf = (app: Application) => runtimeOf(app).authFlows as AuthFlows // set when authentication is configured, before any call
 
 // Emails are matched whatever their case or surrounding spaces; wrong email and wrong password are the same
 // 401; failed tries are rate-limited per email and per IP; an account with MFA on also needs `mfaCode`.
@@ -56,7 +58,7 @@ const checkStrings = (data: any, fields: string[], optional: string[] = []) => {
 // `{ email, password }` needs no `strategy`; both must be strings (no operator objects reach the query).
 const defaultToPasswordLogin = async (context: HookContext, next: NextFunction) => {
   const data = context.data
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new BadRequest('The body must be a JSON object')
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw bodyNotAnObject()
   if (data.strategy === undefined && data.email !== undefined && data.action === undefined) {
     context.data = { ...data, strategy: 'local' }
   }
@@ -87,7 +89,7 @@ export const authentication = (app: Application) => {
   app.set('authentication', { ...configured, secret, authStrategies: strategies })
 
   const settings = authSettings(app)
-  app.set('authFlows', new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret))
+  runtimeOf(app).authFlows = new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret)
 
   const service = new SessionAuthenticationService(app)
   service.register('jwt', new SessionJWTStrategy())

@@ -1,34 +1,12 @@
 import type { HookContext as FeathersHookContext, NextFunction, Params as FeathersParams } from '@feathersjs/feathers'
 import type { Application as FeathersApplication } from '@feathersjs/koa'
 import type { AccessContext } from './access/context'
+import type { Configuration } from './configuration'
 
 export type { NextFunction }
 
-// Settings from config/ (see config/default.json and README's environment table).
-export interface Configuration {
-  host: string
-  port: number
-  public: string
-  dataDir: string
-  mongodb: string
-  /** Embedded engine: when a write counts as written (src/store/nedb-commit.ts). */
-  storeSync?: 'always' | 'batch' | 'os'
-  /** REDIS_URL: the bus shared by several instances (events, rate limits, leases); empty = one process. */
-  redis: string
-  /** REDIS_PREFIX: prefix of every Redis key and channel of this deployment. */
-  redisPrefix: string
-  bodyLimit: string
-  paginate: { default: number; max: number }
-  populate: { maxDepth: number; maxFanOut: number }
-  admin: { email: string; password: string; promoteExisting?: boolean }
-  authentication: any
-  logLevel: string
-  /** Graceful shutdown: the longest a SIGTERM/SIGINT shutdown may take (SHUTDOWN_GRACE_MS). */
-  shutdown: { graceMs: number }
-  /** GET /metrics: the Bearer token scrapes must send (METRICS_TOKEN; empty: none). */
-  metrics: { token: string }
-  [key: string]: any
-}
+// Settings from config/: their schema and type are in src/configuration.ts.
+export type { Configuration }
 
 // Every service is registered under its path; the typed client lists them in src/client.ts.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -45,7 +45,7 @@ const cacheOf = (app: Application) => {
 }
 
 const ttlOf = (app: Application) => {
-  const ttl = Number(app.get('accessCache')?.ttlMs ?? 30000)
+  const ttl = app.get('accessCache').ttlMs
   return Number.isFinite(ttl) && ttl >= 0 ? ttl : 30000
 }
 

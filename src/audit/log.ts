@@ -12,27 +12,15 @@
 // - Retention (`audit.retentionDays`): a job removes the oldest events, in chain order, older than the period;
 //   verify then starts from the oldest kept event, trusting its `prevHash` (the removed predecessor's hash).
 import { Conflict } from '@feathersjs/errors'
-import type { Application } from '../declarations'
+import type { Application, Configuration } from '../declarations'
 import { logger } from '../logger'
 import type { StoreService } from '../store'
 import { GENESIS_HASH, hashEvent, type AuditEntry, type AuditEvent } from './chain'
+import { runtimeOf } from '../runtime'
 
-export interface AuditSettings {
-  enabled: boolean
-  retentionDays: number
-  retentionIntervalMs: number
-}
+export type AuditSettings = Configuration['audit']
 
-export const auditSettings = (app: Application): AuditSettings => {
-  const raw = app.get('audit') ?? {}
-  const days = Number(raw.retentionDays ?? 2190)
-  const interval = Number(raw.retentionIntervalMs ?? 3600000)
-  return {
-    enabled: !(raw.enabled === false || raw.enabled === 'false'),
-    retentionDays: Number.isFinite(days) && days > 0 ? days : 2190,
-    retentionIntervalMs: Number.isFinite(interval) && interval > 0 ? interval : 3600000
-  }
-}
+export const auditSettings = (app: Application): AuditSettings => app.get('audit')
 
 interface Pending {
   entries: AuditEntry[]
@@ -192,4 +180,4 @@ export class AuditLog {
 }
 
 // The log is a runtime object kept on the app (set where the audit-events service is registered).
-export const auditLog = (app: Application): AuditLog | undefined => app.get('auditLog') as AuditLog | undefined
+export const auditLog = (app: Application): AuditLog | undefined => runtimeOf(app).auditLog

@@ -2,7 +2,6 @@
 // hidden fields are there to check), and with every outgoing copy stripped of the hidden fields.
 import type { Application } from '../declarations'
 import type { StoreService } from '../store'
-import { emitChange } from '../billing/present'
 import { accountSecrets } from '../services/accounts/accounts.schema'
 
 export const accountsStore = (app: Application) => app.service('accounts') as unknown as StoreService
@@ -14,9 +13,3 @@ export const safeAccount = (account: any) => {
   for (const field of accountSecrets) delete copy[field]
   return copy
 }
-
-/**
- * Announces a change made by an authentication action like any other internal change (emitChange): the realtime
- * event (the account's own channel, admins) and the `accounts.*` webhook deliveries, without the hidden fields.
- */
-export const emitAccountEvent = (app: Application, event: 'created' | 'patched', account: any) => emitChange(app, 'accounts', event, safeAccount(account))

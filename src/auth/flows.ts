@@ -12,7 +12,7 @@ import { check, dataValidator } from '../schema/validators'
 import { mobileNo } from '../services/accounts/accounts.schema'
 import { normalizeEmail } from '../services/accounts/accounts'
 import { ActionCodes, type ActionCodeRecord, type ActionName } from './action-codes'
-import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
+import { accountsStore, safeAccount } from './accounts'
 import { sendConfirmation } from './messages'
 import { endSessions, SESSION_VERSION } from './sessions'
 import { createTotp, type Totp } from './mfa'
@@ -20,6 +20,7 @@ import { checkCodeRequest, exchangeCode, identityField, requireConfigured } from
 import { checkPasswordStrength } from './password'
 import type { AuthLimits } from './rate-limit'
 import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
+import { announceChange } from '../jobs/announce'
 
 const actionField = (name: string) => Type.Literal(name)
 const passwordField = () => Type.String({ minLength: 1, maxLength: 1000 })
@@ -257,7 +258,7 @@ export class AuthFlows {
           if (error?.code === 409) throw linkedElsewhere()
           throw error
         }
-        await emitAccountEvent(this.app, 'patched', patched)
+        await announceChange(this.app, 'accounts', 'patched', patched)
         return { action: code.action, provider, account: safeAccount(patched) }
       }
       case 'setupMFA': {

@@ -12,7 +12,8 @@ import { normalizeEmail } from '../services/accounts/accounts'
 import { logger } from '../logger'
 import type { Application } from '../declarations'
 import type { OAuthProviderName, OAuthProviderSettings } from './settings'
-import { accountsStore, emitAccountEvent } from './accounts'
+import { accountsStore } from './accounts'
+import { announceChange } from '../jobs/announce'
 
 /** The provider profile as this app uses it. */
 export interface ProviderProfile extends OAuthProfile {
@@ -241,7 +242,7 @@ export class ProviderStrategy extends OAuthStrategy {
         createdAt: Date.now(),
         createdBy: null
       })
-      await emitAccountEvent(this.application, 'created', account)
+      await announceChange(this.application, 'accounts', 'created', account)
       return account
     } catch (error: any) {
       if (error?.code !== 409) throw error

@@ -7,12 +7,12 @@ import type { RedisClient } from '../cluster/redis'
 import { TooManyRequests } from '@feathersjs/errors'
 import type { AuthSettings, LimitSettings } from './settings'
 
-const tooMany = (what: string, res: RateLimiterRes | null, durationSeconds: number) => {
-  const retryAfterSeconds = Math.max(1, Math.ceil((res?.msBeforeNext ?? durationSeconds * 1000) / 1000))
+const tooMany = (what: string, res: RateLimiterRes | null, durationMs: number) => {
+  const retryAfterSeconds = Math.max(1, Math.ceil((res?.msBeforeNext ?? durationMs) / 1000))
   return new TooManyRequests(`Too many ${what}; try again in ${retryAfterSeconds} seconds`, { retryAfterSeconds })
 }
 
-/** One counter family: `points` per key within `durationSeconds`. */
+/** One counter family: `points` per key within `durationMs` (rate-limiter-flexible counts in seconds). */
 export class Limit {
   private readonly limiter: RateLimiterAbstract
 
@@ -21,9 +21,9 @@ export class Limit {
     private readonly settings: LimitSettings,
     shared?: { client: RedisClient; keyPrefix: string }
   ) {
-    const memory = new RateLimiterMemory({ points: settings.points, duration: settings.durationSeconds })
+    const memory = new RateLimiterMemory({ points: settings.points, duration: settings.durationMs / 1000 })
     this.limiter = shared
-      ? new RateLimiterRedis({ storeClient: shared.client, useRedisPackage: true, keyPrefix: shared.keyPrefix, points: settings.points, duration: settings.durationSeconds, insuranceLimiter: memory })
+      ? new RateLimiterRedis({ storeClient: shared.client, useRedisPackage: true, keyPrefix: shared.keyPrefix, points: settings.points, duration: settings.durationMs / 1000, insuranceLimiter: memory })
       : memory
   }
 
@@ -31,7 +31,7 @@ export class Limit {
   async check(key: string | undefined) {
     if (!key) return
     const res = await this.limiter.get(key)
-    if (res && res.consumedPoints >= this.settings.points) throw tooMany(this.what, res, this.settings.durationSeconds)
+    if (res && res.consumedPoints >= this.settings.points) throw tooMany(this.what, res, this.settings.durationMs)
   }
 
   /** Uses one point; refuses (429) once the key is past its points. */
@@ -40,7 +40,7 @@ export class Limit {
     try {
       await this.limiter.consume(key)
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) throw tooMany(this.what, rejection, this.settings.durationSeconds)
+      if (rejection instanceof RateLimiterRes) throw tooMany(this.what, rejection, this.settings.durationMs)
       throw rejection
     }
   }

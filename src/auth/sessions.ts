@@ -14,10 +14,11 @@ import { createSecretKey, type KeyObject } from 'node:crypto'
 import type { Params, RealTimeConnection } from '@feathersjs/feathers'
 import type { Server, Socket } from 'socket.io'
 import type { Application } from '../declarations'
-import { accountsStore, emitAccountEvent, safeAccount } from './accounts'
+import { accountsStore, safeAccount } from './accounts'
 import { ACCESS_VERSION, accessVersionOf } from '../access/context'
 import { onNotice, sendNotice } from '../cluster/notices'
 import { logger } from '../logger'
+import { announceChange } from '../jobs/announce'
 
 /** The JWT claim holding the session version. */
 export const SESSION_CLAIM = 'sv'
@@ -139,12 +140,12 @@ export const cutConnections = (app: Application, accountId: string, keep?: unkno
 /**
  * Ends every session of an account: bumps its session version (so every token issued before is refused from
  * now on) and cuts its open connections. `change` is written in the same atomic update (e.g. a new password);
- * with `announce` the updated account is announced (emitAccountEvent); returns it (hidden fields included).
+ * with `announce` the updated account is announced (announceChange); returns it (hidden fields included).
  */
 export const endSessions = async (app: Application, accountId: string, options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}) => {
   const updated = await accountsStore(app)._patch(accountId, { ...(options.change ?? {}), $inc: { sessionVersion: 1 } })
   // The change is announced first, so the account's own sockets still get its event before they are cut.
-  if (options.announce) await emitAccountEvent(app, 'patched', updated)
+  if (options.announce) await announceChange(app, 'accounts', 'patched', updated)
   await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut
   cutConnections(app, accountId, options.keep)
   await sendNotice(app, SESSIONS_ENDED, { account: accountId }).catch((error: Error) => logger.error('Sessions-ended notice not sent:', error?.message ?? error))

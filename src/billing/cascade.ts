@@ -1,4 +1,4 @@
-// Durable cascades (interface 3.1, rule 5): deleting an invoice deletes its items and their payments;
+// Durable cascades: deleting an invoice deletes its items and their payments;
 // deleting an item deletes its payments. Children always go before their parent, and the parent is marked
 // `deleting` first (hidden from reads, closed to new items and payments), so the mark is the durable record
 // of the cascade: if the process dies between steps, startup recovery (recovery.ts) finds the marked
@@ -12,7 +12,7 @@ import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { within } from '../access/rules'
 import { faultPoint } from './fault'
-import { emitChange } from './present'
+import { announceChange } from '../jobs/announce'
 import { multi, orNull, paths, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
 
@@ -46,16 +46,16 @@ export const removeInvoiceCascade = async (app: Application, invoiceId: string, 
   faultPoint('invoice-cascade:items-marked', options)
 
   const removedPayments = await payments._remove(null, multi({ invoice: invoiceId }))
-  await emitChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
+  await announceChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
   faultPoint('invoice-cascade:payments-removed', options)
 
   const removedItems = await items._remove(null, multi({ invoice: invoiceId }))
-  await emitChange(app, paths.items, 'removed', removedItems)
+  await announceChange(app, paths.items, 'removed', removedItems)
   faultPoint('invoice-cascade:items-removed', options)
 
   if (invoice.encounter) {
     const unlinked = await orNull(encounters._patch(invoice.encounter, { invoice: null, updatedAt: Date.now() }, { query: { invoice: invoiceId, deleting: { $ne: true } } }))
-    if (unlinked) await emitChange(app, paths.encounters, 'patched', unlinked)
+    if (unlinked) await announceChange(app, paths.encounters, 'patched', unlinked)
   }
   const removed = await orNull(invoices._remove(invoiceId))
   return removed ?? invoice
@@ -81,7 +81,7 @@ export const removeItemCascade = async (app: Application, itemId: string, option
   await refreshTotalsAfterChange(app, item.invoice)
 
   const removedPayments = await payments._remove(null, multi({ item: itemId }))
-  await emitChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
+  await announceChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
   faultPoint('item-cascade:payments-removed', options)
 
   const removed = (await orNull(items._remove(itemId))) ?? item
@@ -119,7 +119,7 @@ export const removeEncounterCascade = async (app: Application, encounterId: stri
   if (encounter.invoice) {
     try {
       const removedInvoice = await removeInvoiceCascade(app, encounter.invoice, { recovering: options.recovering, draftOnly: true })
-      await emitChange(app, paths.invoices, 'removed', removedInvoice)
+      await announceChange(app, paths.invoices, 'removed', removedInvoice)
     } catch (error: any) {
       if (error?.code === 409) {
         // Finalized meanwhile: the encounter stays, as it was.

@@ -1,4 +1,4 @@
-// Finalizing (interface 3.1): an invoice — directly or through PATCH /medical-encounters/:id {finalize: true}
+// Finalizing: an invoice — directly or through PATCH /medical-encounters/:id {finalize: true}
 // — becomes finalized together with every one of its items (and, through an encounter, the encounter).
 // All or nothing: the first write finalizes the invoice atomically (only if it is still a draft and not
 // being deleted) and records `finalizePending` on it in the same write; that is the point of no return and
@@ -10,7 +10,7 @@ import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { within } from '../access/rules'
 import { faultPoint } from './fault'
-import { emitChange } from './present'
+import { announceChange } from '../jobs/announce'
 import { multi, orNull, paths, stores } from './stores'
 
 export interface FinalizeStamp {
@@ -34,7 +34,7 @@ export const completeFinalize = async (app: Application, invoice: any, options: 
     { status: 'finalized', ...stamp, updatedAt: Date.now() },
     multi({ invoice: invoice.id, status: 'draft', deleting: { $ne: true } })
   )
-  await emitChange(app, paths.items, 'patched', finalizedItems)
+  await announceChange(app, paths.items, 'patched', finalizedItems)
   faultPoint('finalize:items', options)
 
   let encounter = null
@@ -46,8 +46,8 @@ export const completeFinalize = async (app: Application, invoice: any, options: 
   const done = await orNull(invoices._patch(invoice.id, { finalizePending: null }))
   // A client call's own result is its event; recovery has no client call, so it announces both.
   if (options.recovering) {
-    if (encounter) await emitChange(app, paths.encounters, 'patched', encounter)
-    if (done) await emitChange(app, paths.invoices, 'patched', done)
+    if (encounter) await announceChange(app, paths.encounters, 'patched', encounter)
+    if (done) await announceChange(app, paths.invoices, 'patched', done)
   }
   return { invoice: done ?? invoice, items: finalizedItems, encounter }
 }

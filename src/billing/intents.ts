@@ -23,7 +23,7 @@ import { hasAtMostDecimals, toMajor, toMinor } from './money'
 import { recordPayment } from './payments'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
-import { emitChange } from './present'
+import { announceChange } from '../jobs/announce'
 import { voidPayment } from './void'
 import { serviceAt } from '../store'
 
@@ -191,7 +191,7 @@ const move = async (app: Application, id: string, from: string, to: string, extr
 const expireIfDue = async (app: Application, intent: any) => {
   if (intent.status !== 'created' || Date.now() < intent.expiresAt) return intent
   const expired = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'expired' })
-  if (expired) await emitChange(app, intentPath, 'patched', expired)
+  if (expired) await announceChange(app, intentPath, 'patched', expired)
   return expired ?? (await intents(app)._get(intent.id))
 }
 
@@ -205,7 +205,7 @@ export const answerCheckout = async (app: Application, id: string, secret: strin
   if (intent.status !== 'created') return { intent, moved: false }
   const moved = await move(app, intent.id, 'created', answer === 'approve' ? 'approved' : 'cancelled', answer === 'cancel' ? { cancelReason: 'payer' } : {})
   // A change outside a service call: announced as the service would (realtime and webhooks).
-  if (moved) await emitChange(app, intentPath, 'patched', moved)
+  if (moved) await announceChange(app, intentPath, 'patched', moved)
   return { intent: moved ?? (await intents(app)._get(id)), moved: Boolean(moved) }
 }
 
@@ -345,7 +345,7 @@ export const recoverCaptures = async (app: Application, before: number) => {
     for (const payment of recorded) await voidPayment(app, payment.id, null, 'the capture was interrupted and is undone')
     const back = await move(app, intent.id, 'capturing', 'approved')
     if (back) {
-      await emitChange(app, intentPath, 'patched', back)
+      await announceChange(app, intentPath, 'patched', back)
       finished++
     }
   }

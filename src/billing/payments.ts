@@ -14,7 +14,7 @@ import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Application } from '../declarations'
 import { faultPoint } from './fault'
 import { toMajor, toMinor } from './money'
-import { emitChange } from './present'
+import { announceChange } from '../jobs/announce'
 import { billingSettings } from './settings'
 import { orNull, paths, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
@@ -113,7 +113,7 @@ export const recordPayment = async (app: Application, item: any, input: PaymentI
     }
   }
   const settled = await settleReservation(app, current.id, payment.id)
-  if (settled) await emitChange(app, paths.items, 'patched', settled)
+  if (settled) await announceChange(app, paths.items, 'patched', settled)
   await refreshTotalsAfterChange(app, current.invoice)
   return recorded
 }

@@ -1,10 +1,8 @@
 // What billing documents look like to clients: internal bookkeeping (reservation counters, cascade and
 // finalize markers, revisions) never leaves the server; items gain `paid` and `balance`.
-import { recordServiceEvent } from '../jobs/webhook-queue'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { toMajor } from './money'
 import { billingSettings } from './settings'
-import { serviceAt } from '../store'
 
 export const invoiceInternals = ['totalsRev', 'totalsAt', 'finalizePending', 'deleting', 'deletingAt']
 export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 'deletingAt', 'voided']
@@ -45,7 +43,7 @@ const presenters: Record<string, Presenter> = {
   'billing-payments': presentPayment
 }
 
-/** Other domains declare the client view of their documents here (used by `present` and `emitChange`). */
+/** Other domains declare the client view of their documents here (used by `present` and `announceChange`). */
 export const registerPresenter = (path: string, presenter: Presenter) => {
   presenters[path] = presenter
 }
@@ -72,18 +70,4 @@ export const presentResults = (path: string) => async (context: HookContext, nex
       : map(result)
   context.result = shown
   context.dispatch = shown
-}
-
-const methodOf = { created: 'create', patched: 'patch', removed: 'remove' } as const
-
-/**
- * Announces changes made with internal store calls (which emit nothing themselves) exactly as a service call
- * would: realtime events to the connections that may read them, and durable webhook deliveries (recorded before
- * this resolves, like src/hooks/record-webhook-events.ts does for service calls).
- */
-export const emitChange = async (app: Application, path: string, event: 'created' | 'patched' | 'removed', docs: any) => {
-  const list = (Array.isArray(docs) ? docs : [docs]).filter(Boolean).map((doc: any) => present(app, path, doc))
-  const service = serviceAt(app, path)
-  for (const doc of list) service.emit(event, doc)
-  if (app.services.webhooks) await recordServiceEvent(app, path, methodOf[event], list)
 }

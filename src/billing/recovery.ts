@@ -20,7 +20,8 @@ import { completeVoid } from './void'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
-import { recoveryLoop, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
+import { recoverCaptures } from './intents'
+import { recoveryJob, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
 
 export interface RecoveryCutoffs {
   /** Cascades and finalizations marked before this time are finished. */
@@ -164,9 +165,9 @@ const summary = (report: RecoveryReport) =>
     .map(([key, count]) => `${key}=${count}`)
     .join(' ')
 
-/** Registers the start-up and periodic recovery passes (src/jobs/recovery-loop.ts). */
-export const billingRecovery = (app: Application) =>
-  recoveryLoop(app, 'billing', {
+/** The start-up and periodic recovery passes (src/jobs/recovery-loop.ts), a job of src/ops/jobs.ts. */
+export const billingRecoveryJob = (app: Application) =>
+  recoveryJob(app, 'billing', {
     intervalMs: () => billingSettings(app).recoveryIntervalMs,
     pass: async (when) => {
       const settings = billingSettings(app)
@@ -178,5 +179,18 @@ export const billingRecovery = (app: Application) =>
           ? { operationsBefore: now, paymentsBefore: staleCutoff(app, when, settings.staleAfterMs), sweepSince: now - settings.totalsSweepWindowMs }
           : { operationsBefore: now - settings.staleAfterMs, paymentsBefore: now - settings.staleAfterMs, sweepSince: null }
       return summary(await recoverBilling(app, cutoffs))
+    }
+  })
+
+/**
+ * Captures interrupted by a crash are finished or undone at start-up (on MongoDB, where other instances may be
+ * capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs.
+ */
+export const paymentIntentsRecoveryJob = (app: Application) =>
+  recoveryJob(app, 'payment-intents', {
+    intervalMs: () => app.get('billing').recoveryIntervalMs,
+    pass: async (when) => {
+      const finished = await recoverCaptures(app, staleCutoff(app, when, app.get('billing').staleAfterMs))
+      return finished ? `${finished} interrupted captures settled` : null
     }
   })

@@ -8,7 +8,7 @@ import { GeneralError } from '@feathersjs/errors'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { toMajor } from './money'
-import { emitChange } from './present'
+import { announceChange } from '../jobs/announce'
 import { billingSettings } from './settings'
 import { orNull, paths, stores } from './stores'
 
@@ -44,7 +44,7 @@ const computeAndWrite = async (app: Application, invoiceId: string) => {
     )
     if (updated) {
       const changed = (Object.keys(totals) as (keyof typeof totals)[]).some((key) => invoice[key] !== totals[key])
-      if (changed) await emitChange(app, paths.invoices, 'patched', updated)
+      if (changed) await announceChange(app, paths.invoices, 'patched', updated)
       return updated
     }
   }

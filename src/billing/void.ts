@@ -13,7 +13,7 @@ import type { Application } from '../declarations'
 import { within } from '../access/rules'
 import { faultPoint } from './fault'
 import { toMinor } from './money'
-import { emitChange } from './present'
+import { announceChange } from '../jobs/announce'
 import { billingSettings } from './settings'
 import { orNull, paths, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
@@ -26,7 +26,7 @@ export const completeVoid = async (app: Application, payment: any, options: { re
   const item = await orNull(
     items._patch(payment.item, { $inc: { reserved: -amountMinor }, $set: { [key]: amountMinor, updatedAt: Date.now() } }, { query: { [key]: { $exists: false } } })
   )
-  if (item) await emitChange(app, paths.items, 'patched', item)
+  if (item) await announceChange(app, paths.items, 'patched', item)
   faultPoint('void:released', options)
   const done = await orNull(payments._patch(payment.id, { voidPending: null }))
   await refreshTotalsAfterChange(app, payment.invoice)

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { redis as syncRedis } from 'feathers-sync'
 import type { Application } from '../declarations'
 import { newRedisClient, redisKey } from './redis'
+import { runtimeOf } from '../runtime'
 
 /** The context a synced event carries: `origin` is the instance that made the change. */
 export interface SyncedContext {
@@ -28,7 +29,7 @@ interface SyncState {
 }
 
 /** This app instance's id (set when events are shared), as carried in `origin`. */
-export const instanceIdOf = (app: Application): string | undefined => app.get('instanceId')
+export const instanceIdOf = (app: Application): string | undefined => runtimeOf(app).instanceId
 
 /** True for an event that reached this instance from another one (false for local and unshared events). */
 export const fromOtherInstance = (app: Application, context: unknown) => {
@@ -57,7 +58,7 @@ export const sharedEvents = (app: Application) => {
   const url = app.get('redis')
   if (!url) return
   const instance = randomBytes(8).toString('hex')
-  app.set('instanceId', instance)
+  runtimeOf(app).instanceId = instance
   app.configure(
     syncRedis({
       uri: url,

@@ -6,19 +6,19 @@ import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { instanceIdOf } from './events'
 import { redisKey, redisOf, type RedisClient } from './redis'
+import { runtimeOf } from '../runtime'
 
 type Handler = (payload: any) => void
 
-interface NoticeState {
+export interface NoticeState {
   handlers: Map<string, Handler[]>
   subscriber?: RedisClient
   ready?: Promise<unknown>
 }
 
 const stateOf = (app: Application): NoticeState => {
-  let state: NoticeState | undefined = app.get('noticeState')
-  if (!state) app.set('noticeState', (state = { handlers: new Map() }))
-  return state
+  const runtime = runtimeOf(app)
+  return (runtime.notices ??= { handlers: new Map() })
 }
 
 /** Handles notices of `topic` sent by other instances. */

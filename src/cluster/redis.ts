@@ -5,22 +5,23 @@
 import { createClient } from 'redis'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
+import { runtimeOf } from '../runtime'
 
 export type RedisClient = ReturnType<typeof createClient>
 
-interface RedisState {
+export interface RedisState {
   client: RedisClient
   prefix: string
   connected: Promise<unknown>
 }
 
-const stateOf = (app: Application): RedisState | undefined => app.get('redisState')
+const stateOf = (app: Application): RedisState | undefined => runtimeOf(app).redis
 
 /** The app's Redis client, or undefined when REDIS_URL is not set. */
 export const redisOf = (app: Application): RedisClient | undefined => stateOf(app)?.client
 
 /** `<REDIS_PREFIX>:<name>`: every key and channel this app uses in Redis. */
-export const redisKey = (app: Application, name: string) => `${app.get('redisPrefix') || 'clinic'}:${name}`
+export const redisKey = (app: Application, name: string) => `${app.get('redisPrefix')}:${name}`
 
 /** A new, unconnected client for REDIS_URL, with its errors logged (never an unhandled 'error' event). */
 export const newRedisClient = (url: string) => {
@@ -41,7 +42,7 @@ export const redis = (app: Application) => {
   const client = newRedisClient(url)
   const connected = client.connect()
   connected.catch((error: Error) => logger.error('Redis connection failed:', error?.message ?? error))
-  app.set('redisState', { client, prefix: app.get('redisPrefix') || 'clinic', connected } satisfies RedisState)
+  runtimeOf(app).redis = { client, prefix: app.get('redisPrefix'), connected }
 }
 
 /** Resolves once the Redis client is connected (at once without REDIS_URL). */

@@ -11,6 +11,7 @@ import { logger } from '../logger'
 import { sendNotice } from '../cluster/notices'
 import type { EntryContent, EntrySource } from './sources'
 import { SearchIndex } from './search-index'
+import { runtimeOf } from '../runtime'
 
 export interface DirectoryEntry extends EntryContent {
   id: string
@@ -30,7 +31,7 @@ export const DIRECTORY_STORE = 'directory-entries'
 /** The notice (to other instances) that the entry with `key` changed in the store. */
 export const ENTRY_NOTICE = 'directory-entry'
 
-interface DirectoryState {
+export interface DirectoryState {
   store: StoreService<DirectoryEntry>
   index: SearchIndex
   /** Resolves once the index holds every stored entry (start-up load); null until the load starts. */
@@ -40,7 +41,7 @@ interface DirectoryState {
   loadMs?: number
 }
 
-const stateOf = (app: Application): DirectoryState => app.get('directoryState')
+const stateOf = (app: Application): DirectoryState => runtimeOf(app).directory as DirectoryState // created when the directory service is registered
 
 export const directoryStore = (app: Application): StoreService<DirectoryEntry> => stateOf(app).store
 
@@ -53,7 +54,7 @@ export const setupDirectoryStore = (app: Application) => {
     indexes: [{ fields: { key: 1 }, unique: true }]
   })
   const state: DirectoryState = { store, index: new SearchIndex(), loading: null, loaded: false }
-  app.set('directoryState', state)
+  runtimeOf(app).directory = state
   return store
 }
 
@@ -86,9 +87,6 @@ export const directoryIndex = async (app: Application): Promise<SearchIndex> => 
   await loadDirectory(app)
   return stateOf(app).index
 }
-
-/** Whether the index is loaded, and how long the load took (ms). */
-export const directoryLoadState = (app: Application) => ({ loaded: stateOf(app).loaded, loadMs: stateOf(app).loadMs })
 
 /** The stored form of an entry: its content, kind and key. */
 export const entryDocument = (kind: string, content: EntryContent): Omit<DirectoryEntry, 'id'> => ({

@@ -15,6 +15,7 @@ import { serviceAt, createStore, type StoreService } from '../store'
 import { faultPoint } from '../billing/fault'
 import { directoryIndex, rebuildEntry } from './entries'
 import { affectedBy, entrySources, type EntrySource } from './sources'
+import { runtimeOf } from '../runtime'
 
 interface PendingRecord {
   id: string
@@ -31,7 +32,7 @@ const RETRY_DELAYS_MS = [100, 500, 1000, 3000, 10000, 30000]
 /** How often leftover records are looked for, and how old they must be (younger ones belong to writes in flight). */
 const REPAIR_INTERVAL_MS = 60_000
 
-interface RepairState {
+export interface RepairState {
   store: StoreService<PendingRecord>
   timers: Set<NodeJS.Timeout>
   stopped: boolean
@@ -39,12 +40,12 @@ interface RepairState {
   startup?: Promise<void>
 }
 
-const stateOf = (app: Application): RepairState => app.get('directoryRepair')
+const stateOf = (app: Application): RepairState => runtimeOf(app).directoryRepair as RepairState // created when the directory service is registered
 
 /** Creates the pending records' store (small; part of start-up like every store). */
 export const setupDirectoryRepair = (app: Application) => {
   const store = createStore<PendingRecord>(app, { name: 'directory-pending', paginate: false, indexes: [{ fields: { at: 1 } }] })
-  app.set('directoryRepair', { store, timers: new Set(), stopped: false } satisfies RepairState)
+  runtimeOf(app).directoryRepair = { store, timers: new Set(), stopped: false }
 }
 
 const sourceByKind = (kind: string) => entrySources().find((source) => source.kind === kind)
@@ -221,9 +222,4 @@ export const stopDirectoryRepair = async (app: Application) => {
   for (const timer of state.timers) clearTimeout(timer)
   state.timers.clear()
   await state.startup
-}
-
-/** Resolves once the start-up load and repair are done (tests). */
-export const directorySettled = async (app: Application) => {
-  await stateOf(app)?.startup
 }

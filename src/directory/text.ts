@@ -45,9 +45,6 @@ export const termsOf = (name: string, description?: string) => {
   return [...best].map(([word, tier]) => tierTerm(tier, word)).sort()
 }
 
-/** The tier of a query word for an entry whose folded name words are `nameWords` (it matched, so 1 at least). */
-export const tierOf = (word: string, nameWords: string[]): Tier => (nameWords.includes(word) ? 3 : nameWords.some((name) => name.startsWith(word)) ? 2 : 1)
-
 /** The original words of `text` whose folded form satisfies `test` (for highlights). */
 export const originalWords = (text: string | undefined, test: (folded: string) => boolean): string[] => {
   const found: string[] = []

@@ -13,7 +13,7 @@ import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { within } from '../access/rules'
-import { emitChange } from '../billing/present'
+import { announceChange } from '../jobs/announce'
 import { orNull } from '../billing/stores'
 import { invalid } from '../schema/validators'
 import { logger } from '../logger'
@@ -99,7 +99,7 @@ export const applyMovement = async (app: Application, stockId: string, movement:
     // Recovery applied it meanwhile.
     (await orNull(movements._get(pending.id)))
   const settled = await orNull(stocks._patch(stock.id, { $pull: { pending: { key: pending.id } } }, { query: { 'pending.key': pending.id } }))
-  if (recorded) await emitChange(app, inventoryPaths.movements, 'created', recorded)
+  if (recorded) await announceChange(app, inventoryPaths.movements, 'created', recorded)
   return { stock: settled ?? (await stocks._get(stock.id)), movement: recorded }
 }
 
@@ -200,7 +200,7 @@ export const recoverStockMovements = async (app: Application, before: number) =>
     if (onStock) {
       const applied = await orNull(movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } }))
       await orNull(stocks._patch(stock.id, { $pull: { pending: { key: movement.id } } }, { query: { 'pending.key': movement.id } }))
-      if (applied) await emitChange(app, inventoryPaths.movements, 'created', applied)
+      if (applied) await announceChange(app, inventoryPaths.movements, 'created', applied)
     } else {
       await orNull(movements._remove(movement.id, { query: { status: 'pending' } }))
     }

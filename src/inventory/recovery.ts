@@ -4,16 +4,16 @@
 // the data, so at startup everything unfinished is stale; on MongoDB only what is older than
 // `inventory.staleAfterMs` (another process may still be working on it).
 import type { Application } from '../declarations'
-import { recoveryLoop, staleCutoff } from '../jobs/recovery-loop'
+import { recoveryJob, staleCutoff } from '../jobs/recovery-loop'
 import { recoverDispatches } from '../orders/dispatch'
 import { recoverStockMovements } from './movements'
 
-/** Registers the start-up and periodic recovery passes (src/jobs/recovery-loop.ts). */
-export const inventoryRecovery = (app: Application, settings: { staleAfterMs: number; recoveryIntervalMs: number }) =>
-  recoveryLoop(app, 'inventory', {
-    intervalMs: () => settings.recoveryIntervalMs,
+/** The start-up and periodic recovery passes (src/jobs/recovery-loop.ts), a job of src/ops/jobs.ts. */
+export const inventoryRecoveryJob = (app: Application) =>
+  recoveryJob(app, 'inventory', {
+    intervalMs: () => app.get('inventory').recoveryIntervalMs,
     pass: async (when) => {
-      const before = staleCutoff(app, when, settings.staleAfterMs)
+      const before = staleCutoff(app, when, app.get('inventory').staleAfterMs)
       const movements = await recoverStockMovements(app, before)
       // After the movements: a dispatch's movements are all applied or gone before it is taken back.
       const dispatches = await recoverDispatches(app, before)

@@ -4,7 +4,8 @@ import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { within } from '../access/rules'
-import { emitChange, present } from '../billing/present'
+import { present } from '../billing/present'
+import { announceChange } from '../jobs/announce'
 import { orNull, multi } from '../billing/stores'
 import { invalid } from '../schema/validators'
 import { createStock } from './movements'
@@ -56,7 +57,7 @@ export const createVariant = async (app: Application, data: Record<string, any>)
     await orNull(variants._remove(variant.id))
     throw error
   }
-  await emitChange(app, inventoryPaths.stocks, 'created', stock)
+  await announceChange(app, inventoryPaths.stocks, 'created', stock)
   const stocked = (await orNull(variants._get(variant.id))) ?? variant
   return { ...stocked, $stocks: [present(app, inventoryPaths.stocks, stock)] }
 }
@@ -70,7 +71,7 @@ export const archiveVariant = async (app: Application, existing: any, archive: b
   const { variants, stocks } = inventoryStores(app)
   const now = Date.now()
   const changed = await stocks._patch(null, { closed: archive, updatedAt: now }, multi({ facility: existing.facility, variant: existing.sku, closed: !archive }))
-  if (changed.length) await emitChange(app, inventoryPaths.stocks, 'patched', changed)
+  if (changed.length) await announceChange(app, inventoryPaths.stocks, 'patched', changed)
   const fields = archive ? { archived: true, archivedAt: now, archivedBy: by, updatedAt: now } : { archived: false, archivedAt: null, archivedBy: null, updatedAt: now }
   const updated = await orNull(variants._patch(existing.id, fields, { query: within({}, scope) }))
   if (!updated) throw new NotFound(`No inventory variant found for id '${existing.id}'`)

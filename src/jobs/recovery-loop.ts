@@ -2,10 +2,11 @@
 // the same way: one pass once start-up is done (the store ready), then one every `intervalMs`; passes of one
 // domain never overlap in a process and, with REDIS_URL, run on one instance at a time (a Redis lease named
 // `<name>-recovery`; without Redis there is one instance and the pass simply runs); a failed pass is logged, never
-// thrown; teardown stops the timer and waits for a running pass before the store closes.
+// thrown; shut-down stops the timer and waits for a running pass before the store closes.
 import type { Application } from '../declarations'
 import { withLease } from '../cluster/lease'
 import { logger } from '../logger'
+import type { Job } from '../ops/jobs'
 
 // A pass holds its lease this long, renewed while it runs.
 const LEASE_MS = 30_000
@@ -27,10 +28,10 @@ export const staleCutoff = (app: Application, when: RecoveryWhen, staleAfterMs: 
   when === 'startup' && !app.get('mongodb') ? Date.now() : Date.now() - staleAfterMs
 
 /**
- * Registers the start-up and periodic passes of `name`. `pass` does the work (under the lease) and answers a
- * summary worth logging, or nothing.
+ * The start-up and periodic passes of `name` as a job (started and stopped by src/ops/jobs.ts). `pass` does the
+ * work (under the lease) and answers a summary worth logging, or nothing.
  */
-export const recoveryLoop = (app: Application, name: string, options: { intervalMs: () => number; pass: (when: RecoveryWhen) => Promise<string | null | undefined> }) => {
+export const recoveryJob = (app: Application, name: string, options: { intervalMs: () => number; pass: (when: RecoveryWhen) => Promise<string | null | undefined> }): Job => {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<unknown> = Promise.resolve()
   const run = (when: RecoveryWhen) => {
@@ -42,24 +43,19 @@ export const recoveryLoop = (app: Application, name: string, options: { interval
       .catch((error) => logger.error(`Recovery of ${name} (${when}) failed:`, error))
     return running
   }
-  app.hooks({
-    setup: [
-      async (_context: any, next: any) => {
-        await next()
-        await run('startup')
-        const intervalMs = options.intervalMs()
-        if (intervalMs > 0) {
-          timer = setInterval(() => void run('periodic'), intervalMs)
-          timer.unref()
-        }
+  return {
+    name: `${name} recovery`,
+    async start() {
+      await run('startup')
+      const intervalMs = options.intervalMs()
+      if (intervalMs > 0) {
+        timer = setInterval(() => void run('periodic'), intervalMs)
+        timer.unref()
       }
-    ],
-    teardown: [
-      async (_context: any, next: any) => {
-        if (timer) clearInterval(timer)
-        await running
-        await next()
-      }
-    ]
-  })
+    },
+    async stop() {
+      if (timer) clearInterval(timer)
+      await running
+    }
+  }
 }

@@ -8,6 +8,7 @@ import { accessRules, canRead, organizationsOf } from '../access/rules'
 import { loadAccessContext, type AccessContext } from '../access/context'
 import { topicsMatching } from '../services/webhooks/webhook-patterns'
 import { logger } from '../logger'
+import { runtimeOf } from '../runtime'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
 
@@ -56,7 +57,7 @@ const owner = (webhook: any) => (webhook.organization ? { organization: webhook.
 /** Tells the webhook's schedule (and this process's worker) that its queue changed. */
 export const wakeWebhook = async (app: Application, webhookId: string, at = Date.now()) => {
   await webhookStore(app)._patch(webhookId, { $min: { dueAt: at }, $inc: { queueVersion: 1 } }).catch(ignoreNotFound)
-  ;(app.get('webhookWorker') as { nudge(webhookId?: string): void } | undefined)?.nudge(webhookId)
+  runtimeOf(app).webhookWorker?.nudge(webhookId)
 }
 
 /** Writes deliveries of `event` with each payload to one webhook, in order, then wakes its schedule. */

@@ -23,6 +23,7 @@ import { deliveryBody, deliveryStore, webhookStore, type StoredDelivery } from '
 import { webhookSettings, type WebhookSettings } from './webhook-settings'
 import type { Stored } from '../store'
 import type { Webhook } from '../services/webhooks/webhooks.schema'
+import { runtimeOf } from '../runtime'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.())
 
@@ -283,9 +284,9 @@ export class WebhookWorker {
       outcome = 'delivered'
       update = { status: 'delivered', deliveredAt: now, leaseUntil: 0, lastResponse, $unset: { queue: '' } }
     } else {
-      const delays = this.settings.retryDelays
+      const delays = this.settings.retryDelaysMs
       if (delivery.attempts <= delays.length) {
-        retryAt = now + delays[delivery.attempts - 1] * 1000
+        retryAt = now + delays[delivery.attempts - 1]
         outcome = 'retry'
         update = { nextAttemptAt: retryAt, leaseUntil: 0, lastResponse }
       } else {
@@ -343,14 +344,14 @@ export class WebhookWorker {
 /** Starts this app's worker (app setup). */
 export const startWebhookWorker = async (app: Application) => {
   const worker = new WebhookWorker(app)
-  app.set('webhookWorker', worker)
+  runtimeOf(app).webhookWorker = worker
   await worker.start()
   return worker
 }
 
 /** Stops this app's worker (app teardown), before the store closes. */
 export const stopWebhookWorker = async (app: Application) => {
-  const worker = app.get('webhookWorker') as WebhookWorker | undefined
+  const worker = runtimeOf(app).webhookWorker
   // During a graceful shutdown, attempts in flight get what is left of the grace period (less a second for the store).
   const state = lifecycleOf(app)
   const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined

@@ -11,6 +11,7 @@
 import type { Server } from 'node:http'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { logger } from '../logger'
+import { runtimeOf } from '../runtime'
 
 export type Phase = 'starting' | 'ready' | 'stopping' | 'stopped'
 
@@ -57,7 +58,7 @@ export class Lifecycle {
   }
 }
 
-export const lifecycleOf = (app: Application): Lifecycle => app.get('lifecycle')
+export const lifecycleOf = (app: Application): Lifecycle => runtimeOf(app).lifecycle as Lifecycle // registered first thing in createApp
 
 // Of the grace period, this much is kept for the jobs and the store after requests drained.
 const closeReserve = (graceMs: number) => Math.min(3000, Math.floor(graceMs * 0.3))
@@ -74,8 +75,8 @@ const closeListener = (app: Application): { server?: Server; closed: Promise<voi
 
 /** Registers the lifecycle on the app; call before any other setup/teardown hook so it wraps them all. */
 export const lifecycle = (app: Application) => {
-  const state = new Lifecycle(Number(app.get('shutdown')?.graceMs ?? 10000))
-  app.set('lifecycle', state)
+  const state = new Lifecycle(app.get('shutdown').graceMs)
+  runtimeOf(app).lifecycle = state
   app.hooks({
     setup: [
       async (_context: HookContext, next: NextFunction) => {

@@ -10,6 +10,7 @@ import { NotAuthenticated, NotFound } from '@feathersjs/errors'
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application } from '../declarations'
 import { deliveryStore } from '../jobs/webhook-queue'
+import { runtimeOf } from '../runtime'
 
 let processRegistry: Registry | undefined
 const processMetrics = () => {
@@ -75,7 +76,7 @@ export class AppMetrics {
   }
 }
 
-export const metricsOf = (app: Application): AppMetrics | undefined => app.get('appMetrics')
+export const metricsOf = (app: Application): AppMetrics | undefined => runtimeOf(app).metrics
 
 /** Creates the app's metrics; the queue depth counts pending deliveries in the `webhook-events` store. */
 export const metrics = (app: Application) => {
@@ -83,7 +84,7 @@ export const metrics = (app: Application) => {
     const page = await deliveryStore(app)._find({ query: { status: 'pending', $limit: 0 }, paginate: { default: 1, max: 1 } })
     return page.total as number
   }
-  app.set('appMetrics', new AppMetrics(queueDepth))
+  runtimeOf(app).metrics = new AppMetrics(queueDepth)
 }
 
 const sameToken = (given: string, expected: string) => {
@@ -95,7 +96,7 @@ const sameToken = (given: string, expected: string) => {
 /** GET /metrics (Koa middleware). */
 export const metricsEndpoint = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
   if (ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
-  const token = String(app.get('metrics')?.token ?? '')
+  const token = app.get('metrics').token
   if (token) {
     const header = ctx.get('authorization')
     const given = /^Bearer\s+(.+)$/i.exec(header)?.[1] ?? ''

@@ -15,28 +15,47 @@ export interface FieldError {
   message: string
 }
 
-/** Turns Ajv errors into `{ field, message }` pairs, one per offending field. */
-export const fieldErrors = (errors: any[] | null | undefined): FieldError[] => {
+/** The field name of a problem with the whole body (or the whole query), the same in every service. */
+export const WHOLE_BODY = '(body)'
+
+// A JSON pointer (`/a/b~1c`) as a dotted field name (`a.b/c`).
+const fieldOf = (instancePath: string, property?: string) =>
+  [
+    ...String(instancePath || '')
+      .split('/')
+      .filter(Boolean)
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')),
+    ...(property !== undefined ? [property] : [])
+  ].join('.')
+
+/**
+ * Turns Ajv errors into `{ field, message }` pairs, one per offending field. `serverOwned` names the top-level
+ * fields the server sets, so that sending one says so instead of "is not an allowed field".
+ */
+export const fieldErrors = (errors: any[] | null | undefined, options: { serverOwned?: readonly string[] } = {}): FieldError[] => {
   const seen = new Map<string, FieldError>()
   for (const error of errors ?? []) {
-    const base = String(error.instancePath || '').split('/').filter(Boolean).join('.')
-    let field = base
+    let field = fieldOf(error.instancePath)
     let message = error.message ?? 'is invalid'
     if (error.keyword === 'additionalProperties') {
-      field = [base, error.params.additionalProperty].filter(Boolean).join('.')
-      message = 'is not an allowed field'
+      const property = error.params.additionalProperty
+      field = fieldOf(error.instancePath, property)
+      message = !error.instancePath && options.serverOwned?.includes(property) ? 'is set by the server and must not be sent' : 'is not an allowed field'
     } else if (error.keyword === 'required') {
-      field = [base, error.params.missingProperty].filter(Boolean).join('.')
+      field = fieldOf(error.instancePath, error.params.missingProperty)
       message = 'is required'
     } else if (error.keyword === 'enum') {
       message = `must be one of: ${(error.params.allowedValues ?? []).join(', ')}`
     }
     // Unions (anyOf) repeat the same field many times; keep the first, most specific message.
     if (error.keyword === 'anyOf' && seen.has(field)) continue
-    if (!seen.has(field)) seen.set(field, { field: field || '(body)', message })
+    if (!seen.has(field)) seen.set(field, { field: field || WHOLE_BODY, message })
   }
   return [...seen.values()]
 }
+
+/** The 400 of a body that is no JSON object. */
+export const bodyNotAnObject = () => new BadRequest('The body must be a JSON object', { errors: [{ field: WHOLE_BODY, message: 'must be a JSON object' }] })
 
 /** A BadRequest naming every offending field in its message and in `errors`. */
 export const invalid = (what: string, errors: FieldError[]) =>
@@ -64,9 +83,7 @@ export const validateBody =
   (schemas: { create?: TSchema; patch?: TSchema; update?: TSchema }) => async (context: HookContext, next: NextFunction) => {
     const schema = schemas[context.method as 'create' | 'patch' | 'update'] // undefined for other methods
     if (schema) {
-      if (context.data === null || typeof context.data !== 'object' || Array.isArray(context.data)) {
-        throw new BadRequest('The body must be a JSON object')
-      }
+      if (context.data === null || typeof context.data !== 'object' || Array.isArray(context.data)) throw bodyNotAnObject()
       context.data = check(dataValidator, schema, context.data, 'data')
     }
     await next()

@@ -11,7 +11,6 @@ import { billingItems } from './billing-items/billing-items'
 import { billingPayments } from './billing-payments/billing-payments'
 import { billingCustomers } from './billing-customers/billing-customers'
 import { billingPaymentIntents } from './billing-payment-intents/billing-payment-intents'
-import { billingRecovery } from '../billing/recovery'
 import { billingSettings } from '../billing/settings'
 import { webhooks } from './webhooks/webhooks'
 import { webhookEvents } from './webhook-events/webhook-events'
@@ -30,7 +29,7 @@ export const services = (app: Application) => {
   app.configure(accounts)
   app.configure(organizations)
   app.configure(medicalRecords)
-  // Billing (interface 2.4, 3.1, 4.3): encounters, the service catalogue, invoices, items, payments.
+  // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
   billingSettings(app)
   app.configure(medicalEncounters)
   app.configure(facilityServices)
@@ -41,7 +40,6 @@ export const services = (app: Application) => {
   app.configure(billingCustomers)
   // Payment intents through gateways (src/providers/gateways), with the sandbox approval page.
   app.configure(billingPaymentIntents)
-  app.configure(billingRecovery)
   // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (README "Orders and inventory").
   app.configure(inventoryVariants)
   app.configure(inventoryStockrooms)

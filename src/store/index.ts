@@ -12,8 +12,9 @@ import type { AdapterParams, AdapterQuery, PaginationOptions } from '@feathersjs
 import type { Application, ServiceTypes } from '../declarations'
 import { logger } from '../logger'
 import { IndexedNeDB } from './nedb-candidates'
-import { STORE_SYNC_MODES, useGroupCommit, type GroupCommit, type StoreSync } from './nedb-commit'
+import { useGroupCommit, type GroupCommit, type StoreSync } from './nedb-commit'
 import { NeDBJournal } from './nedb-journal'
+import { runtimeOf } from '../runtime'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -298,7 +299,7 @@ const nedbCount = (Base: any): any =>
 const NedbStore = mixin(nedbCount(NeDBService))
 const MongoStore = mixin(guardedMulti(MongoDBService))
 
-interface Engine {
+export interface Engine {
   kind: 'mongodb' | 'nedb'
   collection(name: string): any
   ensureIndexes(name: string, indexes: IndexSpec[]): Promise<void>
@@ -405,24 +406,18 @@ const mongoEngine = (url: string): Engine => {
   }
 }
 
-/** The embedded engine's sync setting (STORE_SYNC): `batch` unless configured; anything else stops the start. */
-export const storeSyncOf = (app: Application): StoreSync => {
-  const value = app.get('storeSync') ?? 'batch'
-  if (!STORE_SYNC_MODES.includes(value)) throw new Error(`STORE_SYNC must be one of ${STORE_SYNC_MODES.join(', ')} (got '${value}')`)
-  return value
-}
+/** The embedded engine's sync setting (STORE_SYNC). */
+export const storeSyncOf = (app: Application): StoreSync => app.get('storeSync')
 
 /** Opens the datastore chosen by config (MONGODB_URL, else DATA_DIR) and keeps it on the app. */
 export const store = (app: Application) => {
   const url = app.get('mongodb')
-  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb')?.compactionIntervalMs ?? 3600000, storeSyncOf(app))
-  app.set('storeEngine', engine)
-  const pending: Promise<void>[] = []
-  app.set('storeReady', pending)
+  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb').compactionIntervalMs, storeSyncOf(app))
+  runtimeOf(app).storeEngine = engine
   logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`)
 }
 
-const engineOf = (app: Application): Engine => app.get('storeEngine')
+const engineOf = (app: Application): Engine => runtimeOf(app).storeEngine as Engine // opened by `store`, configured before any service
 
 /** A service class built on the store's adapter (its own create/patch/remove calling domain functions). */
 export type StoreExtension = (Base: any) => any
@@ -442,8 +437,8 @@ export const createStore = <Result = any, Data = any, Patch = any, Query = Adapt
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
   let loading: Promise<void> | undefined
   const load = () => (loading ??= engine.ensureIndexes(options.name, indexes))
-  if (!options.deferLoad) (app.get('storeReady') as Promise<void>[]).push(load())
-  const metrics = app.get('appMetrics') as { storeDuration: { startTimer(labels: Record<string, string>): () => void } } | undefined
+  if (!options.deferLoad) runtimeOf(app).storeReady.push(load())
+  const metrics = runtimeOf(app).metrics
   const timer: OperationTimer | undefined = metrics ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation }) : undefined
   const common = {
     id: 'id',
@@ -494,8 +489,8 @@ export const storeEngineCommits = (app: Application): Map<string, GroupCommit> =
 
 /** Resolves once every declared index exists (and the embedded files are loaded). */
 export const storeReady = async (app: Application) => {
-  await Promise.all(app.get('storeReady') as Promise<void>[])
-  app.set('storeIndexesBuilt', true)
+  await Promise.all(runtimeOf(app).storeReady)
+  runtimeOf(app).storeIndexesBuilt = true
 }
 
 /** Readiness of the store: it answers, and every declared index was built. */
@@ -507,7 +502,7 @@ export const storeHealth = async (app: Application): Promise<{ reachable: boolea
         () => false
       )
     : false
-  return { reachable, indexes: app.get('storeIndexesBuilt') === true }
+  return { reachable, indexes: runtimeOf(app).storeIndexesBuilt }
 }
 
 /** Closes the datastore (compacting the embedded files). */

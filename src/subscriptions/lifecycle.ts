@@ -7,7 +7,7 @@ import type { Params } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { invalid } from '../schema/validators'
 import { within } from '../access/rules'
-import { emitChange } from '../billing/present'
+import { announceChange } from '../jobs/announce'
 import { logger } from '../logger'
 import { processorOf, ProcessorDeclined, ProcessorUnavailable } from '../providers/processor'
 import { originOf } from '../services/billing-payment-intents/billing-payment-intents.class'
@@ -83,7 +83,7 @@ export const write = async (
     if (error?.code === 404) throw new Conflict('The subscription changed meanwhile; read it again', { subscription: sub.id })
     throw error
   }
-  if (options.announce) await emitChange(app, subscriptionsPath, 'patched', updated)
+  if (options.announce) await announceChange(app, subscriptionsPath, 'patched', updated)
   return updated
 }
 

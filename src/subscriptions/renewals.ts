@@ -10,7 +10,7 @@
 // A processor that cannot be reached changes nothing (the next pass tries again). Each change is a conditional
 // write (src/subscriptions/lifecycle.ts `write`), so a subscription changed meanwhile is left for the next pass.
 import type { Application } from '../declarations'
-import { recoveryLoop } from '../jobs/recovery-loop'
+import { recoveryJob } from '../jobs/recovery-loop'
 import { logger } from '../logger'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
 import { chargeFacility, checkoutForDue, failCheckout, periodEnd, subscriptionsPath, write } from './lifecycle'
@@ -119,7 +119,6 @@ export const subscriptionPass = async (app: Application) => {
   return counts.length ? counts.join(', ') : null
 }
 
-/** Registers the pass: at start-up, then every `subscriptions.jobIntervalMs`, under the lease `subscriptions-recovery`. */
-export const subscriptionRenewals = (app: Application) => {
-  recoveryLoop(app, 'subscriptions', { intervalMs: () => subscriptionSettings(app).jobIntervalMs, pass: () => subscriptionPass(app) })
-}
+/** The pass as a job (src/ops/jobs.ts): at start-up, then every `subscriptions.jobIntervalMs`, under the lease `subscriptions-recovery`. */
+export const subscriptionsJob = (app: Application) =>
+  recoveryJob(app, 'subscriptions', { intervalMs: () => subscriptionSettings(app).jobIntervalMs, pass: () => subscriptionPass(app) })

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { signUp, socketClient, uniqueEmail } from '../helpers/app'
 import { auth, startAuthTestbed, type AuthTestbed } from '../helpers/auth'
 
-const limit = (points: number) => ({ points, durationSeconds: 900 })
+const limit = (points: number) => ({ points, durationMs: 900000 })
 
 describe('authentication: rate limits', () => {
   describe('failed password logins per email', () => {

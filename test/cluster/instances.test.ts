@@ -16,7 +16,7 @@ import { recoverBillingOnce } from '../../src/billing/recovery'
 import { withLeaseWaiting } from '../../src/cluster/lease'
 import { rebuildEntry } from '../../src/directory/entries'
 import { entrySources } from '../../src/directory/sources'
-import type { Configuration } from '../../src/declarations'
+import type { ConfigurationOverrides } from '../../src/configuration'
 
 interface Pair {
   a: TestServer
@@ -48,7 +48,7 @@ describe('several instances on one MongoDB and one Redis', function () {
   }
 
   /** Two instances on one fresh database, one Redis namespace and one data dir (the shared development secret). */
-  const startPair = async (overrides: Partial<Configuration> = {}, options: { together?: boolean } = {}): Promise<Pair> => {
+  const startPair = async (overrides: ConfigurationOverrides = {}, options: { together?: boolean } = {}): Promise<Pair> => {
     const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_pair')
     const dataDir = tempDir('clinic-pair-')
     const shared = { mongodb, dataDir, redis: redis.url, redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`, ...overrides }
@@ -198,7 +198,7 @@ describe('several instances on one MongoDB and one Redis', function () {
   describe('rate limits', () => {
     let pair: Pair
     before(async () => {
-      pair = await startPair({ rateLimits: { failedLoginsPerEmail: { points: 3, durationSeconds: 900 } } } as Partial<Configuration>)
+      pair = await startPair({ rateLimits: { failedLoginsPerEmail: { points: 3, durationMs: 900000 } } })
     })
     after(() => pair.close())
 

@@ -10,7 +10,8 @@ import { createClient } from '../../src/client'
 import { io } from 'socket.io-client'
 import { MongoClient } from 'mongodb'
 import { createApp } from '../../src/app'
-import type { Application, Configuration } from '../../src/declarations'
+import type { Application } from '../../src/declarations'
+import type { ConfigurationOverrides } from '../../src/configuration'
 
 export interface TestServer {
   app: Application
@@ -32,7 +33,7 @@ export const testMongoUrl = () => {
 
 export const tempDir = (prefix = 'clinic-test-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 
-export const startServer = async (overrides: Partial<Configuration> = {}): Promise<TestServer> => {
+export const startServer = async (overrides: ConfigurationOverrides = {}): Promise<TestServer> => {
   const dataDir = overrides.dataDir ?? tempDir()
   const mongodb = overrides.mongodb ?? testMongoUrl()
   const app = createApp({ host: '127.0.0.1', port: 0, logLevel: 'error', ...overrides, dataDir, mongodb })

@@ -6,7 +6,7 @@ import { startServer, http, type TestServer } from './app'
 import { startOAuthServer, type TestOAuthServer } from './oauth-server'
 import { startSmtpServer, type TestSmtpServer } from './smtp'
 import { startSmsReceiver, type TestSmsReceiver } from './sms'
-import type { Configuration } from '../../src/declarations'
+import type { ConfigurationOverrides } from '../../src/configuration'
 
 export interface AuthTestbed {
   server: TestServer
@@ -22,7 +22,7 @@ export const GOOGLE_REDIRECT = 'https://app.example.test/auth/google'
 export const FACEBOOK_REDIRECT = 'https://app.example.test/auth/facebook/'
 
 /** Starts the counterparts and the app; `overrides` are app config keys (partial settings are merged with the defaults). */
-export const startAuthTestbed = async (overrides: Partial<Configuration> = {}): Promise<AuthTestbed> => {
+export const startAuthTestbed = async (overrides: ConfigurationOverrides = {}): Promise<AuthTestbed> => {
   const [google, facebook, smtp, sms] = await Promise.all([
     startOAuthServer({ clientId: 'google-client', clientSecret: 'google-secret' }),
     startOAuthServer({ clientId: 'facebook-client', clientSecret: 'facebook-secret' }),

@@ -1,10 +1,11 @@
 // The environment variables the server reads, found in the code itself (for checks of .env.example and README).
 import fs from 'node:fs'
 import path from 'node:path'
+import { secondsVariableNames } from '../../src/configuration'
 
 const root = path.resolve(__dirname, '../..')
 
-/** Variables the server reads: config/custom-environment-variables.json plus process.env.X in src. */
+/** Variables the server reads: config/custom-environment-variables.json, the seconds variables of src/configuration.ts and process.env.X in src. */
 export const serverVariables = (): string[] => {
   const names = new Set<string>(['NODE_ENV'])
   const walk = (node: any) => {
@@ -15,6 +16,7 @@ export const serverVariables = (): string[] => {
     }
   }
   walk(JSON.parse(fs.readFileSync(path.join(root, 'config/custom-environment-variables.json'), 'utf8')))
+  for (const name of secondsVariableNames) names.add(name)
   const scan = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name)

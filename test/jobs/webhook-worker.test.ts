@@ -7,7 +7,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { WebhookWorker } from '../../src/jobs/webhook-worker'
 
 const settings = (extra: Record<string, unknown> = {}) => ({
-  webhooks: { allowPrivate: true, retryDelays: '0.2,0.2,0.2', timeout: 2, pollInterval: 0.05, leaseMargin: 0.5, ...extra }
+  webhooks: { allowPrivate: true, retryDelaysMs: [200, 200, 200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 500, ...extra }
 })
 
 /** A server, an organization with its superadmin, and helpers to install webhooks and read deliveries. */
@@ -74,7 +74,7 @@ describe('webhook delivery worker', () => {
     let env: Awaited<ReturnType<typeof setup>>
     before(async () => {
       // (a timeout long enough that each attempt reaches the receiver before it expires, even on a busy machine)
-      env = await setup({ timeout: 1, retryDelays: '0.1,0.1' })
+      env = await setup({ timeoutMs: 1000, retryDelaysMs: [100, 100] })
     })
     after(() => env.close())
 
@@ -99,7 +99,7 @@ describe('webhook delivery worker', () => {
   describe('isolation between webhooks', () => {
     let env: Awaited<ReturnType<typeof setup>>
     before(async () => {
-      env = await setup({ timeout: 10, retryDelays: '' })
+      env = await setup({ timeoutMs: 10000, retryDelaysMs: [] })
     })
     after(() => env.close())
 
@@ -120,7 +120,7 @@ describe('webhook delivery worker', () => {
   describe('per-webhook concurrency', () => {
     let env: Awaited<ReturnType<typeof setup>>
     before(async () => {
-      env = await setup({ timeout: 10, retryDelays: '', concurrencyPerWebhook: 2 })
+      env = await setup({ timeoutMs: 10000, retryDelaysMs: [], concurrencyPerWebhook: 2 })
     })
     after(() => env.close())
 
@@ -140,7 +140,7 @@ describe('webhook delivery worker', () => {
   describe('deactivation', () => {
     let env: Awaited<ReturnType<typeof setup>>
     before(async () => {
-      env = await setup({ retryDelays: '0.2,0.2', deactivateAfter: 0.3 })
+      env = await setup({ retryDelaysMs: [200, 200], deactivateAfterMs: 300 })
     })
     after(() => env.close())
 
@@ -179,7 +179,7 @@ describe('webhook delivery worker', () => {
   describe('private addresses at delivery', () => {
     let env: Awaited<ReturnType<typeof setup>>
     before(async () => {
-      env = await setup({ allowPrivate: false, retryDelays: 'none' })
+      env = await setup({ allowPrivate: false, retryDelaysMs: [] })
     })
     after(() => env.close())
 

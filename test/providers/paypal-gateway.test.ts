@@ -25,7 +25,7 @@ describe('PayPal gateway (against a local PayPal API)', function () {
 
   before(async () => {
     paypal = await startPayPalServer()
-    ;({ server, facility } = await startFacilityServer(settings() as any)) // `as any`: gateway settings are raw config values
+    ;({ server, facility } = await startFacilityServer(settings()))
   })
   afterEach(() => {
     paypal.mode = 'ok'

@@ -95,7 +95,7 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
   before(async () => {
     receiver = await startWebhookReceiver()
     receiver.respondWith(() => 500)
-    server = await startServer({ webhooks: { allowPrivate: true, retryDelays: 'none', timeout: 2, pollInterval: 0.05 } } as any) // `as any`: webhook settings are raw config values
+    server = await startServer({ webhooks: { allowPrivate: true, retryDelaysMs: [], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } })
     owner = await signUp(server.url, { organization: { name: 'Clinic A', type: 'facility' } })
     const member = await signUp(server.url)
     A = await tenantDocs(server, owner, receiver.url, member)

@@ -107,7 +107,7 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
   before(async () => {
     receiver = await startWebhookReceiver()
     receiver.respondWith(() => 500)
-    server = await startServer({ webhooks: { allowPrivate: true, retryDelays: 'none', timeout: 2, pollInterval: 0.05 } } as any) // `as any`: webhook settings are raw config values
+    server = await startServer({ webhooks: { allowPrivate: true, retryDelaysMs: [], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } })
     ;[owner, member, outsider] = await Promise.all([
       signUp(server.url, { organization: { name: 'Clinic A', type: 'facility' } }),
       signUp(server.url),

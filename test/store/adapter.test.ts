@@ -19,6 +19,8 @@ const app: any = feathers()
 app.set('dataDir', dataDir)
 app.set('mongodb', testMongoUrl())
 app.set('paginate', { default: 10, max: 50 })
+app.set('storeSync', 'batch')
+app.set('nedb', { compactionIntervalMs: 3600000 })
 app.configure(store)
 app.use('people', createStore(app, { name: 'people', paginate: false, events: ['testing'] }))
 

@@ -6,6 +6,7 @@
 import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { serviceDocs, type ServiceDoc } from './service-docs'
+import { runtimeOf } from '../../runtime'
 
 type Json = Record<string, any>
 
@@ -181,9 +182,9 @@ export const buildOpenApi = (app: Application): Json => {
 /** The app's document, rebuilt when services were registered since the last build. */
 export const openApiOf = (app: Application): Json => {
   const key = Object.keys(app.services).join(',')
-  const cached = app.get('openApiDocument') as { key: string; doc: Json } | undefined
+  const cached = runtimeOf(app).openApiDocument
   if (cached && cached.key === key) return cached.doc
   const doc = buildOpenApi(app)
-  app.set('openApiDocument', { key, doc })
+  runtimeOf(app).openApiDocument = { key, doc }
   return doc
 }

@@ -4,6 +4,7 @@
 // `sandbox` (methods `card`, `wallet`; its approval page is served by this app). Which gateways a server
 // offers is config `gateways.enabled` (GATEWAYS).
 import type { Application } from '../../declarations'
+import { runtimeOf } from '../../runtime'
 import { createSandboxGateway } from './sandbox'
 import { createPayPalGateway, type PayPalSettings } from './paypal'
 
@@ -64,52 +65,31 @@ export interface GatewaySettings {
   paypal: PayPalSettings
 }
 
-const list = (value: unknown): string[] => {
-  if (Array.isArray(value)) return value.map(String)
-  if (typeof value === 'string' && value.trim().startsWith('[')) return JSON.parse(value)
-  return typeof value === 'string' ? value.split(',').map((part) => part.trim()).filter(Boolean) : []
-}
-
-// The parsed settings are cached on the app under a key that is no configuration field (typed loosely by the settings bag).
+/**
+ * The gateway settings (config `gateways`): GATEWAYS may only name gateways this code base knows, and PayPal needs
+ * its credentials; anything else was checked with the configuration (src/configuration.ts).
+ */
 export const gatewaySettings = (app: Application): GatewaySettings => {
-  const cached = app.get('gatewaySettings')
-  if (cached) return cached
-  const raw = app.get('gateways') ?? {}
-  const enabled = list(raw.enabled ?? ['sandbox'])
-  for (const name of enabled) if (!knownGateways[name]) throw new Error(`Invalid gateways configuration: unknown gateway '${name}' in GATEWAYS`)
-  const fees = typeof raw.fees === 'string' ? JSON.parse(raw.fees) : (raw.fees ?? {})
-  for (const [key, fee] of Object.entries<any>(fees)) {
-    if (!fee || typeof fee.percent !== 'number' || typeof fee.fixed !== 'number' || fee.percent < 0 || fee.percent > 100 || fee.fixed < 0) {
-      throw new Error(`Invalid gateways configuration: GATEWAY_FEES entry '${key}' needs { percent: 0–100, fixed: ≥ 0 }`)
-    }
-  }
-  const expireAfterMs = Number(raw.expireAfterMs ?? 10_800_000)
+  const config = app.get('gateways')
+  for (const name of config.enabled) if (!knownGateways[name]) throw new Error(`Invalid gateways configuration: unknown gateway '${name}' in GATEWAYS`)
   const settings: GatewaySettings = {
-    enabled,
-    returnOrigins: list(raw.returnOrigins ?? '').map((origin) => new URL(origin).origin),
-    publicURL: String(raw.publicURL ?? '').replace(/\/+$/, ''),
-    defaultReturnURL: String(raw.defaultReturnURL ?? ''),
-    defaultCancelURL: String(raw.defaultCancelURL ?? ''),
-    expireAfterMs: Number.isFinite(expireAfterMs) && expireAfterMs > 0 ? expireAfterMs : 10_800_000,
-    fees,
-    paypal: {
-      clientId: String(raw.paypal?.clientId ?? ''),
-      clientSecret: String(raw.paypal?.clientSecret ?? ''),
-      baseURL: String(raw.paypal?.baseURL || 'https://api-m.sandbox.paypal.com'),
-      timeoutMs: Number(raw.paypal?.timeoutMs) > 0 ? Number(raw.paypal.timeoutMs) : 10000
-    }
+    ...config,
+    returnOrigins: config.returnOrigins
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((origin) => new URL(origin).origin),
+    publicURL: config.publicURL.replace(/\/+$/, '')
   }
-  if (enabled.includes('paypal') && (!settings.paypal.clientId || !settings.paypal.clientSecret)) {
+  if (config.enabled.includes('paypal') && (!settings.paypal.clientId || !settings.paypal.clientSecret)) {
     throw new Error('Invalid gateways configuration: GATEWAYS includes paypal, which needs PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET')
   }
-  app.set('gatewaySettings', settings)
   return settings
 }
 
 /** The configured gateway named `name` (built once per app). */
 export const gatewayOf = (app: Application, name: string): PaymentGateway => {
-  const cache: Map<string, PaymentGateway> = app.get('paymentGateways') ?? new Map()
-  app.set('paymentGateways', cache)
+  const cache = runtimeOf(app).paymentGateways
   let gateway = cache.get(name)
   if (!gateway) {
     if (name === 'sandbox') gateway = createSandboxGateway()

@@ -3,9 +3,10 @@
 // start-up from config `processor.kind` (PROCESSOR): `sandbox` (default; in-process, deterministic test
 // tokens) and `stripe` (the official SDK; src/providers/processor/stripe.ts is the only file importing it).
 // Adapters throw the three errors below; the billing domain maps them to 402, 400 and 502.
-import type { Application } from '../../declarations'
+import type { Application, Configuration } from '../../declarations'
 import { createSandboxProcessor } from './sandbox'
 import { createStripeProcessor } from './stripe'
+import { runtimeOf } from '../../runtime'
 
 /** A saved card as clients see it (never the number: brand, last four digits and expiry only). */
 export interface ProcessorCard {
@@ -102,31 +103,22 @@ export class ProcessorUnavailable extends Error {
   }
 }
 
-export interface ProcessorSettings {
-  kind: 'sandbox' | 'stripe'
-  /** Upper bound of one processor call. */
-  timeoutMs: number
-  stripe: { secretKey: string; host: string; port: string; protocol: string; webhookSecret: string }
-}
+/** Config `processor`: which processor, the upper bound of one call, and Stripe's connection. */
+export type ProcessorSettings = Configuration['processor']
 
-// The processor is cached on the app under a key that is no configuration field (typed loosely by the settings bag).
+/** The processor settings (config `processor`); a Stripe processor without its key stops the start. */
 export const processorSettings = (app: Application): ProcessorSettings => {
-  const raw = app.get('processor') ?? {}
-  const kind = raw.kind || 'sandbox'
-  if (kind !== 'sandbox' && kind !== 'stripe') throw new Error(`Invalid processor configuration: PROCESSOR must be sandbox or stripe, not '${kind}'`)
-  const timeoutMs = Number(raw.timeoutMs ?? 10000)
-  const stripe = { secretKey: String(raw.stripe?.secretKey ?? ''), host: String(raw.stripe?.host ?? ''), port: String(raw.stripe?.port ?? ''), protocol: String(raw.stripe?.protocol ?? ''), webhookSecret: String(raw.stripe?.webhookSecret ?? '') }
-  if (kind === 'stripe' && !stripe.secretKey) throw new Error('Invalid processor configuration: PROCESSOR=stripe needs STRIPE_SECRET_KEY')
-  if (stripe.protocol && stripe.protocol !== 'http' && stripe.protocol !== 'https') throw new Error('Invalid processor configuration: STRIPE_PROTOCOL must be http or https')
-  return { kind, timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 10000, stripe }
+  const settings = app.get('processor')
+  if (settings.kind === 'stripe' && !settings.stripe.secretKey) throw new Error('Invalid processor configuration: PROCESSOR=stripe needs STRIPE_SECRET_KEY')
+  return settings
 }
 
 /** The configured processor, built once per app. */
 export const processorOf = (app: Application): CardProcessor => {
-  const cached = app.get('cardProcessor')
-  if (cached) return cached
+  const runtime = runtimeOf(app)
+  if (runtime.cardProcessor) return runtime.cardProcessor
   const settings = processorSettings(app)
   const processor = settings.kind === 'stripe' ? createStripeProcessor(settings) : createSandboxProcessor()
-  app.set('cardProcessor', processor)
+  runtime.cardProcessor = processor
   return processor
 }

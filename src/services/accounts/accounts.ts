@@ -1,13 +1,14 @@
 // Accounts: public sign-up (optionally with an organization), self-only reads and patches, admins read all.
 import { authenticate } from '@feathersjs/authentication'
 import { hooks as localHooks } from '@feathersjs/authentication-local'
-import { BadRequest, Conflict } from '@feathersjs/errors'
+import { Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { hideSecrets } from '../../hooks/hide-secrets'
+import { omitting, registerPresenter } from '../../billing/present'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
-import { dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } from '../../schema/validators'
+import { bodyNotAnObject, dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } from '../../schema/validators'
 import { passwordProblem } from '../../auth/password'
 import { authSettings } from '../../auth/settings'
 import { cutConnections } from '../../auth/sessions'
@@ -48,7 +49,7 @@ const refuseDuplicateEmail = async (context: HookContext, next: NextFunction) =>
 // for changed passwords) in one step, so one 400 names every offending field with the policy's own message.
 const validateSignUp = async (context: HookContext, next: NextFunction) => {
   const data = context.data
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new BadRequest('The body must be a JSON object')
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw bodyNotAnObject()
   const validate = dataValidator.compile(accountDataSchema)
   const errors = validate(data) ? [] : fieldErrors(validate.errors)
   const problem = typeof data.password === 'string' ? passwordProblem(authSettings(context.app).passwordPolicy, data.password, data.email) : undefined
@@ -93,6 +94,8 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
 export const accounts = (app: Application) => {
   app.use(accountPath, createAccountService(app), { methods: [...accountMethods], events: [] })
   app.service(accountPath).populatable = true
+  // Accounts announced by authentication actions (src/jobs/announce.ts) go out without their secrets.
+  registerPresenter(accountPath, omitting(accountSecrets))
 
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),

@@ -15,6 +15,7 @@ import { AuditLog, auditLog } from '../../audit/log'
 import { AuditEventsService } from './audit-events.class'
 import { auditEventQuerySchema } from './audit-events.schema'
 import { auditEventMethods, auditEventPath } from './audit-events.shared'
+import { runtimeOf } from '../../runtime'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -48,7 +49,7 @@ export const auditEvents = (app: Application) => {
   const service = new AuditEventsService(app)
   app.use(auditEventPath, service, { methods: [...auditEventMethods], events: [] })
   // The log is a runtime object kept on the app (src/audit/log.ts auditLog).
-  app.set('auditLog', new AuditLog(app, service.events))
+  runtimeOf(app).auditLog = new AuditLog(app, service.events)
 
   defineAccess(auditEventPath, {
     read: auditReadQuery,

@@ -12,7 +12,7 @@ import { removeItemCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
 import { actorOf, finalizeScope } from '../../billing/hooks'
 import { amountMinorOf, maxAmountMinor, toMajor } from '../../billing/money'
-import { emitChange } from '../../billing/present'
+import { announceChange } from '../../jobs/announce'
 import { billingSettings } from '../../billing/settings'
 import { orNull, paths, stores } from '../../billing/stores'
 import { refreshTotalsAfterChange } from '../../billing/totals'
@@ -117,7 +117,7 @@ export class BillingItemService extends StoreAdapter<Stored<Item>, BillingItemDa
     const after = await orNull(invoices._get(invoice.id))
     if (!after || after.deleting || after.status !== 'draft') {
       const removed = await orNull(items._remove(item.id))
-      if (removed) await emitChange(app, paths.items, 'removed', removed)
+      if (removed) await announceChange(app, paths.items, 'removed', removed)
       if (!after || after.deleting) throw new NotFound(`No billing invoice found for id '${invoice.id}'`)
       throw invoiceFinalized(invoice.id)
     }

@@ -22,8 +22,6 @@ import { oneAtATime } from '../../billing/hooks'
 import { omitting, presentResults, registerPresenter } from '../../billing/present'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
-import { recoverCaptures } from '../../billing/intents'
-import { recoveryLoop, staleCutoff } from '../../jobs/recovery-loop'
 import { gatewaySettings } from '../../providers/gateways'
 import { createIntentService, type BillingPaymentIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
@@ -71,16 +69,6 @@ export const billingPaymentIntents = (app: Application) => {
       get: [validateQueryWith(intentQuerySchema), scopeAccess],
       create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],
       patch: [oneAtATime, validateQueryWith(intentQuerySchema), scopeAccess, validateBody({ patch: intentPatchSchema }), idempotencyKey]
-    }
-  })
-
-  // Captures interrupted by a crash are finished or undone at start-up (on MongoDB, where other instances may
-  // be capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs.
-  recoveryLoop(app, 'payment-intents', {
-    intervalMs: () => billingSettings(app).recoveryIntervalMs,
-    pass: async (when) => {
-      const finished = await recoverCaptures(app, staleCutoff(app, when, billingSettings(app).staleAfterMs))
-      return finished ? `${finished} interrupted captures settled` : null
     }
   })
 }

@@ -13,7 +13,6 @@ import { facilityOwned, facilityScope } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
 import { omitting, presentResults, registerPresenter } from '../../billing/present'
 import { inventoryScope, requireInventory } from '../../inventory/access'
-import { inventoryRecovery } from '../../inventory/recovery'
 import { inventorySettings } from '../../inventory/settings'
 import { createStockService, type InventoryStockService } from './inventory-stocks.class'
 import { stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
@@ -51,5 +50,4 @@ export const inventoryStocks = (app: Application) => {
       patch: [oneAtATime, validateQueryWith(stockQuerySchema), scopeAccess, validateBody({ patch: stockPatchSchema })]
     }
   })
-  inventoryRecovery(app, settings)
 }

@@ -13,7 +13,7 @@ import { removeEncounterCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
 import { finalizeInvoice } from '../../billing/finalize'
 import { actorOf, finalizeScope } from '../../billing/hooks'
-import { emitChange } from '../../billing/present'
+import { announceChange } from '../../jobs/announce'
 import { createInvoiceRecord } from '../../billing/records'
 import { billingSettings } from '../../billing/settings'
 import { orNull, paths, stores } from '../../billing/stores'
@@ -71,7 +71,7 @@ export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, Med
       }
       faultPoint('encounter:invoice-created')
       encounter = await encounters._patch(encounter.id, { invoice: invoice.id })
-      await emitChange(app, paths.invoices, 'created', invoice)
+      await announceChange(app, paths.invoices, 'created', invoice)
     }
     return encounter
   }
@@ -103,7 +103,7 @@ export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, Med
         throw error
       })
       if (outcome) {
-        await emitChange(app, paths.invoices, 'patched', outcome.invoice)
+        await announceChange(app, paths.invoices, 'patched', outcome.invoice)
         // Null when another call finalized the encounter meanwhile: everything is finalized all the same.
         return outcome.encounter ?? (await encounters._get(existing.id))
       }

@@ -1,4 +1,4 @@
-// Who may read, change and share a medical record (interface 2.2), stated once as store queries: the same
+// Who may read, change and share a medical record (docs/medical-records.md), stated once as store queries: the same
 // query scopes find/get/patch/remove in the datastore, decides write and share rights on one loaded record
 // (evaluated in memory with the same Mongo-style semantics) and filters realtime events.
 import type { Query } from '@feathersjs/feathers'

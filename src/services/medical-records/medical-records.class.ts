@@ -19,7 +19,7 @@ export const getOptions = (app: Application): StoreOptions => ({
   ],
   // The permission query needs these (nested in `$and`/`$or`); clients cannot send them: the query schema refuses them.
   operators: ['$or', '$elemMatch', '$size', '$exists'],
-  paginate: app.get('medicalRecords')?.paginate ?? app.get('paginate')
+  paginate: app.get('medicalRecords').paginate
 })
 
 /** The medical-records service as the app holds it: the store's adapter typed by the schemas. */

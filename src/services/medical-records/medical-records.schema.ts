@@ -1,13 +1,13 @@
-// Schemas for /medical-records (interface.md 2.1, 2.2, 2.3, 4.1): the full record per type, its create
+// Schemas for /medical-records (docs/medical-records.md): the full record per type, its create
 // body ("data"), its patch body, the query, and validators that return every problem instead of throwing.
 import { randomBytes } from 'crypto'
 import { Type, StringEnum, querySyntax } from '@feathersjs/typebox'
 import type { Static, TProperties, TSchema } from '@feathersjs/typebox'
-import { Ajv, addFormats } from '@feathersjs/schema'
-import type { ErrorObject, ValidateFunction } from 'ajv'
+import type { ValidateFunction } from 'ajv'
+import { dataValidator, fieldErrors, WHOLE_BODY, type FieldError } from '../../schema/validators'
 
 // ---------------------------------------------------------------------------------------------------------
-// Record types (4.1, in spec order)
+// Record types (in the documented order)
 
 export const medicalRecordTypes = [
   'ape-report',
@@ -65,9 +65,9 @@ export type Permission = Static<typeof permissionSchema>
 const isPlainObject = (value: unknown): value is Record<string, any> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-const permissionSelectorProblems = (permissions: unknown): ValidationProblem[] => {
+const permissionSelectorProblems = (permissions: unknown): FieldError[] => {
   if (!Array.isArray(permissions)) return []
-  const problems: ValidationProblem[] = []
+  const problems: FieldError[] = []
   permissions.forEach((element, index) => {
     if (!isPlainObject(element)) return
     const hasUid = typeof element.uid === 'string' && element.uid !== ''
@@ -445,72 +445,20 @@ export const fillDefaults = <R>(record: R): R => {
 // ---------------------------------------------------------------------------------------------------------
 // Validation that collects every problem
 
-export interface ValidationProblem {
-  field: string
-  message: string
-}
-
 export interface ValidationResult {
   value?: any
-  errors?: ValidationProblem[]
+  errors?: FieldError[]
 }
 
-const ajv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false })
-addFormats(ajv)
-
-// Compiled once at module load.
+// Compiled once at module load, with the one data validator of every service (src/schema/validators.ts).
 const dataValidators = {} as Record<MedicalRecordType, ValidateFunction>
 const patchValidators = {} as Record<MedicalRecordType, ValidateFunction>
 for (const type of medicalRecordTypes) {
-  dataValidators[type] = ajv.compile(medicalRecordTypeSchemas[type].data)
-  patchValidators[type] = ajv.compile(medicalRecordTypeSchemas[type].patch)
+  dataValidators[type] = dataValidator.compile(medicalRecordTypeSchemas[type].data)
+  patchValidators[type] = dataValidator.compile(medicalRecordTypeSchemas[type].patch)
 }
 
 const allowedTypesMessage = `must be one of: ${medicalRecordTypes.join(', ')}`
-
-const joinPath = (instancePath: string, property?: string): string => {
-  const parts = instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-  if (property !== undefined) parts.push(property)
-  return parts.join('.')
-}
-
-const toProblem = (error: ErrorObject, serverOwned: string[]): ValidationProblem => {
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const property = (error.params as { additionalProperty: string }).additionalProperty
-      const isServerOwned = error.instancePath === '' && serverOwned.includes(property)
-      return {
-        field: joinPath(error.instancePath, property),
-        message: isServerOwned ? 'is set by the server and must not be sent' : 'is not an allowed field'
-      }
-    }
-    case 'required':
-      return {
-        field: joinPath(error.instancePath, (error.params as { missingProperty: string }).missingProperty),
-        message: 'is required'
-      }
-    case 'enum':
-      return {
-        field: joinPath(error.instancePath),
-        message: `must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`
-      }
-    default:
-      return { field: joinPath(error.instancePath) || 'body', message: error.message ?? 'is invalid' }
-  }
-}
-
-const dedupe = (problems: ValidationProblem[]): ValidationProblem[] => {
-  const seen = new Set<string>()
-  return problems.filter((problem) => {
-    const key = `${problem.field}\u0000${problem.message}`
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
-}
 
 const runValidator = (
   validate: ValidateFunction,
@@ -521,7 +469,7 @@ const runValidator = (
   const value = structuredClone(body)
   const valid = validate(value)
   const serverOwned = serverOwnedFieldsOf(type)
-  const problems: ValidationProblem[] = valid ? [] : (validate.errors ?? []).map((e) => toProblem(e, serverOwned))
+  const problems: FieldError[] = valid ? [] : fieldErrors(validate.errors, { serverOwned })
   if (patchTypeField) {
     // `type` is not a patch field; say why instead of the generic message.
     for (const problem of problems) {
@@ -529,13 +477,13 @@ const runValidator = (
     }
   }
   problems.push(...permissionSelectorProblems(value.permissions))
-  if (problems.length > 0) return { errors: dedupe(problems) }
+  if (problems.length > 0) return { errors: problems }
   return { value: fillDefaults(value) }
 }
 
 /** Validates a create body; returns the (cloned, defaults-filled) value or every problem found. */
 export const validateCreate = (body: unknown): ValidationResult => {
-  if (!isPlainObject(body)) return { errors: [{ field: 'body', message: 'must be an object' }] }
+  if (!isPlainObject(body)) return { errors: [{ field: WHOLE_BODY, message: 'must be an object' }] }
   if (body.type === undefined || body.type === null || body.type === '') {
     return { errors: [{ field: 'type', message: 'is required' }] }
   }
@@ -547,6 +495,6 @@ export const validateCreate = (body: unknown): ValidationResult => {
 export const validatePatch = (type: string, body: unknown): ValidationResult => {
   if (type === undefined || type === null || type === '') return { errors: [{ field: 'type', message: 'is required' }] }
   if (!isMedicalRecordType(type)) return { errors: [{ field: 'type', message: allowedTypesMessage }] }
-  if (!isPlainObject(body)) return { errors: [{ field: 'body', message: 'must be an object' }] }
+  if (!isPlainObject(body)) return { errors: [{ field: WHOLE_BODY, message: 'must be an object' }] }
   return runValidator(patchValidators[type], type, body, true)
 }

@@ -1,5 +1,5 @@
-// Medical records (interface 2.1–2.3, 4.1): fifteen validated record types, readable, changeable and shareable
-// per record (2.2). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
+// Medical records: fifteen validated record types, readable, changeable and shareable per record
+// (docs/medical-records.md). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
 // remove and in the realtime channels; finalized records are frozen except for their permissions.
 import type { Id } from '@feathersjs/feathers'
 import { authenticate } from '@feathersjs/authentication'
@@ -9,7 +9,7 @@ import { defineAccess, within } from '../../access/rules'
 import { isMemberWith, type AccessContext } from '../../access/context'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
-import { invalid, validateQueryWith } from '../../schema/validators'
+import { invalid, validateQueryWith, WHOLE_BODY } from '../../schema/validators'
 import { createMedicalRecordService, type MedicalRecordService } from './medical-records.class'
 import { medicalRecordQuerySchema, validateCreate, validatePatch } from './medical-records.schema'
 import { holds, normalizePermissions, recordAudience, recordQuery } from './medical-records.access'
@@ -82,7 +82,7 @@ const preparePatch = async (context: HookContext, next: NextFunction) => {
   const { value, errors } = validatePatch(existing.type, context.data)
   if (errors) throw invalid('data', errors)
   const keys = Object.keys(value)
-  if (keys.length === 0) throw invalid('data', [{ field: '(body)', message: 'must name at least one field to change' }])
+  if (keys.length === 0) throw invalid('data', [{ field: WHOLE_BODY, message: 'must name at least one field to change' }])
   const sharing = keys.includes('permissions')
   const writing = keys.some((key) => key !== 'permissions')
 

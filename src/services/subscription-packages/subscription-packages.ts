@@ -10,7 +10,6 @@ import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { seedPackages } from '../../subscriptions/packages'
 import { type PackageService, createPackageService } from './subscription-packages.class'
 import { packageDataSchema, packagePatchSchema, packageQuerySchema } from './subscription-packages.schema'
 import { subscriptionPackageMethods, subscriptionPackagePath } from './subscription-packages.shared'
@@ -40,14 +39,5 @@ export const subscriptionPackages = (app: Application) => {
       create: [authenticate('jwt'), validateBody({ create: packageDataSchema }), scopeAccess, setCreated],
       patch: [authenticate('jwt'), validateQueryWith(packageQuerySchema), scopeAccess, validateBody({ patch: packagePatchSchema })]
     }
-  })
-
-  app.hooks({
-    setup: [
-      async (_context: any, next: any) => {
-        await next()
-        await seedPackages(app)
-      }
-    ]
   })
 }

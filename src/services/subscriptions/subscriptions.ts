@@ -14,7 +14,6 @@ import { scopeAccess } from '../../hooks/scope-access'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { omitting, presentResults, registerPresenter } from '../../billing/present'
 import { processorOf } from '../../providers/processor'
-import { subscriptionRenewals } from '../../subscriptions/renewals'
 import { checkoutPages } from '../../subscriptions/checkout-page'
 import { type SubscriptionService, createSubscriptionService } from './subscriptions.class'
 import { subscriptionDataSchema, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
@@ -57,5 +56,4 @@ export const subscriptions = (app: Application) => {
     }
   })
 
-  subscriptionRenewals(app)
 }

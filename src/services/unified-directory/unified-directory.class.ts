@@ -4,7 +4,7 @@
 // `*` without location or facets pages the index's name-ordered list.
 import { BadRequest } from '@feathersjs/errors'
 import type { Paginated, Params } from '@feathersjs/feathers'
-import type { Application } from '../../declarations'
+import type { Application, Configuration } from '../../declarations'
 import { directoryIndex, directoryStore, publicFields, type DirectoryEntry } from '../../directory/entries'
 import { startDirectoryRepair } from '../../directory/repair'
 import { cellKey, facetKey, wordKey, type Condition } from '../../directory/search-index'
@@ -12,22 +12,9 @@ import { coveringCells, distanceKm, type Point } from '../../directory/geo'
 import { originalWords, TIERS, words } from '../../directory/text'
 import type { DirectoryQuery, DirectoryResult } from './unified-directory.schema'
 
-export interface DirectorySettings {
-  defaultRadiusKm: number
-  maxRadiusKm: number
-  maxWords: number
-  paginate: { default: number; max: number }
-}
+export type DirectorySettings = Configuration['directory']
 
-export const directorySettings = (app: Application): DirectorySettings => {
-  const config = app.get('directory') ?? {}
-  return {
-    defaultRadiusKm: Number(config.defaultRadiusKm ?? 5),
-    maxRadiusKm: Number(config.maxRadiusKm ?? 100),
-    maxWords: Number(config.maxWords ?? 10),
-    paginate: { default: Number(config.paginate?.default ?? 10), max: Number(config.paginate?.max ?? 50) }
-  }
-}
+export const directorySettings = (app: Application): DirectorySettings => app.get('directory')
 
 interface Circle extends Point {
   radiusKm: number

@@ -4,7 +4,7 @@ import { BadRequest } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { validateQueryWith } from '../../schema/validators'
 import { setupDirectoryStore } from '../../directory/entries'
-import { setupDirectoryRepair, startDirectoryRepair, stopDirectoryRepair } from '../../directory/repair'
+import { setupDirectoryRepair } from '../../directory/repair'
 import { UnifiedDirectory } from './unified-directory.class'
 import { directoryQuerySchema } from './unified-directory.schema'
 import { unifiedDirectoryMethods, unifiedDirectoryPath } from './unified-directory.shared'
@@ -27,22 +27,6 @@ const refuseRefId = async (context: HookContext, next: NextFunction) => {
 export const unifiedDirectory = (app: Application) => {
   setupDirectoryStore(app)
   setupDirectoryRepair(app)
-  // Once the server is up, the entries are loaded into the search index in the background (searches wait for it)
-  // and changes a crash left unfinished are repaired (src/directory/repair.ts).
-  app.hooks({
-    setup: [
-      async (_context: HookContext, next: NextFunction) => {
-        await next()
-        setImmediate(() => void startDirectoryRepair(app))
-      }
-    ],
-    teardown: [
-      async (_context: HookContext, next: NextFunction) => {
-        await stopDirectoryRepair(app)
-        await next()
-      }
-    ]
-  })
   app.use(unifiedDirectoryPath, new UnifiedDirectory(app), { methods: [...unifiedDirectoryMethods], events: [] })
   app.service(unifiedDirectoryPath).hooks({
     around: {

@@ -114,7 +114,7 @@ describe('billing-invoices', () => {
     })
   })
 
-  describe('remove (rule 5)', () => {
+  describe('remove: a removed invoice takes its items and their payments with it', () => {
     it('deletes the invoice with all its items and their payments', async () => {
       const { invoice, items } = await invoiceWithItems(server.url, facility, [10, 20, 30])
       await pay(server.url, facility, items[0].id, 5)

@@ -165,7 +165,7 @@ describe('billing-items', () => {
     })
   })
 
-  describe('remove (rule 5)', () => {
+  describe('remove: a removed item takes its payments with it', () => {
     it('deletes a draft item with its payments and updates the invoice totals', async () => {
       const { invoice, items } = await invoiceWithItems(server.url, facility, [10, 20])
       await pay(server.url, facility, items[0].id, 4)

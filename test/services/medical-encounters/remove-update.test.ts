@@ -160,7 +160,7 @@ describe('medical encounters: remove and update', () => {
     let hooked: TestServer
     let clinic: FacilityFixture
     before(async () => {
-      ;({ server: hooked, facility: clinic } = await startFacilityServer({ webhooks: { allowPrivate: true, retryDelays: '0.2', timeout: 2, pollInterval: 0.05 } }))
+      ;({ server: hooked, facility: clinic } = await startFacilityServer({ webhooks: { allowPrivate: true, retryDelaysMs: [200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } }))
     })
     after(async () => {
       await Promise.all(receivers.map((r) => r.close()))

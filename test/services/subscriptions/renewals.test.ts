@@ -10,7 +10,7 @@ describe('subscriptions over time (injected clock)', () => {
   let subs: SubsServer
   let url: string
   before(async () => {
-    subs = await startSubsServer({ webhooks: { allowPrivate: true, retryDelays: '0.2', timeout: 2, pollInterval: 0.05 } })
+    subs = await startSubsServer({ webhooks: { allowPrivate: true, retryDelaysMs: [200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } })
     url = subs.server.url
   })
   after(() => subs.server.close())

@@ -3,7 +3,7 @@ import { restClient, signUp, startServer, waitUntil, type SignedUp, type TestSer
 import { startWebhookReceiver, type TestWebhookReceiver } from '../../helpers/webhook-receiver'
 import { validRecords } from '../../fixtures/medical-records'
 
-const settings = { webhooks: { allowPrivate: true, retryDelays: '0.1', timeout: 2, pollInterval: 0.05, leaseMargin: 0.5 } }
+const settings = { webhooks: { allowPrivate: true, retryDelaysMs: [100], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 500 } }
 
 describe('webhook events: pings, deliveries of service events, listing and retry', () => {
   let server: TestServer

@@ -7,7 +7,7 @@ describe('webhooks for medical encounters and billing', () => {
   let server: TestServer
   const receivers: TestWebhookReceiver[] = []
   before(async () => {
-    server = await startServer({ webhooks: { allowPrivate: true, retryDelays: '0.2', timeout: 2, pollInterval: 0.05 } })
+    server = await startServer({ webhooks: { allowPrivate: true, retryDelaysMs: [200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } })
   })
   after(async () => {
     await Promise.all(receivers.map((r) => r.close()))

@@ -3,7 +3,7 @@ import { restClient, signUp, socketClient, startServer, waitUntil, type TestServ
 import { startWebhookReceiver, type TestWebhookReceiver } from '../../helpers/webhook-receiver'
 
 const settings = (extra: Record<string, unknown> = {}) => ({
-  webhooks: { allowPrivate: true, retryDelays: '0.2,0.2', timeout: 2, pollInterval: 0.05, leaseMargin: 0.5, ...extra }
+  webhooks: { allowPrivate: true, retryDelaysMs: [200, 200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 500, ...extra }
 })
 
 describe('webhooks: registration and management', () => {

@@ -1,7 +1,7 @@
 // Realtime: billing events reach the members of the document's facility over Socket.IO, and nobody else.
 import assert from 'node:assert/strict'
-import { recordEvents, restClient, socketClient, startServer, waitUntil, type TestServer } from '../../helpers/app'
-import { invoiceWithItems, pay, setupFacility, type FacilityFixture } from '../../helpers/billing'
+import { recordEvents, restClient, socketClient, startServer, waitUntil, type TestServer } from '../helpers/app'
+import { invoiceWithItems, pay, setupFacility, type FacilityFixture } from '../helpers/billing'
 
 describe('billing realtime events', () => {
   let server: TestServer

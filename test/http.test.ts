@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { startServer, http, type TestServer } from '../helpers/app'
-import { toFeathersError } from '../../src/http'
+import { startServer, http, type TestServer } from './helpers/app'
+import { toFeathersError } from '../src/http'
 
 describe('HTTP transport', () => {
   let server: TestServer

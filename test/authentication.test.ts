@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { startServer, restClient, signUp, type TestServer } from '../../helpers/app'
+import { startServer, restClient, signUp, type TestServer } from './helpers/app'
 
 describe('password login (POST /authentication)', () => {
   let server: TestServer

@@ -7,9 +7,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import NeDB from '@seald-io/nedb'
 import { MongoClient } from 'mongodb'
-import { restClient, tempDir, testMongoUrl } from '../../helpers/app'
-import { setupFacility, type FacilityFixture } from '../../helpers/billing'
-import { startChild, type ChildServer } from '../../helpers/child'
+import { restClient, tempDir, testMongoUrl } from '../helpers/app'
+import { setupFacility, type FacilityFixture } from '../helpers/billing'
+import { startChild, type ChildServer } from '../helpers/child'
 
 interface Case {
   step: string

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { startServer, restClient, signUp, socketClient, recordEvents, sleep, waitUntil, type TestServer } from '../helpers/app'
+import { startServer, restClient, signUp, socketClient, recordEvents, sleep, waitUntil, type TestServer } from './helpers/app'
 
 describe('realtime visibility (Socket.IO channels)', () => {
   let server: TestServer

@@ -1,9 +1,9 @@
 // `$populateStocks` on /inventory-variants, over HTTP and Socket.IO: both forms on find and get, variants without
 // stocks, the usual filters, and the stocks of a whole page loaded with one query of the stocks service.
 import assert from 'node:assert/strict'
-import { restClient, socketClient, type TestServer } from '../../helpers/app'
-import { fieldsOf } from '../../helpers/billing'
-import { createStockroom, createVariant, startInventoryServer, stockedVariant, type InventoryFixture } from '../../helpers/inventory'
+import { restClient, socketClient, type TestServer } from '../helpers/app'
+import { fieldsOf } from '../helpers/billing'
+import { createStockroom, createVariant, startInventoryServer, stockedVariant, type InventoryFixture } from '../helpers/inventory'
 
 describe('inventory variants: $populateStocks', function () {
   this.timeout(60000)

@@ -1,9 +1,9 @@
 // Inventory over HTTP and Socket.IO: stockrooms, variants (sku per facility, first stock, archive, remove),
 // stocks (one per variant, stockroom and lot) and their movements, with every caller's neighbours.
 import assert from 'node:assert/strict'
-import { recordEvents, restClient, socketClient, waitUntil, type TestServer } from '../../helpers/app'
-import { fieldsOf } from '../../helpers/billing'
-import { createStockroom, createVariant, freshSku, startInventoryServer, stockedVariant, type InventoryFixture } from '../../helpers/inventory'
+import { recordEvents, restClient, socketClient, waitUntil, type TestServer } from '../helpers/app'
+import { fieldsOf } from '../helpers/billing'
+import { createStockroom, createVariant, freshSku, startInventoryServer, stockedVariant, type InventoryFixture } from '../helpers/inventory'
 
 describe('inventory: stockrooms, variants, stocks and movements', function () {
   this.timeout(60000)
