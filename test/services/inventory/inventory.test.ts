@@ -237,6 +237,49 @@ describe('inventory: stockrooms, variants, stocks and movements', function () {
       assert.equal((await k.delete(`/inventory-stocks/${stock.id}`)).status, 405)
     })
 
+    it('keeps a stock within its largest quantity: $inc past ±1e9 is a 400 naming $inc.quantity, a receipt past 1e9 a 409, nothing moves', async () => {
+      const { stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 10)
+      const k = api(facility.keeper.token)
+      for (const quantity of [1e15, -1e15, 1e9 + 1]) {
+        const res = await k.patch(`/inventory-stocks/${stock.id}`, { $inc: { quantity } })
+        assert.equal(res.status, 400, `${quantity} → ${res.status}`)
+        assert.deepEqual(fieldsOf(res.body), ['$inc.quantity'])
+      }
+      const over = await k.patch(`/inventory-stocks/${stock.id}`, { adjust: 1e9, reason: 'typo' })
+      assert.equal(over.status, 409)
+      assert.deepEqual([over.body.data.quantity, over.body.data.maximum], [10, 1e9])
+      assert.match(over.body.message, /at most 1000000000/)
+      const also = await k.patch(`/inventory-stocks/${stock.id}`, { $inc: { quantity: 1e9 - 9 } })
+      assert.equal(also.status, 409)
+      assert.equal((await k.get(`/inventory-stocks/${stock.id}`)).body.quantity, 10)
+      assert.equal((await k.patch(`/inventory-stocks/${stock.id}`, { $inc: { quantity: 1e9 - 10 } })).body.quantity, 1e9)
+      const ledger = (await k.get(`/inventory-stock-movements?stock=${stock.id}`)).body.data
+      assert.deepEqual(ledger.map((m: any) => m.delta).sort((a: number, b: number) => a - b), [10, 1e9 - 10])
+    })
+
+    it('refuses server-owned fields in stock and variant bodies (quantity, closed, pending, archived, stocked, facility) with a 400 naming each', async () => {
+      const { variant, stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 3)
+      const k = api(facility.keeper.token)
+      const cases: [string, string, Record<string, unknown>, string][] = [
+        ['PATCH', `/inventory-stocks/${stock.id}`, { closed: true }, 'closed'],
+        ['PATCH', `/inventory-stocks/${stock.id}`, { facility: facility.strangerFacility }, 'facility'],
+        ['PATCH', `/inventory-stocks/${stock.id}`, { variant: 'OTHER' }, 'variant'],
+        ['POST', '/inventory-stocks', { facility: facility.id, variant: variant.sku, stockroom: room.id, lot: 'Z', pending: [] }, 'pending'],
+        ['POST', '/inventory-stocks', { facility: facility.id, variant: variant.sku, stockroom: room.id, lot: 'Z', closed: false }, 'closed'],
+        ['PATCH', `/inventory-variants/${variant.id}`, { archived: true }, 'archived'],
+        ['PATCH', `/inventory-variants/${variant.id}`, { stocked: false }, 'stocked'],
+        ['PATCH', `/inventory-variants/${variant.id}`, { facility: facility.strangerFacility }, 'facility'],
+        ['POST', '/inventory-variants', { facility: facility.id, sku: freshSku(), name: 'x', ordered: false }, 'ordered'],
+        ['POST', '/inventory-stockrooms', { facility: facility.id, name: 'x', stocked: false }, 'stocked']
+      ]
+      for (const [method, path, body, field] of cases) {
+        const res = method === 'POST' ? await k.post(path, body) : await k.patch(path, body)
+        assert.equal(res.status, 400, `${method} ${path} ${JSON.stringify(body)} → ${res.status}`)
+        assert.deepEqual(fieldsOf(res.body), [field])
+      }
+      assert.equal((await k.get(`/inventory-stocks/${stock.id}`)).body.quantity, 3)
+    })
+
     it('keeps the movement ledger read-only (405) and private to the facility', async () => {
       const { stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 2)
       const [movement] = (await api(facility.member.token).get(`/inventory-stock-movements?stock=${stock.id}`)).body.data
