@@ -138,6 +138,27 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     assert.equal(order.captures, 1)
   })
 
+  it('answers a POST and a capture retried with the same Idempotency-Key from the first result, without calling PayPal again', async () => {
+    const body = { gatewayType: 'paypal-paypal', currency: 'USD', facility: facility.id, gatewayReturnURL: 'http://127.0.0.1:9/paid', items: [{ name: 'Consultation', amountPerItem: 61, quantity: 1 }] }
+    const send = (method: string, path: string, data: unknown, key: string) => http(server.url, method, path, { token: facility.biller.token, body: data, headers: { 'idempotency-key': key } })
+    const ordersBefore = paypal.orders.size
+    const first = await send('POST', '/billing-payment-intents', body, 'paypal-create-1')
+    assert.equal(first.status, 201, JSON.stringify(first.body))
+    const callsAfterCreate = paypal.requests.length
+    const again = await send('POST', '/billing-payment-intents', body, 'paypal-create-1')
+    assert.deepEqual([again.status, again.body], [201, first.body])
+    assert.equal(paypal.orders.size, ordersBefore + 1)
+    assert.equal(paypal.requests.length, callsAfterCreate, 'no PayPal call for the retry')
+    paypal.approve(first.body.gatewayOrderId)
+    const captured = await send('PATCH', `/billing-payment-intents/${first.body.id}`, { capture: true }, 'paypal-capture-1')
+    assert.equal(captured.body.status, 'captured', JSON.stringify(captured.body))
+    const callsAfterCapture = paypal.requests.length
+    const retried = await send('PATCH', `/billing-payment-intents/${first.body.id}`, { capture: true }, 'paypal-capture-1')
+    assert.deepEqual([retried.status, retried.body], [200, captured.body])
+    assert.equal(paypal.requests.length, callsAfterCapture, 'no PayPal call for the retried capture')
+    assert.equal(paypal.orders.get(first.body.gatewayOrderId)!.captures, 1)
+  })
+
   it('sends the client secret and access token to PayPal only', async () => {
     assert.ok(paypal.requests.some((r) => r.path === '/v1/oauth2/token'))
     assert.ok(paypal.requests.filter((r) => r.path.includes('/capture')).every((r) => typeof r.requestId === 'string' && r.requestId.length > 0), 'captures carry PayPal-Request-Id')

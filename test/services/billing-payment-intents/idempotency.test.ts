@@ -76,6 +76,21 @@ describe('billing-payment-intents Idempotency-Key', function () {
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, ...Array(19).fill(409)])
   })
 
+  it('keeps a key for 24 hours: after that the same key starts a new request instead of answering the first result', async () => {
+    const first = await post('expiring-1', body(12))
+    assert.equal(first.status, 201)
+    const store = server.app.get('idempotencyStore') // the keys' own store, read and aged as a day passing would
+    const [record] = await store._find({ query: { key: `${facility.biller.account.id}:billing-payment-intents:create:expiring-1` }, paginate: false })
+    assert.equal(record.expiresAt - record.createdAt, 24 * 60 * 60 * 1000)
+    assert.deepEqual((await post('expiring-1', body(12))).body, first.body, 'within the day: the first result')
+    assert.equal((await post('expiring-1', body(13))).status, 409, 'within the day: another body is a conflict')
+    await store._patch(record.id, { expiresAt: Date.now() - 1 })
+    const later = await post('expiring-1', body(13))
+    assert.equal(later.status, 201, JSON.stringify(later.body))
+    assert.notEqual(later.body.id, first.body.id)
+    assert.equal(later.body.netAmount, 13)
+  })
+
   it('refuses an empty or overlong key (400)', async () => {
     assert.equal((await post('x'.repeat(256), body())).status, 400)
   })
