@@ -246,7 +246,8 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
 
 /**
  * Captures an approved intent. Steps:
- * 1. created intents: expire when due; ask the gateway whether the payer approved (created → approved);
+ * 1. created intents: expire when due; ask the gateway whether the payer approved (created → approved) or the
+ *    gateway voided the order (created → cancelled);
  * 2. approved → capturing in one conditional write (anything else: 409 naming the intent and its state);
  * 3. with an invoice: record its payments (reserving the items' balances; a balance too small: back to
  *    approved, 409 — before any money moves);
@@ -259,6 +260,12 @@ export const captureIntent = async (app: Application, existing: any, by: string 
   if (intent.status === 'created' && intent.gatewayOrderId) {
     const seen = await gateway.orderStatus(intent.gatewayOrderId).catch(() => null)
     if (seen === 'approved') intent = (await move(app, intent.id, 'created', 'approved', {}, scope)) ?? intent
+    if (seen === 'cancelled') {
+      // The gateway voided the order (e.g. the payer abandoned it there): the intent follows.
+      const cancelled = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'gateway' }, scope)
+      if (cancelled) await emitChange(app, intentPath, 'patched', cancelled)
+      intent = cancelled ?? intent
+    }
   }
   if (intent.status !== 'approved') throw notCapturable(intent)
   const capturing = await move(app, intent.id, 'approved', 'capturing', { capturingBy: by }, scope)

@@ -78,6 +78,17 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     assert.equal((await capture(intent.id)).body.status, 'captured')
   })
 
+  it('cancels the intent when PayPal reports its order VOIDED: the capture is a 409 naming cancelled, and nothing is captured', async () => {
+    const intent = (await create()).body
+    paypal.orders.get(intent.gatewayOrderId)!.status = 'VOIDED'
+    const res = await capture(intent.id)
+    assert.equal(res.status, 409)
+    assert.match(res.body.message, /is cancelled/)
+    const after = (await call('GET', `/billing-payment-intents/${intent.id}`)).body
+    assert.deepEqual([after.status, after.cancelReason], ['cancelled', 'gateway'])
+    assert.equal(paypal.orders.get(intent.gatewayOrderId)!.captures, 0)
+  })
+
   it('marks the intent failed when PayPal declines the capture', async () => {
     const intent = (await create()).body
     paypal.approve(intent.gatewayOrderId)
