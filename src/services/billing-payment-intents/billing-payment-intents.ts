@@ -14,7 +14,7 @@ import { defineAccess } from '../../access/rules'
 import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
-import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
+import { idempotencyKey, idempotencyStore, purgeExpiredKeys } from '../../hooks/idempotency-key'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingFacilities, requireBilling } from '../../billing/access'
 import { invoiceChildAudit } from '../../billing/audit'
@@ -75,12 +75,16 @@ export const billingPaymentIntents = (app: Application) => {
   })
 
   // Captures interrupted by a crash are finished or undone at start-up (on MongoDB, where other instances may
-  // be capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs.
+  // be capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs; the same
+  // pass removes expired idempotency keys.
   recoveryLoop(app, 'payment-intents', {
     intervalMs: () => billingSettings(app).recoveryIntervalMs,
     pass: async (when) => {
       const finished = await recoverCaptures(app, staleCutoff(app, when, billingSettings(app).staleAfterMs))
-      return finished ? `${finished} interrupted captures settled` : null
+      // Idempotency keys (of intents and billing customers) whose 24 hours are over.
+      const purged = await purgeExpiredKeys(app)
+      const done = [finished ? `${finished} interrupted captures settled` : '', purged ? `${purged} expired idempotency keys removed` : ''].filter(Boolean)
+      return done.length ? done.join(', ') : null
     }
   })
 }

@@ -2,7 +2,7 @@
 // without doing the work again, a key reused with another body is a 409, keys are the caller's own, and
 // twenty simultaneous captures under one key capture once.
 import assert from 'node:assert/strict'
-import { http, type TestServer } from '../../helpers/app'
+import { http, startServer, type TestServer } from '../../helpers/app'
 import { invoiceWithItems, startFacilityServer, type FacilityFixture } from '../../helpers/billing'
 import { answerCheckout } from '../../helpers/gateways'
 
@@ -93,5 +93,19 @@ describe('billing-payment-intents Idempotency-Key', function () {
 
   it('refuses an empty or overlong key (400)', async () => {
     assert.equal((await post('x'.repeat(256), body())).status, 400)
+  })
+  it('removes keys whose 24 hours are over at the next pass (here: a restart), keeping the others', async () => {
+    assert.equal((await post('purge-old', body(14))).status, 201)
+    assert.equal((await post('purge-new', body(15))).status, 201)
+    const keyOf = (name: string) => `${facility.biller.account.id}:billing-payment-intents:create:${name}`
+    const stored = async (name: string) => (await server.app.get('idempotencyStore')._find({ query: { key: keyOf(name) }, paginate: false })).length
+    const [old] = await server.app.get('idempotencyStore')._find({ query: { key: keyOf('purge-old') }, paginate: false })
+    await server.app.get('idempotencyStore')._patch(old.id, { expiresAt: Date.now() - 1 }) // a day passing
+    const dataDir = server.dataDir
+    const mongodb = server.app.get('mongodb')
+    await server.close({ keep: true })
+    server = await startServer({ dataDir, mongodb })
+    url = server.url
+    assert.deepEqual([await stored('purge-old'), await stored('purge-new')], [0, 1])
   })
 })
