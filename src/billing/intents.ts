@@ -4,7 +4,8 @@
 // - the server prices the items: an inventory-variant sku from the facility's variant, a service id from the
 //   facility's catalogue, a custom item from its `amountPerItem` (a client price on the first two is a 400 —
 //   the schema has no such field); every priced item must be in the intent's currency (400 naming the item);
-// - netAmount = Σ quantity × unit price (what the payer pays); receivables = { gross: netAmount, fees: the
+// - netAmount = Σ quantity × unit price (what the payer pays; more than 0, and each line and the total within the
+//   exact money range, else a 400 naming the item or `items`); receivables = { gross: netAmount, fees: the
 //   configured fee of the gateway and method (percent of gross + fixed, at most gross), net: gross − fees };
 // - return/cancel URLs are http(s) on an allowed origin (GATEWAY_RETURN_ORIGINS), else a 400 naming the field;
 // - states: created → approved → captured; created → cancelled (payer cancelled, or expired after
@@ -19,7 +20,7 @@ import { sumByGroup, type StoreService } from '../store'
 import { logger } from '../logger'
 import { within } from '../access/rules'
 import { GatewayUnavailable, gatewayOf, gatewaySettings, knownGateways, type GatewaySettings } from '../providers/gateways'
-import { hasAtMostDecimals, toMajor, toMinor } from './money'
+import { hasAtMostDecimals, maxAmountMinor, toMajor, toMinor } from './money'
 import { recordPayment } from './payments'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
@@ -37,7 +38,8 @@ export const parseGatewayType = (settings: GatewaySettings, gatewayType: string)
   const dash = gatewayType.indexOf('-')
   const gateway = dash < 0 ? gatewayType : gatewayType.slice(0, dash)
   const method = dash < 0 ? '' : gatewayType.slice(dash + 1)
-  const methods = knownGateways[gateway]
+  // Own keys only: a name such as `constructor` or `toString` is an unknown gateway, not an inherited member.
+  const methods = Object.hasOwn(knownGateways, gateway) ? knownGateways[gateway] : undefined
   if (!methods) throw badField('gatewayType', `names an unknown gateway '${gateway}' (known: ${Object.keys(knownGateways).join(', ')})`)
   if (!methods.includes(method)) throw badField('gatewayType', `names an unknown method '${method}' of gateway '${gateway}' (known: ${methods.join(', ')})`)
   if (!settings.enabled.includes(gateway)) throw badField('gatewayType', `names gateway '${gateway}', which is not configured on this server (GATEWAYS: ${settings.enabled.join(', ')})`)
@@ -95,6 +97,8 @@ const priceItems = async (app: Application, items: IntentItemInput[], currency: 
       name = item.name as string
     }
     const amountMinor = Math.round(unitMinor * item.quantity)
+    // Money stays exact: one line at most what one billing item may be (about 9 billion at 2 decimals).
+    if (amountMinor > maxAmountMinor) throw badField(`${field}.quantity`, `makes quantity × unit price larger than ${toMajor(maxAmountMinor, decimals)}`)
     priced.push({
       ...(item.type ? { type: item.type, ref: item.ref } : {}),
       name,
@@ -142,6 +146,9 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
   const facility = data.facility ?? null
   const items = await priceItems(app, data.items, data.currency, facility, decimals)
   const grossMinor = items.reduce((sum, item) => sum + item.amountMinor, 0)
+  // Nothing to pay is not a payment (gateways refuse a zero order); a total past the exact range is refused too.
+  if (grossMinor === 0) throw badField('items', 'add up to 0: there is nothing to pay')
+  if (grossMinor > maxAmountMinor) throw badField('items', `add up to more than ${toMajor(maxAmountMinor, decimals)}`)
   const feesMinor = feeMinorOf(settings, data.gatewayType, grossMinor, decimals)
   const now = data.createdAt
   const checkoutSecret = crypto.randomBytes(18).toString('base64url')
@@ -239,7 +246,8 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
 
 /**
  * Captures an approved intent. Steps:
- * 1. created intents: expire when due; ask the gateway whether the payer approved (created → approved);
+ * 1. created intents: expire when due; ask the gateway whether the payer approved (created → approved) or the
+ *    gateway voided the order (created → cancelled);
  * 2. approved → capturing in one conditional write (anything else: 409 naming the intent and its state);
  * 3. with an invoice: record its payments (reserving the items' balances; a balance too small: back to
  *    approved, 409 — before any money moves);
@@ -252,6 +260,12 @@ export const captureIntent = async (app: Application, existing: any, by: string 
   if (intent.status === 'created' && intent.gatewayOrderId) {
     const seen = await gateway.orderStatus(intent.gatewayOrderId).catch(() => null)
     if (seen === 'approved') intent = (await move(app, intent.id, 'created', 'approved', {}, scope)) ?? intent
+    if (seen === 'cancelled') {
+      // The gateway voided the order (e.g. the payer abandoned it there): the intent follows.
+      const cancelled = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'gateway' }, scope)
+      if (cancelled) await emitChange(app, intentPath, 'patched', cancelled)
+      intent = cancelled ?? intent
+    }
   }
   if (intent.status !== 'approved') throw notCapturable(intent)
   const capturing = await move(app, intent.id, 'approved', 'capturing', { capturingBy: by }, scope)

@@ -22,6 +22,7 @@ import { orNull, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
 import { recoverCaptures } from './intents'
 import { recoveryJob, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
+import { purgeExpiredKeys } from '../hooks/idempotency-key'
 
 export interface RecoveryCutoffs {
   /** Cascades and finalizations marked before this time are finished. */
@@ -184,13 +185,17 @@ export const billingRecoveryJob = (app: Application) =>
 
 /**
  * Captures interrupted by a crash are finished or undone at start-up (on MongoDB, where other instances may be
- * capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs.
+ * capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs; the same pass
+ * removes expired idempotency keys.
  */
 export const paymentIntentsRecoveryJob = (app: Application) =>
   recoveryJob(app, 'payment-intents', {
     intervalMs: () => app.get('billing').recoveryIntervalMs,
     pass: async (when) => {
       const finished = await recoverCaptures(app, staleCutoff(app, when, app.get('billing').staleAfterMs))
-      return finished ? `${finished} interrupted captures settled` : null
+      // Idempotency keys (of intents and billing customers) whose 24 hours are over.
+      const purged = await purgeExpiredKeys(app)
+      const done = [finished ? `${finished} interrupted captures settled` : '', purged ? `${purged} expired idempotency keys removed` : ''].filter(Boolean)
+      return done.length ? done.join(', ') : null
     }
   })

@@ -2,7 +2,8 @@
 // key and the same request answers the first result (same status and body) without doing the work again; the
 // same key with another request is a 409; a request still running under the key makes the retry wait for its
 // result (so twenty simultaneous captures with one key capture once). Keys belong to the calling account and
-// expire after 24 hours. Results and client errors (4xx) are kept; a server-side failure frees the key.
+// expire after 24 hours (then removed by a periodic pass). Results and client errors (4xx) are kept; a server-side
+// failure frees the key.
 import crypto from 'node:crypto'
 import { BadRequest, Conflict, convert } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../declarations'
@@ -19,6 +20,15 @@ export const idempotencyStore = (app: Application): StoreService => {
   const store = createStore(app, { name: 'idempotency-keys', paginate: false, indexes: [{ fields: { key: 1 }, unique: true }, { fields: { expiresAt: 1 } }] })
   runtime.idempotencyStore = store
   return store
+}
+
+/**
+ * Removes the keys whose 24 hours are over (run by the payment intents' periodic pass), so the store does not
+ * grow with every key ever sent. Answers how many were removed.
+ */
+export const purgeExpiredKeys = async (app: Application, now = Date.now()) => {
+  const removed = await idempotencyStore(app)._remove(null, { query: { expiresAt: { $lte: now } }, paginate: false, adapter: { multi: true } })
+  return Array.isArray(removed) ? removed.length : removed ? 1 : 0
 }
 
 const canonical = (value: unknown): string => {

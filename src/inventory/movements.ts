@@ -3,8 +3,8 @@
 // (`inventory-stock-movements`), so the sum of a stock's movements is its quantity. Steps of `moveStock`:
 //   1. insert the movement with status `pending` (invisible to clients);
 //   2. apply it to the stock in one atomic conditional update: `$inc quantity` + `$push pending {key: movement
-//      id}`, only if the stock is open and (for a withdrawal) holds at least the amount; otherwise delete the
-//      pending movement and answer 409 naming what is available;
+//      id}`, only if the stock is open and (for a withdrawal) holds at least the amount, (for a receipt) stays
+//      within the largest quantity; otherwise delete the pending movement and answer 409 naming what is available;
 //   3. mark the movement `applied` with the stock's quantity after it;
 //   4. `$pull` the pending entry from the stock, announce the movement.
 // Recovery (`recoverStockMovements`) finishes or undoes stale steps: a pending movement whose key is on its
@@ -18,6 +18,7 @@ import { orNull } from '../billing/stores'
 import { invalid } from '../schema/validators'
 import { logger } from '../logger'
 import { inventoryPaths, inventoryStores } from './stores'
+import { maxStockQuantity } from '../services/inventory-variants/inventory-variants.schema'
 
 export interface Movement {
   delta: number
@@ -44,6 +45,14 @@ const shortConflict = (stock: any, delta: number) =>
     available: stock.quantity
   })
 
+const overConflict = (stock: any, delta: number) =>
+  new Conflict(`Cannot receive ${delta} into stock ${stock.id}: it holds ${stock.quantity} and a stock holds at most ${maxStockQuantity}`, {
+    stock: stock.id,
+    requested: delta,
+    quantity: stock.quantity,
+    maximum: maxStockQuantity
+  })
+
 const closedConflict = (stock: any) => new Conflict(`Stock ${stock.id} is closed (its variant is archived): no movements`, { stock: stock.id, closed: true })
 
 /** Applies one movement to stock `stockId` atomically (see the steps above); `scope` narrows the stock write. */
@@ -52,14 +61,15 @@ export const moveStock = async (app: Application, stockId: string, movement: Mov
 /** moveStock, answering both the stock after the movement and the recorded movement. */
 export const applyMovement = async (app: Application, stockId: string, movement: Movement, scope?: Query | null): Promise<{ stock: any; movement: any }> => {
   const { stocks, movements } = inventoryStores(app)
-  if (!Number.isInteger(movement.delta) || movement.delta === 0) {
-    throw invalid('data', [{ field: 'adjust', message: 'must be a non-zero integer' }])
+  if (!Number.isInteger(movement.delta) || movement.delta === 0 || Math.abs(movement.delta) > maxStockQuantity) {
+    throw invalid('data', [{ field: 'adjust', message: `must be a non-zero integer between -${maxStockQuantity} and ${maxStockQuantity}` }])
   }
   const stock = await orNull(stocks._get(stockId, { query: within({}, scope) }))
   if (!stock) throw notFound(stockId)
   if (stock.closed && !movement.evenIfClosed) throw closedConflict(stock)
   // Cheap early answer when the stock is plainly short (the atomic step below is what guarantees it).
   if (stock.quantity + movement.delta < 0) throw shortConflict(stock, movement.delta)
+  if (stock.quantity + movement.delta > maxStockQuantity) throw overConflict(stock, movement.delta)
 
   const now = Date.now()
   const pending = await movements._create({
@@ -78,7 +88,10 @@ export const applyMovement = async (app: Application, stockId: string, movement:
     createdBy: movement.by
   })
 
-  const guard: Query = { ...(movement.evenIfClosed ? {} : { closed: { $ne: true } }), ...(movement.delta < 0 ? { quantity: { $gte: -movement.delta } } : {}) }
+  const guard: Query = {
+    ...(movement.evenIfClosed ? {} : { closed: { $ne: true } }),
+    quantity: movement.delta < 0 ? { $gte: -movement.delta } : { $lte: maxStockQuantity - movement.delta }
+  }
   const applied = await orNull(
     stocks._patch(
       stock.id,
@@ -91,7 +104,7 @@ export const applyMovement = async (app: Application, stockId: string, movement:
     const fresh = await orNull(stocks._get(stock.id, { query: within({}, scope) }))
     if (!fresh) throw notFound(stock.id)
     if (fresh.closed && !movement.evenIfClosed) throw closedConflict(fresh)
-    throw shortConflict(fresh, movement.delta)
+    throw movement.delta < 0 ? shortConflict(fresh, movement.delta) : overConflict(fresh, movement.delta)
   }
 
   const recorded =
@@ -182,7 +195,9 @@ export const requestedDelta = (fields: Record<string, any>, operators: Record<st
     if (!inc || typeof inc !== 'object' || Array.isArray(inc) || Object.keys(inc).length !== 1 || !('quantity' in inc)) {
       throw invalid('data', [{ field: '$inc', message: 'must be { quantity: <non-zero integer> }' }])
     }
-    if (!Number.isInteger(inc.quantity) || inc.quantity === 0) throw invalid('data', [{ field: '$inc.quantity', message: 'must be a non-zero integer' }])
+    if (!Number.isInteger(inc.quantity) || inc.quantity === 0 || Math.abs(inc.quantity) > maxStockQuantity) {
+      throw invalid('data', [{ field: '$inc.quantity', message: `must be a non-zero integer between -${maxStockQuantity} and ${maxStockQuantity}` }])
+    }
     return inc.quantity
   }
   return fields.adjust

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { recordEvents, restClient, socketClient, waitUntil, type TestServer } from '../helpers/app'
 import { fieldsOf } from '../helpers/billing'
 import { createStockroom, createVariant, freshSku, startInventoryServer, stockedVariant, type InventoryFixture } from '../helpers/inventory'
+import { rawEmit } from '../helpers/tenants'
 
 describe('inventory: stockrooms, variants, stocks and movements', function () {
   this.timeout(60000)
@@ -237,6 +238,70 @@ describe('inventory: stockrooms, variants, stocks and movements', function () {
       assert.equal((await k.delete(`/inventory-stocks/${stock.id}`)).status, 405)
     })
 
+    it('keeps a stock within its largest quantity: $inc past ±1e9 is a 400 naming $inc.quantity, a receipt past 1e9 a 409, nothing moves', async () => {
+      const { stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 10)
+      const k = api(facility.keeper.token)
+      for (const quantity of [1e15, -1e15, 1e9 + 1]) {
+        const res = await k.patch(`/inventory-stocks/${stock.id}`, { $inc: { quantity } })
+        assert.equal(res.status, 400, `${quantity} → ${res.status}`)
+        assert.deepEqual(fieldsOf(res.body), ['$inc.quantity'])
+      }
+      const over = await k.patch(`/inventory-stocks/${stock.id}`, { adjust: 1e9, reason: 'typo' })
+      assert.equal(over.status, 409)
+      assert.deepEqual([over.body.data.quantity, over.body.data.maximum], [10, 1e9])
+      assert.match(over.body.message, /at most 1000000000/)
+      const also = await k.patch(`/inventory-stocks/${stock.id}`, { $inc: { quantity: 1e9 - 9 } })
+      assert.equal(also.status, 409)
+      assert.equal((await k.get(`/inventory-stocks/${stock.id}`)).body.quantity, 10)
+      assert.equal((await k.patch(`/inventory-stocks/${stock.id}`, { $inc: { quantity: 1e9 - 10 } })).body.quantity, 1e9)
+      const ledger = (await k.get(`/inventory-stock-movements?stock=${stock.id}`)).body.data
+      assert.deepEqual(ledger.map((m: any) => m.delta).sort((a: number, b: number) => a - b), [10, 1e9 - 10])
+    })
+
+    it('refuses server-owned fields in stock and variant bodies (quantity, closed, pending, archived, stocked, facility) with a 400 naming each', async () => {
+      const { variant, stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 3)
+      const k = api(facility.keeper.token)
+      const cases: [string, string, Record<string, unknown>, string][] = [
+        ['PATCH', `/inventory-stocks/${stock.id}`, { closed: true }, 'closed'],
+        ['PATCH', `/inventory-stocks/${stock.id}`, { facility: facility.strangerFacility }, 'facility'],
+        ['PATCH', `/inventory-stocks/${stock.id}`, { variant: 'OTHER' }, 'variant'],
+        ['POST', '/inventory-stocks', { facility: facility.id, variant: variant.sku, stockroom: room.id, lot: 'Z', pending: [] }, 'pending'],
+        ['POST', '/inventory-stocks', { facility: facility.id, variant: variant.sku, stockroom: room.id, lot: 'Z', closed: false }, 'closed'],
+        ['PATCH', `/inventory-variants/${variant.id}`, { archived: true }, 'archived'],
+        ['PATCH', `/inventory-variants/${variant.id}`, { stocked: false }, 'stocked'],
+        ['PATCH', `/inventory-variants/${variant.id}`, { facility: facility.strangerFacility }, 'facility'],
+        ['POST', '/inventory-variants', { facility: facility.id, sku: freshSku(), name: 'x', ordered: false }, 'ordered'],
+        ['POST', '/inventory-stockrooms', { facility: facility.id, name: 'x', stocked: false }, 'stocked']
+      ]
+      for (const [method, path, body, field] of cases) {
+        const res = method === 'POST' ? await k.post(path, body) : await k.patch(path, body)
+        assert.equal(res.status, 400, `${method} ${path} ${JSON.stringify(body)} → ${res.status}`)
+        assert.deepEqual(fieldsOf(res.body), [field])
+      }
+      assert.equal((await k.get(`/inventory-stocks/${stock.id}`)).body.quantity, 3)
+    })
+
+    it('refuses another facility\'s stockroom or sku in a body (400 naming it) and shows none of its stocks through $populateStocks', async () => {
+      const theirRoom = await createStockroom(server.url, facility.stranger.token, facility.strangerFacility, 'Their room')
+      const theirs = await stockedVariant(server.url, facility.stranger.token, facility.strangerFacility, theirRoom.id, 5)
+      const mine = await createVariant(server.url, facility.keeper.token, facility.id)
+      const k = api(facility.keeper.token)
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['/inventory-variants', { facility: facility.id, sku: freshSku(), name: 'x', initialStock: 1, stockroom: theirRoom.id }, 'stockroom'],
+        ['/inventory-stocks', { facility: facility.id, variant: mine.sku, stockroom: theirRoom.id }, 'stockroom'],
+        ['/inventory-stocks', { facility: facility.id, variant: theirs.variant.sku, stockroom: room.id }, 'variant']
+      ]
+      for (const [path, body, field] of cases) {
+        const res = await k.post(path, body)
+        assert.equal(res.status, 400, `${path} ${JSON.stringify(body)} → ${res.status}`)
+        assert.deepEqual(fieldsOf(res.body), [field])
+      }
+      const populated = await k.get(`/inventory-variants?$populateStocks[stockroom]=${theirRoom.id}&$limit=100`)
+      assert.equal(populated.status, 200)
+      assert.ok(populated.body.data.every((v: any) => v.facility === facility.id && v.$stocks.length === 0))
+      assert.equal((await api(facility.stranger.token).get(`/inventory-stocks/${theirs.stock.id}`)).body.quantity, 5)
+    })
+
     it('keeps the movement ledger read-only (405) and private to the facility', async () => {
       const { stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 2)
       const [movement] = (await api(facility.member.token).get(`/inventory-stock-movements?stock=${stock.id}`)).body.data
@@ -300,6 +365,88 @@ describe('inventory: stockrooms, variants, stocks and movements', function () {
         member.close()
         stranger.close()
       }
+    })
+  })
+  describe('over Socket.IO', () => {
+    let keeper: ReturnType<typeof socketClient>
+    let member: ReturnType<typeof socketClient>
+    let stranger: ReturnType<typeof socketClient>
+    before(async () => {
+      keeper = socketClient(server.url)
+      member = socketClient(server.url)
+      stranger = socketClient(server.url)
+      await keeper.client.authenticate({ strategy: 'jwt', accessToken: facility.keeper.token })
+      await member.client.authenticate({ strategy: 'jwt', accessToken: facility.member.token })
+      await stranger.client.authenticate({ strategy: 'jwt', accessToken: facility.stranger.token })
+    })
+    after(() => {
+      for (const socket of [keeper, member, stranger]) socket.close()
+    })
+    const refusal = async (call: Promise<unknown>) => {
+      try {
+        await call
+      } catch (error: any) {
+        return error
+      }
+      assert.fail('the call was expected to be refused')
+    }
+    const one = <T>(result: T | T[]): T => {
+      assert.ok(!Array.isArray(result))
+      return result
+    }
+
+    it('creates, reads, changes and removes stockrooms, variants and stocks with the privilege; members read (403 on changes), strangers get 404', async () => {
+      const rooms = keeper.client.service('inventory-stockrooms')
+      const variants = keeper.client.service('inventory-variants')
+      const stocks = keeper.client.service('inventory-stocks')
+      const room2 = await rooms.create({ facility: facility.id, name: 'Socket room' })
+      assert.equal(one(await rooms.patch(room2.id, { description: 'Top shelf' })).description, 'Top shelf')
+      const sku = freshSku('SOCK')
+      const variant = await variants.create({ facility: facility.id, sku, name: 'Syringe 5 ml', initialStock: 8, stockroom: room2.id })
+      const stock = variant.$stocks?.[0]
+      assert.ok(stock)
+      assert.equal(stock.quantity, 8)
+      assert.equal(one(await stocks.patch(stock.id, { adjust: -3, reason: 'ward round' })).quantity, 5)
+      assert.equal((await member.client.service('inventory-stocks').get(stock.id)).quantity, 5)
+      assert.equal((await member.client.service('inventory-variants').get(variant.id)).sku, sku)
+      for (const call of [
+        member.client.service('inventory-stockrooms').create({ facility: facility.id, name: 'x' }),
+        member.client.service('inventory-variants').patch(variant.id, { name: 'x' }),
+        member.client.service('inventory-stocks').patch(stock.id, { adjust: -1 }),
+        member.client.service('inventory-stockrooms').remove(room2.id)
+      ]) assert.equal((await refusal(call)).code, 403)
+      for (const call of [
+        stranger.client.service('inventory-stockrooms').get(room2.id),
+        stranger.client.service('inventory-variants').get(variant.id),
+        stranger.client.service('inventory-stocks').patch(stock.id, { adjust: -1 }),
+        stranger.client.service('inventory-variants').create({ facility: facility.id, sku: freshSku(), name: 'x' })
+      ]) assert.equal((await refusal(call)).code, 404)
+      const spare = await variants.create({ facility: facility.id, sku: freshSku(), name: 'Never stocked' })
+      assert.equal(one(await variants.remove(spare.id)).id, spare.id)
+      const empty = await rooms.create({ facility: facility.id, name: 'Empty' })
+      assert.equal(one(await rooms.remove(empty.id)).id, empty.id)
+      assert.equal((await refusal(rooms.remove(room2.id))).code, 409)
+      assert.equal((await keeper.client.service('inventory-stocks').get(stock.id)).quantity, 5)
+    })
+
+    it('answers bad bodies with a 400 naming the field and a short withdrawal with a 409 naming what is available', async () => {
+      const { stock } = await stockedVariant(server.url, facility.keeper.token, facility.id, room.id, 2)
+      // Raw socket calls: bodies the typed client would refuse to compile.
+      const cases: [string, string, unknown[], string][] = [
+        ['create', 'inventory-stockrooms', [{ facility: facility.id }, {}], 'name'],
+        ['create', 'inventory-variants', [{ facility: facility.id, name: 'No sku' }, {}], 'sku'],
+        ['create', 'inventory-stocks', [{ facility: facility.id, variant: 'NOPE', stockroom: room.id }, {}], 'variant'],
+        ['patch', 'inventory-stocks', [stock.id, { quantity: 100 }, {}], 'quantity'],
+        ['patch', 'inventory-stocks', [stock.id, { $inc: { quantity: 0 } }, {}], '$inc.quantity']
+      ]
+      for (const [method, path, args, field] of cases) {
+        const { error } = await rawEmit(keeper.socket, method, path, args)
+        assert.equal(error?.code, 400, `${method} ${path} ${JSON.stringify(args)}`)
+        assert.deepEqual(fieldsOf(error), [field])
+      }
+      const short = await refusal(keeper.client.service('inventory-stocks').patch(stock.id, { $inc: { quantity: -3 } }))
+      assert.equal(short.code, 409)
+      assert.equal(short.data.available, 2)
     })
   })
 })

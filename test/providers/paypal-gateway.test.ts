@@ -78,6 +78,17 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     assert.equal((await capture(intent.id)).body.status, 'captured')
   })
 
+  it('cancels the intent when PayPal reports its order VOIDED: the capture is a 409 naming cancelled, and nothing is captured', async () => {
+    const intent = (await create()).body
+    paypal.orders.get(intent.gatewayOrderId)!.status = 'VOIDED'
+    const res = await capture(intent.id)
+    assert.equal(res.status, 409)
+    assert.match(res.body.message, /is cancelled/)
+    const after = (await call('GET', `/billing-payment-intents/${intent.id}`)).body
+    assert.deepEqual([after.status, after.cancelReason], ['cancelled', 'gateway'])
+    assert.equal(paypal.orders.get(intent.gatewayOrderId)!.captures, 0)
+  })
+
   it('marks the intent failed when PayPal declines the capture', async () => {
     const intent = (await create()).body
     paypal.approve(intent.gatewayOrderId)
@@ -136,6 +147,27 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     const after = await call('GET', `/billing-payment-intents/${intent.id}`)
     assert.equal(after.body.status, 'captured')
     assert.equal(order.captures, 1)
+  })
+
+  it('answers a POST and a capture retried with the same Idempotency-Key from the first result, without calling PayPal again', async () => {
+    const body = { gatewayType: 'paypal-paypal', currency: 'USD', facility: facility.id, gatewayReturnURL: 'http://127.0.0.1:9/paid', items: [{ name: 'Consultation', amountPerItem: 61, quantity: 1 }] }
+    const send = (method: string, path: string, data: unknown, key: string) => http(server.url, method, path, { token: facility.biller.token, body: data, headers: { 'idempotency-key': key } })
+    const ordersBefore = paypal.orders.size
+    const first = await send('POST', '/billing-payment-intents', body, 'paypal-create-1')
+    assert.equal(first.status, 201, JSON.stringify(first.body))
+    const callsAfterCreate = paypal.requests.length
+    const again = await send('POST', '/billing-payment-intents', body, 'paypal-create-1')
+    assert.deepEqual([again.status, again.body], [201, first.body])
+    assert.equal(paypal.orders.size, ordersBefore + 1)
+    assert.equal(paypal.requests.length, callsAfterCreate, 'no PayPal call for the retry')
+    paypal.approve(first.body.gatewayOrderId)
+    const captured = await send('PATCH', `/billing-payment-intents/${first.body.id}`, { capture: true }, 'paypal-capture-1')
+    assert.equal(captured.body.status, 'captured', JSON.stringify(captured.body))
+    const callsAfterCapture = paypal.requests.length
+    const retried = await send('PATCH', `/billing-payment-intents/${first.body.id}`, { capture: true }, 'paypal-capture-1')
+    assert.deepEqual([retried.status, retried.body], [200, captured.body])
+    assert.equal(paypal.requests.length, callsAfterCapture, 'no PayPal call for the retried capture')
+    assert.equal(paypal.orders.get(first.body.gatewayOrderId)!.captures, 1)
   })
 
   it('sends the client secret and access token to PayPal only', async () => {

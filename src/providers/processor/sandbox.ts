@@ -58,8 +58,9 @@ export const createSandboxProcessor = (): CardProcessor => {
     async addCard(id, token) {
       const customer = customerOf(id)
       if (token === 'tok_processorDown') throw new ProcessorUnavailable('sandbox outage token')
-      if (refusals[token]) throw new ProcessorDeclined(refusals[token])
-      const known = cards[token]
+      // Own keys only: a token named like an Object member (`constructor`, `__proto__`) is just an unknown token.
+      if (Object.hasOwn(refusals, token)) throw new ProcessorDeclined(refusals[token])
+      const known = Object.hasOwn(cards, token) ? cards[token] : undefined
       if (!known) throw new ProcessorDeclined(`No such token: '${token}'`)
       const card = { id: `card_sandbox_${crypto.randomBytes(8).toString('hex')}`, ...known, expMonth: 12, expYear: 2034 }
       customer.cards.push({ card, added: ++sequence })

@@ -71,5 +71,5 @@ export const customerQuerySchema = querySyntax(
   })
 )
 
-/** GET accepts `$populateProcessorCards=true` besides the query. */
-export const customerGetQuerySchema = Type.Intersect([customerQuerySchema, Type.Object({ $populateProcessorCards: Type.Optional(Type.Boolean()) })])
+/** GET accepts `$populateProcessorCards=true` besides the query (one object: any other field stays a 400). */
+export const customerGetQuerySchema = Type.Object({ ...customerQuerySchema.properties, $populateProcessorCards: Type.Optional(Type.Boolean()) }, { additionalProperties: false })

@@ -91,5 +91,11 @@ export const intentQuerySchema = querySyntax(
   })
 )
 
-/** find also takes `$analytics`: sums over the selected intents (src/billing/intents.ts intentAnalytics). */
-export const intentFindQuerySchema = Type.Intersect([intentQuerySchema, Type.Object({ $analytics: Type.Optional(Type.Union([Type.Literal('net-amount-total'), Type.Literal('receivables-total')])) })])
+/**
+ * find also takes `$analytics`: sums over the selected intents (src/billing/intents.ts intentAnalytics). One
+ * object with the query's own fields (not an intersection, which would let any other field through to the store).
+ */
+export const intentFindQuerySchema = Type.Object(
+  { ...intentQuerySchema.properties, $analytics: Type.Optional(Type.Union([Type.Literal('net-amount-total'), Type.Literal('receivables-total')])) },
+  { additionalProperties: false }
+)

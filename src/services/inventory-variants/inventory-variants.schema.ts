@@ -3,8 +3,11 @@ import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, Money } from '../../billing/schema'
 
+/** The largest quantity a stock may hold (movements that would pass it are refused). */
+export const maxStockQuantity = 1e9
+
 /** Stock quantities are whole units (tablets, boxes, vials). */
-export const StockQuantity = (options: Record<string, unknown> = {}) => Type.Integer({ minimum: 0, maximum: 1e9, ...options })
+export const StockQuantity = (options: Record<string, unknown> = {}) => Type.Integer({ minimum: 0, maximum: maxStockQuantity, ...options })
 
 const variantFields = {
   name: Text(200, { minLength: 1 }),

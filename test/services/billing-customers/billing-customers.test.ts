@@ -2,7 +2,7 @@
 // the default card as cards are added, deleted and chosen, and the processor's refusals and outages.
 import assert from 'node:assert/strict'
 import { http, signUp, socketClient, type TestServer } from '../../helpers/app'
-import { startFacilityServer, type FacilityFixture } from '../../helpers/billing'
+import { fieldsOf, startFacilityServer, type FacilityFixture } from '../../helpers/billing'
 
 describe('billing/customers (sandbox processor)', function () {
   this.timeout(30000)
@@ -242,6 +242,25 @@ describe('billing/customers (sandbox processor)', function () {
     it('lets a billing member read but not change the organization’s cards (403)', async () => {
       assert.equal((await patch(facility.biller.token, organizationCustomer, { processorToken: 'tok_visa' })).status, 403)
       assert.equal((await patch(facility.stranger.token, organizationCustomer, { processorToken: 'tok_visa' })).status, 404)
+    })
+
+    it('answers a GET whose query names a field that is not a query field, or $where, with a 400 naming it', async () => {
+      for (const [query, field] of [['ownerKey=organization:x', 'ownerKey'], ['processorCustomerId[$regex]=.', 'processorCustomerId'], ['$where=1', '$where']]) {
+        const res = await http(url, 'GET', `/billing/customers/${organizationCustomer}?${query}`, { token: facility.owner.token })
+        assert.equal(res.status, 400, `${query} → ${res.status}`)
+        assert.ok(fieldsOf(res.body).includes(field), JSON.stringify(res.body))
+      }
+      const flagged = await http(url, 'GET', `/billing/customers/${organizationCustomer}?$populateProcessorCards=true&$where=1`, { token: facility.owner.token })
+      assert.equal(flagged.status, 400)
+    })
+
+    it('treats a token named like an Object member (constructor, __proto__, toString) as an unknown token: 402 No such token', async () => {
+      for (const processorToken of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        const res = await patch(facility.owner.token, organizationCustomer, { processorToken })
+        assert.equal(res.status, 402, processorToken)
+        assert.equal(res.body.message, `No such token: '${processorToken}'`)
+      }
+      assert.deepEqual(await cardsOf(facility.owner.token, organizationCustomer), [])
     })
 
     it('refuses an unknown query flag value (400)', async () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { http, recordEvents, signUp, socketClient, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
 import { fieldsOf, invoiceWithItems, startFacilityServer, type FacilityFixture } from '../../helpers/billing'
 import { answerCheckout } from '../../helpers/gateways'
+import { rawEmit } from '../../helpers/tenants'
 
 const RETURN = 'http://127.0.0.1:9/paid'
 const CANCEL = 'http://127.0.0.1:9/cancelled'
@@ -268,6 +269,61 @@ describe('billing-payment-intents (sandbox gateway)', function () {
     it('accepts only { capture: true } as a PATCH (400)', async () => {
       for (const body of [{}, { capture: false }, { status: 'captured' }, { capture: true, netAmount: 1 }]) {
         assert.equal((await http(url, 'PATCH', `/billing-payment-intents/${ofFacility.id}`, { token: facility.owner.token, body })).status, 400, JSON.stringify(body))
+      }
+    })
+  })
+  describe('hostile input', () => {
+    it('answers a gateway named like an Object member (constructor, __proto__, toString) with a 400 naming gatewayType', async () => {
+      for (const gatewayType of ['constructor-card', '__proto__-card', 'toString-card', 'hasOwnProperty-length']) {
+        const res = await create(facility.biller.token, facilityIntent({ gatewayType }))
+        assert.equal(res.status, 400, `${gatewayType} → ${res.status} ${JSON.stringify(res.body)}`)
+        assert.deepEqual(fieldsOf(res.body), ['gatewayType'])
+        assert.match(res.body.message, /unknown gateway/)
+      }
+    })
+
+    it('refuses server-owned fields in a POST body (status, netAmount, receivables, account, checkout) with a 400 naming each', async () => {
+      for (const [field, value] of [['status', 'captured'], ['netAmount', 0.01], ['receivables', { gross: 1, fees: 0, net: 1 }], ['account', facility.stranger.account.id], ['checkout', { approvalURL: 'https://evil.example' }], ['statusHistory', []]] as const) {
+        const res = await create(facility.biller.token, facilityIntent({ [field]: value }))
+        assert.equal(res.status, 400, field)
+        assert.deepEqual(fieldsOf(res.body), [field])
+      }
+    })
+
+    it('refuses a line past the exact money range (400 naming its quantity) and items that add up to nothing (400 naming items), creating nothing', async () => {
+      const before = (await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, { token: facility.biller.token })).body.total
+      const huge = await create(facility.biller.token, facilityIntent({ items: [{ name: 'Everything', amountPerItem: 1e12, quantity: 1e6 }] }))
+      assert.equal(huge.status, 400, JSON.stringify(huge.body))
+      assert.deepEqual(fieldsOf(huge.body), ['items.0.quantity'])
+      const total = await create(facility.biller.token, facilityIntent({ items: Array.from({ length: 100 }, () => ({ name: 'Large', amountPerItem: 1e9, quantity: 1 })) }))
+      assert.equal(total.status, 400, JSON.stringify(total.body))
+      assert.deepEqual(fieldsOf(total.body), ['items'])
+      const nothing = await create(facility.biller.token, facilityIntent({ items: [{ name: 'Free', amountPerItem: 0, quantity: 3 }] }))
+      assert.equal(nothing.status, 400)
+      assert.deepEqual(fieldsOf(nothing.body), ['items'])
+      assert.match(nothing.body.message, /nothing to pay/)
+      assert.equal((await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, { token: facility.biller.token })).body.total, before)
+    })
+
+    it('answers a find (plain or $analytics) on a field that is not a query field, or with $where, with a 400 naming it (REST and Socket.IO)', async () => {
+      const intent = (await create(facility.biller.token, facilityIntent())).body
+      const secret = new URL(intent.checkout.approvalURL).searchParams.get('secret')
+      for (const query of [`checkoutSecret=${secret}`, 'checkoutSecret[$gt]=a', '$where=1', '$analytics=net-amount-total&$where=1', '$analytics=net-amount-total&amounts.net[$gt]=0', 'capturingBy[$ne]=x']) {
+        const res = await http(url, 'GET', `/billing-payment-intents?${query}`, { token: facility.member.token })
+        assert.equal(res.status, 400, `${query} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`)
+        assert.match(fieldsOf(res.body).join(), /checkoutSecret|\$where|amounts|capturingBy/)
+      }
+      assert.equal((await http(url, 'GET', `/billing-payment-intents/${intent.id}?$where=1`, { token: facility.member.token })).status, 400)
+      const socket = socketClient(url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: facility.member.token })
+        // Raw socket calls: queries the typed client would refuse to compile.
+        for (const query of [{ $where: '1' }, { $analytics: 'net-amount-total', checkoutSecret: { $gt: '' } }, { $analytics: { $ne: 'x' } }]) {
+          const answer = await rawEmit(socket.socket, 'find', 'billing-payment-intents', [query])
+          assert.equal(answer.error?.code, 400, `${JSON.stringify(query)} → ${JSON.stringify(answer)}`)
+        }
+      } finally {
+        socket.close()
       }
     })
   })

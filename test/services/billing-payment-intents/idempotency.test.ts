@@ -2,7 +2,7 @@
 // without doing the work again, a key reused with another body is a 409, keys are the caller's own, and
 // twenty simultaneous captures under one key capture once.
 import assert from 'node:assert/strict'
-import { http, type TestServer } from '../../helpers/app'
+import { http, startServer, type TestServer } from '../../helpers/app'
 import { invoiceWithItems, startFacilityServer, type FacilityFixture } from '../../helpers/billing'
 import { answerCheckout } from '../../helpers/gateways'
 
@@ -76,7 +76,36 @@ describe('billing-payment-intents Idempotency-Key', function () {
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, ...Array(19).fill(409)])
   })
 
+  it('keeps a key for 24 hours: after that the same key starts a new request instead of answering the first result', async () => {
+    const first = await post('expiring-1', body(12))
+    assert.equal(first.status, 201)
+    const store = server.app.get('idempotencyStore') // the keys' own store, read and aged as a day passing would
+    const [record] = await store._find({ query: { key: `${facility.biller.account.id}:billing-payment-intents:create:expiring-1` }, paginate: false })
+    assert.equal(record.expiresAt - record.createdAt, 24 * 60 * 60 * 1000)
+    assert.deepEqual((await post('expiring-1', body(12))).body, first.body, 'within the day: the first result')
+    assert.equal((await post('expiring-1', body(13))).status, 409, 'within the day: another body is a conflict')
+    await store._patch(record.id, { expiresAt: Date.now() - 1 })
+    const later = await post('expiring-1', body(13))
+    assert.equal(later.status, 201, JSON.stringify(later.body))
+    assert.notEqual(later.body.id, first.body.id)
+    assert.equal(later.body.netAmount, 13)
+  })
+
   it('refuses an empty or overlong key (400)', async () => {
     assert.equal((await post('x'.repeat(256), body())).status, 400)
+  })
+  it('removes keys whose 24 hours are over at the next pass (here: a restart), keeping the others', async () => {
+    assert.equal((await post('purge-old', body(14))).status, 201)
+    assert.equal((await post('purge-new', body(15))).status, 201)
+    const keyOf = (name: string) => `${facility.biller.account.id}:billing-payment-intents:create:${name}`
+    const stored = async (name: string) => (await server.app.get('idempotencyStore')._find({ query: { key: keyOf(name) }, paginate: false })).length
+    const [old] = await server.app.get('idempotencyStore')._find({ query: { key: keyOf('purge-old') }, paginate: false })
+    await server.app.get('idempotencyStore')._patch(old.id, { expiresAt: Date.now() - 1 }) // a day passing
+    const dataDir = server.dataDir
+    const mongodb = server.app.get('mongodb')
+    await server.close({ keep: true })
+    server = await startServer({ dataDir, mongodb })
+    url = server.url
+    assert.deepEqual([await stored('purge-old'), await stored('purge-new')], [0, 1])
   })
 })

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict'
 import { recordEvents, restClient, signUp, socketClient, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
 import { fieldsOf } from '../../helpers/billing'
 import { createStockroom, createVariant, startInventoryServer, stockedVariant, type InventoryFixture } from '../../helpers/inventory'
+import { rawEmit } from '../../helpers/tenants'
+import type { Order, RequestOrderData, RequestOrderPatch } from '../../../src/services/request-orders/request-orders.shared'
 
 describe('request orders', function () {
   this.timeout(60000)
@@ -107,6 +109,30 @@ describe('request orders', function () {
       assert.equal((await api(facility.stranger.token).post('/request/orders', orderBody([{ name: 'x' }]))).status, 404)
       assert.equal((await api(patient.token).post('/request/orders', orderBody([{ name: 'x' }]))).status, 404)
       assert.equal((await api().post('/request/orders', orderBody([{ name: 'x' }]))).status, 401)
+    })
+
+    it('refuses server-owned fields in bodies (status, statusHistory, stamps, item ids, prices, confirmations) with a 400 naming each', async () => {
+      const creates: [Record<string, unknown>, string][] = [
+        [orderBody([{ name: 'x' }], { status: 'completed' }), 'status'],
+        [orderBody([{ name: 'x' }], { statusHistory: [] }), 'statusHistory'],
+        [orderBody([{ name: 'x' }], { completedAt: 1 }), 'completedAt'],
+        [orderBody([{ name: 'x', id: 'chosen' }]), 'items.0.id'],
+        [orderBody([{ name: 'x', price: 0.01 }]), 'items.0.price'],
+        [orderBody([{ refType: 'service', ref: service.id, confirmedAt: 1 }]), 'items.0.confirmedAt']
+      ]
+      for (const [body, field] of creates) {
+        const res = await api(facility.member.token).post('/request/orders', body)
+        assert.equal(res.status, 400, field)
+        assert.deepEqual(fieldsOf(res.body), [field])
+      }
+      const order = await newOrder()
+      for (const [body, field] of [[{ status: 'completed' }, 'status'], [{ statusHistory: [] }, 'statusHistory'], [{ items: [] }, 'items'], [{ $push: { statusHistory: {} } }, '$push'], [{ owner: { organization: facility.strangerFacility } }, 'owner']] as const) {
+        const res = await api(facility.member.token).patch(`/request/orders/${order.id}`, body)
+        assert.equal(res.status, 400, field)
+        assert.deepEqual(fieldsOf(res.body), [field])
+      }
+      const after = (await api(facility.member.token).get(`/request/orders/${order.id}`)).body
+      assert.deepEqual([after.status, after.statusHistory.length, after.items.length], ['pending', 1, 2])
     })
 
     it('keeps an ordered variant: it can be archived but not removed (409)', async () => {
@@ -269,6 +295,97 @@ describe('request orders', function () {
       } finally {
         for (const socket of Object.values(sockets)) socket.close()
       }
+    })
+  })
+
+  describe('over Socket.IO', () => {
+    let socket: ReturnType<typeof socketClient>
+    let strangerSocket: ReturnType<typeof socketClient>
+    before(async () => {
+      socket = socketClient(server.url)
+      strangerSocket = socketClient(server.url)
+      await socket.client.authenticate({ strategy: 'jwt', accessToken: facility.member.token })
+      await strangerSocket.client.authenticate({ strategy: 'jwt', accessToken: facility.stranger.token })
+    })
+    after(() => {
+      socket.close()
+      strangerSocket.close()
+    })
+    const orders = () => socket.client.service('request/orders')
+    // A patch by id answers one order (the typed client also allows the multi form, which answers a list).
+    const patchOne = async (id: string, data: RequestOrderPatch): Promise<Order> => {
+      const result = await orders().patch(id, data)
+      assert.ok(!Array.isArray(result))
+      return result
+    }
+    const typedBody = (items: RequestOrderData['items']): RequestOrderData => ({ owner: { organization: facility.id }, requestedForType: 'patient', requestedFor: patient.account.id, items })
+    const refusal = async (call: Promise<unknown>) => {
+      try {
+        await call
+      } catch (error: any) {
+        return error
+      }
+      assert.fail('the call was expected to be refused')
+    }
+
+    it('creates an order of name and reference items, filling names from the documents and quantity 1 by default', async () => {
+      const order = await orders().create(typedBody([
+        { name: 'Saline 0.9% 500 ml' },
+        { refType: 'inventory-variant', ref: variant.sku, name: 'replaced', quantity: 2 },
+        { refType: 'service', ref: service.id, name: 'replaced too' }
+      ]))
+      assert.equal(order.status, 'pending')
+      assert.deepEqual(order.items.map((i) => [i.name, i.quantity, i.refType ?? null]), [
+        ['Saline 0.9% 500 ml', 1, null],
+        ['Gauze swab 10x10', 2, 'inventory-variant'],
+        ['Wound dressing', 1, 'service']
+      ])
+      assert.equal(new Set(order.items.map((i) => i.id)).size, 3)
+    })
+
+    it('answers each invalid item with a 400 naming its index and field', async () => {
+      const cases: [unknown[], string][] = [
+        [[{ refType: 'medicine', ref: 'x' }], 'items.0.refType'],
+        [[{ name: 'ok' }, { refType: 'inventory-variant', ref: 'NO-SUCH-SKU' }], 'items.1.ref'],
+        [[{ refType: 'service', ref: theirService.id }], 'items.0.ref'],
+        [[{ name: 'Zero', quantity: 0 }], 'items.0.quantity'],
+        [[{ name: 'Text', quantity: 'three' }], 'items.0.quantity'],
+        [[{ quantity: 2 }], 'items.0.name']
+      ]
+      for (const [items, field] of cases) {
+        // Raw socket calls: bodies the typed client would refuse to compile.
+        const { error } = await rawEmit(socket.socket, 'create', 'request/orders', [orderBody(items), {}])
+        assert.equal(error?.code, 400, JSON.stringify(items))
+        assert.deepEqual(fieldsOf(error), [field], JSON.stringify(error))
+      }
+    })
+
+    it('moves through every status, refuses an illegal move (409 naming the allowed ones) and an unknown one (400)', async () => {
+      const order = await orders().create(typedBody([{ name: 'Gloves' }]))
+      const illegal = await refusal(orders().patch(order.id, { changeStatus: 'completed' }))
+      assert.equal(illegal.code, 409)
+      assert.deepEqual(illegal.data.allowed, ['preparing', 'cancelled'])
+      assert.match(illegal.message, /is pending.*allowed next: preparing, cancelled/)
+      const unknown = await refusal(orders().patch(order.id, { changeStatus: 'shipped' }))
+      assert.equal(unknown.code, 400)
+      assert.deepEqual(fieldsOf(unknown), ['changeStatus'])
+      for (const status of ['preparing', 'ready', 'dispatched', 'completed']) assert.equal((await patchOne(order.id, { changeStatus: status })).status, status)
+      const history = (await orders().get(order.id)).statusHistory.map((h) => h.status)
+      assert.deepEqual(history, ['pending', 'preparing', 'ready', 'dispatched', 'completed'])
+    })
+
+    it('confirms an item, answers an unknown item id with a 400 naming confirmItem, and hides orders from a stranger (404)', async () => {
+      const order = await orders().create(typedBody([{ name: 'a' }, { name: 'b' }]))
+      const confirmed = await patchOne(order.id, { confirmItem: order.items[1].id })
+      assert.equal(confirmed.items[1].confirmedBy, facility.member.account.id)
+      assert.equal(confirmed.items[0].confirmedAt, undefined)
+      const unknown = await refusal(orders().patch(order.id, { confirmItem: 'no-such-item' }))
+      assert.equal(unknown.code, 400)
+      assert.deepEqual(fieldsOf(unknown), ['confirmItem'])
+      const theirs = strangerSocket.client.service('request/orders')
+      assert.equal((await refusal(theirs.get(order.id))).code, 404)
+      assert.equal((await refusal(theirs.patch(order.id, { confirmItem: order.items[0].id }))).code, 404)
+      assert.equal((await theirs.find({ query: { id: order.id } })).total, 0)
     })
   })
 
