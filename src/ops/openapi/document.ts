@@ -154,7 +154,7 @@ export const buildOpenApi = (app: Application): Json => {
     }
     if (methods.includes('remove')) {
       item.delete = operation('remove', {
-        summary: path === 'authentication' ? 'Log out (the token in the path or header)' : `Remove one of ${path}`,
+        summary: path === 'authentication' ? "Log out (Feathers' logout): the id is the access token the call sends as its Bearer token; the logout-everywhere action ends every session" : `Remove one of ${path}`,
         parameters: [idParameter],
         responses: { 200: answer('The removed document', ref(resultName)), ...errorResponses([401, 403, 404, 409]) }
       })
