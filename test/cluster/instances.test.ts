@@ -4,7 +4,10 @@
 import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
+import type { Server } from 'node:http'
 import { MongoClient } from 'mongodb'
+import { createClient } from 'redis'
+import { createApp } from '../../src/app'
 import { http, recordEvents, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../helpers/app'
 import { auth } from '../helpers/auth'
 import { addMember, invoiceWithItems, pay, setupFacility } from '../helpers/billing'
@@ -102,6 +105,42 @@ describe('several instances on one MongoDB and one Redis', function () {
         for (const server of [pair.a, pair.b]) assert.equal((await auth(server.url, admin)).status, 201)
       } finally {
         await pair.close()
+      }
+    })
+
+    it('answers readiness 503 (store and indexes ok, start-up still running) while its start-up waits for another instance, then 200', async () => {
+      const prefix = `ready-${crypto.randomBytes(4).toString('hex')}`
+      const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_ready')
+      const dataDir = tempDir('clinic-ready-')
+      // Another instance holds the admin bootstrap's lease: this one's start-up waits its turn.
+      const other = createClient({ url: redis.url })
+      await other.connect()
+      await other.set(`${prefix}:lease:admin-bootstrap`, 'another-instance', { expiration: { type: 'PX', value: 30_000 } })
+      const app = createApp({ host: '127.0.0.1', port: 0, logLevel: 'silent', dataDir, mongodb, redis: redis.url, redisPrefix: prefix, admin: { email: 'admin@ready.test', password: 'admin password 1' } } as Partial<Configuration>)
+      const starting = app.listen(0, '127.0.0.1')
+      const listener = app.server as Server
+      await new Promise<void>((resolve) => (listener.listening ? resolve() : listener.once('listening', () => resolve())))
+      const address = listener.address()
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+      try {
+        await waitUntil(async () => (await http(url, 'GET', '/health/ready')).body.checks?.indexes === 'ok', 20_000, 'the indexes')
+        const waiting = await http(url, 'GET', '/health/ready')
+        assert.equal(waiting.status, 503)
+        assert.deepEqual(waiting.body, { status: 'starting', checks: { store: 'ok', indexes: 'ok', recovery: 'running', phase: 'starting' } })
+        assert.equal((await http(url, 'GET', '/health/live')).status, 200)
+        await other.del(`${prefix}:lease:admin-bootstrap`)
+        await starting
+        const ready = await http(url, 'GET', '/health/ready')
+        assert.equal(ready.status, 200, JSON.stringify(ready.body))
+        assert.equal((await auth(url, { email: 'admin@ready.test', password: 'admin password 1' })).status, 201)
+      } finally {
+        await other.close()
+        await starting.catch(() => undefined)
+        await app.teardown()
+        const client = await MongoClient.connect(mongodb)
+        await client.db().dropDatabase()
+        await client.close()
+        fs.rmSync(dataDir, { recursive: true, force: true })
       }
     })
 
