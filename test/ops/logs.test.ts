@@ -105,4 +105,19 @@ describe('structured request logs (server process)', function () {
     assert.ok(!lines.some((line) => line.level === 'error' || line.err), JSON.stringify(lines))
     assert.doesNotMatch(child.output(), /^\s+at .*\(.*:\d+:\d+\)$/m)
   })
+
+  it('formats the same lines for people in development (pino-pretty), with the request fields', async () => {
+    const dev = await startChild({ NODE_ENV: 'development', DATA_DIR: tempDir('clinic-logs-dev-'), LOG_LEVEL: 'info', LOG_FORMAT: '' })
+    try {
+      await http(dev.url, 'GET', '/organizations', { headers: { 'x-request-id': 'dev-line-1' } })
+      await waitUntil(() => dev.output().includes('dev-line-1'), 5000, 'the log line')
+      const output = dev.output()
+      assert.match(output, /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: GET \/organizations 401$/m)
+      assert.match(output, /^\s+reqId: "dev-line-1"$/m)
+      assert.match(output, /^\s+statusCode: 401$/m)
+      assert.ok(!output.split('\n').some((line) => line.startsWith('{')), 'no JSON lines in development')
+    } finally {
+      await dev.kill('SIGTERM')
+    }
+  })
 })
