@@ -6,14 +6,17 @@ import { BadRequest } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../declarations'
 
 const MAX_ID_LENGTH = 200
+// Feathers' logout, DELETE /authentication/<id>: the id is the caller's access token, longer than any record id.
+const MAX_TOKEN_LENGTH = 4096
 
 export const requireScalarId = async (context: HookContext, next: NextFunction) => {
   const { method, id } = context
   if (['get', 'update', 'patch', 'remove'].includes(method)) {
     const withoutId = id === null || id === undefined
     const allowedWithoutId = method === 'patch' || method === 'remove'
-    if (withoutId ? !allowedWithoutId : typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
-      throw new BadRequest(`The id must be a string of 1 to ${MAX_ID_LENGTH} characters`, { errors: [{ field: 'id', message: 'must be a string' }] })
+    const max = context.path === 'authentication' && method === 'remove' ? MAX_TOKEN_LENGTH : MAX_ID_LENGTH
+    if (withoutId ? !allowedWithoutId : typeof id !== 'string' || id.length === 0 || id.length > max) {
+      throw new BadRequest(`The id must be a string of 1 to ${max} characters`, { errors: [{ field: 'id', message: 'must be a string' }] })
     }
   }
   await next()

@@ -37,6 +37,17 @@ const pathOf = (app: Application, service: unknown): string | undefined => {
   return found
 }
 
+// The path as logged: at most 300 characters, and never a credential that can sit in a path — an access token
+// (DELETE /authentication/<token>, or any JWT-shaped segment) or a sandbox checkout session (a bearer link).
+const jwtSegment = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/
+export const loggedPath = (path: string) => {
+  const segments = path.split('/').map((segment, index, all) =>
+    (index === 2 && all[1] === 'authentication') || jwtSegment.test(segment) || segment.startsWith('cs_sandbox_') ? '[redacted]' : segment
+  )
+  const joined = segments.join('/')
+  return joined.length > 300 ? `${joined.slice(0, 300)}…` : joined
+}
+
 // Client aborts (the connection closed before the response was written) are not server errors.
 const clientAbortCodes = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_DESTROYED'])
 export const isClientAbort = (error: any) => clientAbortCodes.has(error?.code)
@@ -64,14 +75,14 @@ export const observeRequests = (app: Application) => async (ctx: FeathersKoaCont
     const fields: Record<string, unknown> = {
       reqId,
       method: ctx.method,
-      path: ctx.path,
+      path: loggedPath(ctx.path),
       statusCode: ctx.status,
       responseTime: Math.round(elapsed * 1e4) / 10
     }
     if (log.account) fields.account = log.account
     // Probes and scrapes come every few seconds: their successes are debug lines.
     const routine = ctx.status < 400 && (ctx.path.startsWith('/health/') || ctx.path === '/metrics')
-    logger.log(routine ? 'debug' : 'info', fields, `${ctx.method} ${ctx.path} ${ctx.status}`)
+    logger.log(routine ? 'debug' : 'info', fields, `${ctx.method} ${fields.path} ${ctx.status}`)
   }
 }
 
@@ -80,9 +91,9 @@ export const logStreamErrors = (app: Application) => {
   app.on('error', (error: any, ctx?: FeathersKoaContext) => {
     const reqId = ctx?.state?.requestId
     if (isClientAbort(error)) {
-      logger.log('debug', { reqId, method: ctx?.method, path: ctx?.path, errorCode: error.code }, 'client closed the connection before the response was sent')
+      logger.log('debug', { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), errorCode: error.code }, 'client closed the connection before the response was sent')
       return
     }
-    logger.log('error', { reqId, method: ctx?.method, path: ctx?.path, err: error }, 'response failed')
+    logger.log('error', { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), err: error }, 'response failed')
   })
 }

@@ -4,13 +4,20 @@
 import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
+import type { Server } from 'node:http'
 import { MongoClient } from 'mongodb'
+import { createClient } from 'redis'
+import { createApp } from '../../src/app'
 import { http, recordEvents, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../helpers/app'
 import { auth } from '../helpers/auth'
 import { addMember, invoiceWithItems, pay, setupFacility } from '../helpers/billing'
 import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
 import { startRedis, type TestRedis } from '../helpers/redis'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
+import { startStripeServer } from '../helpers/stripe-server'
+import { ADMIN, DAY, readSubscription, signUpWith, testClock, waitForStatus } from '../helpers/subscriptions'
+import { validRecords } from '../fixtures/medical-records'
+import defaults from '../../config/default.json'
 import { startServerProcess } from '../helpers/server-process'
 import { recoverBillingOnce } from '../../src/billing/recovery'
 import { withLeaseWaiting } from '../../src/cluster/lease'
@@ -98,6 +105,42 @@ describe('several instances on one MongoDB and one Redis', function () {
         for (const server of [pair.a, pair.b]) assert.equal((await auth(server.url, admin)).status, 201)
       } finally {
         await pair.close()
+      }
+    })
+
+    it('answers readiness 503 (store and indexes ok, start-up still running) while its start-up waits for another instance, then 200', async () => {
+      const prefix = `ready-${crypto.randomBytes(4).toString('hex')}`
+      const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_ready')
+      const dataDir = tempDir('clinic-ready-')
+      // Another instance holds the admin bootstrap's lease: this one's start-up waits its turn.
+      const other = createClient({ url: redis.url })
+      await other.connect()
+      await other.set(`${prefix}:lease:admin-bootstrap`, 'another-instance', { expiration: { type: 'PX', value: 30_000 } })
+      const app = createApp({ host: '127.0.0.1', port: 0, logLevel: 'silent', dataDir, mongodb, redis: redis.url, redisPrefix: prefix, admin: { email: 'admin@ready.test', password: 'admin password 1' } } as Partial<Configuration>)
+      const starting = app.listen(0, '127.0.0.1')
+      const listener = app.server as Server
+      await new Promise<void>((resolve) => (listener.listening ? resolve() : listener.once('listening', () => resolve())))
+      const address = listener.address()
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+      try {
+        await waitUntil(async () => (await http(url, 'GET', '/health/ready')).body.checks?.indexes === 'ok', 20_000, 'the indexes')
+        const waiting = await http(url, 'GET', '/health/ready')
+        assert.equal(waiting.status, 503)
+        assert.deepEqual(waiting.body, { status: 'starting', checks: { store: 'ok', indexes: 'ok', recovery: 'running', phase: 'starting' } })
+        assert.equal((await http(url, 'GET', '/health/live')).status, 200)
+        await other.del(`${prefix}:lease:admin-bootstrap`)
+        await starting
+        const ready = await http(url, 'GET', '/health/ready')
+        assert.equal(ready.status, 200, JSON.stringify(ready.body))
+        assert.equal((await auth(url, { email: 'admin@ready.test', password: 'admin password 1' })).status, 201)
+      } finally {
+        await other.close()
+        await starting.catch(() => undefined)
+        await app.teardown()
+        const client = await MongoClient.connect(mongodb)
+        await client.db().dropDatabase()
+        await client.close()
+        fs.rmSync(dataDir, { recursive: true, force: true })
       }
     })
 
@@ -195,6 +238,45 @@ describe('several instances on one MongoDB and one Redis', function () {
     })
   })
 
+  describe('access cache', () => {
+    let pair: Pair
+    before(async () => {
+      pair = await startPair()
+    })
+    after(() => pair.close())
+
+    it('sees a membership change made on one instance in the next REST and Socket.IO call on both, after both cached the old rights', async () => {
+      const owner = await signUp(pair.a.url, { organization: { name: 'Cached Clinic', type: 'facility' } })
+      const doctor = await signUp(pair.a.url)
+      const added = await http(pair.a.url, 'POST', '/organization-members', { token: owner.token, body: { organization: owner.organization.id, uid: doctor.account.id, roles: ['doctor'], privileges: [] } })
+      assert.equal(added.status, 201, JSON.stringify(added.body))
+      const record = await http(pair.a.url, 'POST', '/medical-records', {
+        token: owner.token,
+        body: { ...validRecords.allergy, facility: owner.organization.id, patient: owner.account.id, permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+      })
+      assert.equal(record.status, 200, JSON.stringify(record.body))
+      const onB = await pair.connect(pair.b.url, doctor)
+      const statuses = async () => [
+        (await http(pair.a.url, 'GET', `/medical-records/${record.body.id}`, { token: doctor.token })).status,
+        (await http(pair.b.url, 'GET', `/medical-records/${record.body.id}`, { token: doctor.token })).status,
+        await onB
+          .service('medical-records')
+          .get(record.body.id)
+          .then(() => 200, (error: any) => error.code as number)
+      ]
+      // Both instances read (and cache) the doctor's rights, twice.
+      assert.deepEqual(await statuses(), [200, 200, 200])
+      assert.deepEqual(await statuses(), [200, 200, 200])
+      const setRoles = async (roles: string[]) => assert.equal((await http(pair.a.url, 'PATCH', `/organization-members/${added.body.id}`, { token: owner.token, body: { roles } })).status, 200)
+      await setRoles(['nurse'])
+      assert.deepEqual(await statuses(), [404, 404, 404], 'a role taken away on A is refused at once on A and B')
+      await setRoles(['doctor'])
+      assert.deepEqual(await statuses(), [200, 200, 200], 'a role given back on A is honoured at once on B')
+      assert.equal((await http(pair.b.url, 'DELETE', `/organization-members/${added.body.id}`, { token: owner.token })).status, 200)
+      assert.deepEqual(await statuses(), [404, 404, 404], 'a membership removed on B is refused at once on A')
+    })
+  })
+
   describe('rate limits', () => {
     let pair: Pair
     before(async () => {
@@ -257,6 +339,43 @@ describe('several instances on one MongoDB and one Redis', function () {
       assert.equal(steps.length, 4)
       assert.ok(steps[0].endsWith('start') && steps[1].endsWith('end') && steps[0].split(' ')[0] === steps[1].split(' ')[0], steps.join(', '))
       assert.ok(steps[2].endsWith('start') && steps[3].endsWith('end'), steps.join(', '))
+    })
+
+    it('runs the time-driven subscription pass once when both instances run it on one clock: one charge, one status change', async () => {
+      const stripe = await startStripeServer()
+      const clock = testClock()
+      const subsPair = await startPair({
+        admin: ADMIN,
+        clock,
+        subscriptions: { ...defaults.subscriptions, jobIntervalMs: 40 },
+        processor: { kind: 'stripe', timeoutMs: 3000, stripe: { secretKey: stripe.secretKey, host: '127.0.0.1', port: String(stripe.port), protocol: 'http', webhookSecret: 'whsec_pair' } }
+      } as Partial<Configuration>)
+      try {
+        const packages = (await http(subsPair.b.url, 'GET', '/subscription/packages?$limit=50')).body.data
+        const pro = packages.find((pkg: any) => pkg.key === 'clinic-pro')
+        assert.ok(pro?.trialDays > 0, JSON.stringify(packages.map((pkg: any) => pkg.key)))
+        const owner = await signUpWith(subsPair.a.url, pro.id)
+        assert.equal(owner.subscription.status, 'trialing')
+        const card = await http(subsPair.b.url, 'POST', '/billing/customers', { token: owner.token, body: { owner: { organization: owner.organization.id }, processorToken: 'tok_visa' } })
+        assert.equal(card.status, 201, JSON.stringify(card.body))
+        const customer = card.body.processorCustomerId
+
+        clock.advance(15 * DAY)
+        const active = await waitForStatus(subsPair.b.url, owner.token, owner.subscription.id, 'active')
+        // Several more passes of both instances (every 40 ms each) find nothing left to do.
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        assert.deepEqual(
+          stripe.paymentIntents.filter((intent) => intent.customer === customer).map((intent) => [intent.status, intent.amount]),
+          [['succeeded', pro.price]],
+          'the trial end was charged once'
+        )
+        const after = await readSubscription(subsPair.a.url, owner.token, owner.subscription.id)
+        assert.equal(after.statusHistory.filter((entry: any) => entry.status === 'active').length, 1, JSON.stringify(after.statusHistory))
+        assert.equal(after.currentPeriodEnd, active.currentPeriodEnd)
+      } finally {
+        await subsPair.close()
+        await stripe.close()
+      }
     })
 
     it('sends each webhook delivery once, in order, with changes made on both instances and both workers claiming', async () => {

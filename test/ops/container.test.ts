@@ -116,6 +116,18 @@ describe('container recipe', function () {
     assert.ok(compose.volumes['clinic-data'] !== undefined)
   })
 
+  it("compose.yaml starts the app instances only once MongoDB's replica set has a primary and Redis answers", () => {
+    const compose = parse(fs.readFileSync(path.join(root, 'compose.yaml'), 'utf8'), { merge: true })
+    const services = compose.services
+    for (const name of ['app1', 'app2']) assert.deepEqual(services[name].depends_on, { mongo: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } })
+    const mongoCheck: string = services.mongo.healthcheck.test.join(' ')
+    assert.match(mongoCheck, /rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/)
+    // mongosh exits 0 whatever an --eval expression evaluates to: health must come from an explicit exit code.
+    assert.match(mongoCheck, /quit\(db\.hello\(\)\.isWritablePrimary \? 0 : 1\)/)
+    assert.deepEqual(services.redis.healthcheck.test, ['CMD', 'redis-cli', 'ping'])
+    for (const name of ['app1', 'app2', 'single']) assert.ok(Number.parseInt(services[name].stop_grace_period) > Number(services[name].environment.SHUTDOWN_GRACE_MS ?? 10000) / 1000, `${name}: stop_grace_period longer than the grace period`)
+  })
+
   it('.env.example lists every variable the server reads, with the defaults of config/default.json', () => {
     const example = fs.readFileSync(path.join(root, '.env.example'), 'utf8')
     const listed = new Map(

@@ -68,6 +68,24 @@ describe('structured request logs (server process)', function () {
     assert.ok(!output.includes(email), 'email (record content) logged')
   })
 
+  it('logs out with the token in the path (Feathers logout) without writing the token into the log', async () => {
+    const email = uniqueEmail('logout')
+    const password = 'Another secret passphrase 2'
+    assert.equal((await http(child.url, 'POST', '/accounts', { body: { email, password } })).status, 201)
+    const token: string = (await http(child.url, 'POST', '/authentication', { body: { email, password } })).body.accessToken
+    const out = await http(child.url, 'DELETE', `/authentication/${token}`, { token, headers: { 'x-request-id': 'logout-in-path' } })
+    assert.equal(out.status, 200, JSON.stringify(out.body))
+    assert.equal(out.body.authentication.strategy, 'jwt')
+    // A token in the path of any other request is not logged either.
+    await http(child.url, 'GET', `/accounts/${token}`, { token, headers: { 'x-request-id': 'token-as-id' } })
+    await waitUntil(() => jsonLines(child.output()).some((line) => line.reqId === 'token-as-id'), 5000, 'the log lines')
+    const line = jsonLines(child.output()).find((entry) => entry.reqId === 'logout-in-path')
+    assert.equal(line.path, '/authentication/[redacted]')
+    assert.equal(line.statusCode, 200)
+    assert.equal(jsonLines(child.output()).find((entry) => entry.reqId === 'token-as-id').path, '/accounts/[redacted]')
+    assert.ok(!child.output().includes(token.split('.')[1]), 'token logged')
+  })
+
   it('logs a client that hangs up during a response as one debug line, without a stack', async () => {
     // A large file (the Swagger UI bundle, 1.7 MB) asked for 20 times on one connection (pipelined, so more than
     // the loopback buffers hold), never read by the client, which then closes the connection.
@@ -86,5 +104,20 @@ describe('structured request logs (server process)', function () {
     }
     assert.ok(!lines.some((line) => line.level === 'error' || line.err), JSON.stringify(lines))
     assert.doesNotMatch(child.output(), /^\s+at .*\(.*:\d+:\d+\)$/m)
+  })
+
+  it('formats the same lines for people in development (pino-pretty), with the request fields', async () => {
+    const dev = await startChild({ NODE_ENV: 'development', DATA_DIR: tempDir('clinic-logs-dev-'), LOG_LEVEL: 'info', LOG_FORMAT: '' })
+    try {
+      await http(dev.url, 'GET', '/organizations', { headers: { 'x-request-id': 'dev-line-1' } })
+      await waitUntil(() => dev.output().includes('dev-line-1'), 5000, 'the log line')
+      const output = dev.output()
+      assert.match(output, /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: GET \/organizations 401$/m)
+      assert.match(output, /^\s+reqId: "dev-line-1"$/m)
+      assert.match(output, /^\s+statusCode: 401$/m)
+      assert.ok(!output.split('\n').some((line) => line.startsWith('{')), 'no JSON lines in development')
+    } finally {
+      await dev.kill('SIGTERM')
+    }
   })
 })

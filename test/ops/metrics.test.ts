@@ -5,6 +5,8 @@ import assert from 'node:assert/strict'
 import { io } from 'socket.io-client'
 import { http, signUp, startServer, waitUntil, type TestServer } from '../helpers/app'
 import { startWebhookReceiver } from '../helpers/webhook-receiver'
+import { tempDir } from '../helpers/app'
+import { startChild } from '../helpers/child'
 
 describe('metrics', () => {
   describe('without METRICS_TOKEN (test environment)', () => {
@@ -101,6 +103,39 @@ describe('metrics', () => {
         assert.match(res.body, /clinic_requests_total/)
       } finally {
         process.env.NODE_ENV = previous
+      }
+    })
+  })
+
+  describe('server processes as operators start them', function () {
+    this.timeout(180_000)
+
+    it('serves /metrics without a token in development, and answers 404 in production until METRICS_TOKEN is set', async () => {
+      const dev = await startChild({ NODE_ENV: 'development', DATA_DIR: tempDir('clinic-metrics-'), METRICS_TOKEN: '' })
+      try {
+        const res = await http(dev.url, 'GET', '/metrics')
+        assert.equal(res.status, 200)
+        assert.match(res.body, /^# HELP clinic_requests_total/m)
+      } finally {
+        await dev.kill('SIGTERM')
+      }
+      const production = { NODE_ENV: 'production', DATA_DIR: tempDir('clinic-metrics-'), AUTH_SECRET: 'a-production-secret-for-metrics' }
+      const closed = await startChild({ ...production, METRICS_TOKEN: '' })
+      try {
+        assert.equal((await http(closed.url, 'GET', '/metrics')).status, 404)
+      } finally {
+        await closed.kill('SIGTERM')
+      }
+      const guarded = await startChild({ ...production, METRICS_TOKEN: 'operator-scrape-token' })
+      try {
+        assert.equal((await http(guarded.url, 'GET', '/metrics')).status, 401)
+        assert.equal((await http(guarded.url, 'GET', '/metrics', { headers: { authorization: 'Bearer operator-scrape-tokenX' } })).status, 401)
+        const scraped = await http(guarded.url, 'GET', '/metrics', { headers: { authorization: 'Bearer operator-scrape-token' } })
+        assert.equal(scraped.status, 200)
+        assert.match(scraped.body, /^nodejs_eventloop_lag_seconds /m)
+        assert.ok(!guarded.output().includes('operator-scrape-token'), 'the token is never logged')
+      } finally {
+        await guarded.kill('SIGTERM')
       }
     })
   })

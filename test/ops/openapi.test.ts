@@ -60,6 +60,40 @@ describe('OpenAPI document and /docs', () => {
     assert.ok(schemas.Accounts.properties.email && !schemas.Accounts.properties.password, 'account result without secrets')
   })
 
+  it('publishes the result schema, query and body shapes of every service registered at start-up (none left generic)', () => {
+    const methodsOf = (path: string) => getServiceOptions((server.app.services as any)[path])?.methods ?? [] // (cast: paths as plain strings)
+    for (const path of Object.keys(server.app.services)) {
+      const methods = methodsOf(path)
+      const reads = [doc.paths[`/${path}`]?.get, doc.paths[`/${path}/{id}`]?.get].filter(Boolean)
+      for (const operation of reads) {
+        const answer = JSON.stringify(operation.responses['200'])
+        assert.doesNotMatch(answer, /AnyDocument/, `${operation.operationId} answers a generic document`)
+      }
+      if (methods.includes('find')) assert.ok(doc.paths[`/${path}`].get.parameters.some((parameter: any) => parameter.name === 'query' && parameter.schema.$ref), `${path}: find has no query schema`)
+      for (const [template, verb] of [[`/${path}`, 'post'], [`/${path}/{id}`, 'put'], [`/${path}/{id}`, 'patch']]) {
+        const body = doc.paths[template]?.[verb]?.requestBody?.content['application/json'].schema
+        if (body) assert.ok(body.$ref || body.anyOf, `${verb.toUpperCase()} ${template}: generic body ${JSON.stringify(body)}`)
+      }
+    }
+  })
+
+  it('documents the order, stock and customer body operators and the $populate query flags', () => {
+    const schemas = doc.components.schemas
+    const alternatives = (operation: any) => operation.requestBody.content['application/json'].schema.anyOf.map((one: any) => schemas[one.$ref.split('/').pop()])
+    const orderPatch = alternatives(doc.paths['/request/orders/{id}'].patch)
+    assert.ok(orderPatch.some((schema: any) => schema.required?.includes('changeStatus') && schema.properties.stockroom), 'changeStatus')
+    assert.ok(orderPatch.some((schema: any) => schema.required?.includes('confirmItem')), 'confirmItem')
+    const stockPatch = alternatives(doc.paths['/inventory-stocks/{id}'].patch)
+    assert.ok(stockPatch.some((schema: any) => schema.properties.$inc?.properties?.quantity), '$inc')
+    const customerPatch = alternatives(doc.paths['/billing/customers/{id}'].patch)
+    for (const operator of ['$deleteProcessorCard', '$setDefaultProcessorCard']) assert.ok(customerPatch.some((schema: any) => schema.required?.includes(operator)), operator)
+    const queryOf = (operation: any) => schemas[operation.parameters.find((parameter: any) => parameter.name === 'query').schema.$ref.split('/').pop()]
+    assert.ok(JSON.stringify(queryOf(doc.paths['/billing/customers/{id}'].get)).includes('$populateProcessorCards'))
+    assert.ok(JSON.stringify(queryOf(doc.paths['/inventory-variants'].get)).includes('$populateStocks'))
+    assert.ok(JSON.stringify(queryOf(doc.paths['/inventory-variants/{id}'].get)).includes('$populateStocks'))
+    assert.ok(schemas.InventoryVariants.properties.$stocks, 'variants read with $stocks')
+  })
+
   it('includes a service registered after start-up', async () => {
     // (casts: a throw-away service outside the typed ServiceTypes)
     server.app.use('late-arrivals' as any, { async find() { return [] }, async get(id: string) { return { id } } } as any)

@@ -10,6 +10,7 @@ import { http, startServer, tempDir } from '../helpers/app'
 import { startServerProcess } from '../helpers/server-process'
 import { serverVariables } from '../helpers/settings'
 import { describeDifferences, quickStartSteps, readmePath, root, runQuickStart, section } from './quick-start'
+import { emulatorExclusions } from '../mongo/emulator-exclusions'
 
 const readme = fs.readFileSync(readmePath, 'utf8')
 const docFiles = fs
@@ -138,5 +139,39 @@ describe('README', () => {
     for (const rule of ['Authorization: Bearer', '`id`', 'milliseconds', '"total", "limit", "skip", "data"', '404', 'finalize', 'webhook']) assert.ok(contract.includes(rule), rule)
     assert.match(readme, /\/docs\b/)
     assert.match(readme, /\/openapi\.json/)
+  })
+
+  it('lists every test left out on the MongoDB emulator, with the capability it misses, in its tests section', () => {
+    const tests = section(readme, 'Development and tests')
+    const rows = tests.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Test') && !line.startsWith('|---'))
+    assert.equal(rows.length, emulatorExclusions.length, rows.join('\n'))
+    for (const { title, missing } of emulatorExclusions) assert.ok(rows.some((row) => row === `| ${title} | ${missing} |`), title)
+  })
+
+  it('names the command that runs the /docs browser test alone, and it selects that test', () => {
+    const command = /`npm run mocha -- --grep '([^']+)'`/.exec(section(readme, 'Development and tests'))
+    assert.ok(command, 'no npm run mocha -- --grep command')
+    const browserTest = fs.readFileSync(path.join(root, 'test/ops/docs-browser.test.ts'), 'utf8')
+    const title = /describe\('([^']+)'/.exec(browserTest)![1]
+    assert.ok(title.includes(command[1]), `${command[1]} does not select "${title}"`)
+  })
+
+  it('states the multi-instance set-up and the scaling plan in its deployment section', () => {
+    const deployment = section(readme, 'Deployment')
+    for (const fact of [
+      /both\*\* `MONGODB_URL`.*`REDIS_URL`/s,
+      /start-up warns when `MONGODB_URL` is set without `REDIS_URL`/,
+      /`compose\.yaml` runs two app instances/,
+      /Instances per replica set/,
+      /`audit-events` on `\{ facility: 1, at: 1 \}`/,
+      /`medical-records` on `\{ facility: 1, patient: 1 \}`/,
+      /`webhook-events` \(deliveries\) on `\{ webhook: 1, createdAt: 1 \}`/,
+      /Redis sizing/,
+      /10×/,
+      /100×/,
+      /What next/
+    ]) {
+      assert.match(deployment, fact)
+    }
   })
 })

@@ -129,7 +129,13 @@ export const buildOpenApi = (app: Application): Json => {
       })
     }
     if (methods.includes('get')) {
-      item.get = operation('get', { summary: `Read one of ${path}`, parameters: [idParameter], responses: { 200: answer('The document', ref(resultName)), ...errorResponses([401, 404]) } })
+      const getQuery = doc.getQuery
+        ? (() => {
+            schemas[`${name}GetQuery`] = plain(doc.getQuery)
+            return [{ name: 'query', in: 'query', required: false, style: 'deepObject', explode: true, schema: ref(`${name}GetQuery`), description: 'What this read adds to the document' }]
+          })()
+        : []
+      item.get = operation('get', { summary: `Read one of ${path}`, parameters: [idParameter, ...getQuery], responses: { 200: answer('The document', ref(resultName)), ...errorResponses([401, 404]) } })
     }
     if (methods.includes('update')) {
       item.put = operation('update', {
@@ -149,7 +155,7 @@ export const buildOpenApi = (app: Application): Json => {
     }
     if (methods.includes('remove')) {
       item.delete = operation('remove', {
-        summary: path === 'authentication' ? 'Log out (the token in the path or header)' : `Remove one of ${path}`,
+        summary: path === 'authentication' ? "Log out (Feathers' logout): the id is the access token the call sends as its Bearer token; the logout-everywhere action ends every session" : `Remove one of ${path}`,
         parameters: [idParameter],
         responses: { 200: answer('The removed document', ref(resultName)), ...errorResponses([401, 403, 404, 409]) }
       })

@@ -21,6 +21,13 @@ import { webhookDataSchema, webhookPatchSchema, webhookQuerySchema, webhookSchem
 import { actionSchemas } from '../../auth/flows'
 import { packageDataSchema, packagePatchSchema, packageQuerySchema, packageSchema } from '../../services/subscription-packages/subscription-packages.schema'
 import { packageChangeSchema, statusChangeSchema, subscriptionDataSchema, subscriptionQuerySchema, subscriptionSchema, toggleSchema } from '../../services/subscriptions/subscriptions.schema'
+import { customerGetQuerySchema } from '../../services/billing-customers/billing-customers.schema'
+import { orderDataSchema, orderQuerySchema, orderSchema } from '../../services/request-orders/request-orders.schema'
+import { stockroomDataSchema, stockroomPatchSchema, stockroomQuerySchema, stockroomSchema } from '../../services/inventory-stockrooms/inventory-stockrooms.schema'
+import { variantDataSchema, variantPatchSchema, variantQuerySchema, variantSchema } from '../../services/inventory-variants/inventory-variants.schema'
+import { stockDataSchema, stockQuerySchema, stockSchema } from '../../services/inventory-stocks/inventory-stocks.schema'
+import { movementQuerySchema, movementSchema } from '../../services/inventory-stock-movements/inventory-stock-movements.schema'
+import { IdString, Text, Timestamp } from '../../schema/common'
 
 export interface ServiceDoc {
   /** One line shown next to the service's name. */
@@ -32,6 +39,8 @@ export interface ServiceDoc {
   update?: TSchema
   patch?: TSchema | Record<string, TSchema>
   query?: TSchema
+  /** The query of GET /<path>/{id} (e.g. a `$populate…` flag), when it accepts one. */
+  getQuery?: TSchema
   /** Create answers 200 instead of 201 (medical records, as the interface says). */
   createStatus?: number
 }
@@ -39,6 +48,51 @@ export interface ServiceDoc {
 const withoutSecrets = (schema: TSchema): TSchema => Type.Omit(schema as any, accountSecrets as any) // (cast: Omit over a runtime key list)
 
 const finalizeOnly = Type.Object({ finalize: Type.Literal(true) }, { additionalProperties: false, description: 'Body operator: finalize' })
+
+// The one-operation PATCH bodies of orders and stocks (each accepted shape is its own alternative).
+const orderPatches = {
+  'change the status': Type.Object(
+    {
+      changeStatus: Text(50, { description: 'Body operator: the next status (pending, preparing, ready, dispatched, completed, cancelled; only allowed moves)' }),
+      stockroom: Type.Optional(IdString({ description: 'With changeStatus: dispatched, the stockroom whose stock the inventory-variant items consume' }))
+    },
+    { additionalProperties: false }
+  ),
+  'confirm an item': Type.Object({ confirmItem: Text(64, { description: "Body operator: the id of the order's item to mark as confirmed" }) }, { additionalProperties: false }),
+  'replace the notes': Type.Object({ notes: Text(5000) }, { additionalProperties: false })
+}
+
+const stockPatches = {
+  'a movement': Type.Object(
+    { adjust: Type.Integer({ minimum: -1e9, maximum: 1e9, not: { const: 0 }, description: 'Signed change of the quantity, recorded as a movement' }), reason: Type.Optional(Text(500, { minLength: 1 })) },
+    { additionalProperties: false }
+  ),
+  'a movement ($inc)': Type.Object(
+    { $inc: Type.Object({ quantity: Type.Integer({ not: { const: 0 } }) }, { additionalProperties: false, description: 'Body operator: the same movement as adjust' }), reason: Type.Optional(Text(500, { minLength: 1 })) },
+    { additionalProperties: false }
+  ),
+  'the stock settings': Type.Object({ reorderLevel: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })), expiresAt: Type.Optional(Timestamp()) }, { additionalProperties: false })
+}
+
+const populateStocks = Type.Union([Type.Literal(true), Type.Object({ stockroom: IdString() }, { additionalProperties: false })], {
+  description: '`true`, or `{ stockroom: <id> }` to keep only that stockroom: adds each variant\'s stocks as `$stocks`'
+})
+const variantResult = Type.Object({ ...variantSchema.properties, $stocks: Type.Optional(Type.Array(stockSchema, { description: 'Only with $populateStocks' })) }, { additionalProperties: false })
+
+const directoryEntry = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String({ description: 'organization, account, service, …' }),
+    ref: Type.Object({ id: Type.String(), type: Type.Optional(Type.String()), types: Type.Optional(Type.Array(Type.String())) }),
+    tags: Type.Array(Type.String(), { description: 'Facet values; the service types an organization offers are tags prefixed sto:' }),
+    name: Type.String(),
+    description: Type.String(),
+    score: Type.Optional(Type.Number()),
+    highlights: Type.Optional(Type.Array(Type.Object({ field: Type.Union([Type.Literal('name'), Type.Literal('description')]), matched: Type.Array(Type.String()) }))),
+    distanceKm: Type.Optional(Type.Number({ description: 'With location' }))
+  },
+  { additionalProperties: false }
+)
 
 const login = {
   password: Type.Object(
@@ -108,7 +162,8 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     result: customerSchema,
     data: customerDataSchema,
     patch: { 'a new card (the new default) or a new email': customerPatchSchema, 'delete a card': customerOperators.$deleteProcessorCard, 'set the default card': customerOperators.$setDefaultProcessorCard },
-    query: customerQuerySchema
+    query: customerQuerySchema,
+    getQuery: customerGetQuerySchema
   },
   'billing-payment-intents': {
     summary: 'Payments through a gateway: POST prices the items and answers checkout.approvalURL; PATCH { capture: true } captures an approved intent',
@@ -140,5 +195,29 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     patch: { 'change the package': packageChangeSchema, 'toggle features': toggleSchema, 'change the status': statusChangeSchema },
     query: subscriptionQuerySchema
   },
-  'bff/unified-directory': { summary: 'Directory search: $search, location, facets', query: directoryQuerySchema }
+  'bff/unified-directory': { summary: 'Directory search: $search, location, facets', result: directoryEntry, query: directoryQuerySchema },
+  'request/orders': {
+    summary: "Orders of a facility: POST { owner: { organization }, requestedForType, requestedFor, items }; PATCH one operation: { changeStatus }, { confirmItem } or { notes }",
+    result: orderSchema,
+    data: orderDataSchema,
+    patch: orderPatches,
+    query: orderQuerySchema
+  },
+  'inventory-stockrooms': { summary: "A facility's stockrooms", result: stockroomSchema, data: stockroomDataSchema, patch: stockroomPatchSchema, query: stockroomQuerySchema },
+  'inventory-variants': {
+    summary: 'Products a facility stocks or orders (by sku); ?$populateStocks=true adds their stocks; PATCH { archive: true } archives',
+    result: variantResult,
+    data: variantDataSchema,
+    patch: variantPatchSchema,
+    query: Type.Intersect([variantQuerySchema, Type.Object({ $populateStocks: Type.Optional(populateStocks) })]),
+    getQuery: Type.Object({ $populateStocks: Type.Optional(populateStocks) })
+  },
+  'inventory-stocks': {
+    summary: 'Stock of a variant in a stockroom (per lot); the quantity changes only by movements: PATCH { adjust, reason } or { $inc: { quantity } }',
+    result: stockSchema,
+    data: stockDataSchema,
+    patch: stockPatches,
+    query: stockQuerySchema
+  },
+  'inventory-stock-movements': { summary: 'The stock ledger (read-only): every movement with its reason', result: movementSchema, query: movementQuerySchema }
 }
