@@ -6,7 +6,9 @@ export const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue
     if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value as EventListener)
-    else if (name === 'value' || name === 'checked') (element as any)[name] = value
+    // Defaults, so that a form's reset() brings them back.
+    else if (name === 'value' && (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement)) element.defaultValue = String(value)
+    else if (name === 'checked') (element as HTMLInputElement).defaultChecked = value === true
     else element.setAttribute(name, value === true ? '' : String(value))
   }
   append(element, children)
