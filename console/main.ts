@@ -8,6 +8,7 @@ import { renderOrganizations } from './organizations'
 import { renderBilling } from './billing'
 import { renderWebhooks } from './webhooks'
 import { renderOrders, renderInventory, renderDirectory, renderSubscription } from './more'
+import { renderAccount } from './account'
 
 const views: Record<string, { title: string; render: (root: HTMLElement) => Promise<Cleanup | void> }> = {
   records: { title: 'Records', render: renderRecords },
@@ -17,7 +18,8 @@ const views: Record<string, { title: string; render: (root: HTMLElement) => Prom
   orders: { title: 'Orders', render: renderOrders },
   inventory: { title: 'Inventory', render: renderInventory },
   directory: { title: 'Directory', render: renderDirectory },
-  subscription: { title: 'Subscription', render: renderSubscription }
+  subscription: { title: 'Subscription', render: renderSubscription },
+  account: { title: 'My account', render: renderAccount }
 }
 
 const app = document.getElementById('app') as HTMLElement
@@ -41,6 +43,8 @@ const show = async () => {
   try {
     cleanup = await views[name].render(main)
   } catch (error: any) {
+    // The session ended elsewhere (signed out everywhere, password changed): back to the sign-in form.
+    if (error?.code === 401) return signOut()
     replace(main, h('p', { role: 'alert', class: 'form-error' }, error?.message ?? String(error)))
   }
   main.setAttribute('aria-busy', 'false')
@@ -69,7 +73,7 @@ const shell = () => {
         { class: 'who' },
         h('span', { id: 'signed-in-as' }, account.email ?? account.id),
         h('details', { class: 'account-id' }, h('summary', {}, 'My account id'), h('code', { id: 'my-account-id' }, account.id), ' ', copyButton(account.id)),
-        h('button', { type: 'button', id: 'logout', class: 'secondary', onclick: () => void client.logout() }, 'Sign out')
+        h('button', { type: 'button', id: 'logout', class: 'secondary', onclick: () => void signOut() }, 'Sign out')
       )
     ),
     h('nav', { 'aria-label': 'Sections' }, Object.entries(views).map(([name, view]) => h('a', { href: `#${name}` }, view.title))),
@@ -90,12 +94,28 @@ client.on('login', (result: any) => {
   if (signedIn && state.account?.id === (result.account ?? result.user)?.id) void show()
   else void enter(result)
 })
-client.on('logout', () => {
+const signedOut = (message = 'Signed out.') => {
   signedIn = false
   cleanup?.()
   cleanup = undefined
   state.account = undefined
-  void renderSignIn(app, 'Signed out.')
+  void renderSignIn(app, message)
+}
+/**
+ * Ends the session on the server. When the server no longer knows it (ended elsewhere), the client drops the
+ * stored token without a `logout` event; either way the sign-in form comes back.
+ */
+const signOut = async () => {
+  try {
+    await client.logout()
+  } catch {
+    await client.authentication.removeAccessToken()
+    await client.authentication.reset()
+  }
+  if (signedIn) signedOut()
+}
+client.on('logout', () => {
+  if (signedIn) signedOut()
 })
 // Added to (or removed from) an organization while signed in: the header's organizations follow.
 for (const event of ['created', 'patched', 'removed']) {

@@ -178,9 +178,12 @@ describe('the console in headless Chromium', function () {
     assert.equal(applied.status, 201, JSON.stringify(applied.body))
 
     const page = await open({ width: 390, height: 844 })
-    await signIn(page, 'ada@example.org')
     const code = page.locator('#login-form').getByLabel(/MFA code/)
+    await page.locator('#login-form').waitFor()
+    assert.equal(await code.isVisible(), false, 'no MFA code field before the server asks for one')
+    await signIn(page, 'ada@example.org')
     await code.waitFor()
+    assert.equal(await page.locator('#signed-in-as').count(), 0, 'not signed in without the code')
     await screenshot(page, 'console-mfa')
     await code.fill(totp(setup.secret))
     await page.locator('#login-form').getByRole('button', { name: 'Sign in' }).click()
