@@ -8,6 +8,10 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY console ./console
+COPY scripts ./scripts
+COPY public ./public
+# TypeScript to lib/, and the browser console to public/console.js.
 RUN npm run compile
 
 # 2. The runtime: production dependencies only, compiled JavaScript, config and public files; runs as `node`.
@@ -22,7 +26,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/lib ./lib
 COPY config ./config
-COPY public ./public
+COPY --from=build /app/public ./public
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

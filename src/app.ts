@@ -27,6 +27,7 @@ import { lifecycle } from './ops/lifecycle'
 import { metrics, metricsEndpoint } from './ops/metrics'
 import { healthEndpoints } from './ops/health'
 import { openApiEndpoints } from './ops/openapi/serve'
+import { consoleConfigEndpoint } from './ops/console'
 import { logStreamErrors, observeRequests } from './ops/observe'
 import { observeCall } from './hooks/observe-call'
 import { redis, redisReady, closeRedis } from './cluster/redis'
@@ -66,6 +67,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.use(healthEndpoints(app))
   app.use(metricsEndpoint(app))
   app.use(openApiEndpoints(app))
+  app.use(consoleConfigEndpoint(app))
   app.use(staticFiles(app.get('public'), app))
   app.use(parseAuthentication())
   app.use(clientIpForRest())

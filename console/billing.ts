@@ -1,0 +1,195 @@
+// Billing at the current facility: the service catalogue, encounters (each with its invoice), an invoice's items
+// and payments. Totals (total / paid / balance) follow the billing services' realtime events; a payment beyond
+// what an item still owes shows the server's 409 message.
+import { client, state, listen, debounce, type Cleanup } from './api'
+import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
+
+const datalist = (id: string, values: string[]) => h('datalist', { id }, values.map((value) => h('option', { value })))
+const money = (value: unknown, currency = '') => `${Number(value ?? 0).toFixed(2)}${currency ? ` ${currency}` : ''}`
+
+const form = (id: string, title: string, controls: HTMLElement[], submitLabel: string, submit: (data: FormData) => Promise<void>) => {
+  const element: HTMLFormElement = h('form', { id, novalidate: true, 'aria-label': title })
+  element.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    clearErrors(element)
+    try {
+      await submit(new FormData(element))
+      element.reset()
+    } catch (error) {
+      showErrors(element, error)
+    }
+  })
+  element.append(h('h4', {}, title), formError(), ...controls, h('button', { type: 'submit' }, submitLabel))
+  return element
+}
+const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim()
+const optional = (data: FormData, names: string[], numbers: string[] = []) => {
+  const body: Record<string, unknown> = {}
+  for (const name of names) if (text(data, name)) body[name] = numbers.includes(name) ? Number(text(data, name)) : text(data, name)
+  return body
+}
+
+export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
+  const facility = state.current
+  if (!facility) {
+    replace(root, h('h2', {}, 'Billing'), h('p', {}, 'Billing works in an organization: join or create one first.'))
+    return () => undefined
+  }
+  let services: any[] = []
+  let openEncounter: any
+  const catalogue = h('ul', { class: 'plain', id: 'services' })
+  const encounters = h('ol', { class: 'records', id: 'encounters' })
+  const invoicePanel = h('section', { id: 'invoice', 'aria-live': 'polite' })
+
+  const loadServices = async () => {
+    services = ((await client.service('services').find({ query: { facility, $limit: 200 } } as any)) as any).data
+    replace(catalogue, services.length ? services.map((s) => h('li', {}, `${s.name} (${s.type ?? ''}) · ${money(s.price, s.currency)}`)) : h('li', {}, 'No services yet.'))
+  }
+  const loadEncounters = async () => {
+    const page = (await client.service('medical-encounters').find({ query: { facility, $sort: { createdAt: -1 }, $limit: 50 } } as any)) as any
+    replace(
+      encounters,
+      page.data.length
+        ? page.data.map((e: any) =>
+            h(
+              'li',
+              { 'data-id': e.id },
+              h('strong', {}, e.reason || e.type || 'Encounter'),
+              ` · ${e.status} · patient ${e.patient} · ${when(e.createdAt)}`,
+              h('div', { class: 'actions' }, e.invoice ? h('button', { type: 'button', class: 'secondary small', onclick: () => void openInvoice(e) }, 'Open invoice') : null)
+            )
+          )
+        : h('li', {}, 'No encounters yet.')
+    )
+  }
+
+  const openInvoice = async (encounter: any) => {
+    openEncounter = encounter
+    const invoice = (await client.service('billing-invoices').get(encounter.invoice)) as any
+    const items = ((await client.service('billing-items').find({ query: { invoice: invoice.id, $limit: 200 } } as any)) as any).data
+    const itemIds = items.map((i: any) => i.id)
+    const payments = itemIds.length ? ((await client.service('billing-payments').find({ query: { item: { $in: itemIds }, $limit: 500 } } as any)) as any).data : []
+    const final = invoice.status !== 'draft'
+    replace(
+      invoicePanel,
+      h('h3', {}, `Invoice · ${encounter.reason || encounter.type || 'encounter'} · ${invoice.status}`),
+      h(
+        'dl',
+        { class: 'totals' },
+        h('dt', {}, 'Total'), h('dd', { id: 'invoice-total' }, money(invoice.total, invoice.currency)),
+        h('dt', {}, 'Paid'), h('dd', { id: 'invoice-paid' }, money(invoice.paid, invoice.currency)),
+        h('dt', {}, 'Balance'), h('dd', { id: 'invoice-balance' }, money(invoice.balance, invoice.currency))
+      ),
+      h(
+        'ul',
+        { class: 'plain', id: 'items' },
+        items.map((item: any) =>
+          h(
+            'li',
+            { 'data-id': item.id },
+            h('strong', {}, item.name ?? item.type),
+            ` · ${item.quantity} × ${money(item.price)} = ${money(item.amount, item.currency)} · paid ${money(item.paid)} · balance ${money(item.balance)}`,
+            h('ul', {}, payments.filter((p: any) => p.item === item.id).map((p: any) => h('li', {}, `${p.type} by ${p.paymentMethod}: ${money(p.amount, p.currency)} (${p.status})`))),
+            final ? null : paymentForm(item)
+          )
+        )
+      ),
+      final ? null : itemForm(invoice),
+      final
+        ? null
+        : h('button', { type: 'button', class: 'secondary', onclick: async () => {
+            try {
+              await client.service('medical-encounters').patch(encounter.id, { finalize: true } as any)
+            } catch (error: any) {
+              alert(error?.message ?? String(error))
+            }
+          } }, 'Finalize the encounter and its invoice')
+    )
+  }
+
+  const itemForm = (invoice: any) =>
+    form(
+      'item-form',
+      'Add an item',
+      [
+        field('Type', h('select', {}, ['service', 'custom', 'inventory-variant'].map((t) => h('option', { value: t }, t))), 'type'),
+        field('Service (for a service item)', h('select', {}, h('option', { value: '' }, '—'), services.map((s) => h('option', { value: s.id }, s.name))), 'ref'),
+        field('Name (custom items)', h('input', { type: 'text' }), 'name'),
+        field('Price per unit (optional for services)', h('input', { type: 'number', step: '0.01' }), 'price'),
+        field('Quantity', h('input', { type: 'number', step: 'any', value: '1' }), 'quantity')
+      ],
+      'Add item',
+      async (data) => {
+        await client.service('billing-items').create({ invoice: invoice.id, type: text(data, 'type'), ...optional(data, ['ref', 'name', 'price', 'quantity'], ['price', 'quantity']) } as any)
+      }
+    )
+
+  const paymentForm = (item: any) =>
+    form(
+      `payment-form-${item.id}`,
+      'Record a payment',
+      [
+        field('Type', h('input', { type: 'text', list: 'payment-types', value: 'payment' }), 'type'),
+        field('Method', h('input', { type: 'text', list: 'payment-methods', value: 'cash' }), 'paymentMethod'),
+        field('Amount', h('input', { type: 'number', step: '0.01' }), 'amount')
+      ],
+      'Record payment',
+      async (data) => {
+        await client.service('billing-payments').create({ item: item.id, ...optional(data, ['type', 'paymentMethod', 'amount'], ['amount']) } as any)
+      }
+    )
+
+  const serviceForm = form(
+    'service-form',
+    'Add a service to the catalogue',
+    [
+      field('Name', h('input', { type: 'text' }), 'name'),
+      field('Type', h('input', { type: 'text', list: 'service-types', value: 'consultation' }), 'type'),
+      field('Price', h('input', { type: 'number', step: '0.01' }), 'price')
+    ],
+    'Add service',
+    async (data) => {
+      await client.service('services').create({ facility, ...optional(data, ['name', 'type', 'price'], ['price']) } as any)
+    }
+  )
+  const encounterForm = form(
+    'encounter-form',
+    'New encounter with an invoice',
+    [
+      field('Patient (account id)', h('input', { type: 'text', value: state.account?.id ?? '' }), 'patient'),
+      field('Type', h('input', { type: 'text', value: 'outpatient' }), 'type'),
+      field('Reason', h('input', { type: 'text' }), 'reason')
+    ],
+    'Open encounter',
+    async (data) => {
+      const encounter = (await client.service('medical-encounters').create({ facility, invoice: true, ...optional(data, ['patient', 'type', 'reason']) } as any)) as any
+      await openInvoice(encounter)
+    }
+  )
+
+  replace(
+    root,
+    h('h2', {}, 'Billing'),
+    datalist('payment-types', ['payment', 'deposit', 'copay', 'discount', 'write-off']),
+    datalist('payment-methods', ['cash', 'card', 'check', 'bank-transfer', 'online', 'hmo', 'insurance']),
+    datalist('service-types', ['consultation', 'procedure', 'laboratory', 'imaging', 'dental', 'vaccination', 'therapy', 'other']),
+    h(
+      'div',
+      { class: 'columns' },
+      h('section', { 'aria-label': 'Encounters' }, h('h3', {}, 'Encounters'), encounters, h('div', { class: 'card' }, encounterForm)),
+      h('div', {}, h('div', { class: 'card' }, invoicePanel), h('section', { class: 'card', 'aria-label': 'Catalogue' }, h('h3', {}, 'Service catalogue'), catalogue, serviceForm))
+    )
+  )
+  await Promise.all([loadServices(), loadEncounters()])
+  const refreshInvoice = debounce(() => {
+    if (openEncounter) void openInvoice(openEncounter)
+  })
+  const stops = [
+    listen('billing-invoices', ['patched', 'updated'], refreshInvoice),
+    listen('billing-items', ['created', 'patched', 'removed'], refreshInvoice),
+    listen('billing-payments', ['created', 'patched'], refreshInvoice),
+    listen('medical-encounters', ['created', 'patched', 'removed'], debounce(() => void loadEncounters())),
+    listen('services', ['created', 'patched', 'removed'], debounce(() => void loadServices()))
+  ]
+  return () => stops.forEach((stop) => stop())
+}
