@@ -263,7 +263,7 @@ export const captureIntent = async (app: Application, existing: any, by: string 
     if (seen === 'cancelled') {
       // The gateway voided the order (e.g. the payer abandoned it there): the intent follows.
       const cancelled = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'gateway' }, scope)
-      if (cancelled) await emitChange(app, intentPath, 'patched', cancelled)
+      if (cancelled) await announceChange(app, intentPath, 'patched', cancelled)
       intent = cancelled ?? intent
     }
   }

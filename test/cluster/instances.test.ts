@@ -116,7 +116,7 @@ describe('several instances on one MongoDB and one Redis', function () {
       const other = createClient({ url: redis.url })
       await other.connect()
       await other.set(`${prefix}:lease:admin-bootstrap`, 'another-instance', { expiration: { type: 'PX', value: 30_000 } })
-      const app = createApp({ host: '127.0.0.1', port: 0, logLevel: 'silent', dataDir, mongodb, redis: redis.url, redisPrefix: prefix, admin: { email: 'admin@ready.test', password: 'admin password 1' } } as Partial<Configuration>)
+      const app = createApp({ host: '127.0.0.1', port: 0, logLevel: 'silent', dataDir, mongodb, redis: redis.url, redisPrefix: prefix, admin: { email: 'admin@ready.test', password: 'admin password 1' } } as ConfigurationOverrides)
       const starting = app.listen(0, '127.0.0.1')
       const listener = app.server as Server
       await new Promise<void>((resolve) => (listener.listening ? resolve() : listener.once('listening', () => resolve())))
@@ -349,7 +349,7 @@ describe('several instances on one MongoDB and one Redis', function () {
         clock,
         subscriptions: { ...defaults.subscriptions, jobIntervalMs: 40 },
         processor: { kind: 'stripe', timeoutMs: 3000, stripe: { secretKey: stripe.secretKey, host: '127.0.0.1', port: String(stripe.port), protocol: 'http', webhookSecret: 'whsec_pair' } }
-      } as Partial<Configuration>)
+      } as ConfigurationOverrides)
       try {
         const packages = (await http(subsPair.b.url, 'GET', '/subscription/packages?$limit=50')).body.data
         const pro = packages.find((pkg: any) => pkg.key === 'clinic-pro')

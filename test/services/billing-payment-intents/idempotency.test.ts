@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { http, startServer, type TestServer } from '../../helpers/app'
 import { invoiceWithItems, startFacilityServer, type FacilityFixture } from '../../helpers/billing'
 import { answerCheckout } from '../../helpers/gateways'
+import { idempotencyStore } from '../../../src/hooks/idempotency-key'
 
 describe('billing-payment-intents Idempotency-Key', function () {
   this.timeout(30000)
@@ -79,7 +80,7 @@ describe('billing-payment-intents Idempotency-Key', function () {
   it('keeps a key for 24 hours: after that the same key starts a new request instead of answering the first result', async () => {
     const first = await post('expiring-1', body(12))
     assert.equal(first.status, 201)
-    const store = server.app.get('idempotencyStore') // the keys' own store, read and aged as a day passing would
+    const store = idempotencyStore(server.app) // the keys' own store, read and aged as a day passing would
     const [record] = await store._find({ query: { key: `${facility.biller.account.id}:billing-payment-intents:create:expiring-1` }, paginate: false })
     assert.equal(record.expiresAt - record.createdAt, 24 * 60 * 60 * 1000)
     assert.deepEqual((await post('expiring-1', body(12))).body, first.body, 'within the day: the first result')
@@ -98,9 +99,9 @@ describe('billing-payment-intents Idempotency-Key', function () {
     assert.equal((await post('purge-old', body(14))).status, 201)
     assert.equal((await post('purge-new', body(15))).status, 201)
     const keyOf = (name: string) => `${facility.biller.account.id}:billing-payment-intents:create:${name}`
-    const stored = async (name: string) => (await server.app.get('idempotencyStore')._find({ query: { key: keyOf(name) }, paginate: false })).length
-    const [old] = await server.app.get('idempotencyStore')._find({ query: { key: keyOf('purge-old') }, paginate: false })
-    await server.app.get('idempotencyStore')._patch(old.id, { expiresAt: Date.now() - 1 }) // a day passing
+    const stored = async (name: string) => (await idempotencyStore(server.app)._find({ query: { key: keyOf(name) }, paginate: false })).length
+    const [old] = await idempotencyStore(server.app)._find({ query: { key: keyOf('purge-old') }, paginate: false })
+    await idempotencyStore(server.app)._patch(old.id, { expiresAt: Date.now() - 1 }) // a day passing
     const dataDir = server.dataDir
     const mongodb = server.app.get('mongodb')
     await server.close({ keep: true })
