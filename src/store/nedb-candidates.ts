@@ -419,6 +419,7 @@ class IndexedCursor extends Cursor {
 
 export class IndexedNeDB extends NeDB {
   _getRawCandidates(query: any): Docs {
+    // (cast: NeDB's `indexes` field is internal, absent from its typings)
     return indexedCandidates((this as any).indexes, query) ?? nedbCandidates.call(this, query)
   }
   // (casts: NeDB types its cursors with its own Cursor class, whose subclass here is untyped)
@@ -432,6 +433,7 @@ export class IndexedNeDB extends NeDB {
   }
   /** How many documents the store holds, kept with its indexes (an unconditional count needs no walk). */
   documentCount = 0
+  // (casts: NeDB's index bookkeeping methods are internal, absent from its typings)
   _resetIndexes(newData?: any) {
     ;(NeDB.prototype as any)._resetIndexes.call(this, newData)
     this.documentCount = Array.isArray(newData) ? newData.length : newData ? 1 : 0
