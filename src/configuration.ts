@@ -8,14 +8,13 @@ import { Type, StringEnum, authenticationSettingsSchema, type Static, type TSche
 import { dataValidator, fieldErrors } from './schema/validators'
 import { STORE_SYNC_MODES } from './store/nedb-commit'
 
-const Ms = (options: { exclusiveMinimum?: number } = {}) => Type.Number({ minimum: 0, ...options })
+const Ms = () => Type.Number({ minimum: 0 })
 const PositiveMs = () => Type.Number({ exclusiveMinimum: 0 })
 const Count = (minimum = 0) => Type.Integer({ minimum })
 const Page = () => Type.Object({ default: Count(1), max: Count(1) })
 const List = () => Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1 })
 const Limit = () => Type.Object({ points: Count(1), durationMs: PositiveMs() })
-const OAuthProvider = () =>
-  Type.Object({ clientId: Type.String(), clientSecret: Type.String(), tokenURL: Type.String(), profileURL: Type.String(), timeoutMs: PositiveMs() })
+const OAuthProvider = () => Type.Object({ clientId: Type.String(), clientSecret: Type.String(), tokenURL: Type.String(), profileURL: Type.String(), timeoutMs: PositiveMs() })
 const Fee = Type.Object({ percent: Type.Number({ minimum: 0, maximum: 100 }), fixed: Type.Number({ minimum: 0 }) })
 
 export const configurationSchema = Type.Object(
@@ -75,24 +74,16 @@ export const configurationSchema = Type.Object(
     }),
     inventory: Type.Object({ privilege: Type.String({ minLength: 1 }), staleAfterMs: Ms(), recoveryIntervalMs: Ms() }),
     orders: Type.Object({ requestedForTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, contains: { const: 'patient' } }) }),
+    // Webhook delivery (each key is explained in src/jobs/webhook-settings.ts and the README table).
     webhooks: Type.Object({
-      /** Deliver to private, loopback and link-local addresses. */
       allowPrivate: Type.Boolean(),
-      /** The wait before each retry; N delays allow 1 + N attempts. */
       retryDelaysMs: Type.Array(Ms()),
-      /** Deadline of one attempt. */
       timeoutMs: PositiveMs(),
-      /** A webhook whose attempts keep failing for this long is deactivated. */
       deactivateAfterMs: Ms(),
-      /** How often the worker looks for due deliveries written by other instances. */
       pollIntervalMs: PositiveMs(),
-      /** Attempts in flight at once in this process. */
       concurrency: Count(1),
-      /** Attempts in flight at once per webhook, across all instances. */
       concurrencyPerWebhook: Count(1),
-      /** A claimed delivery is leased for timeout + this margin; an expired lease is reclaimed. */
       leaseMarginMs: Ms(),
-      /** Delivered and failed deliveries older than this are removed; 0 keeps them. */
       retentionMs: Ms()
     }),
     audit: Type.Object({ enabled: Type.Boolean(), retentionDays: Type.Number({ exclusiveMinimum: 0 }), retentionIntervalMs: PositiveMs() }),

@@ -483,6 +483,7 @@ const BULK_RESET_FROM = 1000
 
 export class IndexedNeDB extends NeDB {
   _getRawCandidates(query: any): Docs {
+    // (cast: NeDB's `indexes` field is internal, absent from its typings)
     return indexedCandidates((this as any).indexes, query) ?? nedbCandidates.call(this, query)
   }
   // (casts: NeDB types its cursors with its own Cursor class, whose subclass here is untyped)
@@ -496,6 +497,7 @@ export class IndexedNeDB extends NeDB {
   }
   /** How many documents the store holds, kept with its indexes (an unconditional count needs no walk). */
   documentCount = 0
+  // (casts: NeDB's index bookkeeping methods are internal, absent from its typings)
   _resetIndexes(newData?: any) {
     if (Array.isArray(newData) && newData.length >= BULK_RESET_FROM) {
       for (const index of Object.values((this as unknown as { indexes: Record<string, NeDBIndex> }).indexes)) {

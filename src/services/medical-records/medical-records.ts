@@ -1,7 +1,7 @@
 // Medical records: fifteen validated record types, readable, changeable and shareable per record
 // (docs/medical-records.md). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
 // remove and in the realtime channels; finalized records are frozen except for their permissions.
-import type { Id } from '@feathersjs/feathers'
+import type { Id, Query } from '@feathersjs/feathers'
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict, Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
@@ -146,7 +146,7 @@ export const medicalRecords = (app: Application) => {
     // A patch may need write or share rights (decided per body in preparePatch); remove needs write rights.
     write: (access, method) =>
       method === 'patch'
-        ? { $or: [...(recordQuery(access, 'write').$or as any[]), ...(recordQuery(access, 'share').$or as any[])] }
+        ? { $or: [...(recordQuery(access, 'write').$or as Query[]), ...(recordQuery(access, 'share').$or as Query[])] }
         : recordQuery(access, 'write'),
     // Any signed-in account may create a record; one filed under a facility needs a membership of it.
     create: (access, data) => {

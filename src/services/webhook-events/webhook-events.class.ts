@@ -22,7 +22,7 @@ export const isPingBody = (data: unknown) => !!data && typeof data === 'object' 
 
 /** A stored delivery as clients see it: the payload parsed, the worker's lease left out. */
 export const formatDelivery = (stored: StoredDelivery): Delivery => {
-  const { payloadJson, queue: _queue, leaseUntil: _lease, leaseOwner: _owner, ...rest } = stored as any
+  const { payloadJson, queue: _queue, leaseUntil: _lease, leaseOwner: _owner, ...rest } = stored
   return payloadJson === undefined ? rest : { ...rest, payload: JSON.parse(payloadJson) }
 }
 
