@@ -205,7 +205,7 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
       'li',
       { 'data-id': record.id, 'data-type': record.type },
       h('div', {}, h('strong', {}, record.type), ' ', h('span', { class: 'summary' }, String(summaryOf(record))), record.finalizedAt ? h('span', { class: 'badge' }, 'finalized') : null),
-      h('div', { class: 'muted' }, `${when(record.createdAt)} · facility ${organizationName(record.facility) || '—'} · patient ${record.patient ?? '—'}`, record.permissions?.length ? ' · shared' : ''),
+      h('div', { class: 'muted' }, `${when(record.createdAt)} · facility ${organizationName(record.facility) || '—'} · patient ${record.patient === state.account?.id ? 'you' : record.patient ?? '—'}`, record.permissions?.length ? ' · shared' : ''),
       h(
         'div',
         { class: 'actions' },

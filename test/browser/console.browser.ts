@@ -81,15 +81,20 @@ describe('the console in headless Chromium', function () {
   const accountId = async (page: Page) => (await page.locator('#my-account-id').textContent())!.trim()
   const recordsList = (page: Page) => page.locator('#records')
 
-  /** Fills every required field of the current type's create form with a value its kind accepts. */
-  const fillRequired = async (page: Page) => {
+  /**
+   * Fills every required field of the current type's create form with a value its kind accepts, and the type's
+   * first text field (the summary the list shows) when it is not required.
+   */
+  const fillForm = async (page: Page, type: string) => {
     const form = page.locator('#record-form')
     for (const control of await form.locator('[aria-required="true"]').all()) {
       const tag = await control.evaluate((element) => element.tagName.toLowerCase())
       if (tag === 'select') continue // a required choice starts on its first option
-      const type = await control.getAttribute('type')
-      await control.fill(type === 'number' ? '1' : type === 'datetime-local' ? '2026-01-02T03:04' : `value ${await control.getAttribute('name')}`)
+      const kind = await control.getAttribute('type')
+      await control.fill(kind === 'number' ? '1' : kind === 'datetime-local' ? '2026-01-02T03:04' : `${type} ${await control.getAttribute('name')}`)
     }
+    const first = form.locator('.field:not([data-field="facility"]):not([data-field="patient"]):not([data-field="type"]) input[type="text"]:not([aria-required])').first()
+    if ((await first.count()) > 0) await first.fill(`${type} ${await first.getAttribute('name')}`)
   }
 
   it('signs up, creates a record of every type through its form and lists them newest first', async () => {
@@ -100,7 +105,7 @@ describe('the console in headless Chromium', function () {
     assert.deepEqual(typeOptions, [...medicalRecordTypes])
     for (const type of medicalRecordTypes) {
       await page.locator('#record-type').selectOption(type)
-      await fillRequired(page)
+      await fillForm(page, type)
       await page.locator('#record-form').getByRole('button', { name: 'Create record' }).click()
       await page.locator('#record-form .form-status').filter({ hasText: `Created the ${type} record.` }).waitFor()
       await recordsList(page).locator(`li[data-type="${type}"]`).waitFor()
