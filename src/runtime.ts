@@ -17,7 +17,7 @@ import type { Job } from './ops/jobs'
 
 export interface Runtime {
   lifecycle?: Lifecycle
-  /** The start-up and shut-down jobs, in the order they were registered (src/ops/jobs.ts). */
+  /** The jobs started at start-up, in the order they started (src/ops/jobs.ts). */
   jobs: Job[]
   storeEngine?: Engine
   /** Loads of the stores created so far; start-up waits for all of them. */

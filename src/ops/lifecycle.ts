@@ -5,8 +5,8 @@
 //   2. the listener closes (no new connections) and idle keep-alive connections are closed;
 //   3. REST requests and Socket.IO calls in flight finish, until the drain deadline;
 //   4. Socket.IO clients are disconnected and remaining connections closed;
-//   5. the inner teardown hooks run: webhook worker (attempts in flight finish within what is left of the
-//      grace period), audit log, billing recovery, then the store is flushed and closed.
+//   5. the jobs stop, last started first (src/ops/jobs.ts: crash recoveries, audit log, webhook worker — whose
+//      attempts in flight finish within what is left of the grace period), then the store is flushed and closed.
 // The whole sequence is bounded by `shutdown.graceMs` (SHUTDOWN_GRACE_MS, default 10 s).
 import type { Server } from 'node:http'
 import type { Application, HookContext, NextFunction } from '../declarations'
