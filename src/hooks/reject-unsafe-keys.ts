@@ -3,7 +3,7 @@
 // and MongoDB reads them as paths) — is a 400, never passed to the datastore. Non-finite numbers (JSON `1e309`
 // parses to Infinity) are a 400 in bodies and queries: the store would keep them as null.
 import { BadRequest } from '@feathersjs/errors'
-import type { HookContext, NextFunction } from '../declarations'
+import type { HookContext, NextFunction } from '@feathersjs/feathers' // (generic: no app types, so the client-side schemas need none)
 import type { FieldError } from '../schema/validators'
 
 const forbidden = new Set(['__proto__', 'constructor', 'prototype'])

@@ -2,7 +2,7 @@
 import { Ajv, addFormats, type FormatsPluginOptions } from '@feathersjs/schema'
 import { BadRequest } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
-import type { HookContext, NextFunction } from '../declarations'
+import type { HookContext, NextFunction } from '@feathersjs/feathers' // (generic: no app types, so the client-side schemas need none)
 import { findNonFinite } from '../hooks/reject-unsafe-keys'
 
 const formats: FormatsPluginOptions = ['date-time', 'time', 'date', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex']
