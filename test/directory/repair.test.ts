@@ -55,7 +55,7 @@ describe('directory entries converge after failed rebuilds', function () {
 })
 
 describe('directory entries after a crash between the organization write and the entry write', function () {
-  this.timeout(120_000)
+  this.timeout(300_000) // (five child-process start-ups, each compiling the app: slow on a loaded machine)
   const dataDir = tempDir('clinic-directory-crash-')
   const mongodb = testMongoUrl()
   const env = (step?: string) => ({ DATA_DIR: dataDir, MONGODB_URL: mongodb, ...(step ? { FAULT_AFTER_STEP: step } : {}) })
