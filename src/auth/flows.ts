@@ -21,6 +21,7 @@ import { checkPasswordStrength } from './password'
 import type { AuthLimits } from './rate-limit'
 import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
 import { announceChange } from '../jobs/announce'
+import { getDispatchValue } from '@feathersjs/schema'
 
 const actionField = (name: string) => Type.Literal(name)
 const passwordField = () => Type.String({ minLength: 1, maxLength: 1000 })
@@ -194,7 +195,7 @@ export class AuthFlows {
         await this.useTotp(account, data.mfaCode)
       }
       // The token gets the session version read together with the password it was checked against.
-      result = { authentication: { strategy: 'local' }, account: await this.local.getEntity(account, params), [SESSION_VERSION]: account.sessionVersion ?? 0 }
+      result = { authentication: { strategy: 'local' }, account: getDispatchValue(await this.local.getEntity(account, params)), [SESSION_VERSION]: account.sessionVersion ?? 0 }
     } catch (error: any) {
       if (error?.code === 401) await this.limits.failedLoginsPerEmail.record(email)
       throw error
