@@ -260,7 +260,7 @@ export class AuthFlows {
           throw error
         }
         await announceChange(this.app, 'accounts', 'patched', patched)
-        return { action: code.action, provider, account: safeAccount(patched) }
+        return { action: code.action, provider, account: await safeAccount(this.app, patched) }
       }
       case 'setupMFA': {
         if (account.mfaEnabled) throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
@@ -293,7 +293,7 @@ export class AuthFlows {
         patched = await endSessions(this.app, account.id, { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
         break
     }
-    return { action: code.action, account: safeAccount(patched) }
+    return { action: code.action, account: await safeAccount(this.app, patched) }
   }
 
   // Issues a message code and sends it; a code whose message could not go out is withdrawn.
@@ -385,7 +385,7 @@ export class AuthFlows {
       announce: true,
       keep: params.connection
     })
-    return { action: 'disableMFA', account: safeAccount(patched) }
+    return { action: 'disableMFA', account: await safeAccount(this.app, patched) }
   }
 
   // Ends every session of the caller's account, this one included: every token issued so far is refused from

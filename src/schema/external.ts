@@ -7,7 +7,6 @@ import { createContext, type Service } from '@feathersjs/feathers'
 import { hooks as schemaHooks, resolve, type Resolver } from '@feathersjs/schema'
 import type { Application, HookContext } from '../declarations'
 import { serviceAt } from '../store'
-import { present } from '../billing/present'
 
 /** A stored document as resolvers see it: the external schema's fields and the server's bookkeeping fields. */
 export type Stored<T> = T & Record<string, unknown>
@@ -33,8 +32,7 @@ export const externalView = <R extends object>(path: string, resolver: Resolver<
 /** The client view of one document of `path` (as its service's external resolver shapes it). */
 export const presentExternal = async <T = unknown>(app: Application, path: string, doc: T): Promise<T> => {
   const resolver = externalResolvers.get(path)
-  if (!resolver) return present(app, path, doc)
-  if ( !doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
+  if (!resolver || !doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
   // An internal context of the service (app, path, service), as the resolver would get in a call.
   const context = createContext(serviceAt(app, path) as unknown as Service, 'get', { arguments: [null, {}] }) as unknown as HookContext
   return (await resolver.resolve(doc as Stored<object>, context)) as T
