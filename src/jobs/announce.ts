@@ -1,7 +1,8 @@
 // One way to announce a change made outside a service method call (cascades, totals, recovery, auth actions,
 // jobs): exactly as a service call would announce it — the realtime event to the connections that may read the
 // documents, and durable webhook deliveries recorded before this resolves (as src/hooks/record-webhook-events.ts
-// does for service calls). Documents go out in their client view (the service's external resolver, src/schema/external.ts), never with secrets.
+// does for service calls). Documents go out in their client view — the service's external resolver, the one a
+// service call presents with (src/schema/external.ts) — never with secrets.
 import type { Application } from '../declarations'
 import { recordServiceEvent } from './webhook-queue'
 import { presentExternal } from '../schema/external'
