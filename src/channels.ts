@@ -7,6 +7,7 @@ import type { Application } from './declarations'
 import { loadAccessContext } from './access/context'
 import { accessRules, matches } from './access/rules'
 import { logger } from './logger'
+import { getDispatchValue } from '@feathersjs/schema'
 
 const joinChannels = async (app: Application, connection: RealTimeConnection) => {
   const account = connection.account
@@ -48,7 +49,9 @@ export const channels = (app: Application) => {
   members.on('patched', refresh)
   members.on('removed', refresh)
 
-  app.publish((data: any, context: any) => {
+  // Events go out as clients see the document: a service call's `dispatch` (its external resolver's view).
+  app.publish((result: any, context: any) => {
+    const data = getDispatchValue(result)
     const rules = accessRules(context.path)
     if (!rules || !data || typeof data !== 'object') return undefined
     const names = [...new Set([...(rules.audience ? rules.audience(data) : ['authenticated']), 'admins'])]

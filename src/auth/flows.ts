@@ -21,6 +21,7 @@ import { checkPasswordStrength } from './password'
 import type { AuthLimits } from './rate-limit'
 import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
 import { announceChange } from '../jobs/announce'
+import { getDispatchValue } from '@feathersjs/schema'
 
 const actionField = (name: string) => Type.Literal(name)
 const passwordField = () => Type.String({ minLength: 1, maxLength: 1000 })
@@ -194,7 +195,7 @@ export class AuthFlows {
         await this.useTotp(account, data.mfaCode)
       }
       // The token gets the session version read together with the password it was checked against.
-      result = { authentication: { strategy: 'local' }, account: await this.local.getEntity(account, params), [SESSION_VERSION]: account.sessionVersion ?? 0 }
+      result = { authentication: { strategy: 'local' }, account: getDispatchValue(await this.local.getEntity(account, params)), [SESSION_VERSION]: account.sessionVersion ?? 0 }
     } catch (error: any) {
       if (error?.code === 401) await this.limits.failedLoginsPerEmail.record(email)
       throw error
@@ -259,7 +260,7 @@ export class AuthFlows {
           throw error
         }
         await announceChange(this.app, 'accounts', 'patched', patched)
-        return { action: code.action, provider, account: safeAccount(patched) }
+        return { action: code.action, provider, account: await safeAccount(this.app, patched) }
       }
       case 'setupMFA': {
         if (account.mfaEnabled) throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
@@ -292,7 +293,7 @@ export class AuthFlows {
         patched = await endSessions(this.app, account.id, { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
         break
     }
-    return { action: code.action, account: safeAccount(patched) }
+    return { action: code.action, account: await safeAccount(this.app, patched) }
   }
 
   // Issues a message code and sends it; a code whose message could not go out is withdrawn.
@@ -384,7 +385,7 @@ export class AuthFlows {
       announce: true,
       keep: params.connection
     })
-    return { action: 'disableMFA', account: safeAccount(patched) }
+    return { action: 'disableMFA', account: await safeAccount(this.app, patched) }
   }
 
   // Ends every session of the caller's account, this one included: every token issued so far is refused from

@@ -14,6 +14,7 @@ import type { Application } from '../declarations'
 import type { OAuthProviderName, OAuthProviderSettings } from './settings'
 import { accountsStore } from './accounts'
 import { announceChange } from '../jobs/announce'
+import { getDispatchValue } from '@feathersjs/schema'
 
 /** The provider profile as this app uses it. */
 export interface ProviderProfile extends OAuthProfile {
@@ -267,7 +268,8 @@ export class ProviderStrategy extends OAuthStrategy {
     const account = (await this.findEntity(profile, params)) ?? (await this.createEntity(profile, params))
     return {
       authentication: { strategy: this.name! },
-      [entity]: await this.getEntity(account, originalParams)
+      // (the account's external view when read for a client: src/schema/external.ts)
+      [entity]: getDispatchValue(await this.getEntity(account, originalParams))
     }
   }
 }

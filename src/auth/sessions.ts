@@ -47,7 +47,7 @@ export class SessionJWTStrategy extends JWTStrategy {
         throw error
       })
     if (versionOf(payload[SESSION_CLAIM]) !== versionOf(account.sessionVersion)) throw sessionEnded()
-    const entity = params.provider ? safeAccount(account) : { ...account }
+    const entity = params.provider ? await safeAccount(this.app as Application, account) : { ...account }
     entity[ACCESS_VERSION] = accessVersionOf(account)
     return { accessToken, authentication: { strategy: 'jwt', accessToken, payload }, [this.configuration.entity]: entity }
   }

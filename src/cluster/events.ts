@@ -70,8 +70,9 @@ export const sharedEvents = (app: Application) => {
       },
       deserialize: (raw: string) => {
         const { event, path, data, dispatch, context } = JSON.parse(raw)
-        // What the socket transport sends to each connection: the external view when there is one, else the data.
-        return { event, path, data, context: { ...context, result: data, ...(dispatch === undefined ? {} : { dispatch }) } }
+        // What the socket transport sends to each connection and what channels match against: the external view
+        // when there is one (as `app.publish` sees it in the emitting instance), else the data.
+        return { event, path, data: dispatch ?? data, context: { ...context, result: data, ...(dispatch === undefined ? {} : { dispatch }) } }
       }
     }) as (app: Application) => void // (cast: feathers-sync types its configure function for the plain Feathers app, not the Koa-typed one)
   )

@@ -3,6 +3,7 @@
 // (`populatable` on the service); depth and fan-out are bounded by config (`populate`): `maxFanOut` bounds the
 // lookups of the whole request, at every depth (one budget, created by the outermost call and handed down).
 import { BadRequest } from '@feathersjs/errors'
+import { getDispatch, getDispatchValue } from '@feathersjs/schema'
 import type { HookContext, NextFunction, PopulateBudget } from '../declarations'
 import { serviceAt } from '../store'
 import type { Id } from '@feathersjs/feathers'
@@ -118,9 +119,13 @@ export const populate = async (context: HookContext, next: NextFunction) => {
           populated[name] = spec.method === 'find' ? [] : null
           continue
         }
-        populated[name] = await resolveOne(spec, value)
+        // What the caller may see of the populated documents: their service's external view.
+        populated[name] = getDispatchValue(await resolveOne(spec, value))
       }
       doc.$populated = { ...(doc.$populated ?? {}), ...populated }
+      // A document presented by an external resolver goes out as its dispatch (src/schema/external.ts).
+      const shown = getDispatch(doc)
+      if (shown) shown.$populated = { ...(shown.$populated ?? {}), ...populated }
     })
   )
 }

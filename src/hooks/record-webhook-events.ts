@@ -9,7 +9,7 @@ export const recordWebhookEvents = async (context: HookContext, next: NextFuncti
   await next()
   if (!(EVENT_METHODS as readonly string[]).includes(context.method)) return
   if (WEBHOOK_SERVICE_PATHS.includes(context.path) || !context.app.services.webhooks) return
-  // `dispatch` is what clients receive (hideSecrets strips hashes and secrets there).
+  // `dispatch` is what clients receive (the service's external resolver, src/schema/external.ts).
   const result = context.dispatch ?? context.result
   const docs = (Array.isArray(result) ? result : [result]).filter((doc) => doc && typeof doc === 'object' && !Array.isArray(doc))
   await recordServiceEvent(context.app, context.path, context.method, docs)

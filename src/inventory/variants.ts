@@ -4,7 +4,7 @@ import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { within } from '../access/rules'
-import { present } from '../billing/present'
+import { presentExternal } from '../schema/external'
 import { announceChange } from '../jobs/announce'
 import { orNull, multi } from '../billing/stores'
 import { invalid } from '../schema/validators'
@@ -59,7 +59,7 @@ export const createVariant = async (app: Application, data: Record<string, any>)
   }
   await announceChange(app, inventoryPaths.stocks, 'created', stock)
   const stocked = (await orNull(variants._get(variant.id))) ?? variant
-  return { ...stocked, $stocks: [present(app, inventoryPaths.stocks, stock)] }
+  return { ...stocked, $stocks: [await presentExternal(app, inventoryPaths.stocks, stock)] }
 }
 
 /**
@@ -128,7 +128,7 @@ export const attachStocks = async (app: Application, variants: any[], filter: St
   const byKey = new Map<string, any[]>()
   for (const stock of found) {
     const key = `${stock.facility}\u0000${stock.variant}`
-    byKey.set(key, [...(byKey.get(key) ?? []), present(app, inventoryPaths.stocks, stock)])
+    byKey.set(key, [...(byKey.get(key) ?? []), await presentExternal(app, inventoryPaths.stocks, stock)])
   }
   return variants.map((variant) => ({ ...variant, $stocks: byKey.get(`${variant.facility}\u0000${variant.sku}`) ?? [] }))
 }

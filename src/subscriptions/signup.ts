@@ -5,7 +5,7 @@
 import type { Params } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { invalid } from '../schema/validators'
-import { present } from '../billing/present'
+import { presentExternal } from '../schema/external'
 import { activePackage, unsuitable } from './packages'
 import { createSubscription } from './lifecycle'
 import { serviceAt } from '../store'
@@ -27,7 +27,7 @@ export const subscribeSignUp = async (app: Application, result: any, subscriptio
       { by: result.id, params },
       { package: FIELD, facility: 'organization' }
     )
-    return { ...result, organization: { ...organization, subscription: created.id }, subscription: present(app, 'subscriptions', created) }
+    return { ...result, organization: { ...organization, subscription: created.id }, subscription: await presentExternal(app, 'subscriptions', created) }
   } catch (error) {
     const members = serviceAt(app, 'organization-members')
     for (const member of await members._find({ query: { organization: organization.id }, paginate: false })) await members._remove(member.id)

@@ -3,6 +3,7 @@ import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields } from '../../schema/common'
 import { organizationFields } from '../organizations/organizations.schema'
 import { signUpSubscriptionSchema } from '../subscriptions/subscriptions.schema'
+import { omittingResolver } from '../../schema/external'
 
 const nameFields = {
   firstName: Type.Optional(Text(100)),
@@ -59,3 +60,6 @@ export const accountPatchSchema = Type.Object(nameFields, { additionalProperties
 export const accountQuerySchema = querySyntax(
   Type.Object({ id: IdString(), email: Type.String(), mobileNo: Type.String(), firstName: Type.String(), lastName: Type.String(), createdAt: Type.Number() })
 )
+
+/** What clients see of an account: never a hash, secret or token (also in events and webhook deliveries). */
+export const accountExternalResolver = omittingResolver<Account>(accountSecrets)

@@ -4,8 +4,7 @@ import { hooks as localHooks } from '@feathersjs/authentication-local'
 import { Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
-import { hideSecrets } from '../../hooks/hide-secrets'
-import { omitting, registerPresenter } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { bodyNotAnObject, dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } from '../../schema/validators'
@@ -14,7 +13,7 @@ import { authSettings } from '../../auth/settings'
 import { cutConnections } from '../../auth/sessions'
 import { checkSignUpSubscription, subscribeSignUp } from '../../subscriptions/signup'
 import { createAccountService, type AccountService } from './accounts.class'
-import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSecrets } from './accounts.schema'
+import { accountDataSchema, accountExternalResolver, accountPatchSchema, accountQuerySchema } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
 import { serviceAt } from '../../store'
 
@@ -94,8 +93,6 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
 export const accounts = (app: Application) => {
   app.use(accountPath, createAccountService(app), { methods: [...accountMethods], events: [] })
   app.service(accountPath).populatable = true
-  // Accounts announced by authentication actions (src/jobs/announce.ts) go out without their secrets.
-  registerPresenter(accountPath, omitting(accountSecrets))
 
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
@@ -107,7 +104,7 @@ export const accounts = (app: Application) => {
 
   app.service(accountPath).hooks({
     around: {
-      all: [hideSecrets(...accountSecrets), normalizeEmails],
+      all: [externalView(accountPath, accountExternalResolver), normalizeEmails],
       find: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       create: [

@@ -1,6 +1,7 @@
 // customerSchema → Customer → customerDataSchema → customerPatchSchema → customerQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { omittingResolver } from '../../schema/external'
 
 const Token = () => Text(255, { minLength: 1, description: "A card token from the processor (e.g. Stripe.js); card numbers never reach this server" })
 const Email = () => Type.String({ format: 'email', maxLength: 320 })
@@ -73,3 +74,9 @@ export const customerQuerySchema = querySyntax(
 
 /** GET accepts `$populateProcessorCards=true` besides the query (one object: any other field stays a 400). */
 export const customerGetQuerySchema = Type.Object({ ...customerQuerySchema.properties, $populateProcessorCards: Type.Optional(Type.Boolean()) }, { additionalProperties: false })
+
+// The uniqueness key is bookkeeping, which never leaves the server.
+export const customerInternals = ['ownerKey']
+
+/** What clients see of a customer. */
+export const customerExternalResolver = omittingResolver<Customer>(customerInternals)

@@ -20,11 +20,11 @@ import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingFacilities, isMember } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
-import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { processorOf } from '../../providers/processor'
 import { createCustomerService, type BillingCustomerService } from './billing-customers.class'
-import { customerDataSchema, customerGetQuerySchema, customerPatchSchema, customerQuerySchema } from './billing-customers.schema'
+import { customerDataSchema, customerExternalResolver, customerGetQuerySchema, customerPatchSchema, customerQuerySchema } from './billing-customers.schema'
 import { billingCustomerMethods, billingCustomerPath } from './billing-customers.shared'
 
 declare module '../../declarations' {
@@ -41,8 +41,6 @@ export const billingCustomers = (app: Application) => {
   // `$deleteProcessorCard` / `$setDefaultProcessorCard` in a PATCH body (src/hooks/reject-unsafe-keys.ts hands them over).
   service.bodyOperators = ['$deleteProcessorCard', '$setDefaultProcessorCard']
   app.use(billingCustomerPath, service, { methods: [...billingCustomerMethods], events: [] })
-  // The uniqueness key is bookkeeping.
-  registerPresenter(billingCustomerPath, omitting(['ownerKey']))
   const privilege = billingSettings(app).privilege
 
   defineAccess(billingCustomerPath, {
@@ -65,7 +63,7 @@ export const billingCustomers = (app: Application) => {
 
   app.service(billingCustomerPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(billingCustomerPath)],
+      all: [authenticate('jwt'), externalView(billingCustomerPath, customerExternalResolver)],
       find: [validateQueryWith(customerQuerySchema), scopeAccess],
       get: [validateQueryWith(customerGetQuerySchema), scopeAccess],
       create: [validateBody({ create: customerDataSchema }), scopeAccess, idempotencyKey, setCreated],

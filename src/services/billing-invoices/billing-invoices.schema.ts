@@ -2,6 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
+import { omittingResolver } from '../../schema/external'
 
 const invoiceFields = {
   // One of config `billing.invoiceTypes`.
@@ -61,3 +62,9 @@ export const invoiceQuerySchema = querySyntax(
     updatedAt: Type.Number()
   })
 )
+
+/** Internal bookkeeping of an invoice (totals revision, finalize and cascade markers) that never leaves the server. */
+export const invoiceInternals = ['totalsRev', 'totalsAt', 'finalizePending', 'deleting', 'deletingAt']
+
+/** What clients see of an invoice. */
+export const invoiceExternalResolver = omittingResolver<Invoice>(invoiceInternals)

@@ -12,11 +12,11 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
-import { presentResults } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { checkBillingValues } from '../../billing/validate'
 import { BillingInvoiceService } from './billing-invoices.class'
-import { invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
+import { invoiceDataSchema, invoiceExternalResolver, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
 import { billingInvoiceMethods, billingInvoicePath } from './billing-invoices.shared'
 
 declare module '../../declarations' {
@@ -42,7 +42,7 @@ export const billingInvoices = (app: Application) => {
   const values = checkBillingValues({ type: 'invoiceTypes', subjectType: 'subjectTypes' })
   app.service(billingInvoicePath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(billingInvoicePath)],
+      all: [authenticate('jwt'), externalView(billingInvoicePath, invoiceExternalResolver)],
       find: [validateQueryWith(invoiceQuerySchema), scopeAccess],
       get: [validateQueryWith(invoiceQuerySchema), scopeAccess],
       create: [validateBody({ create: invoiceDataSchema }), values, scopeAccess, setCreated],

@@ -2,6 +2,11 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
+import type { HookContext } from '../../declarations'
+import { resolve } from '@feathersjs/schema'
+import { toMajor } from '../../billing/money'
+import { billingSettings } from '../../billing/settings'
+import { hidden } from '../../schema/external'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
 
@@ -58,3 +63,22 @@ export const itemQuerySchema = querySyntax(
     updatedAt: Type.Number()
   })
 )
+
+/** Internal bookkeeping of an item (minor-unit amount, reservation counters, cascade markers) that never leaves the server. */
+export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 'deletingAt', 'voided'] as const
+
+/** An item as stored. */
+type StoredItem = Item & { amountMinor?: number; reserved?: number; pending?: unknown; deleting?: boolean; deletingAt?: number; voided?: unknown }
+
+const major = (item: StoredItem, context: HookContext, minor: (amountMinor: number, reserved: number) => number, value: number | undefined) => {
+  if (typeof item.amountMinor !== 'number') return value
+  const reserved = typeof item.reserved === 'number' ? item.reserved : 0
+  return toMajor(minor(item.amountMinor, reserved), billingSettings(context.app).moneyDecimals)
+}
+
+/** What clients see of an item: no internals; `paid` and `balance` from the reservation counter. */
+export const itemExternalResolver = resolve<StoredItem, HookContext>({
+  ...hidden(itemInternals),
+  paid: async (value, item, context) => major(item, context, (_amount, reserved) => reserved, value),
+  balance: async (value, item, context) => major(item, context, (amount, reserved) => amount - reserved, value)
+})

@@ -13,12 +13,12 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, isMember } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
-import { presentResults } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
 import { BillingItemService } from './billing-items.class'
-import { itemDataSchema, itemPatchSchema, itemQuerySchema } from './billing-items.schema'
+import { itemDataSchema, itemExternalResolver, itemPatchSchema, itemQuerySchema } from './billing-items.schema'
 import { billingItemMethods, billingItemPath } from './billing-items.shared'
 
 declare module '../../declarations' {
@@ -47,7 +47,7 @@ export const billingItems = (app: Application) => {
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])
   app.service(billingItemPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(billingItemPath)],
+      all: [authenticate('jwt'), externalView(billingItemPath, itemExternalResolver)],
       find: [validateQueryWith(itemQuerySchema), scopeAccess],
       get: [validateQueryWith(itemQuerySchema), scopeAccess],
       create: [validateBody({ create: itemDataSchema }), values, scopeAccess, setCreated],

@@ -2,6 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, Money } from '../../billing/schema'
+import { omittingResolver } from '../../schema/external'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
 const Url = () => Type.String({ minLength: 1, maxLength: 2000 })
@@ -99,3 +100,9 @@ export const intentFindQuerySchema = Type.Object(
   { ...intentQuerySchema.properties, $analytics: Type.Optional(Type.Union([Type.Literal('net-amount-total'), Type.Literal('receivables-total')])) },
   { additionalProperties: false }
 )
+
+// The approval page's secret, the minor-unit amounts and the capture marker stay in the server.
+export const intentInternals = ['checkoutSecret', 'amounts', 'capturingBy', 'capturingAt']
+
+/** What clients see of a payment intent. */
+export const intentExternalResolver = omittingResolver<Intent>(intentInternals)

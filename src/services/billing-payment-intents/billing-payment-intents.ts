@@ -19,13 +19,13 @@ import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingFacilities, requireBilling } from '../../billing/access'
 import { invoiceChildAudit } from '../../billing/audit'
 import { oneAtATime } from '../../billing/hooks'
-import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { gatewaySettings } from '../../providers/gateways'
 import { createIntentService, type BillingPaymentIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
-import { intentDataSchema, intentFindQuerySchema, intentPatchSchema, intentQuerySchema } from './billing-payment-intents.schema'
+import { intentDataSchema, intentExternalResolver, intentFindQuerySchema, intentPatchSchema, intentQuerySchema } from './billing-payment-intents.schema'
 import { billingPaymentIntentMethods, billingPaymentIntentPath } from './billing-payment-intents.shared'
 
 declare module '../../declarations' {
@@ -39,8 +39,6 @@ export const billingPaymentIntents = (app: Application) => {
   gatewaySettings(app)
   idempotencyStore(app)
   app.use(billingPaymentIntentPath, createIntentService(app), { methods: [...billingPaymentIntentMethods], events: [] })
-  // The approval page's secret, the minor-unit amounts and the capture marker stay in the server.
-  registerPresenter(billingPaymentIntentPath, omitting(['checkoutSecret', 'amounts', 'capturingBy', 'capturingAt']))
   app.use(checkoutPages(app))
   const privilege = billingSettings(app).privilege
 
@@ -64,7 +62,7 @@ export const billingPaymentIntents = (app: Application) => {
 
   app.service(billingPaymentIntentPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(billingPaymentIntentPath)],
+      all: [authenticate('jwt'), externalView(billingPaymentIntentPath, intentExternalResolver)],
       find: [validateQueryWith(intentFindQuerySchema), scopeAccess],
       get: [validateQueryWith(intentQuerySchema), scopeAccess],
       create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],

@@ -2,6 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
+import { omittingResolver } from '../../schema/external'
 
 /** A payment amount: more than 0 (and at most `billing.moneyDecimals` decimals, checked by the hooks). */
 const PaymentAmount = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e12 })
@@ -72,3 +73,9 @@ export const paymentQuerySchema = querySyntax(
     finalizedAt: Type.Number()
   })
 )
+
+/** The marker of a void under way, which never leaves the server. */
+export const paymentInternals = ['voidPending']
+
+/** What clients see of a payment. */
+export const paymentExternalResolver = omittingResolver<Payment>(paymentInternals)

@@ -12,14 +12,14 @@ import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { presentResults } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { billingScope, facilityOwned, facilityScope, isMember, requireBilling } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
 import { BillingPaymentService } from './billing-payments.class'
-import { paymentDataSchema, paymentPatchSchema, paymentQuerySchema } from './billing-payments.schema'
+import { paymentDataSchema, paymentExternalResolver, paymentPatchSchema, paymentQuerySchema } from './billing-payments.schema'
 import { billingPaymentMethods, billingPaymentPath } from './billing-payments.shared'
 
 declare module '../../declarations' {
@@ -51,7 +51,7 @@ export const billingPayments = (app: Application) => {
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])
   app.service(billingPaymentPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(billingPaymentPath)],
+      all: [authenticate('jwt'), externalView(billingPaymentPath, paymentExternalResolver)],
       find: [validateQueryWith(paymentQuerySchema), scopeAccess],
       get: [validateQueryWith(paymentQuerySchema), scopeAccess],
       create: [validateBody({ create: paymentDataSchema }), values, scopeAccess, setCreated],

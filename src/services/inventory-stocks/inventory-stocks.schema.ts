@@ -2,6 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Sku, StockQuantity } from '../inventory-variants/inventory-variants.schema'
+import { omittingResolver } from '../../schema/external'
 
 export const stockSchema = Type.Object(
   {
@@ -61,3 +62,9 @@ export const stockQuerySchema = querySyntax(
     updatedAt: Type.Number()
   })
 )
+
+// The movements' bookkeeping never leaves the server.
+export const stockInternals = ['pending']
+
+/** What clients see of a stock. */
+export const stockExternalResolver = omittingResolver<Stock>(stockInternals)

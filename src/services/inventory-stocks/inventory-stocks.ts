@@ -11,11 +11,11 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
-import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { inventoryScope, requireInventory } from '../../inventory/access'
 import { inventorySettings } from '../../inventory/settings'
 import { createStockService, type InventoryStockService } from './inventory-stocks.class'
-import { stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
+import { stockDataSchema, stockExternalResolver, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
 import { inventoryStockMethods, inventoryStockPath } from './inventory-stocks.shared'
 
 declare module '../../declarations' {
@@ -30,8 +30,6 @@ export const inventoryStocks = (app: Application) => {
   service.bodyOperators = ['$inc']
   app.use(inventoryStockPath, service, { methods: [...inventoryStockMethods], events: [] })
   app.service(inventoryStockPath).populatable = true
-  // The movements' bookkeeping never leaves the server.
-  registerPresenter(inventoryStockPath, omitting(['pending']))
   const settings = inventorySettings(app)
 
   defineAccess(inventoryStockPath, {
@@ -43,7 +41,7 @@ export const inventoryStocks = (app: Application) => {
 
   app.service(inventoryStockPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(inventoryStockPath)],
+      all: [authenticate('jwt'), externalView(inventoryStockPath, stockExternalResolver)],
       find: [validateQueryWith(stockQuerySchema), scopeAccess],
       get: [validateQueryWith(stockQuerySchema), scopeAccess],
       create: [validateBody({ create: stockDataSchema }), scopeAccess, setCreated],

@@ -2,6 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
+import { omittingResolver } from '../../schema/external'
 
 const encounterFields = {
   // One of config `billing.encounterTypes`; defaults to its first entry.
@@ -57,3 +58,9 @@ export const encounterQuerySchema = querySyntax(
     updatedAt: Type.Number()
   })
 )
+
+/** The cascade markers of an encounter being removed, which never leave the server. */
+export const encounterInternals = ['deleting', 'deletingAt']
+
+/** What clients see of an encounter. */
+export const encounterExternalResolver = omittingResolver<Encounter>(encounterInternals)

@@ -13,11 +13,11 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
-import { presentResults } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { checkBillingValues } from '../../billing/validate'
 import { MedicalEncounterService } from './medical-encounters.class'
-import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema, encounterUpdateSchema } from './medical-encounters.schema'
+import { encounterDataSchema, encounterExternalResolver, encounterPatchSchema, encounterQuerySchema, encounterUpdateSchema } from './medical-encounters.schema'
 import { medicalEncounterMethods, medicalEncounterPath } from './medical-encounters.shared'
 
 declare module '../../declarations' {
@@ -48,7 +48,7 @@ export const medicalEncounters = (app: Application) => {
 
   app.service(medicalEncounterPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(medicalEncounterPath)],
+      all: [authenticate('jwt'), externalView(medicalEncounterPath, encounterExternalResolver)],
       find: [validateQueryWith(encounterQuerySchema), scopeAccess],
       get: [validateQueryWith(encounterQuerySchema), scopeAccess],
       create: [validateBody({ create: encounterDataSchema }), checkBillingValues({ type: 'encounterTypes' }), scopeAccess, setCreated],

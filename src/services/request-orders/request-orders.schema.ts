@@ -2,6 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, Money } from '../../billing/schema'
+import { omittingResolver } from '../../schema/external'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
 
@@ -104,3 +105,9 @@ export const orderQuerySchema = querySyntax(
     updatedAt: Type.Number()
   })
 )
+
+// The concurrency counter and the marker of a dispatch under way never leave the server.
+export const orderInternals = ['rev', 'dispatching']
+
+/** What clients see of a order. */
+export const orderExternalResolver = omittingResolver<Order>(orderInternals)

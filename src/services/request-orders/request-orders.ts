@@ -16,10 +16,10 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { isMember } from '../../billing/access'
 import { oneAtATime } from '../../billing/hooks'
-import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { orderSettings } from '../../orders/settings'
 import { createOrderService, type RequestOrderService } from './request-orders.class'
-import { orderDataSchema, orderPatchSchema, orderQuerySchema } from './request-orders.schema'
+import { orderDataSchema, orderExternalResolver, orderPatchSchema, orderQuerySchema } from './request-orders.schema'
 import { requestOrderMethods, requestOrderPath } from './request-orders.shared'
 
 declare module '../../declarations' {
@@ -33,8 +33,6 @@ const patientOf = (doc: any): string | undefined => (doc?.requestedForType === '
 export const requestOrders = (app: Application) => {
   orderSettings(app)
   app.use(requestOrderPath, createOrderService(app), { methods: [...requestOrderMethods], events: [] })
-  // The concurrency counter and the marker of a dispatch under way never leave the server.
-  registerPresenter(requestOrderPath, omitting(['rev', 'dispatching']))
 
   defineAccess(requestOrderPath, {
     read: (access) => ({
@@ -53,7 +51,7 @@ export const requestOrders = (app: Application) => {
 
   app.service(requestOrderPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(requestOrderPath)],
+      all: [authenticate('jwt'), externalView(requestOrderPath, orderExternalResolver)],
       find: [validateQueryWith(orderQuerySchema), scopeAccess],
       get: [validateQueryWith(orderQuerySchema), scopeAccess],
       create: [validateBody({ create: orderDataSchema }), scopeAccess, setCreated],

@@ -1,6 +1,7 @@
 // subscriptionSchema → Subscription → subscriptionDataSchema → subscriptionPatchSchema → subscriptionQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { omittingResolver } from '../../schema/external'
 
 export const SUBSCRIPTION_STATUSES = ['pending', 'trialing', 'active', 'incomplete', 'incomplete_expired', 'canceled', 'past_due', 'unpaid', 'paused'] as const
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number]
@@ -104,3 +105,9 @@ export const subscriptionQuerySchema = querySyntax(
     updatedAt: Type.Number()
   })
 )
+
+// The live key and the open checkout's amount are bookkeeping, which never leave the server.
+export const subscriptionInternals = ['liveKey', 'checkout']
+
+/** What clients see of a subscription. */
+export const subscriptionExternalResolver = omittingResolver<Subscription>(subscriptionInternals)

@@ -12,11 +12,11 @@ import { defineAccess } from '../../access/rules'
 import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { omitting, presentResults, registerPresenter } from '../../billing/present'
+import { externalView } from '../../schema/external'
 import { processorOf } from '../../providers/processor'
 import { checkoutPages } from '../../subscriptions/checkout-page'
 import { type SubscriptionService, createSubscriptionService } from './subscriptions.class'
-import { subscriptionDataSchema, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
+import { subscriptionDataSchema, subscriptionExternalResolver, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
 import { subscriptionMethods, subscriptionPath } from './subscriptions.shared'
 
 declare module '../../declarations' {
@@ -28,8 +28,6 @@ declare module '../../declarations' {
 export const subscriptions = (app: Application) => {
   processorOf(app)
   app.use(subscriptionPath, createSubscriptionService(app), { methods: [...subscriptionMethods], events: [] })
-  // The live key and the open checkout's amount are bookkeeping.
-  registerPresenter(subscriptionPath, omitting(['liveKey', 'checkout']))
   // The sandbox processor's checkout pages (GET /processor/sandbox/checkout/:session, its Pay and Fail forms).
   app.use(checkoutPages(app))
 
@@ -48,7 +46,7 @@ export const subscriptions = (app: Application) => {
 
   app.service(subscriptionPath).hooks({
     around: {
-      all: [authenticate('jwt'), presentResults(subscriptionPath)],
+      all: [authenticate('jwt'), externalView(subscriptionPath, subscriptionExternalResolver)],
       find: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       get: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       create: [validateBody({ create: subscriptionDataSchema }), scopeAccess],

@@ -9,7 +9,8 @@ import { createStore, type StoreOptions, type StoreService } from '../../store'
 import { within } from '../../access/rules'
 import { check, dataValidator } from '../../schema/validators'
 import { enqueueDeliveries, wakeWebhook, type StoredDelivery } from '../../jobs/webhook-queue'
-import { pingSchema, type Delivery } from './webhook-events.schema'
+import { pingSchema } from './webhook-events.schema'
+import { getDispatchValue } from '@feathersjs/schema'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhook-events',
@@ -21,14 +22,6 @@ export const getOptions = (_app: Application): StoreOptions => ({
 export const isPingBody = (data: unknown) => !!data && typeof data === 'object' && !Array.isArray(data) && ('webhook' in data || 'event' in data)
 
 /** A stored delivery as clients see it: the payload parsed, the worker's lease left out. */
-export const formatDelivery = (stored: StoredDelivery): Delivery => {
-  const { payloadJson, queue: _queue, leaseUntil: _lease, leaseOwner: _owner, ...rest } = stored
-  return payloadJson === undefined ? rest : { ...rest, payload: JSON.parse(payloadJson) }
-}
-
-const formatAll = (result: any) =>
-  Array.isArray(result) ? result.map(formatDelivery) : { ...result, data: result.data.map(formatDelivery) }
-
 export class WebhookEventsService {
   readonly deliveries: StoreService<StoredDelivery>
 
@@ -40,15 +33,19 @@ export class WebhookEventsService {
   async find(params: Params = {}) {
     const query = { ...(params.query ?? {}) }
     if (!query.$sort) query.$sort = { createdAt: -1, id: -1 }
-    return formatAll(await this.deliveries.find({ ...params, query }))
+    return this.deliveries.find({ ...params, query })
   }
 
   async get(id: Id, params: Params = {}) {
-    return formatDelivery(await this.deliveries._get(id, params))
+    return this.deliveries._get(id, params)
   }
 
   async create(data: any, params: Params = {}) {
-    if (!isPingBody(data)) return (this.app.service('webhooks')).create(data, params)
+    if (!isPingBody(data)) {
+      // The registration's response: the webhook as clients see it, and its signing secret, shown this once.
+      const created = await this.app.service('webhooks').create(data, params)
+      return { ...getDispatchValue(created), secret: created.secret }
+    }
     const ping = check<{ webhook: string; event: 'ping' }>(dataValidator, pingSchema, data, 'ping')
     const webhooks = this.app.service('webhooks')
     // As the caller: someone else's webhook is a 404.
@@ -59,7 +56,7 @@ export class WebhookEventsService {
       throw new Conflict('The webhook is inactive; reactivate it (PATCH /webhooks/:id { active: true }) before pinging it', { webhook: webhook.id })
     }
     const [delivery] = await enqueueDeliveries(this.app, webhook, 'ping', [{ webhook: webhook.id }])
-    return formatDelivery(delivery)
+    return delivery
   }
 
   /** `{ retry: true }` on a failed delivery queues it again with a fresh retry schedule. */
@@ -75,7 +72,7 @@ export class WebhookEventsService {
         throw new Conflict('The delivery was retried meanwhile')
       })
     await wakeWebhook(this.app, existing.webhook, now)
-    return formatDelivery(updated)
+    return updated
   }
 
   // For scopeAccess (reads the existing document without hooks).

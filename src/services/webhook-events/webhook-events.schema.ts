@@ -1,6 +1,9 @@
 // deliverySchema → Delivery → pingSchema → retrySchema → deliveryQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Timestamp } from '../../schema/common'
+import { resolve } from '@feathersjs/schema'
+import type { HookContext } from '../../declarations'
+import { hidden } from '../../schema/external'
 
 /** A delivery (webhook event) as clients read it. */
 export const deliverySchema = Type.Object(
@@ -44,3 +47,12 @@ export const deliveryQuerySchema = querySyntax(
     createdAt: Type.Number()
   })
 )
+
+/** A delivery as stored: its payload as JSON text, and the worker's queue and lease (src/jobs/webhook-queue.ts). */
+type StoredDeliveryDoc = Delivery & { payloadJson?: string; queue?: string; leaseUntil?: number; leaseOwner?: string }
+
+/** What clients see of a delivery: the payload as sent (parsed), without the worker's queue and lease. */
+export const deliveryExternalResolver = resolve<StoredDeliveryDoc, HookContext>({
+  ...hidden(['payloadJson', 'queue', 'leaseUntil', 'leaseOwner']),
+  payload: async (value, delivery) => (delivery.payloadJson === undefined ? value : JSON.parse(delivery.payloadJson))
+})

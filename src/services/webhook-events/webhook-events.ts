@@ -8,8 +8,9 @@ import { scopeAccess } from '../../hooks/scope-access'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { webhookOwnerChannels, webhookOwnerQuery } from '../webhooks/webhooks'
 import { WebhookEventsService, isPingBody } from './webhook-events.class'
-import { deliveryQuerySchema, retrySchema } from './webhook-events.schema'
+import { deliveryExternalResolver, deliveryQuerySchema, retrySchema } from './webhook-events.schema'
 import { webhookEventMethods, webhookEventPath } from './webhook-events.shared'
+import { externalView } from '../../schema/external'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -38,7 +39,7 @@ export const webhookEvents = (app: Application) => {
 
   app.service(webhookEventPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [authenticate('jwt'), externalView(webhookEventPath, deliveryExternalResolver)],
       find: [validateQueryWith(deliveryQuerySchema), scopeAccess],
       get: [validateQueryWith(deliveryQuerySchema), scopeAccess],
       create: [scopeAccess, announceOnlyPings],

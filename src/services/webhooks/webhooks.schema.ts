@@ -1,6 +1,7 @@
 // webhookSchema → Webhook → webhookDataSchema → webhookPatchSchema → webhookQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { omittingResolver } from '../../schema/external'
 
 const url = Text(2048, { minLength: 1 })
 const events = Text(2000, { minLength: 1 })
@@ -58,3 +59,7 @@ export const webhookQuerySchema = querySyntax(
     createdAt: Type.Number()
   })
 )
+
+/** What clients see of a webhook (reads, events): none of its internals. The creation response adds the secret,
+ * shown that once (src/services/webhook-events/webhook-events.class.ts). */
+export const webhookExternalResolver = omittingResolver<Webhook>(webhookInternals)

@@ -3,15 +3,16 @@
 // signing secret is shown once, in the creation response, and never in any read or event.
 import { authenticate } from '@feathersjs/authentication'
 import { Forbidden, NotFound } from '@feathersjs/errors'
-import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { isMemberWith, superadminOf, type AccessContext } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { WebhookService } from './webhooks.class'
-import { webhookDataSchema, webhookInternals, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
+import { webhookDataSchema, webhookExternalResolver, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
 import { webhookMethods, webhookPath } from './webhooks.shared'
+import { externalView } from '../../schema/external'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -26,25 +27,6 @@ export const webhookOwnerQuery = (access: AccessContext) => ({
 
 /** Channels of a webhook's (or delivery's) owner. */
 export const webhookOwnerChannels = (doc: any) => (doc.organization ? [`organizations/${doc.organization}`] : [`accounts/${doc.account}`])
-
-const omit = (doc: any, fields: string[]) => {
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
-  const copy = { ...doc }
-  for (const field of fields) delete copy[field]
-  return copy
-}
-const omitAll = (result: any, fields: string[]) =>
-  Array.isArray(result) ? result.map((doc) => omit(doc, fields)) : Array.isArray(result?.data) ? { ...result, data: result.data.map((doc: any) => omit(doc, fields)) } : omit(result, fields)
-
-// The secret leaves the server once: in the result of `create` (the response to POST /webhook-events);
-// events and every other result never carry it, nor the worker's schedule fields.
-const hideWebhookInternals = async (context: HookContext, next: NextFunction) => {
-  await next()
-  if (context.result === undefined) return
-  context.dispatch = omitAll(context.dispatch ?? context.result, webhookInternals)
-  const keep = context.method === 'create' ? webhookInternals.filter((field) => field !== 'secret') : webhookInternals
-  if (context.params.provider || context.method === 'create') context.result = omitAll(context.result, keep)
-}
 
 export const webhooks = (app: Application) => {
   app.use(webhookPath, new WebhookService(app), { methods: [...webhookMethods], events: [] })
@@ -66,7 +48,9 @@ export const webhooks = (app: Application) => {
 
   app.service(webhookPath).hooks({
     around: {
-      all: [authenticate('jwt'), hideWebhookInternals],
+      // The secret leaves the server once: in the response to POST /webhook-events (webhook-events.class.ts);
+      // events and every other result never carry it, nor the worker's schedule fields.
+      all: [authenticate('jwt'), externalView(webhookPath, webhookExternalResolver)],
       find: [validateQueryWith(webhookQuerySchema), scopeAccess],
       get: [validateQueryWith(webhookQuerySchema), scopeAccess],
       create: [validateBody({ create: webhookDataSchema }), scopeAccess, setCreated],

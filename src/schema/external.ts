@@ -1,0 +1,39 @@
+// One way to present: what clients see of a service's documents is that service's external resolver
+// (`<name>ExternalResolver` in its `<name>.schema.ts`, the Feathers generator's way). `externalView` registers it
+// for the service's `around.all` hooks as `resolveExternal`, which writes `context.dispatch` (what external
+// callers, realtime events and webhook deliveries get) and leaves `context.result` whole for internal callers.
+// `presentExternal` runs the same resolver for documents announced outside a service call (src/jobs/announce.ts).
+import { createContext, type Service } from '@feathersjs/feathers'
+import { hooks as schemaHooks, resolve, type Resolver } from '@feathersjs/schema'
+import type { Application, HookContext } from '../declarations'
+import { serviceAt } from '../store'
+
+/** A stored document as resolvers see it: the external schema's fields and the server's bookkeeping fields. */
+export type Stored<T> = T & Record<string, unknown>
+
+const externalResolvers = new Map<string, Resolver<Stored<object>, HookContext>>()
+
+/** Resolver properties that keep `fields` on the server (a property resolved to undefined is left out). */
+export const hidden = <K extends string>(fields: readonly K[]): Record<K, () => Promise<undefined>> => {
+  const properties = {} as Record<K, () => Promise<undefined>>
+  for (const field of fields) properties[field] = async () => undefined
+  return properties
+}
+
+/** An external resolver that only leaves `fields` out. */
+export const omittingResolver = <T extends object>(fields: readonly string[]) => resolve<Stored<T>, HookContext>(hidden(fields))
+
+/** The `around.all` hook presenting `path`'s documents through `resolver`, recorded for `presentExternal`. */
+export const externalView = <R extends object>(path: string, resolver: Resolver<R, HookContext>) => {
+  externalResolvers.set(path, resolver as unknown as Resolver<Stored<object>, HookContext>)
+  return schemaHooks.resolveExternal(resolver)
+}
+
+/** The client view of one document of `path` (as its service's external resolver shapes it). */
+export const presentExternal = async <T = unknown>(app: Application, path: string, doc: T): Promise<T> => {
+  const resolver = externalResolvers.get(path)
+  if (!resolver || !doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
+  // An internal context of the service (app, path, service), as the resolver would get in a call.
+  const context = createContext(serviceAt(app, path) as unknown as Service, 'get', { arguments: [null, {}] }) as unknown as HookContext
+  return (await resolver.resolve(doc as Stored<object>, context)) as T
+}
