@@ -294,6 +294,9 @@ export class WebhookWorker {
         update = { status: 'failed', failedAt: now, leaseUntil: 0, lastResponse, $unset: { queue: '' } }
       }
     }
+    // A success ends the webhook's failure streak before the delivery shows `delivered`, so whoever reads the
+    // delivered delivery also reads the webhook without the streak (the endpoint answered, whoever records it).
+    if (result.ok) await this.recordOnWebhook(webhook, result, started, now)
     const recorded = await deliveryStore(this.app)
       ._patch(delivery.id, update, { query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil } })
       .catch(ignoreNotFound)
@@ -303,7 +306,7 @@ export class WebhookWorker {
       return
     }
     if (retryAt !== undefined) this.wakeAt(retryAt, webhook.id)
-    await this.recordOnWebhook(webhook, result, started, now)
+    if (!result.ok) await this.recordOnWebhook(webhook, result, started, now)
   }
 
   /** A success ends the webhook's failure streak; a failure extends it and, once it spans the window, deactivates the webhook. */
