@@ -166,9 +166,10 @@ const get = async (url: string, output: () => string) => {
   }
 }
 
-const rssMB = (pid: number) => {
+/** The process's resident memory now (VmRSS), or its peak so far (VmHWM), in MB. */
+const rssMB = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS') => {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
   return Math.round(kb / 1024)
 }
 
@@ -177,7 +178,7 @@ const startProcess = async (dataDir: string) => {
   const start = process.hrtime.bigint()
   const server = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: 'directory-bench-secret-0123456789abcdef' }, 120000, { compiled: true })
   const startupMs = Number(process.hrtime.bigint() - start) / 1e6
-  return { server, startupMs, rss: () => rssMB(server.child.pid ?? 0) }
+  return { server, startupMs, rss: () => rssMB(server.child.pid ?? 0), peak: () => rssMB(server.child.pid ?? 0, 'VmHWM') }
 }
 
 export async function run() {
@@ -214,6 +215,7 @@ export async function run() {
     if (body.total !== ENTRIES) throw new Error(`expected ${ENTRIES} entries in the index, found ${body.total}`)
   })
   const rssIndexed = full.rss()
+  const peakIndexed = full.peak()
 
   const results: Record<string, unknown> = {}
   for (const c of CASES) {
@@ -250,6 +252,7 @@ export async function run() {
     }
   }
   const rssEnd = full.rss()
+  const peakEnd = full.peak()
   await full.server.kill('SIGTERM')
   fs.rmSync(dataDir, { recursive: true, force: true })
   fs.rmSync(emptyDir, { recursive: true, force: true })
@@ -267,7 +270,7 @@ export async function run() {
       firstSearchAfterReady: Math.round(firstAnswerMs),
       toFirstSearch: Math.round(full.startupMs + firstAnswerMs)
     },
-    serverRssMB: { empty: emptyRss, afterStartup: rssAfterStartup, indexed: rssIndexed, afterQueries: rssEnd },
+    serverRssMB: { empty: emptyRss, afterStartup: rssAfterStartup, indexed: rssIndexed, afterQueries: rssEnd, peakAtFirstSearch: peakIndexed, peakAfterQueries: peakEnd },
     ...results
   }
 }
