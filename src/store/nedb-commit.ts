@@ -13,7 +13,8 @@
 // The file is held open (append mode) between writes and reopened after NeDB rewrites it (compaction: temp file +
 // rename), which waits for the pending batch first, so no appended line can land in the replaced file.
 import fs from 'node:fs'
-import { serialize, deserialize } from '@seald-io/nedb/lib/model'
+import { serialize } from '@seald-io/nedb/lib/model'
+import { readDataLines, type LoadedData } from './nedb-load'
 
 export type StoreSync = 'always' | 'batch' | 'os'
 export const STORE_SYNC_MODES: StoreSync[] = ['always', 'batch', 'os']
@@ -179,65 +180,6 @@ interface NeDBInternals {
   _updateAsync(query: unknown, update: unknown, options: unknown): Promise<unknown>
   _removeAsync(query: unknown, options: unknown): Promise<unknown>
 }
-
-interface LoadedData {
-  data: unknown[]
-  indexes: Record<string, unknown>
-}
-
-/**
- * A data file's lines to documents and index declarations, as NeDB's own loader does (a later line of the same
- * `_id` replaces the earlier one, `$$deleted` removes it, `$$indexCreated`/`$$indexRemoved` declare indexes, and
- * more than `corruptAlertThreshold` unreadable lines refuse the load) — but in one synchronous pass per chunk and
- * with a plain `JSON.parse` for lines without a `$$date` (NeDB's reviver, which only turns `{ $$date }` into a
- * Date, costs most of a large file's load). The datastores here have no (de)serialization hooks.
- */
-export const readDataLines = (stream: NodeJS.ReadableStream, corruptAlertThreshold: number): Promise<LoadedData> =>
-  new Promise((resolve, reject) => {
-    const byId = new Map<string, unknown>()
-    const indexes: Record<string, unknown> = {}
-    let lines = 0
-    let corrupt = 0
-    let rest = ''
-    const take = (line: string) => {
-      if (line === '') return
-      lines++
-      try {
-        const doc = line.includes('$$date') ? deserialize(line) : JSON.parse(line)
-        if (doc._id) {
-          if (doc.$$deleted === true) byId.delete(doc._id)
-          else byId.set(doc._id, doc)
-        } else if (doc.$$indexCreated && doc.$$indexCreated.fieldName != null) indexes[doc.$$indexCreated.fieldName] = doc.$$indexCreated
-        else if (typeof doc.$$indexRemoved === 'string') delete indexes[doc.$$indexRemoved]
-      } catch {
-        corrupt++
-      }
-    }
-    stream.on('data', (chunk: string | Buffer) => {
-      const text = rest + chunk.toString()
-      let start = 0
-      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-        take(text.slice(start, end))
-        start = end + 1
-      }
-      rest = text.slice(start)
-    })
-    stream.on('error', reject)
-    stream.on('end', () => {
-      take(rest)
-      if (lines > 0 && corrupt / lines > corruptAlertThreshold) {
-        const rate = corrupt / lines
-        reject(
-          Object.assign(
-            new Error(`${Math.floor(100 * rate)}% of the data file is corrupt, more than given corruptAlertThreshold (${Math.floor(100 * corruptAlertThreshold)}%). Cautiously refusing to start NeDB to prevent dataloss.`),
-            { corruptionRate: rate, corruptItems: corrupt, dataLength: lines }
-          )
-        )
-        return
-      }
-      resolve({ data: [...byId.values()], indexes })
-    })
-  })
 
 /**
  * Routes a datastore's appends through a commit log in `mode`. Each write method (insert, update, remove) still
