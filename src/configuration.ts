@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Type, StringEnum, authenticationSettingsSchema, type Static, type TSchema } from '@feathersjs/typebox'
 import { dataValidator, fieldErrors } from './schema/validators'
-import { STORE_SYNC_MODES } from './store/nedb-commit'
+import { STORE_SYNC_MODES } from './store/sync'
 
 const Ms = () => Type.Number({ minimum: 0 })
 const PositiveMs = () => Type.Number({ exclusiveMinimum: 0 })

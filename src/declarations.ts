@@ -1,6 +1,6 @@
 import type { HookContext as FeathersHookContext, NextFunction, Params as FeathersParams } from '@feathersjs/feathers'
 import type { Application as FeathersApplication } from '@feathersjs/koa'
-import type { AccessContext } from './access/context'
+import type { AccessContext } from './access/types'
 import type { Configuration } from './configuration'
 
 export type { NextFunction }

@@ -12,21 +12,9 @@
 // answered): other instances may then use memberships they cached before for at most `accessCache.ttlMs`
 // (default 30 s), after which every entry is reloaded.
 import type { Application } from '../declarations'
+import type { AccessContext, Membership } from './types'
 
-export interface Membership {
-  id: string
-  organization: string
-  uid: string
-  roles: string[]
-  privileges: string[]
-  superadmin: boolean
-}
-
-export interface AccessContext {
-  accountId: string
-  admin: boolean
-  memberships: Membership[]
-}
+export type { AccessContext, Membership }
 
 /** On an account read for this call: its `accessVersion` (a hidden field) as read, 0 when never bumped. */
 export const ACCESS_VERSION = Symbol('accessVersion')

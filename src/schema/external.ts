@@ -4,24 +4,14 @@
 // callers, realtime events and webhook deliveries get) and leaves `context.result` whole for internal callers.
 // `presentExternal` runs the same resolver for documents announced outside a service call (src/jobs/announce.ts).
 import { createContext, type Service } from '@feathersjs/feathers'
-import { hooks as schemaHooks, resolve, type Resolver } from '@feathersjs/schema'
+import { hooks as schemaHooks, type Resolver } from '@feathersjs/schema'
 import type { Application, HookContext } from '../declarations'
 import { serviceAt } from '../store'
+import type { Stored } from './resolvers'
 
-/** A stored document as resolvers see it: the external schema's fields and the server's bookkeeping fields. */
-export type Stored<T> = T & Record<string, unknown>
+export { hidden, omittingResolver, type Stored } from './resolvers'
 
 const externalResolvers = new Map<string, Resolver<Stored<object>, HookContext>>()
-
-/** Resolver properties that keep `fields` on the server (a property resolved to undefined is left out). */
-export const hidden = <K extends string>(fields: readonly K[]): Record<K, () => Promise<undefined>> => {
-  const properties = {} as Record<K, () => Promise<undefined>>
-  for (const field of fields) properties[field] = async () => undefined
-  return properties
-}
-
-/** An external resolver that only leaves `fields` out. */
-export const omittingResolver = <T extends object>(fields: readonly string[]) => resolve<Stored<T>, HookContext>(hidden(fields))
 
 /** The `around.all` hook presenting `path`'s documents through `resolver`, recorded for `presentExternal`. */
 export const externalView = <R extends object>(path: string, resolver: Resolver<R, HookContext>) => {

@@ -16,8 +16,8 @@ import fs from 'node:fs'
 import { serialize } from '@seald-io/nedb/lib/model'
 import { readDataLines, type LoadedData } from './nedb-load'
 
-export type StoreSync = 'always' | 'batch' | 'os'
-export const STORE_SYNC_MODES: StoreSync[] = ['always', 'batch', 'os']
+import type { StoreSync } from './sync'
+export { STORE_SYNC_MODES, type StoreSync } from './sync'
 
 interface Batch {
   text: string

@@ -3,7 +3,7 @@ import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields } from '../../schema/common'
 import { organizationFields } from '../organizations/organizations.schema'
 import { signUpSubscriptionSchema } from '../subscriptions/subscriptions.schema'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 const nameFields = {
   firstName: Type.Optional(Text(100)),

@@ -1,7 +1,7 @@
 // customerSchema → Customer → customerDataSchema → customerPatchSchema → customerQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 const Token = () => Text(255, { minLength: 1, description: "A card token from the processor (e.g. Stripe.js); card numbers never reach this server" })
 const Email = () => Type.String({ format: 'email', maxLength: 320 })

@@ -2,7 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 const invoiceFields = {
   // One of config `billing.invoiceTypes`.

@@ -6,7 +6,7 @@ import type { HookContext } from '../../declarations'
 import { resolve } from '@feathersjs/schema'
 import { toMajor } from '../../billing/money'
 import { billingSettings } from '../../billing/settings'
-import { hidden } from '../../schema/external'
+import { hidden } from '../../schema/resolvers'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
 

@@ -2,7 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 /** A payment amount: more than 0 (and at most `billing.moneyDecimals` decimals, checked by the hooks). */
 const PaymentAmount = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e12 })

@@ -2,7 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Sku, StockQuantity } from '../inventory-variants/inventory-variants.schema'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 export const stockSchema = Type.Object(
   {

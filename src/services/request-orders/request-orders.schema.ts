@@ -2,7 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, Money } from '../../billing/schema'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
 

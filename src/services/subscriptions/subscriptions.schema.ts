@@ -1,7 +1,7 @@
 // subscriptionSchema → Subscription → subscriptionDataSchema → subscriptionPatchSchema → subscriptionQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 export const SUBSCRIPTION_STATUSES = ['pending', 'trialing', 'active', 'incomplete', 'incomplete_expired', 'canceled', 'past_due', 'unpaid', 'paused'] as const
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number]

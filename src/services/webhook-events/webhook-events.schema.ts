@@ -3,7 +3,7 @@ import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Timestamp } from '../../schema/common'
 import { resolve } from '@feathersjs/schema'
 import type { HookContext } from '../../declarations'
-import { hidden } from '../../schema/external'
+import { hidden } from '../../schema/resolvers'
 
 /** A delivery (webhook event) as clients read it. */
 export const deliverySchema = Type.Object(

@@ -1,7 +1,7 @@
 // webhookSchema → Webhook → webhookDataSchema → webhookPatchSchema → webhookQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
-import { omittingResolver } from '../../schema/external'
+import { omittingResolver } from '../../schema/resolvers'
 
 const url = Text(2048, { minLength: 1 })
 const events = Text(2000, { minLength: 1 })
