@@ -12,7 +12,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
     await loadOrganizations()
     const organization = selected()
     if (!organization) return replace(members, h('caption', {}, 'No organization yet.'))
-    const page = (await client.service('organization-members').find({ query: { organization, $limit: 200 } } as any)) as any
+    const page = await client.service('organization-members').find({ query: { organization, $limit: 200 } })
     const manage = isSuperadmin(organization)
     replace(
       members,
@@ -54,7 +54,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
     event.preventDefault()
     clearErrors(add)
     try {
-      await client.service('organization-members').create({ organization: selected(), uid: uid.value.trim(), roles: list(roles.value), privileges: list(privileges.value), superadmin: superadmin.checked } as any)
+      await client.service('organization-members').create({ organization: selected(), uid: uid.value.trim(), roles: list(roles.value), privileges: list(privileges.value), superadmin: superadmin.checked })
       add.reset()
     } catch (error) {
       showErrors(add, error)
