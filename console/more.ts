@@ -1,6 +1,7 @@
 // Orders (status moves), inventory (stocks per stockroom), the directory search (results with distances) and the
 // facility's subscription (status and checkout link), each for the organization chosen in the header.
 import { client, state, listen, debounce, organizationName, type Cleanup } from './api'
+import type { Stockroom } from '../src/services/inventory-stockrooms/inventory-stockrooms.shared'
 import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
 
 const none: Cleanup = () => undefined
@@ -44,11 +45,11 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
     replace(
       list,
       page.data.length
-        ? page.data.map((order: any) =>
+        ? page.data.map((order) =>
             h(
               'li',
               { 'data-id': order.id, 'data-status': order.status },
-              h('strong', {}, order.items.map((i: any) => `${i.quantity} × ${i.name}`).join(', ')),
+              h('strong', {}, order.items.map((i) => `${i.quantity} × ${i.name}`).join(', ')),
               ` · `,
               h('span', { class: 'badge' }, order.status),
               h('div', { class: 'muted' }, `for ${order.requestedForType} ${order.requestedFor} · ${when(order.createdAt)}`),
@@ -99,7 +100,7 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
   const facility = state.current
   if (!facility) return needsOrganization(root, 'Inventory')
   const rooms = h('div', { id: 'stockrooms' })
-  let stockrooms: any[] = []
+  let stockrooms: Stockroom[] = []
   const load = async () => {
     stockrooms = (await client.service('inventory-stockrooms').find({ query: { facility, $limit: 100 } })).data
     const stocks = (await client.service('inventory-stocks').find({ query: { facility, $limit: 500 } })).data
@@ -119,8 +120,8 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
                   'tbody',
                   {},
                   stocks
-                    .filter((s: any) => s.stockroom === room.id)
-                    .map((s: any) => h('tr', {}, h('td', {}, s.variant), h('td', {}, s.lot ?? ''), h('td', {}, String(s.quantity)), h('td', {}, String(s.reorderLevel ?? '')), h('td', {}, when(s.expiresAt))))
+                    .filter((s) => s.stockroom === room.id)
+                    .map((s) => h('tr', {}, h('td', {}, s.variant), h('td', {}, s.lot ?? ''), h('td', {}, String(s.quantity)), h('td', {}, String(s.reorderLevel ?? '')), h('td', {}, when(s.expiresAt))))
                 )
               )
             )
@@ -168,7 +169,7 @@ export const renderDirectory = async (root: HTMLElement): Promise<Cleanup> => {
       replace(
         results,
         page.data.length
-          ? page.data.map((entry: any) =>
+          ? page.data.map((entry) =>
               h('li', {}, h('strong', {}, entry.name), ` · ${entry.type}${entry.ref?.types?.length ? ` (${entry.ref.types.join(', ')})` : ''}`, entry.distanceKm !== undefined ? h('span', { class: 'badge' }, `${entry.distanceKm.toFixed(1)} km`) : null, entry.description ? h('div', { class: 'muted' }, entry.description) : null)
             )
           : h('li', {}, 'Nothing found.')

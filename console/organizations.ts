@@ -1,6 +1,6 @@
 // The caller's organizations and each one's members (live); superadmins add members with roles/privileges,
 // change them and remove them.
-import { client, state, listen, debounce, loadOrganizations, isSuperadmin, organizationName, type Cleanup } from './api'
+import { client, state, listen, debounce, loadOrganizations, isSuperadmin, organizationName, type Cleanup, type Member } from './api'
 import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
 
 const list = (value: string) => value.split(',').map((part) => part.trim()).filter(Boolean)
@@ -21,7 +21,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
       h(
         'tbody',
         {},
-        page.data.map((m: any) =>
+        page.data.map((m) =>
           h(
             'tr',
             { 'data-uid': m.uid },
@@ -36,7 +36,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
       )
     )
   }
-  const removeMember = async (member: any) => {
+  const removeMember = async (member: Member) => {
     if (!confirm(`Remove ${member.uid} from ${organizationName(member.organization)}?`)) return
     try {
       await client.service('organization-members').remove(member.id)
