@@ -130,11 +130,14 @@ const fieldsFor = (schema: Schema, values: Record<string, any>, creating: boolea
   return [...top, ...own, shared.length ? h('details', {}, h('summary', {}, 'More fields'), shared) : null]
 }
 
-const summaryOf = (record: any) =>
-  record.name ?? record.title ?? record.text ?? record.milestone ?? record.diagnosis ?? record.medicalCondition ?? record.hospitalName ?? record.notes ?? record.subtype ?? ''
+/** The first of the types' headline fields the record has (each record type has its own). */
+const summaryOf = (record: MedicalRecord) => {
+  const fields: Record<string, unknown> = record
+  return fields.name ?? fields.title ?? fields.text ?? fields.milestone ?? fields.diagnosis ?? fields.medicalCondition ?? fields.hospitalName ?? fields.notes ?? fields.subtype ?? ''
+}
 
 /** The sharing editor of a record: its permissions elements, add one (organization or account), remove one. */
-const sharingEditor = (record: any, done: () => void) => {
+const sharingEditor = (record: MedicalRecord, done: () => void) => {
   const list = h('ul', { class: 'plain' })
   const permissions: Permission[] = Array.isArray(record.permissions) ? [...record.permissions] : []
   const form: HTMLFormElement = h('form', { class: 'sharing', novalidate: true, 'aria-label': 'Sharing' })
@@ -204,7 +207,7 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
   }
   const refresh = debounce(load)
 
-  const row = (record: any) =>
+  const row = (record: MedicalRecord) =>
     h(
       'li',
       { 'data-id': record.id, 'data-type': record.type },
@@ -219,14 +222,14 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
       )
     )
 
-  const finalize = async (record: any) => {
+  const finalize = async (record: MedicalRecord) => {
     try {
       await client.service('medical-records').patch(record.id, { finalize: true })
     } catch (error: any) {
       alert(error?.message ?? String(error))
     }
   }
-  const remove = async (record: any) => {
+  const remove = async (record: MedicalRecord) => {
     if (!confirm(`Remove this ${record.type} record?`)) return
     try {
       await client.service('medical-records').remove(record.id)
@@ -235,7 +238,7 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
     }
   }
 
-  const openEditor = (record: any) => {
+  const openEditor = (record: MedicalRecord) => {
     const schema = schemas.get(record.type)?.patch ?? schemas.get(record.type)!.data
     const form: HTMLFormElement = h('form', { id: 'edit-form', novalidate: true, 'aria-labelledby': 'edit-title' })
     const fields = h('div', {}, fieldsFor(schema, record, false))
