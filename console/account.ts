@@ -1,12 +1,13 @@
 // The signed-in account: its id (to be added to an organization), two-factor authentication on (setupMFA, then
 // the first code from the authenticator app) and off (password and a current code), and sign-out everywhere.
+import type { AuthenticationRequest, AuthenticationResult } from '@feathersjs/authentication'
 import { client, state, type Cleanup } from './api'
 import { h, field, formError, showErrors, clearErrors, replace, copyButton } from './dom'
 
-const authenticationCall = (body: Record<string, unknown>) => client.service('authentication').create(body as any) as Promise<any>
+const authenticationCall = (body: AuthenticationRequest): Promise<AuthenticationResult> => client.service('authentication').create(body)
 
 export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
-  const account = (await client.service('accounts').get(state.account!.id)) as any
+  const account = await client.service('accounts').get(state.account!.id)
   const mfa = h('section', { class: 'card', id: 'mfa' })
   const password = () => h('input', { type: 'password', autocomplete: 'current-password' })
   const code = () => h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' })
@@ -27,7 +28,7 @@ export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
     form.append(h('h3', {}, 'Two-factor authentication is off'), formError(), field('Current password', current, 'password'), h('button', { type: 'submit' }, 'Turn on'))
     replace(mfa, form)
   }
-  const showConfirm = (setup: any) => {
+  const showConfirm = (setup: AuthenticationResult) => {
     const form: HTMLFormElement = h('form', { id: 'mfa-confirm-form', novalidate: true, 'aria-label': 'Confirm two-factor authentication' })
     const first = code()
     form.addEventListener('submit', async (event) => {

@@ -3,38 +3,19 @@
 // reload (reAuthenticate) and after a reconnect (its own handler on the socket's disconnect).
 import { io } from 'socket.io-client'
 import socketio from '@feathersjs/socketio-client'
-import { createClient } from '../src/client'
+import { createClient, type ServiceTypes } from '../src/client'
+import type { Account } from '../src/services/accounts/accounts.shared'
+import type { Member } from '../src/services/organization-members/organization-members.shared'
+import type { Organization } from '../src/services/organizations/organizations.shared'
 
 export const socket = io(location.origin, { transports: ['websocket'] })
 export const client = createClient(socketio(socket))
 
-export interface Account {
-  id: string
-  email?: string
-  firstName?: string
-  lastName?: string
-  mfaEnabled?: boolean
-}
-
-export interface Membership {
-  id: string
-  organization: string
-  uid: string
-  roles: string[]
-  privileges: string[]
-  superadmin: boolean
-}
-
-export interface Organization {
-  id: string
-  name: string
-  type?: string
-  subscription?: string
-}
+export type { Account, Member, Organization }
 
 export const state = {
   account: undefined as Account | undefined,
-  memberships: [] as Membership[],
+  memberships: [] as Member[],
   organizations: [] as Organization[],
   /** The organization the views work in (chosen in the header). */
   current: '' as string
@@ -44,10 +25,10 @@ export const state = {
 export const loadOrganizations = async () => {
   const me = state.account?.id
   if (!me) return
-  const members = (await client.service('organization-members').find({ query: { uid: me, $limit: 200 } })) as any
+  const members = await client.service('organization-members').find({ query: { uid: me, $limit: 200 } })
   state.memberships = members.data
   const ids = [...new Set(state.memberships.map((m) => m.organization))]
-  const organizations = ids.length ? ((await client.service('organizations').find({ query: { id: { $in: ids }, $limit: 200 } } as any)) as any).data : []
+  const organizations = ids.length ? (await client.service('organizations').find({ query: { id: { $in: ids }, $limit: 200 } })).data : []
   state.organizations = organizations
   if (!state.organizations.some((o) => o.id === state.current)) state.current = state.organizations[0]?.id ?? ''
 }
@@ -57,8 +38,8 @@ export const isSuperadmin = (organization: string) => state.memberships.some((m)
 
 /** A listener on a service event, removed when the view is left. */
 export type Cleanup = () => void
-export const listen = (path: string, events: string[], handler: (item: any) => void): Cleanup => {
-  const service = (client as any).service(path)
+export const listen = (path: keyof ServiceTypes, events: string[], handler: (item: any) => void): Cleanup => {
+  const service = client.service(path)
   for (const event of events) service.on(event, handler)
   return () => {
     for (const event of events) service.off(event, handler)

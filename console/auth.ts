@@ -1,6 +1,8 @@
 // Sign in, MFA code when the server asks for one (401, data.reason "mfa-required"), sign up, OAuth buttons for
 // the providers the server has configured (GET /console/config.json), and the OAuth redirect's return.
+import type { AuthenticationRequest } from '@feathersjs/authentication'
 import { client } from './api'
+import type { AccountData } from '../src/services/accounts/accounts.shared'
 import { h, field, formError, showErrors, clearErrors } from './dom'
 
 interface OAuthProvider {
@@ -28,7 +30,7 @@ export const finishOAuth = async (): Promise<boolean> => {
   } catch {
     return false
   }
-  await client.authenticate({ strategy: provider, redirectURI: redirectURI(), code } as any)
+  await client.authenticate({ strategy: provider, redirectURI: redirectURI(), code })
   return true
 }
 
@@ -70,10 +72,10 @@ export const renderSignIn = async (root: HTMLElement, message = '') => {
     { id: 'login-form', 'aria-labelledby': 'login-title', novalidate: true, onsubmit: async (event: Event) => {
       event.preventDefault()
       clearErrors(login)
-      const body: Record<string, string> = { strategy: 'local', email: email.value, password: password.value }
+      const body: AuthenticationRequest = { strategy: 'local', email: email.value, password: password.value }
       if (!mfaField.hidden && mfaCode.value) body.mfaCode = mfaCode.value.trim()
       try {
-        await client.authenticate(body as any)
+        await client.authenticate(body)
       } catch (error: any) {
         if (error?.data?.reason === 'mfa-required') {
           const asked = !mfaField.hidden
@@ -98,13 +100,13 @@ export const renderSignIn = async (root: HTMLElement, message = '') => {
       clearErrors(signup)
       const data = new FormData(signup)
       const get = (name: string) => String(data.get(name) ?? '').trim()
-      const body: Record<string, unknown> = { email: get('email'), password: String(data.get('password') ?? '') }
+      const body: AccountData = { email: get('email'), password: String(data.get('password') ?? '') }
       if (get('firstName')) body.firstName = get('firstName')
       if (get('lastName')) body.lastName = get('lastName')
       if (get('organization.name')) body.organization = { name: get('organization.name'), type: 'facility' }
       try {
-        await client.service('accounts').create(body as any)
-        await client.authenticate({ strategy: 'local', email: body.email, password: body.password } as any)
+        await client.service('accounts').create(body)
+        await client.authenticate({ strategy: 'local', email: body.email, password: body.password })
       } catch (error) {
         showErrors(signup, error)
       }

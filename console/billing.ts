@@ -2,6 +2,11 @@
 // and payments. Totals (total / paid / balance) follow the billing services' realtime events; a payment beyond
 // what an item still owes shows the server's 409 message.
 import { client, state, listen, debounce, type Cleanup } from './api'
+import type { Invoice } from '../src/services/billing-invoices/billing-invoices.shared'
+import type { BillingItemData, Item } from '../src/services/billing-items/billing-items.shared'
+import type { BillingPaymentData } from '../src/services/billing-payments/billing-payments.shared'
+import type { CatalogueServiceData, Service } from '../src/services/services/services.shared'
+import type { Encounter, MedicalEncounterData } from '../src/services/medical-encounters/medical-encounters.shared'
 import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
 
 const datalist = (id: string, values: string[]) => h('datalist', { id }, values.map((value) => h('option', { value })))
@@ -23,10 +28,11 @@ const form = (id: string, title: string, controls: HTMLElement[], submitLabel: s
   return element
 }
 const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim()
-const optional = (data: FormData, names: string[], numbers: string[] = []) => {
+/** The filled-in fields among `names` (keys of the service's data type `T`); empty ones are left out. */
+const optional = <T>(data: FormData, names: (keyof T & string)[], numbers: (keyof T & string)[] = []): Partial<T> => {
   const body: Record<string, unknown> = {}
   for (const name of names) if (text(data, name)) body[name] = numbers.includes(name) ? Number(text(data, name)) : text(data, name)
-  return body
+  return body as Partial<T>
 }
 
 export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
@@ -35,22 +41,22 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
     replace(root, h('h2', {}, 'Billing'), h('p', {}, 'Billing works in an organization: join or create one first.'))
     return () => undefined
   }
-  let services: any[] = []
-  let openEncounter: any
+  let services: Service[] = []
+  let openEncounter: Encounter | undefined
   const catalogue = h('ul', { class: 'plain', id: 'services' })
   const encounters = h('ol', { class: 'records', id: 'encounters' })
   const invoicePanel = h('section', { id: 'invoice', 'aria-live': 'polite' })
 
   const loadServices = async () => {
-    services = ((await client.service('services').find({ query: { facility, $limit: 200 } } as any)) as any).data
+    services = (await client.service('services').find({ query: { facility, $limit: 200 } })).data
     replace(catalogue, services.length ? services.map((s) => h('li', {}, `${s.name} (${s.type ?? ''}) · ${money(s.price, s.currency)}`)) : h('li', {}, 'No services yet.'))
   }
   const loadEncounters = async () => {
-    const page = (await client.service('medical-encounters').find({ query: { facility, $sort: { createdAt: -1 }, $limit: 50 } } as any)) as any
+    const page = await client.service('medical-encounters').find({ query: { facility, $sort: { createdAt: -1 }, $limit: 50 } })
     replace(
       encounters,
       page.data.length
-        ? page.data.map((e: any) =>
+        ? page.data.map((e) =>
             h(
               'li',
               { 'data-id': e.id },
@@ -63,12 +69,12 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
     )
   }
 
-  const openInvoice = async (encounter: any) => {
+  const openInvoice = async (encounter: Encounter) => {
     openEncounter = encounter
-    const invoice = (await client.service('billing-invoices').get(encounter.invoice)) as any
-    const items = ((await client.service('billing-items').find({ query: { invoice: invoice.id, $limit: 200 } } as any)) as any).data
-    const itemIds = items.map((i: any) => i.id)
-    const payments = itemIds.length ? ((await client.service('billing-payments').find({ query: { item: { $in: itemIds }, $limit: 500 } } as any)) as any).data : []
+    const invoice = await client.service('billing-invoices').get(encounter.invoice!) // opened only for an encounter with an invoice
+    const items = (await client.service('billing-items').find({ query: { invoice: invoice.id, $limit: 200 } })).data
+    const itemIds = items.map((i) => i.id)
+    const payments = itemIds.length ? (await client.service('billing-payments').find({ query: { item: { $in: itemIds }, $limit: 500 } })).data : []
     const final = invoice.status !== 'draft'
     replace(
       invoicePanel,
@@ -83,13 +89,13 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
       h(
         'ul',
         { class: 'plain', id: 'items' },
-        items.map((item: any) =>
+        items.map((item) =>
           h(
             'li',
             { 'data-id': item.id },
             h('strong', {}, item.name ?? item.type),
             ` · ${item.quantity} × ${money(item.price)} = ${money(item.amount, item.currency)} · paid ${money(item.paid)} · balance ${money(item.balance)}`,
-            h('ul', {}, payments.filter((p: any) => p.item === item.id).map((p: any) => h('li', {}, `${p.type} by ${p.paymentMethod}: ${money(p.amount, p.currency)} (${p.status})`))),
+            h('ul', {}, payments.filter((p) => p.item === item.id).map((p) => h('li', {}, `${p.type} by ${p.paymentMethod}: ${money(p.amount, p.currency)} (${p.status})`))),
             final ? null : paymentForm(item)
           )
         )
@@ -99,7 +105,7 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
         ? null
         : h('button', { type: 'button', class: 'secondary', onclick: async () => {
             try {
-              await client.service('medical-encounters').patch(encounter.id, { finalize: true } as any)
+              await client.service('medical-encounters').patch(encounter.id, { finalize: true })
             } catch (error: any) {
               alert(error?.message ?? String(error))
             }
@@ -107,7 +113,7 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
     )
   }
 
-  const itemForm = (invoice: any) =>
+  const itemForm = (invoice: Invoice) =>
     form(
       'item-form',
       'Add an item',
@@ -120,11 +126,11 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
       ],
       'Add item',
       async (data) => {
-        await client.service('billing-items').create({ invoice: invoice.id, type: text(data, 'type'), ...optional(data, ['ref', 'name', 'price', 'quantity'], ['price', 'quantity']) } as any)
+        await client.service('billing-items').create({ invoice: invoice.id, type: text(data, 'type'), ...optional<BillingItemData>(data, ['ref', 'name', 'price', 'quantity'], ['price', 'quantity']) } as BillingItemData) // (a required field left empty: the server's validation reports it)
       }
     )
 
-  const paymentForm = (item: any) =>
+  const paymentForm = (item: Item) =>
     form(
       `payment-form-${item.id}`,
       'Record a payment',
@@ -135,7 +141,7 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
       ],
       'Record payment',
       async (data) => {
-        await client.service('billing-payments').create({ item: item.id, ...optional(data, ['type', 'paymentMethod', 'amount'], ['amount']) } as any)
+        await client.service('billing-payments').create({ item: item.id, ...optional<BillingPaymentData>(data, ['type', 'paymentMethod', 'amount'], ['amount']) } as BillingPaymentData) // (as above)
       }
     )
 
@@ -149,7 +155,7 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
     ],
     'Add service',
     async (data) => {
-      await client.service('services').create({ facility, ...optional(data, ['name', 'type', 'price'], ['price']) } as any)
+      await client.service('services').create({ facility, ...optional<CatalogueServiceData>(data, ['name', 'type', 'price'], ['price']) } as CatalogueServiceData) // (as above)
     }
   )
   const encounterForm = form(
@@ -162,7 +168,7 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
     ],
     'Open encounter',
     async (data) => {
-      const encounter = (await client.service('medical-encounters').create({ facility, invoice: true, ...optional(data, ['patient', 'type', 'reason']) } as any)) as any
+      const encounter = await client.service('medical-encounters').create({ facility, invoice: true, ...optional<MedicalEncounterData>(data, ['patient', 'type', 'reason']) } as MedicalEncounterData) // (as above)
       await openInvoice(encounter)
     }
   )

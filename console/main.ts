@@ -1,6 +1,7 @@
 // The clinic console: one page, a view per hash (#records, #organizations, …), signed in through the typed
 // Feathers client over Socket.IO. Served by the server from public/ (bundled to public/console.js).
-import { client, socket, state, loadOrganizations, type Cleanup } from './api'
+import type { AuthenticationResult } from '@feathersjs/authentication'
+import { client, socket, state, loadOrganizations, type Cleanup, type Member } from './api'
 import { h, replace, copyButton } from './dom'
 import { renderSignIn, finishOAuth } from './auth'
 import { renderRecords } from './records'
@@ -81,7 +82,7 @@ const shell = () => {
   )
 }
 
-const enter = async (result: any) => {
+const enter = async (result: AuthenticationResult) => {
   state.account = result.account ?? result.user
   await loadOrganizations()
   signedIn = true
@@ -89,7 +90,7 @@ const enter = async (result: any) => {
   await show()
 }
 
-client.on('login', (result: any) => {
+client.on('login', (result: AuthenticationResult) => {
   // A reconnect signs in again: the view is reloaded so nothing missed while offline stays missing.
   if (signedIn && state.account?.id === (result.account ?? result.user)?.id) void show()
   else void enter(result)
@@ -119,7 +120,7 @@ client.on('logout', () => {
 })
 // Added to (or removed from) an organization while signed in: the header's organizations follow.
 for (const event of ['created', 'patched', 'removed']) {
-  client.service('organization-members').on(event, async (member: any) => {
+  client.service('organization-members').on(event, async (member: Member) => {
     if (!signedIn || member?.uid !== state.account?.id) return
     await loadOrganizations()
     shell()

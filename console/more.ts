@@ -1,6 +1,7 @@
 // Orders (status moves), inventory (stocks per stockroom), the directory search (results with distances) and the
 // facility's subscription (status and checkout link), each for the organization chosen in the header.
 import { client, state, listen, debounce, organizationName, type Cleanup } from './api'
+import type { Stockroom } from '../src/services/inventory-stockrooms/inventory-stockrooms.shared'
 import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
 
 const none: Cleanup = () => undefined
@@ -40,15 +41,15 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
   const list = h('ol', { class: 'records', id: 'orders' })
   const message = h('p', { class: 'form-error', role: 'alert' })
   const load = async () => {
-    const page = (await client.service('request/orders').find({ query: { 'owner.organization': organization, $sort: { createdAt: -1 }, $limit: 50 } } as any)) as any
+    const page = await client.service('request/orders').find({ query: { 'owner.organization': organization, $sort: { createdAt: -1 }, $limit: 50 } })
     replace(
       list,
       page.data.length
-        ? page.data.map((order: any) =>
+        ? page.data.map((order) =>
             h(
               'li',
               { 'data-id': order.id, 'data-status': order.status },
-              h('strong', {}, order.items.map((i: any) => `${i.quantity} × ${i.name}`).join(', ')),
+              h('strong', {}, order.items.map((i) => `${i.quantity} × ${i.name}`).join(', ')),
               ` · `,
               h('span', { class: 'badge' }, order.status),
               h('div', { class: 'muted' }, `for ${order.requestedForType} ${order.requestedFor} · ${when(order.createdAt)}`),
@@ -59,7 +60,7 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
                   h('button', { type: 'button', class: `secondary small${status === 'cancelled' ? ' danger' : ''}`, onclick: async () => {
                     message.textContent = ''
                     try {
-                      await client.service('request/orders').patch(order.id, { changeStatus: status } as any)
+                      await client.service('request/orders').patch(order.id, { changeStatus: status })
                     } catch (error: any) {
                       message.textContent = error?.message ?? String(error)
                     }
@@ -87,7 +88,7 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
         requestedForType: value(data, 'requestedForType'),
         requestedFor: value(data, 'requestedFor'),
         items: [{ name: value(data, 'items'), quantity: numberOr(data, 'quantity') }]
-      } as any)
+      })
     }
   )
   replace(root, h('h2', {}, `Orders of ${organizationName(organization)}`), message, h('div', { class: 'columns' }, list, h('section', { class: 'card' }, form)))
@@ -99,10 +100,10 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
   const facility = state.current
   if (!facility) return needsOrganization(root, 'Inventory')
   const rooms = h('div', { id: 'stockrooms' })
-  let stockrooms: any[] = []
+  let stockrooms: Stockroom[] = []
   const load = async () => {
-    stockrooms = ((await client.service('inventory-stockrooms').find({ query: { facility, $limit: 100 } } as any)) as any).data
-    const stocks = ((await client.service('inventory-stocks').find({ query: { facility, $limit: 500 } } as any)) as any).data
+    stockrooms = (await client.service('inventory-stockrooms').find({ query: { facility, $limit: 100 } })).data
+    const stocks = (await client.service('inventory-stocks').find({ query: { facility, $limit: 500 } })).data
     replace(
       rooms,
       stockrooms.length
@@ -119,8 +120,8 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
                   'tbody',
                   {},
                   stocks
-                    .filter((s: any) => s.stockroom === room.id)
-                    .map((s: any) => h('tr', {}, h('td', {}, s.variant), h('td', {}, s.lot ?? ''), h('td', {}, String(s.quantity)), h('td', {}, String(s.reorderLevel ?? '')), h('td', {}, when(s.expiresAt))))
+                    .filter((s) => s.stockroom === room.id)
+                    .map((s) => h('tr', {}, h('td', {}, s.variant), h('td', {}, s.lot ?? ''), h('td', {}, String(s.quantity)), h('td', {}, String(s.reorderLevel ?? '')), h('td', {}, when(s.expiresAt))))
                 )
               )
             )
@@ -131,7 +132,7 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
     if (select) replace(select, stockrooms.map((room) => h('option', { value: room.id }, room.name)))
   }
   const roomForm = simpleForm('stockroom-form', 'New stockroom', [field('Name', h('input', { type: 'text' }), 'name')], 'Add stockroom', async (data) => {
-    await client.service('inventory-stockrooms').create({ facility, name: value(data, 'name') } as any)
+    await client.service('inventory-stockrooms').create({ facility, name: value(data, 'name') })
   })
   const variantForm = simpleForm(
     'variant-form',
@@ -144,12 +145,12 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
     ],
     'Add variant',
     async (data) => {
-      await client.service('inventory-variants').create({ facility, sku: value(data, 'sku'), name: value(data, 'name'), stockroom: value(data, 'stockroom') || undefined, initialStock: numberOr(data, 'initialStock') } as any)
+      await client.service('inventory-variants').create({ facility, sku: value(data, 'sku'), name: value(data, 'name'), stockroom: value(data, 'stockroom') || undefined, initialStock: numberOr(data, 'initialStock') })
     }
   )
   replace(root, h('h2', {}, `Inventory of ${organizationName(facility)}`), h('div', { class: 'columns' }, rooms, h('div', {}, h('section', { class: 'card' }, roomForm), h('section', { class: 'card' }, variantForm))))
   await load()
-  const stops = ['inventory-stocks', 'inventory-stockrooms'].map((path) => listen(path, ['created', 'patched', 'removed'], debounce(() => void load())))
+  const stops = (['inventory-stocks', 'inventory-stockrooms'] as const).map((path) => listen(path, ['created', 'patched', 'removed'], debounce(() => void load())))
   return () => stops.forEach((stop) => stop())
 }
 
@@ -164,11 +165,11 @@ export const renderDirectory = async (root: HTMLElement): Promise<Cleanup> => {
     const query: Record<string, unknown> = { $search: search.value.trim() || '*', $limit: 50 }
     if (location.value.trim()) query.location = location.value.trim()
     try {
-      const page = (await client.service('bff/unified-directory' as any).find({ query })) as any
+      const page = await client.service('bff/unified-directory').find({ query })
       replace(
         results,
         page.data.length
-          ? page.data.map((entry: any) =>
+          ? page.data.map((entry) =>
               h('li', {}, h('strong', {}, entry.name), ` · ${entry.type}${entry.ref?.types?.length ? ` (${entry.ref.types.join(', ')})` : ''}`, entry.distanceKm !== undefined ? h('span', { class: 'badge' }, `${entry.distanceKm.toFixed(1)} km`) : null, entry.description ? h('div', { class: 'muted' }, entry.description) : null)
             )
           : h('li', {}, 'Nothing found.')
@@ -188,7 +189,7 @@ export const renderSubscription = async (root: HTMLElement): Promise<Cleanup> =>
   if (!facility) return needsOrganization(root, 'Subscription')
   const body = h('div', { id: 'subscription' })
   const load = async () => {
-    const page = (await client.service('subscriptions').find({ query: { facility, $limit: 1 } } as any)) as any
+    const page = await client.service('subscriptions').find({ query: { facility, $limit: 1 } })
     const subscription = page.data[0]
     if (!subscription) return replace(body, h('p', {}, `${organizationName(facility)} has no subscription.`))
     replace(

@@ -1,6 +1,6 @@
 // The caller's organizations and each one's members (live); superadmins add members with roles/privileges,
 // change them and remove them.
-import { client, state, listen, debounce, loadOrganizations, isSuperadmin, organizationName, type Cleanup } from './api'
+import { client, state, listen, debounce, loadOrganizations, isSuperadmin, organizationName, type Cleanup, type Member } from './api'
 import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
 
 const list = (value: string) => value.split(',').map((part) => part.trim()).filter(Boolean)
@@ -12,7 +12,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
     await loadOrganizations()
     const organization = selected()
     if (!organization) return replace(members, h('caption', {}, 'No organization yet.'))
-    const page = (await client.service('organization-members').find({ query: { organization, $limit: 200 } } as any)) as any
+    const page = await client.service('organization-members').find({ query: { organization, $limit: 200 } })
     const manage = isSuperadmin(organization)
     replace(
       members,
@@ -21,7 +21,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
       h(
         'tbody',
         {},
-        page.data.map((m: any) =>
+        page.data.map((m) =>
           h(
             'tr',
             { 'data-uid': m.uid },
@@ -36,7 +36,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
       )
     )
   }
-  const removeMember = async (member: any) => {
+  const removeMember = async (member: Member) => {
     if (!confirm(`Remove ${member.uid} from ${organizationName(member.organization)}?`)) return
     try {
       await client.service('organization-members').remove(member.id)
@@ -54,7 +54,7 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
     event.preventDefault()
     clearErrors(add)
     try {
-      await client.service('organization-members').create({ organization: selected(), uid: uid.value.trim(), roles: list(roles.value), privileges: list(privileges.value), superadmin: superadmin.checked } as any)
+      await client.service('organization-members').create({ organization: selected(), uid: uid.value.trim(), roles: list(roles.value), privileges: list(privileges.value), superadmin: superadmin.checked })
       add.reset()
     } catch (error) {
       showErrors(add, error)

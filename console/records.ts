@@ -2,6 +2,10 @@
 // generated from the OpenAPI document's per-type schemas (GET /openapi.json), sharing and finalize.
 import { client, state, listen, debounce, organizationName, type Cleanup } from './api'
 import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
+import type { MedicalRecord, MedicalRecordData, MedicalRecordQuery } from '../src/services/medical-records/medical-records.shared'
+
+/** One element of a record's `permissions` (who else may read, write or share it). */
+type Permission = NonNullable<MedicalRecord['permissions']>[number]
 
 interface Schema {
   type?: string
@@ -126,24 +130,27 @@ const fieldsFor = (schema: Schema, values: Record<string, any>, creating: boolea
   return [...top, ...own, shared.length ? h('details', {}, h('summary', {}, 'More fields'), shared) : null]
 }
 
-const summaryOf = (record: any) =>
-  record.name ?? record.title ?? record.text ?? record.milestone ?? record.diagnosis ?? record.medicalCondition ?? record.hospitalName ?? record.notes ?? record.subtype ?? ''
+/** The first of the types' headline fields the record has (each record type has its own). */
+const summaryOf = (record: MedicalRecord) => {
+  const fields: Record<string, unknown> = record
+  return fields.name ?? fields.title ?? fields.text ?? fields.milestone ?? fields.diagnosis ?? fields.medicalCondition ?? fields.hospitalName ?? fields.notes ?? fields.subtype ?? ''
+}
 
 /** The sharing editor of a record: its permissions elements, add one (organization or account), remove one. */
-const sharingEditor = (record: any, done: () => void) => {
+const sharingEditor = (record: MedicalRecord, done: () => void) => {
   const list = h('ul', { class: 'plain' })
-  const permissions: any[] = Array.isArray(record.permissions) ? [...record.permissions] : []
+  const permissions: Permission[] = Array.isArray(record.permissions) ? [...record.permissions] : []
   const form: HTMLFormElement = h('form', { class: 'sharing', novalidate: true, 'aria-label': 'Sharing' })
-  const save = async (next: any[]) => {
+  const save = async (next: Permission[]) => {
     clearErrors(form)
     try {
-      await client.service('medical-records').patch(record.id, { permissions: next } as any)
+      await client.service('medical-records').patch(record.id, { permissions: next })
       done()
     } catch (error) {
       showErrors(form, error)
     }
   }
-  const describe = (p: any) =>
+  const describe = (p: Permission) =>
     `${p.organization ? `members of ${organizationName(p.organization)}` : `account ${p.uid}`}${p.roles?.length ? ` with role ${p.roles.join('/')}` : ''}${p.privileges?.length ? ` with privilege ${p.privileges.join('/')}` : ''}: read${p.write ? ', write' : ''}${p.share ? ', share' : ''}`
   permissions.forEach((p, index) =>
     list.appendChild(h('li', {}, describe(p), ' ', h('button', { type: 'button', class: 'secondary small', onclick: () => save(permissions.filter((_, i) => i !== index)) }, 'Stop sharing')))
@@ -156,7 +163,7 @@ const sharingEditor = (record: any, done: () => void) => {
   const share = h('input', { type: 'checkbox' })
   form.addEventListener('submit', (event) => {
     event.preventDefault()
-    const element: Record<string, unknown> = who.value ? { organization: who.value } : { uid: uidInput.value.trim() }
+    const element: Permission = who.value ? { organization: who.value } : { uid: uidInput.value.trim() }
     const roleList = roles.value.split(',').map((r) => r.trim()).filter(Boolean)
     if (roleList.length) element.roles = roleList
     if (write.checked) element.write = true
@@ -187,11 +194,11 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
   const editor = h('div', { id: 'record-editor' })
 
   const load = async () => {
-    const query: Record<string, unknown> = { $sort: { createdAt: -1 }, $limit: 100 }
+    const query: MedicalRecordQuery = { $sort: { createdAt: -1 }, $limit: 100 }
     if (patientFilter.value.trim()) query.patient = patientFilter.value.trim()
     if (facilityFilter.value) query.facility = facilityFilter.value
     try {
-      const page = (await client.service('medical-records').find({ query } as any)) as any
+      const page = await client.service('medical-records').find({ query })
       count.textContent = `${page.total} record${page.total === 1 ? '' : 's'}`
       replace(list, page.data.map(row))
     } catch (error: any) {
@@ -200,7 +207,7 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
   }
   const refresh = debounce(load)
 
-  const row = (record: any) =>
+  const row = (record: MedicalRecord) =>
     h(
       'li',
       { 'data-id': record.id, 'data-type': record.type },
@@ -215,14 +222,14 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
       )
     )
 
-  const finalize = async (record: any) => {
+  const finalize = async (record: MedicalRecord) => {
     try {
-      await client.service('medical-records').patch(record.id, { finalize: true } as any)
+      await client.service('medical-records').patch(record.id, { finalize: true })
     } catch (error: any) {
       alert(error?.message ?? String(error))
     }
   }
-  const remove = async (record: any) => {
+  const remove = async (record: MedicalRecord) => {
     if (!confirm(`Remove this ${record.type} record?`)) return
     try {
       await client.service('medical-records').remove(record.id)
@@ -231,7 +238,7 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
     }
   }
 
-  const openEditor = (record: any) => {
+  const openEditor = (record: MedicalRecord) => {
     const schema = schemas.get(record.type)?.patch ?? schemas.get(record.type)!.data
     const form: HTMLFormElement = h('form', { id: 'edit-form', novalidate: true, 'aria-labelledby': 'edit-title' })
     const fields = h('div', {}, fieldsFor(schema, record, false))
@@ -241,7 +248,7 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
       const { body, problems } = readForm(form, schema)
       if (problems.length) return showErrors(form, { message: 'Some fields need fixing', errors: problems })
       try {
-        await client.service('medical-records').patch(record.id, body as any)
+        await client.service('medical-records').patch(record.id, body)
         replace(editor)
       } catch (error) {
         showErrors(form, error)
@@ -273,7 +280,8 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
     body.type = typeSelect.value
     if (shareWithFacility.checked && body.facility) body.permissions = [{ organization: body.facility }]
     try {
-      await client.service('medical-records').create(body as any)
+      // (the body is built at run time from the chosen type's OpenAPI schema; the server validates it)
+      await client.service('medical-records').create(body as MedicalRecordData)
       showFields()
       const status = create.querySelector('.form-status')
       if (status) status.textContent = `Created the ${body.type} record.`

@@ -2,6 +2,11 @@
 // this once, with a copy button), ping it, the delivery log (status, attempts, last response) and retry.
 import { client, state, listen, debounce, organizationName, isSuperadmin, type Cleanup } from './api'
 import { h, field, formError, showErrors, clearErrors, replace, when, copyButton } from './dom'
+import type { Webhook, WebhookData } from '../src/services/webhooks/webhooks.shared'
+import type { Delivery } from '../src/services/webhook-events/webhook-events.shared'
+
+/** What POST /webhook-events answers to a registration: the webhook and its signing secret, shown this once. */
+type WebhookRegistration = Webhook & { secret: string }
 
 export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
   const me = state.account!.id
@@ -13,14 +18,14 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
   const hooks = h('ul', { class: 'records', id: 'webhooks' })
   const secretBox = h('div', { id: 'webhook-secret', 'aria-live': 'polite' })
   const log = h('section', { id: 'deliveries', 'aria-live': 'polite' })
-  let openHook: any
+  let openHook: Webhook | undefined
 
   const loadHooks = async () => {
     const queries = [{ account: me }, ...(organization ? [{ organization }] : [])]
-    const found: any[] = []
+    const found: Webhook[] = []
     for (const query of queries) {
       try {
-        found.push(...((await client.service('webhooks').find({ query: { ...query, $limit: 100 } } as any)) as any).data)
+        found.push(...(await client.service('webhooks').find({ query: { ...query, $limit: 100 } })).data)
       } catch {
         // Not allowed to list this owner's webhooks: nothing to show for it.
       }
@@ -46,25 +51,25 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
         : h('li', {}, 'No webhooks yet.')
     )
   }
-  const ping = async (hook: any) => {
+  const ping = async (hook: Webhook) => {
     try {
-      await client.service('webhook-events').create({ webhook: hook.id, event: 'ping' } as any)
+      await client.service('webhook-events').create({ webhook: hook.id, event: 'ping' })
       await openLog(hook)
     } catch (error: any) {
       alert(error?.message ?? String(error))
     }
   }
-  const toggle = async (hook: any) => {
+  const toggle = async (hook: Webhook) => {
     try {
-      await client.service('webhooks').patch(hook.id, { active: !hook.active } as any)
+      await client.service('webhooks').patch(hook.id, { active: !hook.active })
       await loadHooks()
     } catch (error: any) {
       alert(error?.message ?? String(error))
     }
   }
-  const openLog = async (hook: any) => {
+  const openLog = async (hook: Webhook) => {
     openHook = hook
-    const page = (await client.service('webhook-events').find({ query: { webhook: hook.id, $limit: 50 } } as any)) as any
+    const page = await client.service('webhook-events').find({ query: { webhook: hook.id, $limit: 50 } })
     replace(
       log,
       h('h3', {}, `Deliveries to ${hook.url}`),
@@ -75,7 +80,7 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
         h(
           'tbody',
           {},
-          page.data.map((d: any) =>
+          page.data.map((d) =>
             h(
               'tr',
               { 'data-id': d.id, 'data-status': d.status },
@@ -91,9 +96,9 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
       )
     )
   }
-  const retry = async (delivery: any) => {
+  const retry = async (delivery: Delivery) => {
     try {
-      await client.service('webhook-events').patch(delivery.id, { retry: true } as any)
+      await client.service('webhook-events').patch(delivery.id, { retry: true })
       if (openHook) await openLog(openHook)
     } catch (error: any) {
       alert(error?.message ?? String(error))
@@ -109,7 +114,9 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
     clearErrors(register)
     const [kind, id] = owner.value.split(':')
     try {
-      const created = (await client.service('webhook-events').create({ [kind]: id, url: url.value.trim(), events: events.value.trim() } as any)) as any
+      const data: WebhookData = { ...(kind === 'organization' ? { organization: id } : { account: id }), url: url.value.trim(), events: events.value.trim() }
+      // (src types this create's result as a Delivery, what a ping answers; a registration answers the webhook and its secret)
+      const created = (await client.service('webhook-events').create(data)) as unknown as WebhookRegistration
       replace(
         secretBox,
         h(
