@@ -5,9 +5,6 @@ import { h, field, formError, showErrors, clearErrors, replace, when, copyButton
 import type { Webhook, WebhookData } from '../src/services/webhooks/webhooks.shared'
 import type { Delivery } from '../src/services/webhook-events/webhook-events.shared'
 
-/** What POST /webhook-events answers to a registration: the webhook and its signing secret, shown this once. */
-type WebhookRegistration = Webhook & { secret: string }
-
 export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
   const me = state.account!.id
   const organization = state.current
@@ -115,8 +112,8 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
     const [kind, id] = owner.value.split(':')
     try {
       const data: WebhookData = { ...(kind === 'organization' ? { organization: id } : { account: id }), url: url.value.trim(), events: events.value.trim() }
-      // (src types this create's result as a Delivery, what a ping answers; a registration answers the webhook and its secret)
-      const created = (await client.service('webhook-events').create(data)) as unknown as WebhookRegistration
+      // A registration answers the webhook and its signing secret, shown this once.
+      const created = await client.service('webhook-events').create(data)
       replace(
         secretBox,
         h(

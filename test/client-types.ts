@@ -34,7 +34,15 @@ export const correctCalls = async (client: ClientApplication) => {
   const page = await client.service('bff/unified-directory').find({ query: { $search: 'clinic', $limit: 5 } })
   const name: string | undefined = page.data[0]?.name
 
-  return { amount, total, firstInvoice, superadmin, stocks, name }
+  // A webhook registration answers the webhook with its one-time secret; a ping answers the queued delivery.
+  const registered = await client.service('webhook-events').create({ organization: organization.id, url: 'https://hooks.example.com/in', events: '*' })
+  const secret: string = registered.secret
+  const delivery = await client.service('webhook-events').create({ webhook: registered.id, event: 'ping' })
+  const attempts: number = delivery.attempts
+  // @ts-expect-error: a ping answers a delivery, which carries no secret
+  const noSecret: string = delivery.secret
+
+  return { amount, total, firstInvoice, superadmin, stocks, name, secret, attempts, noSecret }
 }
 
 export const refusedCalls = async (client: ClientApplication) => {

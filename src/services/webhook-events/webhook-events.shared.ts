@@ -4,7 +4,7 @@ import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
 import type { Delivery, deliveryQuerySchema, pingSchema, retrySchema } from './webhook-events.schema'
-import type { webhookDataSchema } from '../webhooks/webhooks.schema'
+import type { Webhook, webhookDataSchema } from '../webhooks/webhooks.schema'
 
 export const webhookEventPath = 'webhook-events'
 export const webhookEventMethods = ['find', 'get', 'create', 'patch'] as const
@@ -14,8 +14,20 @@ export type WebhookEventData = Static<typeof webhookDataSchema> | Static<typeof 
 export type WebhookEventPatch = Static<typeof retrySchema>
 export type WebhookEventQuery = Static<typeof deliveryQuerySchema>
 
-/** What a client may call on webhook-events: its methods, typed by the schemas (data in, result out). */
-export type WebhookEventClientService = Pick<ClientService<Delivery, WebhookEventData, WebhookEventPatch, Paginated<Delivery>, ClientParams<WebhookEventQuery>>, (typeof webhookEventMethods)[number]>
+/** A registration's answer: the webhook as clients see it, with its signing secret (shown this once). */
+export type RegisteredWebhook = Webhook & { secret: string }
+
+/**
+ * What a client may call on webhook-events, typed by the schemas (data in, result out): a registration body
+ * answers the registered webhook with its secret, a ping body the queued delivery.
+ */
+export type WebhookEventClientService = Pick<
+  ClientService<Delivery, WebhookEventData, WebhookEventPatch, Paginated<Delivery>, ClientParams<WebhookEventQuery>>,
+  Exclude<(typeof webhookEventMethods)[number], 'create'>
+> & {
+  create(data: Static<typeof webhookDataSchema>, params?: ClientParams<WebhookEventQuery>): Promise<RegisteredWebhook>
+  create(data: Static<typeof pingSchema>, params?: ClientParams<WebhookEventQuery>): Promise<Delivery>
+}
 
 declare module '../../client' {
   interface ServiceTypes {
