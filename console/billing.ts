@@ -7,31 +7,16 @@ import type { BillingItemData, Item } from '../src/services/billing-items/billin
 import type { BillingPaymentData } from '../src/services/billing-payments/billing-payments.shared'
 import type { CatalogueServiceData, Service } from '../src/services/services/services.shared'
 import type { Encounter, MedicalEncounterData } from '../src/services/medical-encounters/medical-encounters.shared'
-import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
+import { h, field, replace, when, submitForm, formText } from './dom'
 
 const datalist = (id: string, values: string[]) => h('datalist', { id }, values.map((value) => h('option', { value })))
 const money = (value: unknown, currency = '') => `${Number(value ?? 0).toFixed(2)}${currency ? ` ${currency}` : ''}`
 
-const form = (id: string, title: string, controls: HTMLElement[], submitLabel: string, submit: (data: FormData) => Promise<void>) => {
-  const element: HTMLFormElement = h('form', { id, novalidate: true, 'aria-label': title })
-  element.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    clearErrors(element)
-    try {
-      await submit(new FormData(element))
-      element.reset()
-    } catch (error) {
-      showErrors(element, error)
-    }
-  })
-  element.append(h('h4', {}, title), formError(), ...controls, h('button', { type: 'submit' }, submitLabel))
-  return element
-}
-const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim()
+const form = (id: string, title: string, controls: HTMLElement[], label: string, submit: (data: FormData) => Promise<void>) => submitForm(id, title, controls, label, submit, 'h4')
 /** The filled-in fields among `names` (keys of the service's data type `T`); empty ones are left out. */
 const optional = <T>(data: FormData, names: (keyof T & string)[], numbers: (keyof T & string)[] = []): Partial<T> => {
   const body: Record<string, unknown> = {}
-  for (const name of names) if (text(data, name)) body[name] = numbers.includes(name) ? Number(text(data, name)) : text(data, name)
+  for (const name of names) if (formText(data, name)) body[name] = numbers.includes(name) ? Number(formText(data, name)) : formText(data, name)
   return body as Partial<T>
 }
 
@@ -126,7 +111,7 @@ export const renderBilling = async (root: HTMLElement): Promise<Cleanup> => {
       ],
       'Add item',
       async (data) => {
-        await client.service('billing-items').create({ invoice: invoice.id, type: text(data, 'type'), ...optional<BillingItemData>(data, ['ref', 'name', 'price', 'quantity'], ['price', 'quantity']) } as BillingItemData) // (a required field left empty: the server's validation reports it)
+        await client.service('billing-items').create({ invoice: invoice.id, type: formText(data, 'type'), ...optional<BillingItemData>(data, ['ref', 'name', 'price', 'quantity'], ['price', 'quantity']) } as BillingItemData) // (a required field left empty: the server's validation reports it)
       }
     )
 

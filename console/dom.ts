@@ -84,3 +84,26 @@ export const copyButton = (text: string, label = 'Copy') =>
       button.textContent = 'Select and copy'
     }
   } }, label)
+
+/**
+ * A form that sends its values through `submit` without the browser's own validation (the server's 400s are shown
+ * beside their fields), then resets; `heading` is the title's level in the view it sits in.
+ */
+export const submitForm = (id: string, title: string, controls: HTMLElement[], label: string, submit: (data: FormData) => Promise<void>, heading: 'h3' | 'h4' = 'h3') => {
+  const form: HTMLFormElement = h('form', { id, novalidate: true, 'aria-label': title })
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    clearErrors(form)
+    try {
+      await submit(new FormData(form))
+      form.reset()
+    } catch (error) {
+      showErrors(form, error)
+    }
+  })
+  form.append(h(heading, {}, title), formError(), ...controls, h('button', { type: 'submit' }, label))
+  return form
+}
+
+/** A form field's value, trimmed ('' when absent). */
+export const formText = (data: FormData, name: string) => String(data.get(name) ?? '').trim()

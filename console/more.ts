@@ -2,30 +2,14 @@
 // facility's subscription (status and checkout link), each for the organization chosen in the header.
 import { client, state, listen, debounce, organizationName, type Cleanup } from './api'
 import type { Stockroom } from '../src/services/inventory-stockrooms/inventory-stockrooms.shared'
-import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
+import { h, field, formError, showErrors, clearErrors, replace, when, submitForm, formText } from './dom'
 
 const none: Cleanup = () => undefined
 const needsOrganization = (root: HTMLElement, title: string) => {
   replace(root, h('h2', {}, title), h('p', {}, 'Choose (or join) an organization first.'))
   return none
 }
-const simpleForm = (id: string, title: string, controls: HTMLElement[], label: string, submit: (data: FormData) => Promise<void>) => {
-  const form: HTMLFormElement = h('form', { id, novalidate: true, 'aria-label': title })
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    clearErrors(form)
-    try {
-      await submit(new FormData(form))
-      form.reset()
-    } catch (error) {
-      showErrors(form, error)
-    }
-  })
-  form.append(h('h3', {}, title), formError(), ...controls, h('button', { type: 'submit' }, label))
-  return form
-}
-const value = (data: FormData, name: string) => String(data.get(name) ?? '').trim()
-const numberOr = (data: FormData, name: string) => (value(data, name) === '' ? undefined : Number(value(data, name)))
+const numberOr = (data: FormData, name: string) => (formText(data, name) === '' ? undefined : Number(formText(data, name)))
 
 /** Allowed status moves (the server says the same in its 409 when a move is not allowed). */
 const nextStatuses: Record<string, string[]> = {
@@ -72,7 +56,7 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
         : h('li', {}, 'No orders yet.')
     )
   }
-  const form = simpleForm(
+  const form = submitForm(
     'order-form',
     'New order',
     [
@@ -85,9 +69,9 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
     async (data) => {
       await client.service('request/orders').create({
         owner: { organization },
-        requestedForType: value(data, 'requestedForType'),
-        requestedFor: value(data, 'requestedFor'),
-        items: [{ name: value(data, 'items'), quantity: numberOr(data, 'quantity') }]
+        requestedForType: formText(data, 'requestedForType'),
+        requestedFor: formText(data, 'requestedFor'),
+        items: [{ name: formText(data, 'items'), quantity: numberOr(data, 'quantity') }]
       })
     }
   )
@@ -131,10 +115,10 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
     const select = root.querySelector<HTMLSelectElement>('#variant-form select')
     if (select) replace(select, stockrooms.map((room) => h('option', { value: room.id }, room.name)))
   }
-  const roomForm = simpleForm('stockroom-form', 'New stockroom', [field('Name', h('input', { type: 'text' }), 'name')], 'Add stockroom', async (data) => {
-    await client.service('inventory-stockrooms').create({ facility, name: value(data, 'name') })
+  const roomForm = submitForm('stockroom-form', 'New stockroom', [field('Name', h('input', { type: 'text' }), 'name')], 'Add stockroom', async (data) => {
+    await client.service('inventory-stockrooms').create({ facility, name: formText(data, 'name') })
   })
-  const variantForm = simpleForm(
+  const variantForm = submitForm(
     'variant-form',
     'New variant with its first stock',
     [
@@ -145,7 +129,7 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
     ],
     'Add variant',
     async (data) => {
-      await client.service('inventory-variants').create({ facility, sku: value(data, 'sku'), name: value(data, 'name'), stockroom: value(data, 'stockroom') || undefined, initialStock: numberOr(data, 'initialStock') })
+      await client.service('inventory-variants').create({ facility, sku: formText(data, 'sku'), name: formText(data, 'name'), stockroom: formText(data, 'stockroom') || undefined, initialStock: numberOr(data, 'initialStock') })
     }
   )
   replace(root, h('h2', {}, `Inventory of ${organizationName(facility)}`), h('div', { class: 'columns' }, rooms, h('div', {}, h('section', { class: 'card' }, roomForm), h('section', { class: 'card' }, variantForm))))
