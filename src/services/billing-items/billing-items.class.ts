@@ -117,7 +117,11 @@ export class BillingItemService extends StoreAdapter<Stored<Item>, BillingItemDa
     const after = await orNull(invoices._get(invoice.id))
     if (!after || after.deleting || after.status !== 'draft') {
       const removed = await orNull(items._remove(item.id))
-      if (removed) await announceChange(app, paths.items, 'removed', removed)
+      if (removed) {
+        await announceChange(app, paths.items, 'removed', removed)
+        // A refresh for another item may have counted this one in the meantime.
+        await refreshTotalsAfterChange(app, invoice.id)
+      }
       if (!after || after.deleting) throw new NotFound(`No billing invoice found for id '${invoice.id}'`)
       throw invoiceFinalized(invoice.id)
     }
