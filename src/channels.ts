@@ -8,6 +8,7 @@ import { loadAccessContext } from './access/context'
 import { accessRules, matches } from './access/rules'
 import { logger } from './logger'
 import { getDispatchValue } from '@feathersjs/schema'
+import { forgetAuditWatch, rejoinAuditWatchers } from './audit/watchers'
 
 const joinChannels = async (app: Application, connection: RealTimeConnection) => {
   const account = connection.account
@@ -21,6 +22,7 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
   app.channel(`accounts/${account.id}`).join(connection)
   if (access.admin) app.channel('admins').join(connection)
   for (const membership of access.memberships) app.channel(`organizations/${membership.organization}`).join(connection)
+  rejoinAuditWatchers(app, connection)
 }
 
 export const channels = (app: Application) => {
@@ -36,6 +38,7 @@ export const channels = (app: Application) => {
     for (const channel of app.channels) app.channel(channel).leave(connection)
     delete connection.access
     delete connection.account
+    forgetAuditWatch(connection)
   })
 
   // Membership changes take effect on open connections at once.

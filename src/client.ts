@@ -23,7 +23,7 @@ import { inventoryStockMethods, inventoryStockPath } from './services/inventory-
 import { inventoryStockMovementMethods, inventoryStockMovementPath } from './services/inventory-stock-movements/inventory-stock-movements.shared'
 import { requestOrderMethods, requestOrderPath } from './services/request-orders/request-orders.shared'
 import type { ClientParams } from './services/client-params'
-import type { AuditEventDoc, auditEventQuerySchema } from './services/audit-events/audit-events.schema'
+import type { AuditEventDoc, AuditSubscription, auditEventQuerySchema } from './services/audit-events/audit-events.schema'
 import type { DirectoryQuery, DirectoryResult } from './services/unified-directory/unified-directory.schema'
 import { subscriptionPackageMethods, subscriptionPackagePath } from './services/subscription-packages/subscription-packages.shared'
 import { subscriptionMethods, subscriptionPath } from './services/subscriptions/subscriptions.shared'
@@ -33,7 +33,11 @@ export interface ServiceTypes {
   /** POST /authentication (sign in, MFA steps) and DELETE (sign out), as @feathersjs/authentication-client calls them. */
   authentication: Pick<ClientService<AuthenticationResult, AuthenticationRequest>, 'create' | 'remove'>
   // The audit trail and the directory search are typed here, beside the other entries' `<name>.shared.ts`.
-  [auditEventPath]: Pick<ClientService<AuditEventDoc, never, never, Paginated<AuditEventDoc>, ClientParams<Static<typeof auditEventQuerySchema>>>, (typeof auditEventMethods)[number]>
+  [auditEventPath]: Pick<ClientService<AuditEventDoc, never, never, Paginated<AuditEventDoc>, ClientParams<Static<typeof auditEventQuerySchema>>>, 'find' | 'get'> & {
+    /** Socket.IO, application admins: receive `created` for every audit event from now on (others 403). */
+    subscribe(data?: Record<string, never>, params?: ClientParams<Record<string, never>>): Promise<AuditSubscription>
+    unsubscribe(data?: Record<string, never>, params?: ClientParams<Record<string, never>>): Promise<AuditSubscription>
+  }
   [unifiedDirectoryPath]: Pick<ClientService<DirectoryResult, never, never, Paginated<DirectoryResult>, ClientParams<DirectoryQuery>>, (typeof unifiedDirectoryMethods)[number]>
 }
 

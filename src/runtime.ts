@@ -9,6 +9,7 @@ import type { DirectoryState } from './directory/entries'
 import type { RepairState } from './directory/repair'
 import type { AuthFlows } from './auth/flows'
 import type { AuditLog } from './audit/log'
+import type { WatchState } from './audit/watchers'
 import type { AppMetrics } from './ops/metrics'
 import type { WebhookWorker } from './jobs/webhook-worker'
 import type { CardProcessor } from './providers/processor'
@@ -31,6 +32,7 @@ export interface Runtime {
   directoryRepair?: RepairState
   authFlows?: AuthFlows
   auditLog?: AuditLog
+  auditWatch?: WatchState
   metrics?: AppMetrics
   webhookWorker?: WebhookWorker
   idempotencyStore?: StoreService

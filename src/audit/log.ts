@@ -17,6 +17,8 @@ import { logger } from '../logger'
 import type { StoreService } from '../store'
 import { GENESIS_HASH, hashEvent, type AuditEntry, type AuditEvent } from './chain'
 import { runtimeOf } from '../runtime'
+import { emitAuditEvents, stopAuditWatchers } from './watchers'
+import { auditEventPath } from '../services/audit-events/audit-events.shared'
 
 export type AuditSettings = Configuration['audit']
 
@@ -76,6 +78,7 @@ export class AuditLog {
             pending.resolve(stored.slice(offset, offset + pending.entries.length))
             offset += pending.entries.length
           }
+          emitAuditEvents(this.app, auditEventPath, stored).catch((error) => logger.error('Emitting audit events failed:', error))
         } catch (error) {
           // The chain's tail is unknown after a failed write: reload it before the next batch.
           this.tail = null
@@ -173,6 +176,7 @@ export class AuditLog {
 
   /** Stops the retention job and waits for queued appends. */
   async stop() {
+    stopAuditWatchers(this.app)
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     while (this.writing || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5))

@@ -176,6 +176,28 @@ describe('several instances on one MongoDB and one Redis', function () {
       assert.deepEqual(otherOnB.map((seen) => seen.data?.firstName), ['Sentinel'], JSON.stringify(otherOnB))
     })
 
+    it('sends an admin watching the audit trail on one instance the events appended on the other, and nobody else', async () => {
+      const admin = { email: 'admin@audit-pair.test', password: 'admin password 1' }
+      const watched = await startPair({ admin })
+      try {
+        const watcher = await watched.connect(watched.a.url, admin)
+        const idle = await watched.connect(watched.b.url, admin)
+        const seen = recordEvents(watcher, 'audit-events', ['created'])
+        const unasked = recordEvents(idle, 'audit-events', ['created'])
+        assert.deepEqual(await watcher.service('audit-events').subscribe({}), { subscribed: true })
+        // Instance B heard of the watcher (a notice through Redis) before it appends: its login events arrive on A.
+        const user = await signUp(watched.b.url)
+        await waitUntil(async () => {
+          await auth(watched.b.url, { email: user.email, password: 'wrong password 1' })
+          return seen.some((event) => event.data.action === 'login-failed' && event.data.subject === user.email)
+        }, 5000, "B's audit event on A")
+        assert.ok(seen.every((event) => event.event === 'created' && typeof event.data.hash === 'string'))
+        assert.deepEqual(unasked, [])
+      } finally {
+        await watched.close()
+      }
+    })
+
     it('refreshes the channels of a socket on the other instance when its account is added to an organization', async () => {
       const owner = await signUp(pair.a.url, { organization: { name: 'Two Instance Clinic', type: 'facility' } })
       const joiner = await signUp(pair.a.url)

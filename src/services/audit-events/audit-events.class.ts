@@ -4,6 +4,9 @@ import type { Id, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { createStore, type StoreOptions, type StoreService } from '../../store'
 import type { AuditEvent } from '../../audit/chain'
+import { unwatchAudit, watchAudit } from '../../audit/watchers'
+import { loadAccessContext } from '../../access/context'
+import type { AuditSubscription } from './audit-events.schema'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'audit-events',
@@ -24,12 +27,24 @@ export const getOptions = (_app: Application): StoreOptions => ({
   journal: true
 })
 
-/** Read-only: find (newest first unless `$sort` says otherwise) and get; writes happen through the audit log only. */
+/**
+ * Read-only: find (newest first unless `$sort` says otherwise) and get; writes happen through the audit log only.
+ * `subscribe`/`unsubscribe`: an application admin's Socket.IO connection starts/stops receiving audit events
+ * (src/audit/watchers.ts).
+ */
 export class AuditEventsService {
   readonly events: StoreService<AuditEvent>
 
-  constructor(app: Application) {
+  constructor(readonly app: Application) {
     this.events = createStore<AuditEvent>(app, getOptions(app))
+  }
+
+  async subscribe(_data: unknown, params: Params = {}): Promise<AuditSubscription> {
+    return watchAudit(this.app, params.connection, await loadAccessContext(this.app, params.account))
+  }
+
+  async unsubscribe(_data: unknown, params: Params = {}): Promise<AuditSubscription> {
+    return unwatchAudit(this.app, params.connection)
   }
 
   async find(params: Params = {}) {

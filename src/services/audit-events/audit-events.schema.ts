@@ -44,3 +44,7 @@ export const auditEventQuerySchema = querySyntax(
     status: Type.Integer()
   })
 )
+
+/** The answer of `subscribe`/`unsubscribe` (an admin's Socket.IO connection receiving audit events or not). */
+export const auditSubscriptionSchema = Type.Object({ subscribed: Type.Boolean() }, { additionalProperties: false })
+export type AuditSubscription = Static<typeof auditSubscriptionSchema>

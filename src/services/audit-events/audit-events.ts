@@ -1,8 +1,8 @@
 // /audit-events: the audit trail of patient data and authentication (src/hooks/record-audit.ts), read-only.
 // Application admins read every event; a facility's superadmins the events of their facility; a patient the
 // events about them (`patient`); every account its own actions (`actor`); nobody anything else (find returns
-// nothing of others, get is 404). GET /audit-events/verify (admins only) walks the hash chain. No realtime
-// events: the store is written with internal calls only, which emit nothing.
+// nothing of others, get is 404). GET /audit-events/verify (admins only) walks the hash chain. Realtime events
+// only to application admins who asked for them over Socket.IO (`subscribe`; src/audit/watchers.ts).
 import { authenticate } from '@feathersjs/authentication'
 import { Forbidden, MethodNotAllowed } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
@@ -16,6 +16,7 @@ import { AuditEventsService } from './audit-events.class'
 import { auditEventQuerySchema } from './audit-events.schema'
 import { auditEventMethods, auditEventPath } from './audit-events.shared'
 import { runtimeOf } from '../../runtime'
+import { auditWatchers } from '../../audit/watchers'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -56,10 +57,12 @@ export const auditEvents = (app: Application) => {
     // Unreachable (the service exposes find and get only): events are written by the audit log alone.
     create: () => {
       throw new MethodNotAllowed('Audit events cannot be created through the API')
-    },
-    // Nobody receives realtime events of audit documents (none are emitted); should one be, admins only.
-    audience: () => ['admins']
+    }
+    // No `audience`: realtime audit events go to the admins who subscribed only, through the service's own
+    // publisher (src/audit/watchers.ts), which takes precedence over the app's.
   })
+
+  auditWatchers(app, auditEventPath)
 
   const validateQuery = validateQueryWith(auditEventQuerySchema)
   app.service(auditEventPath).hooks({
