@@ -60,3 +60,28 @@ export const canonicalJson = (event: Record<string, unknown>) => {
 
 /** sha256 (hex) of the event's canonical JSON, `prevHash` included. */
 export const hashEvent = (event: Record<string, unknown>) => createHash('sha256').update(canonicalJson(event)).digest('hex')
+
+/** The end of the chain: the last event's `seq`, `hash` and `at` (seq 0 and GENESIS_HASH before the first). */
+export interface ChainTail {
+  seq: number
+  hash: string
+  at: number
+}
+
+/**
+ * Chains entries after `tail`: consecutive `seq`s, each `prevHash` the previous `hash`. Time never runs backwards
+ * along the chain: an entry stamped just before one already appended (calls finish out of order) takes its
+ * predecessor's time, so newest-first by `seq` is newest-first by `at`. (Used by the writer thread and by the
+ * in-process writer alike.)
+ */
+export const chainEntries = (tail: ChainTail, entries: AuditEntry[]): Omit<AuditEvent, 'id'>[] => {
+  let { seq, hash, at } = tail
+  return entries.map((entry) => {
+    seq += 1
+    at = Math.max(entry.at, at)
+    const doc = { ...entry, at, seq, prevHash: hash, hash: '' }
+    doc.hash = hashEvent(doc)
+    hash = doc.hash
+    return doc
+  })
+}

@@ -14,8 +14,9 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Application, Configuration } from '../declarations'
 import { logger } from '../logger'
-import type { StoreService } from '../store'
-import { GENESIS_HASH, hashEvent, type AuditEntry, type AuditEvent } from './chain'
+import { newId, type StoreService } from '../store'
+import { auditWriter } from './writer'
+import { chainEntries, GENESIS_HASH, hashEvent, type AuditEntry, type AuditEvent } from './chain'
 import { runtimeOf } from '../runtime'
 import { emitAuditEvents, stopAuditWatchers } from './watchers'
 import { auditEventPath } from '../services/audit-events/audit-events.shared'
@@ -43,6 +44,14 @@ export class AuditLog {
   private tail: { seq: number; hash: string; at: number } | null = null
   private queue: Pending[] = []
   private writing = false
+  // The appends being written, and the pause retention holds while it replaces the file.
+  private readonly inFlight = new Set<Promise<unknown>>()
+  private paused: Promise<void> | null = null
+  // Writer thread (embedded engine): a batch is posted at the end of the event-loop turn its entries came in, without
+  // waiting for the previous batch; the thread holds the chain's tail once it was sent one.
+  private posting = false
+  private threadHasTail = false
+  private tailLoading: Promise<void> | null = null
   /** Store writes and events written since start (the bench reports the mean batch size). */
   readonly stats = { batches: 0, events: 0 }
   private timer: NodeJS.Timeout | null = null
@@ -61,24 +70,91 @@ export class AuditLog {
     if (entries.length === 0) return Promise.resolve([])
     return new Promise((resolve, reject) => {
       this.queue.push({ entries, resolve, reject })
-      if (!this.writing) void this.drain()
+      if (this.store.journalFile()) {
+        if (!this.posting) {
+          this.posting = true
+          setImmediate(() => void this.post())
+        }
+      } else if (!this.writing) void this.drain()
     })
   }
 
+  private track<T>(writing: Promise<T>) {
+    this.inFlight.add(writing)
+    const done = () => void this.inFlight.delete(writing)
+    writing.then(done, done)
+    return writing
+  }
+
+  private settle(batch: Pending[], stored: AuditEvent[]) {
+    let offset = 0
+    for (const pending of batch) {
+      pending.resolve(stored.slice(offset, offset + pending.entries.length))
+      offset += pending.entries.length
+    }
+    emitAuditEvents(this.app, auditEventPath, stored).catch((error) => logger.error('Emitting audit events failed:', error))
+  }
+
+  /** Resolves once no append is being written. */
+  private async quiesce() {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight])
+  }
+
+  // Embedded engine: the entries of this event-loop turn go to the writer thread as one batch, after any batch
+  // posted before (the thread writes them in order); durable when the thread answers.
+  private async post() {
+    while (this.paused) await this.paused
+    while (!this.threadHasTail) {
+      // The thread starts without the tail (first append, after a failure or a retention pass): it is read from the
+      // store once every earlier batch is written, and sent with the next batch.
+      this.tailLoading ??= (async () => {
+        await this.quiesce()
+        this.tail = null
+        await this.loadTail()
+      })().finally(() => {
+        this.tailLoading = null
+      })
+      try {
+        await this.tailLoading
+        break
+      } catch (error) {
+        const batch = this.queue
+        this.queue = []
+        this.posting = false
+        for (const pending of batch) pending.reject(error)
+        return
+      }
+    }
+    this.posting = false
+    const batch = this.queue
+    this.queue = []
+    if (batch.length === 0) return
+    const journal = this.store.journalFile()!
+    const entries = batch.flatMap((pending) => pending.entries)
+    const tail = this.threadHasTail ? undefined : this.tail!
+    this.threadHasTail = true
+    try {
+      const stored = await this.track(auditWriter.append(journal.filename, journal.sync, tail, entries, entries.map(() => newId())))
+      this.stats.batches += 1
+      this.stats.events += stored.length
+      this.settle(batch, stored)
+    } catch (error) {
+      // The thread's tail is unknown (it may have stopped): the next batch sends one read from the store.
+      this.threadHasTail = false
+      for (const pending of batch) pending.reject(error)
+    }
+  }
+
+  // MongoDB: one store write at a time; the entries that arrive meanwhile are the next batch.
   private async drain() {
     this.writing = true
     try {
       while (this.queue.length > 0) {
+        while (this.paused) await this.paused
         const batch = this.queue
         this.queue = []
         try {
-          const stored = await this.write(batch.flatMap((pending) => pending.entries))
-          let offset = 0
-          for (const pending of batch) {
-            pending.resolve(stored.slice(offset, offset + pending.entries.length))
-            offset += pending.entries.length
-          }
-          emitAuditEvents(this.app, auditEventPath, stored).catch((error) => logger.error('Emitting audit events failed:', error))
+          this.settle(batch, await this.track(this.write(batch.flatMap((pending) => pending.entries))))
         } catch (error) {
           // The chain's tail is unknown after a failed write: reload it before the next batch.
           this.tail = null
@@ -90,6 +166,20 @@ export class AuditLog {
     }
   }
 
+  /** Runs `task` while no append is in flight or starts (the journal file may be replaced meanwhile). */
+  private async exclusively<T>(task: () => Promise<T>): Promise<T> {
+    while (this.paused) await this.paused
+    let done!: () => void
+    this.paused = new Promise<void>((resolve) => (done = resolve))
+    try {
+      await this.quiesce()
+      return await task()
+    } finally {
+      this.paused = null
+      done()
+    }
+  }
+
   private async loadTail() {
     const [last] = (await this.store._find({ query: { $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
     this.tail = last ? { seq: last.seq, hash: last.hash, at: last.at } : { seq: 0, hash: GENESIS_HASH, at: 0 }
@@ -97,17 +187,7 @@ export class AuditLog {
 
   private chain(entries: AuditEntry[]) {
     if (!this.tail) throw new Error('audit chain tail not loaded')
-    let { seq, hash, at } = this.tail
-    return entries.map((entry) => {
-      seq += 1
-      // Time never runs backwards along the chain: an entry stamped just before one already appended (calls
-      // finish out of order) takes its predecessor's time, so newest-first by `seq` is newest-first by `at`.
-      at = Math.max(entry.at, at)
-      const doc: Omit<AuditEvent, 'id'> = { ...entry, at, seq, prevHash: hash, hash: '' }
-      doc.hash = hashEvent(doc as unknown as Record<string, unknown>)
-      hash = doc.hash
-      return doc
-    })
+    return chainEntries(this.tail, entries)
   }
 
   private async write(entries: AuditEntry[]): Promise<AuditEvent[]> {
@@ -162,7 +242,15 @@ export class AuditLog {
     // The chain is cut before its first event inside the period, so what is kept stays one unbroken chain.
     const [firstKept] = (await this.store._find({ query: { at: { $gte: cutoff }, $sort: { seq: 1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
     const query = firstKept ? { seq: { $lt: firstKept.seq } } : { at: { $lt: cutoff } }
-    const removed = await this.store._remove(null, { query, adapter: { multi: true } })
+    // On the embedded engine the removal rewrites the journal file: the writer thread lets go of it first.
+    const removed = await this.exclusively(async () => {
+      const journal = this.store.journalFile()
+      if (journal) {
+        await auditWriter.release(journal.filename)
+        this.threadHasTail = false
+      }
+      return this.store._remove(null, { query, adapter: { multi: true } })
+    })
     return Array.isArray(removed) ? removed.length : 0
   }
 
@@ -179,7 +267,12 @@ export class AuditLog {
     stopAuditWatchers(this.app)
     if (this.timer) clearInterval(this.timer)
     this.timer = null
-    while (this.writing || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    while (this.writing || this.posting || this.queue.length > 0 || this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    const journal = this.store.journalFile()
+    if (journal) {
+      await auditWriter.release(journal.filename)
+      this.threadHasTail = false
+    }
   }
 }
 

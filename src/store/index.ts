@@ -86,6 +86,12 @@ export interface StoreService<Result = any, Data = any, Patch = any, Query = Rec
   bodyOperators?: string[]
   /** The methods whose events webhooks may subscribe to, when not the exposed ones (src/services/webhooks/webhook-patterns.ts). */
   eventMethods?: string[]
+  /**
+   * A journal collection on the embedded engine: its data file and sync mode, for a writer that appends the lines
+   * itself (the audit writer thread; the queries catch up from the file as from the store's own appends). Else
+   * undefined.
+   */
+  journalFile(): { filename: string; sync: StoreSync } | undefined
   /** With the `deferLoad` option: opens the collection (once; later calls share the first). */
   loadDeferred?: () => Promise<void>
   find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
@@ -187,6 +193,10 @@ const mixin = (Base: any): any =>
     }
     private get journal(): NeDBJournal | undefined {
       return this.options.journal
+    }
+    journalFile() {
+      const journal = this.journal
+      return journal ? { filename: journal.filename, sync: journal.mode } : undefined
     }
     async _scan(fields: string[], visit: (doc: Record<string, any>) => void) {
       await this.journal?.catchUp()
