@@ -1,15 +1,17 @@
 // The audit log: appends chained events (src/audit/chain.ts) durably, verifies the chain and applies the
 // retention period.
-// - One writer order: appends go through an in-process queue; while one store write is in flight the next
-//   entries wait and are written together as the next batch (one NeDB append, one MongoDB insertMany). (Deferring
-//   a batch to collect more entries was measured: under the create bench the calls complete in separate loop
-//   iterations, so batches stayed at one event and only latency grew.) `append` resolves once its events are in the store (on NeDB: in
-//   the data file), which the recording hook awaits before the response is sent: a kill -9 loses nothing
-//   that was answered.
+// - One writer order, two writers. Embedded engine: the entries of one event-loop turn are posted to the writer
+//   thread (src/audit/writer.ts) as one batch, without waiting for earlier batches; the thread chains, writes and
+//   syncs them in the order posted and holds the chain's tail, which it is sent (read from the store, once every
+//   earlier batch is settled) after a start, a failure or a retention pass. MongoDB: one insertMany at a time, the
+//   entries arriving meanwhile being the next batch. Either way `append` resolves once its events are durable (on
+//   the embedded engine: in the data file and synced as STORE_SYNC says), which the recording hook awaits before
+//   the response is sent: a kill -9 loses nothing that was answered.
 // - Several instances on one MongoDB: `seq` has a unique index, so two writers can never both append after the
 //   same predecessor; the loser (409) reloads the chain's tail, keeps those of its events that did get in, and
 //   chains the rest after the new tail.
-// - Retention (`audit.retentionDays`): a job removes the oldest events, in chain order, older than the period;
+// - Retention (`audit.retentionDays`): a job removes the oldest events, in chain order, older than the period
+//   (while no append is in flight: on the embedded engine it rewrites the file the writer thread appends to);
 //   verify then starts from the oldest kept event, trusting its `prevHash` (the removed predecessor's hash).
 import { Conflict } from '@feathersjs/errors'
 import type { Application, Configuration } from '../declarations'

@@ -128,4 +128,22 @@ describe('audit trail coverage', function () {
     assert.equal(again.body.intact, true, JSON.stringify(again.body))
     assert.equal(again.body.checked, verified.body.checked - removed)
   })
+
+  it('records every answered call and keeps one chain when the retention job rewrites the file while calls are recorded', async () => {
+    const log = auditLog(server.app)!
+    const read = (index: number) => http(server.url, 'GET', '/medical-records?$limit=1', { token: facility.owner.token, headers: { 'x-request-id': `retention-race-${index}` } })
+    const [first] = await eventsOf('?$limit=1&$sort[seq]=1')
+    const calls = Array.from({ length: 40 }, (_, index) => read(index))
+    // The period ends just after the oldest kept event: it goes, in the middle of the calls.
+    const retention = log.applyRetention(first.at + 1 + log.settings.retentionDays * 86400000)
+    const answers = await Promise.all(calls)
+    assert.ok(answers.every((answer) => answer.status === 200))
+    assert.ok((await retention) >= 1)
+    const more = await Promise.all(Array.from({ length: 10 }, (_, index) => read(40 + index)))
+    assert.ok(more.every((answer) => answer.status === 200))
+    const verified = await http(server.url, 'GET', '/audit-events/verify', { token: admin.token })
+    assert.equal(verified.body.intact, true, JSON.stringify(verified.body))
+    const recorded = new Set((await eventsOf('?$limit=100&service=medical-records')).map((event) => event.requestId))
+    for (let index = 0; index < 50; index++) assert.ok(recorded.has(`retention-race-${index}`), `the event of call ${index}`)
+  })
 })
