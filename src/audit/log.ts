@@ -105,8 +105,10 @@ export class AuditLog {
   // Embedded engine: the entries of this event-loop turn go to the writer thread as one batch, after any batch
   // posted before (the thread writes them in order); durable when the thread answers.
   private async post() {
-    while (this.paused) await this.paused
-    while (!this.threadHasTail) {
+    for (;;) {
+      // Retention may be replacing the file: nothing is posted meanwhile (checked again after every wait).
+      while (this.paused) await this.paused
+      if (this.threadHasTail) break
       // The thread starts without the tail (first append, after a failure or a retention pass): it is read from the
       // store once every earlier batch is written, and sent with the next batch.
       this.tailLoading ??= (async () => {
@@ -118,7 +120,7 @@ export class AuditLog {
       })
       try {
         await this.tailLoading
-        break
+        if (!this.paused) break
       } catch (error) {
         const batch = this.queue
         this.queue = []
