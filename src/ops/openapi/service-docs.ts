@@ -180,7 +180,7 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     patch: { retry: retrySchema },
     query: deliveryQuerySchema
   },
-  'audit-events': { summary: 'The audit trail (read-only)', result: auditEventSchema, query: auditEventQuerySchema },
+  'audit-events': { summary: 'The audit trail (read-only; GET /audit-events/verify checks the hash chain; application admins receive new events over Socket.IO after calling subscribe)', result: auditEventSchema, query: auditEventQuerySchema },
   'subscription/packages': {
     summary: 'Subscription packages (public reads; application admins create and change); ?type=facility&types=clinic filters',
     result: packageSchema,
