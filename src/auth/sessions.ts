@@ -8,6 +8,10 @@
 // Several instances: the version check holds everywhere (it reads the store); socket cuts are per process, so
 // another instance's open socket stops at its next call (401) but may still receive events until it calls or
 // reconnects.
+// Signing out one session (Feathers' logout: `DELETE /authentication/<token>`, the client's `logout()`) ends that
+// token for real too: its `jti` goes on the account's `revokedTokens` until the token expires (expired entries are
+// dropped at each sign-out), the same per-call account read refuses it from then on, on every instance, and this
+// process's other connections authenticated with that token are cut.
 import { AuthenticationService, JWTStrategy, type AuthenticationParams, type AuthenticationRequest, type AuthenticationResult } from '@feathersjs/authentication'
 import { NotAuthenticated, NotFound } from '@feathersjs/errors'
 import { createSecretKey, type KeyObject } from 'node:crypto'
@@ -47,6 +51,9 @@ export class SessionJWTStrategy extends JWTStrategy {
         throw error
       })
     if (versionOf(payload[SESSION_CLAIM]) !== versionOf(account.sessionVersion)) throw sessionEnded()
+    if (typeof payload.jti === 'string' && Array.isArray(account.revokedTokens) && account.revokedTokens.some((revoked: { jti?: unknown }) => revoked?.jti === payload.jti)) {
+      throw sessionEnded()
+    }
     const entity = params.provider ? await safeAccount(this.app as Application, account) : { ...account }
     entity[ACCESS_VERSION] = accessVersionOf(account)
     return { accessToken, authentication: { strategy: 'jwt', accessToken, payload }, [this.configuration.entity]: entity }
@@ -61,6 +68,16 @@ export class SessionAuthenticationService extends AuthenticationService {
     if (!id) return payload
     const version = SESSION_VERSION in authResult ? authResult[SESSION_VERSION as any] : (await accountsStore(this.app as Application)._get(id)).sessionVersion // symbol key: not in the result's type
     return { ...payload, [SESSION_CLAIM]: versionOf(version) }
+  }
+
+  /** Feathers' logout: the token that signed out is refused from now on (not only forgotten by the client). */
+  async remove(id: string | null, params: AuthenticationParams) {
+    const result = await super.remove(id, params)
+    const payload = result?.authentication?.payload
+    if (typeof payload?.sub === 'string' && typeof payload.jti === 'string') {
+      await revokeToken(this.app as Application, payload.sub, payload.jti, typeof payload.exp === 'number' ? payload.exp * 1000 : Date.now() + 86400000, params.connection)
+    }
+    return result
   }
 
   // jsonwebtoken first tries to parse a string secret as a public key on every sign and verify (and fails):
@@ -116,9 +133,14 @@ export const trackConnections = (app: Application) => {
   onNotice(app, SESSIONS_ENDED, (payload: { account?: unknown }) => {
     if (typeof payload?.account === 'string') cutConnections(app, payload.account)
   })
+  // One token signed out on another instance: cut its connections here too.
+  onNotice(app, TOKEN_REVOKED, (payload: { account?: unknown; jti?: unknown }) => {
+    if (typeof payload?.account === 'string' && typeof payload.jti === 'string') cutToken(app, payload.account, payload.jti)
+  })
 }
 
 const SESSIONS_ENDED = 'sessions-ended'
+const TOKEN_REVOKED = 'token-revoked'
 
 /**
  * Cuts the account's open connections in this process: no more events (every channel left), no more
@@ -150,4 +172,44 @@ export const endSessions = async (app: Application, accountId: string, options: 
   cutConnections(app, accountId, options.keep)
   await sendNotice(app, SESSIONS_ENDED, { account: accountId }).catch((error: Error) => logger.error('Sessions-ended notice not sent:', error?.message ?? error))
   return updated
+}
+
+
+// The `jti` claim of a token a connection signed in with (already verified then; only read here).
+const jtiOf = (token: unknown) => {
+  if (typeof token !== 'string') return undefined
+  try {
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'))
+    return typeof claims?.jti === 'string' ? claims.jti : undefined
+  } catch {
+    return undefined
+  }
+}
+
+// This process's connections authenticated with the token `jti` of the account, except `keep`.
+const cutToken = (app: Application, accountId: string, jti: string, keep?: unknown) => {
+  const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(connectionsByAccount.get(accountId) ?? [])])
+  for (const connection of connections) {
+    if (connection === keep || jtiOf(connection.authentication?.accessToken) !== jti) continue
+    for (const name of app.channels) app.channel(name).leave(connection)
+    connectionsByAccount.get(accountId)?.delete(connection)
+    delete connection.account
+    delete connection.access
+    delete connection.authentication
+    socketsByConnection.get(connection)?.disconnect(true)
+  }
+}
+
+/**
+ * Revokes one access token (its `jti`, until `expiresAt` ms): the account's expired entries are dropped, the token's
+ * added; the jwt strategy refuses it from the next call on. Other connections signed in with it are cut here and,
+ * through a notice, on the other instances.
+ */
+export const revokeToken = async (app: Application, accountId: string, jti: string, expiresAt: number, keep?: unknown) => {
+  const accounts = accountsStore(app)
+  // Two atomic updates (concurrent sign-outs lose nothing); the push first, so the list exists for the pull.
+  await accounts._patch(accountId, { $push: { revokedTokens: { jti, exp: expiresAt } } })
+  await accounts._patch(accountId, { $pull: { revokedTokens: { exp: { $lt: Date.now() } } } })
+  cutToken(app, accountId, jti, keep)
+  await sendNotice(app, TOKEN_REVOKED, { account: accountId, jti }).catch((error: Error) => logger.error('Token-revoked notice not sent:', error?.message ?? error))
 }

@@ -31,6 +31,8 @@ export const accountSchema = Type.Object(
     // TOTP time step used to sign in (a code works once).
     sessionVersion: Type.Optional(Type.Number()),
     mfaLastStep: Type.Optional(Type.Number()),
+    // Hidden, server-owned: access tokens signed out one by one (their `jti`, until they expire; src/auth/sessions.ts).
+    revokedTokens: Type.Optional(Type.Array(Type.Object({ jti: Type.String(), exp: Type.Number() }))),
     updatedAt: Type.Optional(Type.Number())
   },
   { additionalProperties: false }
@@ -38,7 +40,7 @@ export const accountSchema = Type.Object(
 export type Account = Static<typeof accountSchema>
 
 /** Fields that never leave the server (password hash, MFA secrets, linked OAuth identities, session state). */
-export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId', 'sessionVersion', 'accessVersion', 'mfaLastStep']
+export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId', 'sessionVersion', 'accessVersion', 'mfaLastStep', 'revokedTokens']
 
 export const accountDataSchema = Type.Object(
   {

@@ -1,0 +1,73 @@
+// Signing out one session (Feathers' logout) ends that token on the server: REST and Socket.IO calls with it are
+// refused from then on, other tokens of the account keep working, other connections signed in with that token are
+// cut, and the list of signed-out tokens never leaves the server.
+import assert from 'node:assert/strict'
+import { http, signUp, sleep, socketClient, startServer, waitUntil, type TestServer } from '../helpers/app'
+import { auth } from '../helpers/auth'
+
+describe('logout revokes its token', function () {
+  this.timeout(60000)
+  let server: TestServer
+  const sockets: ReturnType<typeof socketClient>[] = []
+  const connect = async (token: string) => {
+    const socket = socketClient(server.url)
+    sockets.push(socket)
+    await socket.client.authenticate({ strategy: 'jwt', accessToken: token })
+    return socket
+  }
+
+  before(async () => {
+    server = await startServer()
+  })
+  after(async () => {
+    for (const socket of sockets) socket.close()
+    await server?.close()
+  })
+
+  it('refuses a token signed out over REST (DELETE /authentication/<token>), on REST and Socket.IO; another token of the account still works', async () => {
+    const user = await signUp(server.url)
+    const other = (await auth(server.url, { email: user.email, password: user.password })).body.accessToken
+    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 200)
+    const out = await http(server.url, 'DELETE', `/authentication/${user.token}`, { token: user.token })
+    assert.equal(out.status, 200, JSON.stringify(out.body))
+    const again = await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })
+    assert.equal(again.status, 401)
+    assert.match(again.body.message, /session has ended/)
+    const socket = socketClient(server.url)
+    sockets.push(socket)
+    await assert.rejects(socket.client.authenticate({ strategy: 'jwt', accessToken: user.token }), (error: any) => error.code === 401)
+    const fine = await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: other })
+    assert.equal(fine.status, 200)
+    assert.equal(fine.body.revokedTokens, undefined, 'the signed-out tokens are not shown')
+    assert.ok(!JSON.stringify(fine.body).includes('jti'))
+  })
+
+  it("refuses a token signed out over Socket.IO (the client's logout) and cuts another connection signed in with it", async () => {
+    const user = await signUp(server.url)
+    const first = await connect(user.token)
+    const second = await connect(user.token)
+    const other = (await auth(server.url, { email: user.email, password: user.password })).body.accessToken
+    const third = await connect(other)
+    await first.client.logout()
+    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 401)
+    await waitUntil(() => !second.socket.connected, 5000, 'the other connection with that token to be cut')
+    // The connection of another token of the account stays signed in.
+    assert.equal((await third.client.service('accounts').get(user.account.id)).id, user.account.id)
+  })
+
+  it('keeps every token of simultaneous sign-outs signed out', async () => {
+    const user = await signUp(server.url)
+    const tokens = await Promise.all(Array.from({ length: 8 }, async () => (await auth(server.url, { email: user.email, password: user.password })).body.accessToken as string))
+    const outs = await Promise.all(tokens.map((token) => http(server.url, 'DELETE', `/authentication/${token}`, { token })))
+    assert.ok(outs.every((out) => out.status === 200))
+    await sleep(50)
+    for (const token of tokens) assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token })).status, 401)
+    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 200)
+  })
+
+  it('refuses a body that tries to set the signed-out tokens (400)', async () => {
+    const user = await signUp(server.url)
+    const res = await http(server.url, 'PATCH', `/accounts/${user.account.id}`, { token: user.token, body: { revokedTokens: [] } })
+    assert.equal(res.status, 400)
+  })
+})
