@@ -141,6 +141,8 @@ export const trackConnections = (app: Application) => {
 
 const SESSIONS_ENDED = 'sessions-ended'
 const TOKEN_REVOKED = 'token-revoked'
+/** Signed-out tokens kept per account before signing out everywhere instead (src/auth/sessions.ts revokeToken). */
+export const MAX_REVOKED = 100
 
 /**
  * Cuts the account's open connections in this process: no more events (every channel left), no more
@@ -209,7 +211,13 @@ export const revokeToken = async (app: Application, accountId: string, jti: stri
   const accounts = accountsStore(app)
   // Two atomic updates (concurrent sign-outs lose nothing); the push first, so the list exists for the pull.
   await accounts._patch(accountId, { $push: { revokedTokens: { jti, exp: expiresAt } } })
-  await accounts._patch(accountId, { $pull: { revokedTokens: { exp: { $lt: Date.now() } } } })
+  const account = await accounts._patch(accountId, { $pull: { revokedTokens: { exp: { $lt: Date.now() } } } })
+  // The list stays short (it is read on every call): past MAX_REVOKED live entries, every session of the account
+  // ends instead (which covers the listed tokens too) and the list starts again.
+  if (Array.isArray(account.revokedTokens) && account.revokedTokens.length > MAX_REVOKED) {
+    await endSessions(app, accountId, { change: { revokedTokens: [] }, keep })
+    return
+  }
   cutToken(app, accountId, jti, keep)
   await sendNotice(app, TOKEN_REVOKED, { account: accountId, jti }).catch((error: Error) => logger.error('Token-revoked notice not sent:', error?.message ?? error))
 }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { http, signUp, sleep, socketClient, startServer, waitUntil, type TestServer } from '../helpers/app'
 import { auth } from '../helpers/auth'
+import { MAX_REVOKED } from '../../src/auth/sessions'
 
 describe('logout revokes its token', function () {
   this.timeout(60000)
@@ -69,5 +70,25 @@ describe('logout revokes its token', function () {
     const user = await signUp(server.url)
     const res = await http(server.url, 'PATCH', `/accounts/${user.account.id}`, { token: user.token, body: { revokedTokens: [] } })
     assert.equal(res.status, 400)
+  })
+})
+
+describe('logout revokes its token: many sign-outs', function () {
+  this.timeout(60000)
+  let server: TestServer
+  before(async () => {
+    server = await startServer()
+  })
+  after(() => server?.close())
+
+  it(`signs the account out everywhere once more than ${MAX_REVOKED} live tokens are signed out, so none of them comes back`, async () => {
+    const user = await signUp(server.url)
+    // Tokens as a login issues them (session version 0), minted in-process: a login each would cost a password hash.
+    const authentication = server.app.service('authentication')
+    const tokens = await Promise.all(Array.from({ length: MAX_REVOKED + 1 }, () => authentication.createAccessToken({ sv: 0 }, { subject: user.account.id })))
+    for (const token of tokens) assert.equal((await http(server.url, 'DELETE', `/authentication/${token}`, { token })).status, 200)
+    for (const token of [...tokens, user.token]) assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token })).status, 401)
+    const fresh = (await auth(server.url, { email: user.email, password: user.password })).body.accessToken
+    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: fresh })).status, 200)
   })
 })
