@@ -1,7 +1,7 @@
 // The caller's organizations and each one's members (live); superadmins add members with roles/privileges,
 // change them and remove them.
 import { client, state, listen, debounce, loadOrganizations, isSuperadmin, organizationName, type Cleanup, type Member } from './api'
-import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
+import { h, field, replace, when, submitForm } from './dom'
 
 const list = (value: string) => value.split(',').map((part) => part.trim()).filter(Boolean)
 
@@ -49,25 +49,19 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
   const roles = h('input', { type: 'text' })
   const privileges = h('input', { type: 'text' })
   const superadmin = h('input', { type: 'checkbox', id: 'member-superadmin' })
-  const add: HTMLFormElement = h('form', { id: 'member-form', novalidate: true, 'aria-labelledby': 'member-title' })
-  add.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    clearErrors(add)
-    try {
+  const add = submitForm(
+    'member-form',
+    'Add a member',
+    [
+      field('Account id (the member finds it under “My account id”)', uid, 'uid'),
+      field('Roles (comma-separated)', roles, 'roles'),
+      field('Privileges (comma-separated)', privileges, 'privileges'),
+      h('div', { class: 'field check' }, h('label', { for: 'member-superadmin' }, superadmin, ' Superadmin'))
+    ],
+    'Add member',
+    async () => {
       await client.service('organization-members').create({ organization: selected(), uid: uid.value.trim(), roles: list(roles.value), privileges: list(privileges.value), superadmin: superadmin.checked })
-      add.reset()
-    } catch (error) {
-      showErrors(add, error)
     }
-  })
-  add.append(
-    h('h3', { id: 'member-title' }, 'Add a member'),
-    formError(),
-    field('Account id (the member finds it under “My account id”)', uid, 'uid'),
-    field('Roles (comma-separated)', roles, 'roles'),
-    field('Privileges (comma-separated)', privileges, 'privileges'),
-    h('div', { class: 'field check' }, h('label', { for: 'member-superadmin' }, superadmin, ' Superadmin')),
-    h('button', { type: 'submit' }, 'Add member')
   )
 
   const organizations = h(

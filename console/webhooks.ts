@@ -1,7 +1,7 @@
 // Webhooks of the current organization (or of the caller's account): register one (its signing secret is shown
 // this once, with a copy button), ping it, the delivery log (status, attempts, last response) and retry.
 import { client, state, listen, debounce, organizationName, isSuperadmin, type Cleanup } from './api'
-import { h, field, formError, showErrors, clearErrors, replace, when, copyButton } from './dom'
+import { h, field, replace, when, copyButton, submitForm } from './dom'
 import type { Webhook, WebhookData } from '../src/services/webhooks/webhooks.shared'
 import type { Delivery } from '../src/services/webhook-events/webhook-events.shared'
 
@@ -105,12 +105,14 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
   const owner = h('select', {}, owners.map((o) => h('option', { value: o.value }, o.label)))
   const url = h('input', { type: 'url', placeholder: 'https://hooks.example.org/clinic' })
   const events = h('input', { type: 'text', value: '*' })
-  const register: HTMLFormElement = h('form', { id: 'webhook-form', novalidate: true, 'aria-labelledby': 'webhook-title' })
-  register.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    clearErrors(register)
-    const [kind, id] = owner.value.split(':')
-    try {
+  // (`events` comes back to `*` on reset: its default value)
+  const register = submitForm(
+    'webhook-form',
+    'Register a webhook',
+    [field('Owner', owner, 'owner'), field('URL', url, 'url'), field('Events', events, 'events', 'comma-separated: * or medical-records, billing-payments.create, …')],
+    'Register',
+    async () => {
+      const [kind, id] = owner.value.split(':')
       const data: WebhookData = { ...(kind === 'organization' ? { organization: id } : { account: id }), url: url.value.trim(), events: events.value.trim() }
       // A registration answers the webhook and its signing secret, shown this once.
       const created = await client.service('webhook-events').create(data)
@@ -127,20 +129,8 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
           h('button', { type: 'button', class: 'secondary', onclick: () => replace(secretBox) }, 'Done')
         )
       )
-      register.reset()
-      events.value = '*'
       await loadHooks()
-    } catch (error) {
-      showErrors(register, error)
     }
-  })
-  register.append(
-    h('h3', { id: 'webhook-title' }, 'Register a webhook'),
-    formError(),
-    field('Owner', owner, 'owner'),
-    field('URL', url, 'url'),
-    field('Events', events, 'events', 'comma-separated: * or medical-records, billing-payments.create, …'),
-    h('button', { type: 'submit' }, 'Register')
   )
 
   replace(root, h('h2', {}, 'Webhooks'), secretBox, h('div', { class: 'columns' }, h('section', { 'aria-label': 'Webhooks' }, hooks, log), h('section', { class: 'card' }, register)))
