@@ -1,5 +1,6 @@
 // Starts the app as clients meet it: on 127.0.0.1, a free port, a temporary data dir (or a fresh MongoDB
 // database when MONGODB_URL is set), and gives REST and Socket.IO clients for it.
+import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -144,4 +145,14 @@ export const waitUntil = async (predicate: () => boolean | Promise<boolean>, tim
     await sleep(20)
   }
   throw new Error(`Timed out waiting for ${what}`)
+}
+
+/** The error a call is refused with (fails the test when the call succeeds). */
+export const refusal = async (call: Promise<unknown>): Promise<any> => {
+  try {
+    await call
+  } catch (error: any) {
+    return error // `any`: Feathers errors arrive over the wire untyped
+  }
+  assert.fail('the call was expected to be refused')
 }

@@ -1,7 +1,7 @@
 // Inventory over HTTP and Socket.IO: stockrooms, variants (sku per facility, first stock, archive, remove),
 // stocks (one per variant, stockroom and lot) and their movements, with every caller's neighbours.
 import assert from 'node:assert/strict'
-import { recordEvents, restClient, socketClient, waitUntil, type TestServer } from '../helpers/app'
+import { recordEvents, refusal, restClient, socketClient, waitUntil, type TestServer } from '../helpers/app'
 import { fieldsOf } from '../helpers/billing'
 import { createStockroom, createVariant, freshSku, startInventoryServer, stockedVariant, type InventoryFixture } from '../helpers/inventory'
 import { rawEmit } from '../helpers/tenants'
@@ -382,14 +382,6 @@ describe('inventory: stockrooms, variants, stocks and movements', function () {
     after(() => {
       for (const socket of [keeper, member, stranger]) socket.close()
     })
-    const refusal = async (call: Promise<unknown>) => {
-      try {
-        await call
-      } catch (error: any) {
-        return error
-      }
-      assert.fail('the call was expected to be refused')
-    }
     const one = <T>(result: T | T[]): T => {
       assert.ok(!Array.isArray(result))
       return result

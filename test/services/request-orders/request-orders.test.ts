@@ -1,7 +1,7 @@
 // Request orders over HTTP and Socket.IO: who may order, items filled from what they reference, the status
 // machine, item confirmations, and the patient an order is for reading it.
 import assert from 'node:assert/strict'
-import { recordEvents, restClient, signUp, socketClient, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
+import { recordEvents, refusal, restClient, signUp, socketClient, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
 import { fieldsOf } from '../../helpers/billing'
 import { createStockroom, createVariant, startInventoryServer, stockedVariant, type InventoryFixture } from '../../helpers/inventory'
 import { rawEmit } from '../../helpers/tenants'
@@ -319,14 +319,6 @@ describe('request orders', function () {
       return result
     }
     const typedBody = (items: RequestOrderData['items']): RequestOrderData => ({ owner: { organization: facility.id }, requestedForType: 'patient', requestedFor: patient.account.id, items })
-    const refusal = async (call: Promise<unknown>) => {
-      try {
-        await call
-      } catch (error: any) {
-        return error
-      }
-      assert.fail('the call was expected to be refused')
-    }
 
     it('creates an order of name and reference items, filling names from the documents and quantity 1 by default', async () => {
       const order = await orders().create(typedBody([
