@@ -58,10 +58,15 @@ export class AuditLog {
   readonly stats = { batches: 0, events: 0 }
   private timer: NodeJS.Timeout | null = null
 
+  // The embedded engine's journal file the writer thread appends to (undefined on MongoDB), fixed with the store.
+  private readonly journal: ReturnType<StoreService['journalFile']>
+
   constructor(
     readonly app: Application,
     readonly store: StoreService<AuditEvent>
-  ) {}
+  ) {
+    this.journal = store.journalFile()
+  }
 
   get settings() {
     return auditSettings(this.app)
@@ -72,7 +77,7 @@ export class AuditLog {
     if (entries.length === 0) return Promise.resolve([])
     return new Promise((resolve, reject) => {
       this.queue.push({ entries, resolve, reject })
-      if (this.store.journalFile()) {
+      if (this.journal) {
         if (!this.posting) {
           this.posting = true
           setImmediate(() => void this.post())
@@ -133,7 +138,7 @@ export class AuditLog {
     const batch = this.queue
     this.queue = []
     if (batch.length === 0) return
-    const journal = this.store.journalFile()!
+    const journal = this.journal!
     const entries = batch.flatMap((pending) => pending.entries)
     const tail = this.threadHasTail ? undefined : this.tail!
     this.threadHasTail = true
@@ -248,7 +253,7 @@ export class AuditLog {
     const query = firstKept ? { seq: { $lt: firstKept.seq } } : { at: { $lt: cutoff } }
     // On the embedded engine the removal rewrites the journal file: the writer thread lets go of it first.
     const removed = await this.exclusively(async () => {
-      const journal = this.store.journalFile()
+      const journal = this.journal
       if (journal) {
         await auditWriter.release(journal.filename)
         this.threadHasTail = false
@@ -272,7 +277,7 @@ export class AuditLog {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     while (this.writing || this.posting || this.queue.length > 0 || this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 5))
-    const journal = this.store.journalFile()
+    const journal = this.journal
     if (journal) {
       await auditWriter.release(journal.filename)
       this.threadHasTail = false

@@ -145,20 +145,23 @@ const TOKEN_REVOKED = 'token-revoked'
 export const MAX_REVOKED = 100
 
 /**
- * Cuts the account's open connections in this process: no more events (every channel left), no more
- * authenticated calls, and the socket disconnected — except `keep` (the caller's own connection), which stays
- * connected but anonymous.
+ * Cuts the account's open connections in this process (those `which` selects: all by default): no more events
+ * (every channel left), no more authenticated calls, and the socket disconnected — except `keep` (the caller's own
+ * connection), which stays connected but anonymous.
  */
-export const cutConnections = (app: Application, accountId: string, keep?: unknown) => {
-  const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(connectionsByAccount.get(accountId) ?? [])])
-  connectionsByAccount.delete(accountId)
+export const cutConnections = (app: Application, accountId: string, keep?: unknown, which: (connection: RealTimeConnection) => boolean = () => true) => {
+  const tracked = connectionsByAccount.get(accountId)
+  const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(tracked ?? [])])
   for (const connection of connections) {
+    if (!which(connection)) continue
+    tracked?.delete(connection)
     for (const name of app.channels) app.channel(name).leave(connection)
     delete connection.account
     delete connection.access
     delete connection.authentication
     if (connection !== keep) socketsByConnection.get(connection)?.disconnect(true)
   }
+  if (tracked?.size === 0) connectionsByAccount.delete(accountId)
 }
 
 /**
@@ -176,7 +179,6 @@ export const endSessions = async (app: Application, accountId: string, options: 
   return updated
 }
 
-
 // The `jti` claim of a token a connection signed in with (already verified then; only read here).
 const jtiOf = (token: unknown) => {
   if (typeof token !== 'string') return undefined
@@ -188,19 +190,9 @@ const jtiOf = (token: unknown) => {
   }
 }
 
-// This process's connections authenticated with the token `jti` of the account, except `keep`.
-const cutToken = (app: Application, accountId: string, jti: string, keep?: unknown) => {
-  const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(connectionsByAccount.get(accountId) ?? [])])
-  for (const connection of connections) {
-    if (connection === keep || jtiOf(connection.authentication?.accessToken) !== jti) continue
-    for (const name of app.channels) app.channel(name).leave(connection)
-    connectionsByAccount.get(accountId)?.delete(connection)
-    delete connection.account
-    delete connection.access
-    delete connection.authentication
-    socketsByConnection.get(connection)?.disconnect(true)
-  }
-}
+// This process's connections signed in with the token `jti` of the account (but `keep`) are cut.
+const cutToken = (app: Application, accountId: string, jti: string, keep?: unknown) =>
+  cutConnections(app, accountId, keep, (connection) => jtiOf(connection.authentication?.accessToken) === jti)
 
 /**
  * Revokes one access token (its `jti`, until `expiresAt` ms): the account's expired entries are dropped, the token's
