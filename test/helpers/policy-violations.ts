@@ -6,10 +6,11 @@ import type { Page } from 'playwright-core'
 export const watchPolicyViolations = async (page: Page) => {
   const seen: string[] = []
   await page.exposeFunction('__reportPolicyViolation', (text: string) => seen.push(text))
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      ;(window as any).__reportPolicyViolation(`${event.violatedDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`)
-    })
+  // Page code (a string: this file is compiled without the DOM types); injected into every document it loads.
+  await page.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (event) => {
+      window.__reportPolicyViolation(event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline') + ' (' + event.sourceFile + ':' + event.lineNumber + ')')
+    })`
   })
   page.on('console', (message) => {
     if (/Content Security Policy|Content-Security-Policy/i.test(message.text())) seen.push(message.text())
