@@ -6,7 +6,7 @@ import socketio from '@feathersjs/socketio'
 import type { Application, Configuration, HookContext, NextFunction } from './declarations'
 import { checkConfiguration, mergeSettings, settingsFromSecondsVariables, type ConfigurationOverrides } from './configuration'
 import { logger } from './logger'
-import { errorHandler, guardRouteLookup, requireJson, staticFiles } from './http'
+import { errorHandler, guardRouteLookup, requireJson, securityHeaders, staticFiles } from './http'
 import { store, storeReady, closeStore } from './store'
 import { authentication } from './authentication'
 import { services } from './services'
@@ -62,6 +62,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   logStreamErrors(app)
 
   app.use(observeRequests(app))
+  app.use(securityHeaders())
   app.use(cors())
   app.use(errorHandler())
   app.use(healthEndpoints(app))

@@ -4,8 +4,12 @@
 // - the server prices the items: an inventory-variant sku from the facility's variant, a service id from the
 //   facility's catalogue, a custom item from its `amountPerItem` (a client price on the first two is a 400 —
 //   the schema has no such field); every priced item must be in the intent's currency (400 naming the item);
-// - netAmount = Σ quantity × unit price (what the payer pays; more than 0, and each line and the total within the
-//   exact money range, else a 400 naming the item or `items`); receivables = { gross: netAmount, fees: the
+//   a server-priced item's quantity is a whole number ≥ 1 (400 naming `items.<n>.quantity`);
+// - an intent naming an invoice is in the invoice's currency (400 naming `currency`): a payment is recorded in
+//   the currency of what it pays; checked again at capture (409 before any money moves);
+// - netAmount = Σ quantity × unit price (what the payer pays); every line comes to more than 0 once rounded to
+//   the currency's decimals (400 naming the item), each line and the total within the exact money range (else a
+//   400 naming the item or `items`); receivables = { gross: netAmount, fees: the
 //   configured fee of the gateway and method (percent of gross + fixed, at most gross), net: gross − fees };
 // - return/cancel URLs are http(s) on an allowed origin (GATEWAY_RETURN_ORIGINS), else a 400 naming the field;
 // - states: created → approved → captured; created → cancelled (payer cancelled, or expired after
@@ -20,7 +24,7 @@ import { sumByGroup, type StoreService } from '../store'
 import { logger } from '../logger'
 import { within } from '../access/rules'
 import { GatewayUnavailable, gatewayOf, gatewaySettings, knownGateways, type GatewaySettings } from '../providers/gateways'
-import { hasAtMostDecimals, maxAmountMinor, toMajor, toMinor } from './money'
+import { hasAtMostDecimals, isWholeQuantity, maxAmountMinor, toMajor, toMinor } from './money'
 import { recordPayment } from './payments'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
@@ -78,6 +82,7 @@ const priceItems = async (app: Application, items: IntentItemInput[], currency: 
     let unitMinor: number
     let name: string
     if (item.type === 'inventory-variant' || item.type === 'service') {
+      if (!isWholeQuantity(item.quantity)) throw badField(`${field}.quantity`, `must be a whole number of at least 1 for ${item.type} items (${item.type === 'service' ? 'services' : 'stock'} are sold in whole units)`)
       if (!facility) throw badField(field, `of type ${item.type} needs the intent's facility`)
       let doc: any
       if (item.type === 'inventory-variant') {
@@ -99,6 +104,8 @@ const priceItems = async (app: Application, items: IntentItemInput[], currency: 
     const amountMinor = Math.round(unitMinor * item.quantity)
     // Money stays exact: one line at most what one billing item may be (about 9 billion at 2 decimals).
     if (amountMinor > maxAmountMinor) throw badField(`${field}.quantity`, `makes quantity × unit price larger than ${toMajor(maxAmountMinor, decimals)}`)
+    // A line that costs nothing once rounded (0.001 × 2.25, or a price of 0) is no part of a payment.
+    if (amountMinor <= 0) throw badField(field, `costs 0 (quantity × unit price rounds to 0 at ${decimals} decimals): every line must come to at least ${toMajor(1, decimals)}`)
     priced.push({
       ...(item.type ? { type: item.type, ref: item.ref } : {}),
       name,
@@ -130,9 +137,17 @@ export interface IntentInput {
   createdBy: string | null
 }
 
+/** An intent paying an invoice is in the invoice's currency: a 400 naming `currency` otherwise. */
+const checkInvoiceCurrency = async (app: Application, invoiceId: string, currency: string) => {
+  const invoice = await orNull(stores(app).invoices._get(invoiceId))
+  if (!invoice || invoice.deleting) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
+  if (invoice.currency !== currency) throw badField('currency', `is ${currency}, but invoice ${invoiceId} is in ${invoice.currency}: an intent paying an invoice must be in the invoice's currency`)
+}
+
 /**
  * Creates an intent. Steps:
- * 1. gateway and method known and configured; return/cancel URLs allowed (400s);
+ * 1. gateway and method known and configured; return/cancel URLs allowed; with an invoice, the invoice's
+ *    currency (400s);
  * 2. price the items on the server; netAmount and receivables (fees from the schedule);
  * 3. store the intent as `created` (with a random checkout secret), then create the gateway order and store
  *    its id and approval URL (a gateway failure removes the intent again: 502).
@@ -142,12 +157,12 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
   const { gateway, method } = parseGatewayType(settings, data.gatewayType)
   const returnURL = data.gatewayReturnURL ? checkReturnURL(settings, origin, 'gatewayReturnURL', data.gatewayReturnURL) : settings.defaultReturnURL || `${origin}/gateways/return`
   const cancelURL = data.gatewayCancelURL ? checkReturnURL(settings, origin, 'gatewayCancelURL', data.gatewayCancelURL) : settings.defaultCancelURL || `${origin}/gateways/cancel`
+  if (data.invoice !== undefined) await checkInvoiceCurrency(app, data.invoice, data.currency)
   const decimals = billingSettings(app).moneyDecimals
   const facility = data.facility ?? null
   const items = await priceItems(app, data.items, data.currency, facility, decimals)
+  // Every line costs more than 0, so the total does too (gateways refuse a zero order); past the exact range: 400.
   const grossMinor = items.reduce((sum, item) => sum + item.amountMinor, 0)
-  // Nothing to pay is not a payment (gateways refuse a zero order); a total past the exact range is refused too.
-  if (grossMinor === 0) throw badField('items', 'add up to 0: there is nothing to pay')
   if (grossMinor > maxAmountMinor) throw badField('items', `add up to more than ${toMajor(maxAmountMinor, decimals)}`)
   const feesMinor = feeMinorOf(settings, data.gatewayType, grossMinor, decimals)
   const now = data.createdAt
@@ -224,10 +239,19 @@ export const loadCheckout = async (app: Application, id: string, secret: string)
 
 const notCapturable = (intent: any) => new Conflict(`Payment intent ${intent.id} is ${intent.status} and cannot be captured (only an approved intent can)`, { intent: intent.id, status: intent.status })
 
-/** The invoice's items with balance, in order, taking `amountMinor` from their balances; 409 when it does not fit. */
+/**
+ * The invoice's items with balance, in order, taking `amountMinor` from their balances; 409 when it does not fit,
+ * or when the invoice or one of its items is in another currency than the intent (an intent written before that
+ * rule, or by another writer: its amount would be recorded as a payment in the wrong currency).
+ */
 const shares = async (app: Application, intent: any, amountMinor: number, decimals: number) => {
+  const invoice = await orNull(stores(app).invoices._get(intent.invoice))
   const items = await stores(app).items._find({ query: { invoice: intent.invoice }, paginate: false })
   const open = items.filter((item) => !item.deleting && item.status !== 'voided').sort((a, b) => a.createdAt - b.createdAt)
+  const foreign = invoice?.currency !== undefined && invoice.currency !== intent.currency ? invoice.currency : open.find((item) => item.currency !== intent.currency)?.currency
+  if (foreign !== undefined) {
+    throw new Conflict(`Payment intent ${intent.id} is in ${intent.currency} but invoice ${intent.invoice} is in ${foreign}: nothing was captured`, { intent: intent.id, invoice: intent.invoice, currency: intent.currency, invoiceCurrency: foreign })
+  }
   const balance = open.reduce((sum, item) => sum + Math.max(0, item.amountMinor - (item.reserved ?? 0)), 0)
   if (balance < amountMinor) {
     throw new Conflict(`Capturing ${toMajor(amountMinor, decimals)} would overpay invoice ${intent.invoice}: its remaining balance is ${toMajor(balance, decimals)}`, { intent: intent.id, invoice: intent.invoice, remainingBalance: toMajor(balance, decimals) })
@@ -249,8 +273,8 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
  * 1. created intents: expire when due; ask the gateway whether the payer approved (created → approved) or the
  *    gateway voided the order (created → cancelled);
  * 2. approved → capturing in one conditional write (anything else: 409 naming the intent and its state);
- * 3. with an invoice: record its payments (reserving the items' balances; a balance too small: back to
- *    approved, 409 — before any money moves);
+ * 3. with an invoice: record its payments (reserving the items' balances; a balance too small, or an invoice
+ *    in another currency than the intent: back to approved, 409 — before any money moves);
  * 4. capture at the gateway: captured → keep the payments; declined → void them, `failed`; gateway down →
  *    void them, back to approved, 502.
  */

@@ -15,6 +15,12 @@ export const hasAtMostDecimals = (value: number, decimals: number) => {
   return Math.abs(scaled - Math.round(scaled)) < 1e-6
 }
 
+/**
+ * A quantity of a server-priced line (an inventory variant, a catalogue service): stock moves and services are
+ * sold in whole units, so a whole number of at least 1 — a fraction such as 0.001 would price the line at 0.
+ */
+export const isWholeQuantity = (quantity: unknown) => typeof quantity === 'number' && Number.isInteger(quantity) && quantity >= 1
+
 /** The payable amount of an item in minor units: price × quantity, rounded half away from zero. */
 export const amountMinorOf = (price: number, quantity: number, decimals: number) => Math.round(toMinor(price, decimals) * quantity)
 

@@ -1,6 +1,7 @@
 // Creating a request order: who it is for, and items filled from what they reference.
 import type { Application } from '../declarations'
 import { orNull, multi, stores } from '../billing/stores'
+import { isWholeQuantity } from '../billing/money'
 import { invalid, type FieldError } from '../schema/validators'
 import { newId } from '../store'
 import { inventoryStores } from '../inventory/stores'
@@ -24,7 +25,8 @@ export interface OrderItemInput {
  * The stored items of a new order. Steps: 1. each item needs `name`, or `refType` + `ref` (400 naming
  * `items.<i>.<field>`); 2. the referenced variants (by sku) and services (by id) of the facility are loaded with
  * one query each; 3. a reference that does not exist in the facility, or names an archived variant, is a 400
- * naming `items.<i>.ref`; 4. a referenced item takes `name` (a client-sent one is replaced), and `unit`, `price`
+ * naming `items.<i>.ref`, a referenced item's quantity that is not a whole number ≥ 1 a 400 naming
+ * `items.<i>.quantity`; 4. a referenced item takes `name` (a client-sent one is replaced), and `unit`, `price`
  * and `currency` where the document has them; `quantity` defaults to 1; every item gets its own `id`.
  * Returns the items and the skus they reference.
  */
@@ -58,7 +60,7 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
       if (!variant) return errors.push({ field: `items.${i}.ref`, message: 'is not the sku of a variant of the owner facility' })
       if (variant.archived) return errors.push({ field: `items.${i}.ref`, message: 'names an archived variant' })
       // Stock moves in whole units.
-      if (!Number.isInteger(base.quantity)) return errors.push({ field: `items.${i}.quantity`, message: 'must be a whole number for inventory-variant items' })
+      if (!isWholeQuantity(base.quantity)) return errors.push({ field: `items.${i}.quantity`, message: 'must be a whole number of at least 1 for inventory-variant items' })
       return {
         ...base,
         refType: item.refType,
@@ -71,6 +73,8 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
     if (item.refType === 'service') {
       const service = serviceById.get(item.ref)
       if (!service) return errors.push({ field: `items.${i}.ref`, message: 'is not a service of the owner facility' })
+      // A catalogue service is priced per whole unit, as on payment intents.
+      if (!isWholeQuantity(base.quantity)) return errors.push({ field: `items.${i}.quantity`, message: 'must be a whole number of at least 1 for service items' })
       return { ...base, refType: item.refType, ref: service.id, name: service.name, price: service.price, currency: service.currency }
     }
     return { ...base, name: item.name, ...(item.unit !== undefined ? { unit: item.unit } : {}) }

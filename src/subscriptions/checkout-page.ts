@@ -1,4 +1,5 @@
-// The sandbox processor's checkout pages (plain HTML, no script), served only while PROCESSOR=sandbox:
+// The sandbox processor's checkout pages (plain HTML, no script or inline style: they pass the
+// Content-Security-Policy of src/http.ts), served only while PROCESSOR=sandbox:
 //   GET  /processor/sandbox/checkout/:session        the amount and two buttons (forms)
 //   POST /processor/sandbox/checkout/:session/pay    the checkout completes (303 to the success URL)
 //   POST /processor/sandbox/checkout/:session/fail   the payment fails (303 to the cancel URL)
@@ -26,6 +27,9 @@ export const checkoutPages = (app: Application) => async (ctx: FeathersKoaContex
     const open = found.subscription.checkoutSession?.id === session && found.subscription.checkoutSession.expiresAt > now(app)
     if (!answer && ctx.method === 'GET') {
       const action = (verb: string) => `/processor/sandbox/checkout/${session}/${verb}`
+      // The forms' answers redirect to the configured success or cancel page: form-action allows their origins.
+      const settings = subscriptionSettings(app)
+      ctx.state.formActions = [settings.successURL, settings.cancelURL].filter((url) => URL.canParse(url)).map((url) => new URL(url).origin)
       ctx.type = 'text/html; charset=utf-8'
       ctx.body = page(
         'Sandbox checkout',

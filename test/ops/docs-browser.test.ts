@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 import { startServer, type TestServer } from '../helpers/app'
+import { watchPolicyViolations } from '../helpers/policy-violations'
 
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -34,5 +35,24 @@ describe('/docs in headless Chromium', function () {
     for (const path of Object.keys(server.app.services)) assert.ok(tags.includes(path), `${path} is not listed (listed: ${tags.join(', ')})`)
     assert.match(await page.title(), /API reference/)
     assert.deepEqual(foreign, [])
+  })
+
+  it('works under the server’s Content-Security-Policy: operations open and run with no policy violation', async () => {
+    const page = await browser.newPage()
+    const violations = await watchPolicyViolations(page)
+    const answer = await page.goto(`${server.url}/docs`)
+    assert.match(answer?.headers()['content-security-policy'] ?? '', /script-src 'self'/)
+    await page.waitForSelector('.opblock-tag-section', { timeout: 20_000 })
+    // Open one operation, try it out and run it: rendering its schema and calling the API from the page (no token:
+    // the server's 401 is shown).
+    const operation = page.locator('.opblock-get').filter({ has: page.locator('[data-path="/services"]') }).first()
+    await operation.locator('.opblock-summary').click()
+    await operation.getByRole('button', { name: 'Try it out' }).click()
+    await operation.getByRole('button', { name: 'Execute' }).click()
+    const status = operation.locator('.live-responses-table tbody .response-col_status').first()
+    await status.waitFor({ timeout: 20_000 })
+    assert.equal((await status.textContent())?.trim(), '401')
+    assert.match((await operation.locator('.live-responses-table tbody .response-col_description').first().textContent()) ?? '', /NotAuthenticated/)
+    assert.deepEqual(violations, [])
   })
 })

@@ -4,14 +4,16 @@ import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { Currency, Money } from '../../billing/schema'
 import { omittingResolver } from '../../schema/resolvers'
 
-const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
+const Quantity = (description?: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1e6, ...(description ? { description } : {}) })
+// The server prices these lines per whole unit (src/billing/intents.ts checks it, naming the item's quantity).
+const WholeQuantity = () => Quantity('A whole number of at least 1')
 const Url = () => Type.String({ minLength: 1, maxLength: 2000 })
 const Nullable = <T extends ReturnType<typeof IdString>>(schema: T) => Type.Union([schema, Type.Null()])
 
 // The three item forms; the server prices the first two (a client price is not accepted for them).
 export const intentItemDataSchema = Type.Union([
-  Type.Object({ type: Type.Literal('inventory-variant'), ref: Text(200, { minLength: 1, description: 'The variant sku in the facility' }), quantity: Quantity() }, { additionalProperties: false, title: 'inventory variant' }),
-  Type.Object({ type: Type.Literal('service'), ref: IdString({ description: 'A service id of the facility catalogue' }), quantity: Quantity() }, { additionalProperties: false, title: 'service' }),
+  Type.Object({ type: Type.Literal('inventory-variant'), ref: Text(200, { minLength: 1, description: 'The variant sku in the facility' }), quantity: WholeQuantity() }, { additionalProperties: false, title: 'inventory variant' }),
+  Type.Object({ type: Type.Literal('service'), ref: IdString({ description: 'A service id of the facility catalogue' }), quantity: WholeQuantity() }, { additionalProperties: false, title: 'service' }),
   Type.Object({ name: Text(500, { minLength: 1 }), amountPerItem: Money(), quantity: Quantity() }, { additionalProperties: false, title: 'custom item' })
 ])
 

@@ -1,4 +1,5 @@
-// The sandbox gateway's approval page and this server's default return/cancel pages (plain HTML, no script):
+// The sandbox gateway's approval page and this server's default return/cancel pages (plain HTML, no script or
+// inline style: they pass the Content-Security-Policy of src/http.ts):
 //   GET  /gateways/sandbox/checkout/:intent?secret=…          the amount and two buttons (forms)
 //   POST /gateways/sandbox/checkout/:intent/approve?secret=…  created → approved, 303 to the return URL
 //   POST /gateways/sandbox/checkout/:intent/cancel?secret=…   created → cancelled, 303 to the cancel URL
@@ -29,6 +30,8 @@ export const checkoutPages = (app: Application) => async (ctx: FeathersKoaContex
       const intent = await loadCheckout(app, id, secret)
       const action = (verb: string) => `/gateways/sandbox/checkout/${id}/${verb}?secret=${encodeURIComponent(secret)}`
       const lines = intent.items.map((item: any) => `<li>${escape(item.quantity)} × ${escape(item.name)}: ${escape(item.amount)} ${escape(intent.currency)}</li>`).join('')
+      // The forms' answers redirect to the return or cancel URL: the page's form-action allows their origins.
+      ctx.state.formActions = [intent.gatewayReturnURL, intent.gatewayCancelURL].filter((url: string) => URL.canParse(url)).map((url: string) => new URL(url).origin)
       ctx.type = 'text/html; charset=utf-8'
       ctx.body = page(
         'Sandbox checkout',

@@ -88,6 +88,23 @@ describe('billing-payment-intents (sandbox gateway)', function () {
       assert.match(euro.body.message, /USD/)
     })
 
+    it('refuses a fraction of a variant or service (400 naming its quantity) and a line that rounds to 0 (400 naming the item), creating nothing', async () => {
+      const before = (await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, { token: facility.biller.token })).body.total
+      const cases: [unknown[], string][] = [
+        [[{ type: 'inventory-variant', ref: sku, quantity: 0.001 }], 'items.0.quantity'],
+        [[{ name: 'Ok', amountPerItem: 1, quantity: 1 }, { type: 'inventory-variant', ref: sku, quantity: 2.5 }], 'items.1.quantity'],
+        [[{ type: 'service', ref: serviceId, quantity: 0.5 }], 'items.0.quantity'],
+        // 0.01 × 0.4 = 0.004, which is 0 at 2 decimals: the payer would get a line for nothing.
+        [[{ name: 'Ok', amountPerItem: 1, quantity: 1 }, { name: 'Almost nothing', amountPerItem: 0.01, quantity: 0.4 }], 'items.1']
+      ]
+      for (const [items, field] of cases) {
+        const res = await create(facility.biller.token, facilityIntent({ items }))
+        assert.equal(res.status, 400, `${JSON.stringify(items)} → ${res.status} ${JSON.stringify(res.body)}`)
+        assert.deepEqual(fieldsOf(res.body), [field])
+      }
+      assert.equal((await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, { token: facility.biller.token })).body.total, before)
+    })
+
     it('names an unknown gateway or method, and a gateway that is not configured (400)', async () => {
       const cases: [string, RegExp][] = [
         ['bogus-card', /unknown gateway 'bogus'/],
@@ -290,7 +307,7 @@ describe('billing-payment-intents (sandbox gateway)', function () {
       }
     })
 
-    it('refuses a line past the exact money range (400 naming its quantity) and items that add up to nothing (400 naming items), creating nothing', async () => {
+    it('refuses a line past the exact money range (400 naming its quantity), a total past it (400 naming items) and a free line (400 naming it), creating nothing', async () => {
       const before = (await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, { token: facility.biller.token })).body.total
       const huge = await create(facility.biller.token, facilityIntent({ items: [{ name: 'Everything', amountPerItem: 1e12, quantity: 1e6 }] }))
       assert.equal(huge.status, 400, JSON.stringify(huge.body))
@@ -300,8 +317,8 @@ describe('billing-payment-intents (sandbox gateway)', function () {
       assert.deepEqual(fieldsOf(total.body), ['items'])
       const nothing = await create(facility.biller.token, facilityIntent({ items: [{ name: 'Free', amountPerItem: 0, quantity: 3 }] }))
       assert.equal(nothing.status, 400)
-      assert.deepEqual(fieldsOf(nothing.body), ['items'])
-      assert.match(nothing.body.message, /nothing to pay/)
+      assert.deepEqual(fieldsOf(nothing.body), ['items.0'])
+      assert.match(nothing.body.message, /costs 0/)
       assert.equal((await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, { token: facility.biller.token })).body.total, before)
     })
 

@@ -85,7 +85,10 @@ describe('request orders', function () {
         [[{ quantity: 2 }], 'items.0.name'],
         [[{ refType: 'service' }], 'items.0.ref'],
         [[{ ref: variant.sku }], 'items.0.refType'],
-        [[{ name: 'x', colour: 'red' }], 'items.0.colour']
+        [[{ name: 'x', colour: 'red' }], 'items.0.colour'],
+        // Server-priced lines are sold in whole units: 0.001 of a sku would cost 0.
+        [[{ refType: 'inventory-variant', ref: variant.sku, quantity: 0.001 }], 'items.0.quantity'],
+        [[{ name: 'ok' }, { refType: 'service', ref: service.id, quantity: 0.5 }], 'items.1.quantity']
       ]
       for (const [items, field] of cases) {
         const res = await api(facility.member.token).post('/request/orders', orderBody(items))
