@@ -1,0 +1,93 @@
+// Every disclosure of patient data is in the audit trail, with the right patient: reads that trim the answer
+// (`$select`, `$populate` with a nested `$select`) still name the stored document's patient and facility, so the
+// patient sees them in their own view.
+import assert from 'node:assert/strict'
+import { http, restClient, signUp, startServer, type SignedUp, type TestServer } from '../helpers/app'
+
+const adminEmail = 'disclosure-admin@example.test'
+const adminPassword = 'Admin password 1'
+
+describe('audit trail: every disclosure, the right patient', function () {
+  this.timeout(60000)
+  let server: TestServer
+  let owner: SignedUp // superadmin of the clinic
+  let doctor: SignedUp // member of the clinic with the role 'doctor'
+  let adminToken: string
+
+  /** The audit events `token` may read, newest first. */
+  const events = async (token: string, query = '') => {
+    const res = await http(server.url, 'GET', `/audit-events?$limit=100${query}`, { token })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    return res.body.data as any[] // `as any`: JSON answers are untyped
+  }
+
+  /** A new patient and a record about them at the clinic, open to its doctors. */
+  const patientWithRecord = async () => {
+    const patient = await signUp(server.url)
+    const created = await http(server.url, 'POST', '/medical-records', {
+      token: owner.token,
+      body: { type: 'allergy', facility: owner.organization.id, patient: patient.account.id, name: 'Peanuts', permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    return { patient, record: created.body }
+  }
+
+  /** The patient's own view shows the doctor's read of `record`, with the patient and the facility. */
+  const seenByPatient = async (patient: SignedUp, record: { id: string }) => {
+    const theirs = await events(patient.token, `&patient=${patient.account.id}&action=read&service=medical-records`)
+    const read = theirs.find((event) => event.actor === doctor.account.id && event.ids.includes(record.id))
+    assert.ok(read, `the patient sees the doctor's read: ${JSON.stringify(theirs)}`)
+    assert.equal(read.patient, patient.account.id)
+    assert.equal(read.facility, owner.organization.id)
+    // The clinic's superadmin sees it under the facility.
+    const facility = await events(owner.token, `&facility=${owner.organization.id}&actor=${doctor.account.id}`)
+    assert.ok(facility.some((event) => event.id === read.id))
+    return read
+  }
+
+  before(async () => {
+    server = await startServer({ admin: { email: adminEmail, password: adminPassword } })
+    const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
+    adminToken = login.body.accessToken
+    ;[owner, doctor] = await Promise.all([signUp(server.url, { organization: { name: 'Disclosure clinic', type: 'facility' } }), signUp(server.url)])
+    const member = await restClient(server.url, owner.token).post('/organization-members', { organization: owner.organization.id, uid: doctor.account.id, roles: ['doctor'] })
+    assert.equal(member.status, 201, JSON.stringify(member.body))
+  })
+  after(async () => {
+    void adminToken
+    await server?.close()
+  })
+
+  describe('reads that trim the answer', () => {
+    it('records a get with $select under the stored patient and facility, and answers only the selected fields', async () => {
+      const { patient, record } = await patientWithRecord()
+      const read = await http(server.url, 'GET', `/medical-records/${record.id}?$select[]=type`, { token: doctor.token })
+      assert.equal(read.status, 200, JSON.stringify(read.body))
+      assert.deepEqual(Object.keys(read.body).sort(), ['id', 'type'])
+      await seenByPatient(patient, record)
+    })
+
+    it('records a find with $select under the stored patient and facility, and answers only the selected fields', async () => {
+      const { patient, record } = await patientWithRecord()
+      const found = await http(server.url, 'GET', `/medical-records?id=${record.id}&$select[]=createdAt`, { token: doctor.token })
+      assert.equal(found.status, 200, JSON.stringify(found.body))
+      assert.deepEqual(found.body.data.map((doc: any) => Object.keys(doc).sort()), [["createdAt", "id"]])
+      await seenByPatient(patient, record)
+    })
+
+    it('records the records a $populate with a nested $select disclosed, under their patient and facility', async () => {
+      const { patient, record } = await patientWithRecord()
+      const populate = '$populate[same][service]=medical-records&$populate[same][localKey]=id&$populate[same][$select][]=type'
+      const read = await http(server.url, 'GET', `/medical-records/${record.id}?$select[]=createdAt&${populate}`, { token: doctor.token, headers: { 'x-request-id': 'populate-select' } })
+      assert.equal(read.status, 200, JSON.stringify(read.body))
+      assert.deepEqual(Object.keys(read.body.$populated.same).sort(), ['id', 'type'])
+      assert.deepEqual(Object.keys(read.body).sort(), ["$populated", "createdAt", "id"])
+      const theirs = (await events(patient.token, `&patient=${patient.account.id}&action=read`)).filter((event) => event.requestId === 'populate-select')
+      // The outer read and the populated one, both under the patient and the facility.
+      assert.equal(theirs.length, 2, JSON.stringify(theirs))
+      assert.ok(theirs.every((event) => event.facility === owner.organization.id && event.actor === doctor.account.id))
+      await seenByPatient(patient, record)
+    })
+  })
+
+})
