@@ -1,8 +1,9 @@
 // Every disclosure of patient data is in the audit trail, with the right patient: reads that trim the answer
 // (`$select`, `$populate` with a nested `$select`) still name the stored document's patient and facility, so the
-// patient sees them in their own view.
+// patient sees them in their own view; realtime events sent to a member's socket are recorded as reads by that
+// member (via realtime).
 import assert from 'node:assert/strict'
-import { http, restClient, signUp, startServer, type SignedUp, type TestServer } from '../helpers/app'
+import { http, restClient, signUp, socketClient, startServer, waitUntil, type SignedUp, type TestServer } from '../helpers/app'
 
 const adminEmail = 'disclosure-admin@example.test'
 const adminPassword = 'Admin password 1'
@@ -54,7 +55,6 @@ describe('audit trail: every disclosure, the right patient', function () {
     assert.equal(member.status, 201, JSON.stringify(member.body))
   })
   after(async () => {
-    void adminToken
     await server?.close()
   })
 
@@ -90,4 +90,45 @@ describe('audit trail: every disclosure, the right patient', function () {
     })
   })
 
+
+  describe('realtime events', () => {
+    it("records a record's realtime event sent to a member's socket as a read by that member, with the patient and facility", async () => {
+      const socket = socketClient(server.url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: doctor.token })
+        const received: any[] = []
+        socket.client.service('medical-records').on('created', (record: unknown) => received.push(record))
+        const { patient, record } = await patientWithRecord()
+        await waitUntil(() => received.some((event) => event.id === record.id), 5000, 'the created event')
+        const theirs = await events(patient.token, `&patient=${patient.account.id}&via=realtime`)
+        assert.equal(theirs.length, 1, JSON.stringify(theirs))
+        const [delivery] = theirs
+        assert.equal(delivery.actor, doctor.account.id)
+        assert.equal(delivery.action, 'read')
+        assert.equal(delivery.service, 'medical-records')
+        assert.deepEqual(delivery.ids, [record.id])
+        assert.equal(delivery.facility, owner.organization.id)
+        assert.equal(delivery.outcome, 'allowed')
+        assert.equal(delivery.ip, '127.0.0.1')
+        // The doctor sees it among their own actions, the clinic's superadmin under the facility.
+        assert.ok((await events(doctor.token, `&actor=${doctor.account.id}&via=realtime`)).some((event) => event.id === delivery.id))
+        assert.ok((await events(owner.token, `&facility=${owner.organization.id}&via=realtime`)).some((event) => event.id === delivery.id))
+      } finally {
+        socket.close()
+      }
+    })
+
+    it('records nothing for a socket that receives nothing (a signed-in stranger)', async () => {
+      const stranger = await signUp(server.url)
+      const socket = socketClient(server.url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: stranger.token })
+        const { patient } = await patientWithRecord()
+        const all = await events(adminToken, `&patient=${patient.account.id}`)
+        assert.ok(all.every((event) => event.actor !== stranger.account.id), JSON.stringify(all))
+      } finally {
+        socket.close()
+      }
+    })
+  })
 })
