@@ -4,7 +4,8 @@
 // events (src/audit/realtime.ts) and webhook deliveries and their reads (src/audit/webhooks.ts).
 import type { Application } from '../declarations'
 import type { AuditDeclaration } from '../access/rules'
-import type { AuditEntry } from './chain'
+import { randomUUID } from 'node:crypto'
+import type { AuditEntry, AuditVia } from './chain'
 
 export const isObject = (value: unknown): value is Record<string, any> => !!value && typeof value === 'object' && !Array.isArray(value)
 
@@ -43,3 +44,11 @@ export const entriesFor = async (app: Application, declaration: AuditDeclaration
   }
   return [...groups.values()].map((group) => group.entry)
 }
+
+/** Where a call came from: its address, agent, request id (a new one when it has none) and transport. */
+export const callCircumstances = (params: Record<string, any>) => ({
+  ...(typeof params.ip === 'string' ? { ip: params.ip } : {}),
+  ...(typeof params.userAgent === 'string' ? { userAgent: params.userAgent } : {}),
+  requestId: typeof params.requestId === 'string' ? params.requestId : randomUUID(),
+  ...(params.provider === 'rest' || params.provider === 'socketio' ? { via: params.provider as AuditVia } : {})
+})

@@ -5,13 +5,12 @@
 // response is sent. Never record contents, tokens, codes or passwords: only ids and the call's circumstances.
 // Patient and facility come from the stored documents, never from what the caller chose to see: a `$select`
 // is widened to the fields the audit reads, which are then left out of what the caller receives (`dispatch`).
-import { randomUUID } from 'node:crypto'
 import type { AuthenticationService } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { accessRules, type AuditDeclaration } from '../access/rules'
-import type { AuditAction, AuditEntry, AuditVia } from '../audit/chain'
+import type { AuditAction, AuditEntry } from '../audit/chain'
 import { auditLog, type AuditLog } from '../audit/log'
-import { docsOf, entriesFor, idString, isObject } from '../audit/entries'
+import { callCircumstances, docsOf, entriesFor, idString, isObject } from '../audit/entries'
 import { getDispatch, setDispatch } from '@feathersjs/schema'
 import { normalizeEmail } from '../services/accounts/accounts'
 import { logger } from '../logger'
@@ -23,12 +22,7 @@ const AUTH_ACTIONS: Record<string, AuditAction> = { applyActionCode: 'action-cod
 
 const statusOf = (error: any) => (typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : 500)
 
-const circumstances = (context: HookContext) => ({
-  ...(typeof context.params.ip === 'string' ? { ip: context.params.ip } : {}),
-  ...(typeof context.params.userAgent === 'string' ? { userAgent: context.params.userAgent } : {}),
-  requestId: typeof context.params.requestId === 'string' ? context.params.requestId : randomUUID(),
-  ...(context.params.provider === 'rest' || context.params.provider === 'socketio' ? { via: context.params.provider as AuditVia } : {})
-})
+const circumstances = (context: HookContext) => callCircumstances(context.params)
 
 // A field and a `$select` entry overlap when one is the other or lies inside it (`owner` and `owner.organization`).
 const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`)
