@@ -6,7 +6,7 @@
 // Patient and facility come from the stored documents, never from what the caller chose to see: a `$select`
 // is widened to the fields the audit reads, which are then left out of what the caller receives (`dispatch`).
 import type { AuthenticationService } from '@feathersjs/authentication'
-import type { Application, HookContext, NextFunction } from '../declarations'
+import type { HookContext, NextFunction } from '../declarations'
 import { accessRules, type AuditDeclaration } from '../access/rules'
 import type { AuditAction, AuditEntry } from '../audit/chain'
 import { auditLog, type AuditLog } from '../audit/log'
