@@ -1,6 +1,7 @@
 // Realtime: an authenticated connection joins channels for its account and its organizations; every service
 // event is published only to connections whose caller could read the document through the API (the
-// service's `read` rule, src/access/rules.ts). Anonymous connections receive nothing.
+// service's `read` rule, src/access/rules.ts). Anonymous connections receive nothing. An event of an audited
+// service is sent once its delivery to these connections is in the audit trail (src/audit/realtime.ts).
 import type { RealTimeConnection } from '@feathersjs/feathers'
 import '@feathersjs/transport-commons'
 import type { Application } from './declarations'
@@ -9,6 +10,7 @@ import { accessRules, matches } from './access/rules'
 import { logger } from './logger'
 import { getDispatchValue } from '@feathersjs/schema'
 import { forgetAuditWatch, rejoinAuditWatchers } from './audit/watchers'
+import { recordRealtimeDelivery } from './audit/realtime'
 
 const joinChannels = async (app: Application, connection: RealTimeConnection) => {
   const account = connection.account
@@ -53,11 +55,24 @@ export const channels = (app: Application) => {
   members.on('removed', refresh)
 
   // Events go out as clients see the document: a service call's `dispatch` (its external resolver's view).
-  app.publish((result: any, context: any) => {
+  app.publish(async (result: any, context: any) => {
     const data = getDispatchValue(result)
     const rules = accessRules(context.path)
     if (!rules || !data || typeof data !== 'object') return undefined
     const names = [...new Set([...(rules.audience ? rules.audience(data) : ['authenticated']), 'admins'])]
-    return app.channel(names).filter((connection: RealTimeConnection) => !!connection.access && matches(rules.read(connection.access), data))
+    const channel = app.channel(names).filter((connection: RealTimeConnection) => !!connection.access && matches(rules.read(connection.access), data))
+    if (rules.audit && channel.length > 0) {
+      // The stored document (an event shared by another instance carries it as the context's result).
+      const emitted = context?.result
+      const stored = emitted && typeof emitted === 'object' && !Array.isArray(emitted) ? emitted : result
+      try {
+        await recordRealtimeDelivery(app, context.path, rules.audit, stored, channel.connections)
+      } catch (error) {
+        // A delivery that cannot be recorded is not made.
+        logger.error(`Recording the realtime delivery of ${context.path} failed; the event is not sent:`, error)
+        return undefined
+      }
+    }
+    return channel
   })
 }

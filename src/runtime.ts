@@ -10,6 +10,7 @@ import type { RepairState } from './directory/repair'
 import type { AuthFlows } from './auth/flows'
 import type { AuditLog } from './audit/log'
 import type { WatchState } from './audit/watchers'
+import type { RealtimeAuditState } from './audit/realtime'
 import type { AppMetrics } from './ops/metrics'
 import type { WebhookWorker } from './jobs/webhook-worker'
 import type { CardProcessor } from './providers/processor'
@@ -33,6 +34,7 @@ export interface Runtime {
   authFlows?: AuthFlows
   auditLog?: AuditLog
   auditWatch?: WatchState
+  realtimeAudit?: RealtimeAuditState
   metrics?: AppMetrics
   webhookWorker?: WebhookWorker
   idempotencyStore?: StoreService

@@ -17,9 +17,12 @@ export type WriteMethod = 'patch' | 'update' | 'remove'
 /**
  * A service holding patient data says so next to its access rules: every external call to it is then written to
  * the audit trail (src/hooks/record-audit.ts) with the patient and facility of each document it touched.
- * Each function answers from a document as the service returns it (a lookup may be asynchronous).
+ * Each function answers from a stored document (a lookup may be asynchronous), never from the caller's trimmed view:
+ * `fields` names the stored fields they read, which every call fetches whatever its `$select` says (and hides again).
  */
 export interface AuditDeclaration {
+  /** The stored fields `patient` and `facility` read (dot notation for nested ones). */
+  fields: string[]
   /** The patient's account id the document is about, when there is one. */
   patient(doc: any, app: Application): string | undefined | Promise<string | undefined>
   /** The facility (organization id) the document belongs to, when there is one. */

@@ -15,6 +15,9 @@ export type AuditAction =
   | 'action-code'
   | 'logout-everywhere'
 
+/** How the data left: a call over REST or Socket.IO, a realtime event sent to a socket, a webhook delivery. */
+export type AuditVia = 'rest' | 'socketio' | 'realtime' | 'webhook'
+
 /** An audit event before it is chained (what the recorder knows about one access). */
 export interface AuditEntry {
   at: number
@@ -31,6 +34,10 @@ export interface AuditEntry {
   ip?: string
   userAgent?: string
   requestId?: string
+  /** The transport the data left by (absent on events recorded before it was). */
+  via?: AuditVia
+  /** The webhook a delivery went to (`via: 'webhook'`). */
+  webhook?: string
 }
 
 /** A stored audit event: the entry, its place in the chain and its hash. */
@@ -51,10 +58,19 @@ const HASHED_FIELDS = ['seq', 'at', 'actor', 'subject', 'action', 'service', 'id
 // text as JSON.stringify of the pairs, without building them on every append).
 const OPENINGS = HASHED_FIELDS.map((field, i) => `${i === 0 ? '[' : '],'}["${field}",`)
 
+// Fields added to events later: hashed after the others, and only when present, so the events stored before them
+// keep their hashes.
+const LATER_FIELDS = ['via', 'webhook'] as const
+const LATER_OPENINGS = LATER_FIELDS.map((field) => `],["${field}",`)
+
 /** The canonical JSON an event's hash is computed over. */
 export const canonicalJson = (event: Record<string, unknown>) => {
   let text = ''
   for (let i = 0; i < HASHED_FIELDS.length; i++) text += OPENINGS[i] + JSON.stringify(event[HASHED_FIELDS[i]] ?? null)
+  for (let i = 0; i < LATER_FIELDS.length; i++) {
+    const value = event[LATER_FIELDS[i]]
+    if (value !== undefined && value !== null) text += LATER_OPENINGS[i] + JSON.stringify(value)
+  }
   return text + ']]'
 }
 

@@ -7,11 +7,13 @@ const patientOfInvoice = (invoice: any): string | undefined =>
   invoice?.subjectType === 'patient' && typeof invoice.subject === 'string' ? invoice.subject : undefined
 
 export const invoiceAudit: AuditDeclaration = {
+  fields: ['subjectType', 'subject', 'facility'],
   patient: patientOfInvoice,
   facility: (doc) => doc.facility
 }
 
 export const invoiceChildAudit: AuditDeclaration = {
+  fields: ['invoice', 'facility'],
   patient: async (doc, app) => (typeof doc.invoice === 'string' ? patientOfInvoice(await orNull(stores(app).invoices._get(doc.invoice))) : undefined),
   facility: (doc) => doc.facility
 }

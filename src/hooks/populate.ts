@@ -81,7 +81,11 @@ export const populate = async (context: HookContext, next: NextFunction) => {
     populateDepth: depth + 1,
     populateBudget: budget,
     headers: context.params.headers,
-    connection: context.params.connection
+    connection: context.params.connection,
+    // The audit trail records populated reads as part of this request (its id, the caller's address and agent).
+    requestId: context.params.requestId,
+    ip: context.params.ip,
+    userAgent: context.params.userAgent
   }
   const calls = new Map<string, Promise<unknown>>()
   const resolveOne = (spec: PopulateSpec, value: unknown) => {

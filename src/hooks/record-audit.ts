@@ -3,12 +3,15 @@
 // (src/access/rules.ts): after the call (allowed: the ids, patient and facility of what it returned; denied:
 // the requested id and the error's status), the events are durably appended (src/audit/log.ts) before the
 // response is sent. Never record contents, tokens, codes or passwords: only ids and the call's circumstances.
-import { randomUUID } from 'node:crypto'
+// Patient and facility come from the stored documents, never from what the caller chose to see: a `$select`
+// is widened to the fields the audit reads, which are then left out of what the caller receives (`dispatch`).
 import type { AuthenticationService } from '@feathersjs/authentication'
-import type { Application, HookContext, NextFunction } from '../declarations'
+import type { HookContext, NextFunction } from '../declarations'
 import { accessRules, type AuditDeclaration } from '../access/rules'
 import type { AuditAction, AuditEntry } from '../audit/chain'
 import { auditLog, type AuditLog } from '../audit/log'
+import { callCircumstances, docsOf, entriesFor, idString, isObject } from '../audit/entries'
+import { getDispatch, setDispatch } from '@feathersjs/schema'
 import { normalizeEmail } from '../services/accounts/accounts'
 import { logger } from '../logger'
 
@@ -19,39 +22,58 @@ const AUTH_ACTIONS: Record<string, AuditAction> = { applyActionCode: 'action-cod
 
 const statusOf = (error: any) => (typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : 500)
 
-const isObject = (value: unknown): value is Record<string, any> => !!value && typeof value === 'object' && !Array.isArray(value)
+const circumstances = (context: HookContext) => callCircumstances(context.params)
 
-const idString = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined)
+// A field and a `$select` entry overlap when one is the other or lies inside it (`owner` and `owner.organization`).
+const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`)
 
-/** The documents of a result: a page, a list or one document. */
-const docsOf = (result: unknown): Record<string, any>[] => {
-  const list = isObject(result) && Array.isArray(result.data) ? result.data : Array.isArray(result) ? result : [result]
-  return list.filter(isObject)
+/**
+ * Widens the call's `$select` (when it has one) to the stored fields the audit reads; answers the fields added,
+ * which the caller did not ask for. (A `$select` that is not a list of names is left to the service's validator.)
+ */
+const widenSelect = (context: HookContext, declaration: AuditDeclaration): string[] => {
+  const query = context.params.query
+  if (!isObject(query) || !Array.isArray(query.$select) || !query.$select.every((name) => typeof name === 'string')) return []
+  const select = query.$select as string[]
+  const added = declaration.fields.filter((field) => !select.some((name) => overlaps(name, field)))
+  if (added.length > 0) context.params = { ...context.params, query: { ...query, $select: [...select, ...added] } }
+  return added
 }
 
-const circumstances = (context: HookContext) => ({
-  ...(typeof context.params.ip === 'string' ? { ip: context.params.ip } : {}),
-  ...(typeof context.params.userAgent === 'string' ? { userAgent: context.params.userAgent } : {}),
-  requestId: typeof context.params.requestId === 'string' ? context.params.requestId : randomUUID()
-})
-
-/** One event per (patient, facility) of the returned documents, so each patient sees the accesses about them. */
-const successEntries = async (app: Application, declaration: AuditDeclaration, base: Omit<AuditEntry, 'ids'>, docs: Record<string, any>[]) => {
-  if (docs.length === 0) return [{ ...base, ids: [] }]
-  const groups = new Map<string, AuditEntry>()
-  for (const doc of docs) {
-    const patient = idString(await declaration.patient(doc, app))
-    const facility = idString(await declaration.facility?.(doc, app))
-    const key = JSON.stringify([patient ?? null, facility ?? null])
-    let entry = groups.get(key)
-    if (!entry) {
-      entry = { ...base, ids: [], ...(patient ? { patient } : {}), ...(facility ? { facility } : {}) }
-      groups.set(key, entry)
-    }
-    const id = idString(doc.id)
-    if (id) entry.ids.push(id)
+/** Deletes a (dotted) field, and the objects it leaves empty. */
+const unset = (doc: Record<string, any>, field: string) => {
+  const [head, ...rest] = field.split('.')
+  if (!Object.hasOwn(doc, head)) return
+  if (rest.length === 0 || !isObject(doc[head])) {
+    delete doc[head]
+    return
   }
-  return [...groups.values()]
+  unset(doc[head], rest.join('.'))
+  if (Object.keys(doc[head]).length === 0) delete doc[head]
+}
+
+/**
+ * What the caller receives leaves out the fields added to their `$select`: each document's client view
+ * (`dispatch`, src/schema/external.ts) loses them — made for documents that had none — and `context.result`
+ * stays whole for internal callers and the realtime and webhook recorders.
+ */
+const hideAdded = (context: HookContext, added: string[]) => {
+  const docs = docsOf(context.result)
+  for (const doc of docs) {
+    const shown = getDispatch(doc)
+    if (shown) {
+      for (const field of added) unset(shown, field)
+    } else {
+      const copy = { ...doc }
+      for (const field of added) unset(copy, field)
+      setDispatch(doc, copy)
+    }
+  }
+  if (context.dispatch !== undefined) return
+  const result: any = context.result
+  if (isObject(result) && Array.isArray(result.data)) context.dispatch = { ...result, data: result.data.map((doc: unknown) => getDispatch(doc) ?? doc) }
+  else if (Array.isArray(result)) context.dispatch = result.map((doc) => getDispatch(doc) ?? doc)
+  else context.dispatch = getDispatch(result) ?? result
 }
 
 const record = async (log: AuditLog, entries: AuditEntry[], context: HookContext) => {
@@ -112,6 +134,7 @@ export const recordAudit = async (context: HookContext, next: NextFunction) => {
   const at = Date.now()
   const requested = idString(context.id)
   const base = { at, action, service: context.path, ...circumstances(context) }
+  const added = widenSelect(context, declaration)
   try {
     await next()
   } catch (error) {
@@ -122,5 +145,7 @@ export const recordAudit = async (context: HookContext, next: NextFunction) => {
   }
   const status = context.http?.status ?? (context.method === 'create' ? 201 : 200)
   const allowed = { ...base, actor: idString(context.params.account?.id) ?? null, outcome: 'allowed' as const, status }
-  await record(log, await successEntries(context.app, declaration, allowed, docsOf(context.dispatch ?? context.result)), context)
+  // From the stored documents (the call's `$select` was widened to the fields the audit reads).
+  await record(log, await entriesFor(context.app, declaration, allowed, docsOf(context.result)), context)
+  if (added.length > 0) hideAdded(context, added)
 }

@@ -36,6 +36,8 @@ export interface StoredDelivery {
   retries?: number
   retriedAt?: number
   createdAt: number
+  /** When its delivery to the receiver was recorded in the audit trail (deliveries of patient data only). */
+  auditedAt?: number
 }
 
 export const webhookStore = (app: Application) => app.service('webhooks')

@@ -11,6 +11,10 @@
 //   WEBHOOK_DEACTIVATE_AFTER deactivate the webhook (its queue pauses until the owner reactivates it).
 // - In-flight attempts are bounded per process and per webhook, so a dead receiver holds at most its own
 //   window's slots and never delays other webhooks.
+// - A delivery of patient data is recorded in the audit trail once (src/audit/webhooks.ts), before its first
+//   attempt is sent: the attempt's holder records it and marks the delivery (`auditedAt`), so retries — here or on
+//   another instance — do not record it again. An attempt that cannot be recorded is not sent (its lease expires
+//   and it is claimed again).
 import os from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { NotFound } from '@feathersjs/errors'
@@ -24,6 +28,7 @@ import { webhookSettings, type WebhookSettings } from './webhook-settings'
 import type { Stored } from '../store'
 import type { Webhook } from '../services/webhooks/webhooks.schema'
 import { runtimeOf } from '../runtime'
+import { recordWebhookDelivery } from '../audit/webhooks'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.())
 
@@ -260,6 +265,11 @@ export class WebhookWorker {
 
   /** One attempt: POST, then record the outcome on the delivery (only while this worker still holds its lease) and on the webhook. */
   private async attempt(delivery: StoredDelivery, webhook: any) {
+    if (delivery.auditedAt === undefined && (await recordWebhookDelivery(this.app, delivery, webhook))) {
+      await deliveryStore(this.app)
+        ._patch(delivery.id, { auditedAt: Date.now() }, { query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil } })
+        .catch(ignoreNotFound)
+    }
     const started = Date.now()
     const result = await deliverWebhook({
       url: webhook.url,

@@ -22,6 +22,8 @@ export const auditEventSchema = Type.Object(
     ip: Type.Optional(Type.String()),
     userAgent: Type.Optional(Type.String()),
     requestId: Type.Optional(Type.String()),
+    via: Type.Optional(Type.Union(['rest', 'socketio', 'realtime', 'webhook'].map((via) => Type.Literal(via)))),
+    webhook: Type.Optional(IdString()),
     prevHash: Type.String(),
     hash: Type.String()
   },
@@ -29,7 +31,7 @@ export const auditEventSchema = Type.Object(
 )
 export type AuditEventDoc = Static<typeof auditEventSchema>
 
-/** The documented filters: patient, actor, service, action, at ranges (plus facility, outcome, id, seq). */
+/** The documented filters: patient, actor, service, action, at ranges (plus facility, outcome, id, seq, via, webhook). */
 export const auditEventQuerySchema = querySyntax(
   Type.Object({
     id: IdString(),
@@ -41,7 +43,9 @@ export const auditEventQuerySchema = querySyntax(
     service: Type.String({ maxLength: 100 }),
     action: Type.String({ maxLength: 40 }),
     outcome: Type.String({ maxLength: 10 }),
-    status: Type.Integer()
+    status: Type.Integer(),
+    via: Type.String({ maxLength: 20 }),
+    webhook: IdString()
   })
 )
 

@@ -43,7 +43,7 @@ export const medicalEncounters = (app: Application) => {
     create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned,
     // Patient data: every external call is in the audit trail (README "Audit trail").
-    audit: { patient: (doc) => doc.patient, facility: (doc) => doc.facility }
+    audit: { fields: ['patient', 'facility'], patient: (doc) => doc.patient, facility: (doc) => doc.facility }
   })
 
   app.service(medicalEncounterPath).hooks({

@@ -154,7 +154,7 @@ export const medicalRecords = (app: Application) => {
     },
     audience: recordAudience,
     // Patient data: every external call is in the audit trail (README "Audit trail").
-    audit: { patient: (doc) => doc.patient, facility: (doc) => doc.facility }
+    audit: { fields: ['patient', 'facility'], patient: (doc) => doc.patient, facility: (doc) => doc.facility }
   })
 
   const validateQuery = validateQueryWith(medicalRecordQuerySchema)

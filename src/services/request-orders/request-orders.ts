@@ -46,7 +46,7 @@ export const requestOrders = (app: Application) => {
     audience: (doc) => [`organizations/${doc.owner?.organization}`, ...(patientOf(doc) ? [`accounts/${patientOf(doc)}`] : [])],
     organizations: (doc) => [doc.owner?.organization],
     // An order for a patient is patient data (README "Audit trail").
-    audit: { patient: patientOf, facility: (doc) => doc.owner?.organization }
+    audit: { fields: ['requestedForType', 'requestedFor', 'owner.organization'], patient: patientOf, facility: (doc) => doc.owner?.organization }
   })
 
   app.service(requestOrderPath).hooks({

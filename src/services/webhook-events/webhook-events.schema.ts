@@ -49,10 +49,10 @@ export const deliveryQuerySchema = querySyntax(
 )
 
 /** A delivery as stored: its payload as JSON text, and the worker's queue and lease (src/jobs/webhook-queue.ts). */
-type StoredDeliveryDoc = Delivery & { payloadJson?: string; queue?: string; leaseUntil?: number; leaseOwner?: string }
+type StoredDeliveryDoc = Delivery & { payloadJson?: string; queue?: string; leaseUntil?: number; leaseOwner?: string; auditedAt?: number }
 
-/** What clients see of a delivery: the payload as sent (parsed), without the worker's queue and lease. */
+/** What clients see of a delivery: the payload as sent (parsed), without the worker's queue, lease and audit mark. */
 export const deliveryExternalResolver = resolve<StoredDeliveryDoc, HookContext>({
-  ...hidden(['payloadJson', 'queue', 'leaseUntil', 'leaseOwner']),
+  ...hidden(['payloadJson', 'queue', 'leaseUntil', 'leaseOwner', 'auditedAt']),
   payload: async (value, delivery) => (delivery.payloadJson === undefined ? value : JSON.parse(delivery.payloadJson))
 })

@@ -1,6 +1,7 @@
 // /webhook-events: POST registers a webhook (organization or account, url, events, active) or queues a ping
 // ({ webhook, event: "ping" }); GET lists a webhook's deliveries with their status, attempts and last
 // response; PATCH { retry: true } retries a failed delivery. Only the webhook's owner sees or touches them.
+// Reads of deliveries whose payloads are patient data are in the audit trail (src/audit/webhooks.ts).
 import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
@@ -11,6 +12,7 @@ import { WebhookEventsService, isPingBody } from './webhook-events.class'
 import { deliveryExternalResolver, deliveryQuerySchema, retrySchema } from './webhook-events.schema'
 import { webhookEventMethods, webhookEventPath } from './webhook-events.shared'
 import { externalView } from '../../schema/external'
+import { recordDeliveryReads } from '../../hooks/record-delivery-reads'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -40,10 +42,10 @@ export const webhookEvents = (app: Application) => {
   app.service(webhookEventPath).hooks({
     around: {
       all: [authenticate('jwt'), externalView(webhookEventPath, deliveryExternalResolver)],
-      find: [validateQueryWith(deliveryQuerySchema), scopeAccess],
-      get: [validateQueryWith(deliveryQuerySchema), scopeAccess],
+      find: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess],
+      get: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess],
       create: [scopeAccess, announceOnlyPings],
-      patch: [validateQueryWith(deliveryQuerySchema), scopeAccess, validateBody({ patch: retrySchema })]
+      patch: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess, validateBody({ patch: retrySchema })]
     }
   })
 }
