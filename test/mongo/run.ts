@@ -15,10 +15,9 @@ const main = async () => {
   const emulator = given ? undefined : await startMongoEmulator()
   const url = given || emulator!.url
   const extra = process.argv.slice(2)
-  // Files named on the command line replace the configured spec (mocha would add them to it).
+  // .mocharc.json names no spec, so files named on the command line are run alone; without any, the whole suite.
   const files = extra.some((arg) => !arg.startsWith('-') && arg.endsWith('.ts'))
-  const own = files ? ['--no-config', '-r', 'ts-node/register/transpile-only', '-r', 'test/setup.ts', '--extension', 'ts', '--timeout', '30000', '--exit'] : []
-  const args = [require.resolve('mocha/bin/mocha.js'), ...own, ...extra]
+  const args = [require.resolve('mocha/bin/mocha.js'), ...(files ? [] : ['test/**/*.test.ts']), ...extra]
   if (emulator && emulatorExclusions.length > 0) {
     args.push('--grep', `^(${emulatorExclusions.map((entry) => escape(entry.title)).join('|')})$`, '--invert')
   }
