@@ -268,7 +268,7 @@ export class AuthFlows {
         }
         await announceChange(this.app, 'accounts', 'patched', patched)
         // Which provider is linked, never the provider's user id.
-        await this.recordAccountChange('identity-link', account.id, { [field]: !!account[field] }, { [field]: true }, params)
+        await this.recordAccountChange('identity-link', account.id, { [`${provider}Linked`]: !!account[field] }, { [`${provider}Linked`]: true }, params)
         return { action: code.action, provider, account: await safeAccount(this.app, patched) }
       }
       case 'setupMFA': {
