@@ -1,13 +1,18 @@
 // The application admin from ADMIN_EMAIL/ADMIN_PASSWORD, created at startup if missing (a restart changes nothing).
 // The bootstrap never adopts an account it did not create: if the email belongs to an account that is not
 // admin (e.g. someone signed up with it first), startup stops — unless ADMIN_PROMOTE_EXISTING=true (config
-// `admin.promoteExisting`) says to promote that very account, which also ends all its sessions.
+// `admin.promoteExisting`) says to promote that very account, which also ends all its sessions. Either way the
+// promotion is an audit event (`admin-promote`, actor null: the server's configuration did it).
 import { GeneralError } from '@feathersjs/errors'
 import type { Application } from './declarations'
 import { normalizeEmail } from './services/accounts/accounts'
 import { announceChange } from './jobs/announce'
 import { endSessions } from './auth/sessions'
 import { logger } from './logger'
+import { recordChange } from './audit/changes'
+
+const recordPromotion = (app: Application, accountId: string) =>
+  recordChange(app, { action: 'admin-promote', service: 'accounts', actor: null, account: accountId, ids: [accountId], before: { admin: false }, after: { admin: true } })
 
 export const ensureAdmin = async (app: Application) => {
   const { email, password, promoteExisting } = app.get('admin')
@@ -27,10 +32,12 @@ export const ensureAdmin = async (app: Application) => {
     // Its tokens were issued to a non-admin: they all end, so only a fresh sign-in carries the admin rights.
     const promoted = await endSessions(app, existing.id, { change: { admin: true, updatedAt: Date.now() } })
     await announceChange(app, 'accounts', 'patched', promoted)
+    await recordPromotion(app, existing.id)
     logger.info(`Promoted the existing account ${normalized} to application admin (ADMIN_PROMOTE_EXISTING)`)
     return
   }
   const created = await accounts.create({ email: normalized, password })
   await accounts._patch(created.id, { admin: true })
+  await recordPromotion(app, created.id)
   logger.info(`Created application admin ${normalized}`)
 }

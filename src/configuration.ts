@@ -86,7 +86,8 @@ export const configurationSchema = Type.Object(
       leaseMarginMs: Ms(),
       retentionMs: Ms()
     }),
-    audit: Type.Object({ enabled: Type.Boolean(), retentionDays: Type.Number({ exclusiveMinimum: 0 }), retentionIntervalMs: PositiveMs() }),
+    /** The audit trail (src/audit/log.ts): recording of calls on or off, retention, and how often the chain's head is anchored. */
+    audit: Type.Object({ enabled: Type.Boolean(), retentionDays: Type.Number({ exclusiveMinimum: 0 }), retentionIntervalMs: PositiveMs(), anchorIntervalMs: PositiveMs() }),
     /** Graceful shutdown: the longest a SIGTERM/SIGINT shutdown may take. */
     shutdown: Type.Object({ graceMs: Ms() }),
     /** GET /metrics: the Bearer token scrapes must send (empty: none). */

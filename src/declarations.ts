@@ -47,5 +47,7 @@ declare module '@feathersjs/feathers' {
     writeScope?: import('@feathersjs/feathers').Query
     /** Marks the internal calls of an organization's own set-up and clean-up (its creator's membership, removals). */
     bootstrap?: boolean
+    /** GET /audit-events asked for CSV (`Accept: text/csv`; set by the REST layer of that service only). */
+    csv?: boolean
   }
 }

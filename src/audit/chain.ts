@@ -1,6 +1,8 @@
 // The audit trail's hash chain: one global chain over every audit event, in `seq` order. Each event's `hash`
 // is sha256 over a canonical JSON of its fields and `prevHash` (the previous event's hash), so editing,
 // removing or reordering a stored event breaks the chain at that event (GET /audit-events/verify).
+// The fields of privilege and configuration events (`account`, `before`, `after`) were added later: they are hashed
+// after the original ones and only when present, so events stored before them keep their hashes.
 import { createHash } from 'node:crypto'
 
 export type AuditAction =
@@ -14,6 +16,56 @@ export type AuditAction =
   | 'mfa'
   | 'action-code'
   | 'logout-everywhere'
+  // Privilege and configuration changes (src/audit/changes.ts): who changed whose rights or settings, with the
+  // privilege fields before and after.
+  | 'member-add'
+  | 'member-remove'
+  | 'privilege-change'
+  | 'admin-promote'
+  | 'mfa-enable'
+  | 'mfa-disable'
+  | 'password-change'
+  | 'identity-change'
+  | 'identity-link'
+  | 'webhook-add'
+  | 'webhook-change'
+  | 'webhook-remove'
+  | 'audit-config'
+  // The log's own events (src/audit/log.ts): a retention pass and its floor, an anchor of the chain's head.
+  | 'retention'
+  | 'anchor'
+
+/** Every action, in the order the documentation lists them. */
+export const AUDIT_ACTIONS: readonly AuditAction[] = [
+  'read',
+  'create',
+  'patch',
+  'update',
+  'remove',
+  'login',
+  'login-failed',
+  'mfa',
+  'action-code',
+  'logout-everywhere',
+  'member-add',
+  'member-remove',
+  'privilege-change',
+  'admin-promote',
+  'mfa-enable',
+  'mfa-disable',
+  'password-change',
+  'identity-change',
+  'identity-link',
+  'webhook-add',
+  'webhook-change',
+  'webhook-remove',
+  'audit-config',
+  'retention',
+  'anchor'
+]
+
+/** The privilege or setting fields of a change event (never secrets or hashes): field → value. */
+export type ChangeFields = Record<string, string | number | boolean | null | string[]>
 
 /** How the data left: a call over REST or Socket.IO, a realtime event sent to a socket, a webhook delivery. */
 export type AuditVia = 'rest' | 'socketio' | 'realtime' | 'webhook'
@@ -38,6 +90,11 @@ export interface AuditEntry {
   via?: AuditVia
   /** The webhook a delivery went to (`via: 'webhook'`). */
   webhook?: string
+  /** Privilege and configuration events: the account whose rights or settings changed. */
+  account?: string
+  /** Privilege and configuration events: the changed fields before and after the change. */
+  before?: ChangeFields
+  after?: ChangeFields
 }
 
 /** A stored audit event: the entry, its place in the chain and its hash. */
@@ -54,22 +111,30 @@ export const GENESIS_HASH = '0'.repeat(64)
 // Every hashed field, in a fixed order; absent optional fields hash as null, so the JSON is canonical.
 const HASHED_FIELDS = ['seq', 'at', 'actor', 'subject', 'action', 'service', 'ids', 'patient', 'facility', 'outcome', 'status', 'ip', 'userAgent', 'requestId', 'prevHash'] as const
 
+// Fields hashed after those, each only when the event has it (so older events, which have none, hash as before).
+const OPTIONAL_FIELDS = ['via', 'webhook', 'account', 'before', 'after'] as const
+
 // `[["seq",<value>],["at",<value>],…]`: the JSON of the (field, value) pairs, written piece by piece (the same
 // text as JSON.stringify of the pairs, without building them on every append).
 const OPENINGS = HASHED_FIELDS.map((field, i) => `${i === 0 ? '[' : '],'}["${field}",`)
 
-// Fields added to events later: hashed after the others, and only when present, so the events stored before them
-// keep their hashes.
-const LATER_FIELDS = ['via', 'webhook'] as const
-const LATER_OPENINGS = LATER_FIELDS.map((field) => `],["${field}",`)
+// JSON with the keys of every object sorted, so a document's hash does not depend on the key order a store keeps.
+const sortedJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map((item) => sortedJson(item ?? null)).join(',')}]`
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort()
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${sortedJson(record[key])}`).join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
 
 /** The canonical JSON an event's hash is computed over. */
 export const canonicalJson = (event: Record<string, unknown>) => {
   let text = ''
   for (let i = 0; i < HASHED_FIELDS.length; i++) text += OPENINGS[i] + JSON.stringify(event[HASHED_FIELDS[i]] ?? null)
-  for (let i = 0; i < LATER_FIELDS.length; i++) {
-    const value = event[LATER_FIELDS[i]]
-    if (value !== undefined && value !== null) text += LATER_OPENINGS[i] + JSON.stringify(value)
+  for (const field of OPTIONAL_FIELDS) {
+    if (event[field] !== undefined && event[field] !== null) text += `],["${field}",${sortedJson(event[field])}`
   }
   return text + ']]'
 }

@@ -10,15 +10,26 @@
 // - Several instances on one MongoDB: `seq` has a unique index, so two writers can never both append after the
 //   same predecessor; the loser (409) reloads the chain's tail, keeps those of its events that did get in, and
 //   chains the rest after the new tail.
-// - Retention (`audit.retentionDays`): a job removes the oldest events, in chain order, older than the period
-//   (while no append is in flight: on the embedded engine it rewrites the file the writer thread appends to);
-//   verify then starts from the oldest kept event, trusting its `prevHash` (the removed predecessor's hash).
+// - Retention (`audit.retentionDays`): a job (one instance at a time) removes the oldest events, in chain order,
+//   older than the period (while no append is in flight: on the embedded engine it rewrites the file the writer
+//   thread appends to). Before removing, it appends a `retention` event recording the floor: the lowest `seq` kept.
+// - Verify walks the chain in `seq` order: an event whose hash does not check, or that does not link to the one
+//   before it, breaks the chain (`brokenAt`); a `seq` absent above the latest recorded floor is `missing` (a
+//   deletion, or a truncation of the oldest events); events below the floor were removed by retention. The answer
+//   carries the head (last `seq` and `hash`); given a head an outside witness kept, it says whether the log still
+//   holds it unchanged, so a truncated tail shows as missing.
+// - Anchors (`audit.anchorIntervalMs`): once per interval across all instances, when something was appended since
+//   the last anchor, an `anchor` event is appended and the resulting head is delivered to the `audit.anchor`
+//   webhooks (src/audit/anchors.ts), whose receivers are the outside witnesses.
+// - The audit settings in force are recorded at start (`audit-config`) whenever they differ from those recorded last.
 import { Conflict } from '@feathersjs/errors'
 import type { Application, Configuration } from '../declarations'
 import { logger } from '../logger'
 import { newId, type StoreService } from '../store'
 import { auditWriter } from './writer'
-import { chainEntries, GENESIS_HASH, hashEvent, type AuditEntry, type AuditEvent } from './chain'
+import { chainEntries, GENESIS_HASH, hashEvent, type AuditEntry, type AuditEvent, type ChangeFields } from './chain'
+import { deliverAnchor, type ChainHead } from './anchors'
+import { claimPeriod, withLease } from '../cluster/lease'
 import { runtimeOf } from '../runtime'
 import { emitAuditEvents, stopAuditWatchers } from './watchers'
 import { auditEventPath } from '../services/audit-events/audit-events.shared'
@@ -33,14 +44,50 @@ interface Pending {
   reject(error: unknown): void
 }
 
+/** A head an outside witness kept (an anchor it received), checked by verify. */
+export interface Witnessed {
+  seq: number
+  hash: string
+}
+
+export type WitnessStatus = 'present' | 'altered' | 'missing' | 'removed-by-retention'
+
 export interface VerifyResult {
   intact: boolean
+  /** The stored events walked. */
   checked: number
+  /** The last stored event (null: the log is empty). */
+  head: ChainHead | null
+  /** The lowest `seq` the log must hold: 1, or the floor the latest retention pass recorded. */
+  floor: number
+  /** The first event that does not check (edited, inserted or reordered). */
   brokenAt?: string
+  /** `seq`s absent at or above the floor (the first MAX_MISSING of them), and how many there are. */
+  missing?: number[]
+  missingCount?: number
+  /** Whether the log holds the witnessed head unchanged. */
+  witness?: Witnessed & { status: WitnessStatus }
 }
 
 const PAGE = 1000
 const MAX_RETRIES = 20
+const MAX_MISSING = 1000
+// How long one instance holds the retention and configuration leases (renewed while the work runs).
+const LEASE_MS = 60_000
+
+/** An entry of the log's own (the audit-events service), not of a call. */
+const ownEntry = (action: 'retention' | 'anchor' | 'audit-config', fields: { before?: ChangeFields; after?: ChangeFields } = {}): AuditEntry => ({
+  at: Date.now(),
+  actor: null,
+  action,
+  service: auditEventPath,
+  ids: [],
+  outcome: 'allowed',
+  status: 200,
+  ...fields
+})
+
+const sameFields = (a: ChangeFields | undefined, b: ChangeFields) => !!a && JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort())
 
 export class AuditLog {
   private tail: { seq: number; hash: string; at: number } | null = null
@@ -57,6 +104,9 @@ export class AuditLog {
   /** Store writes and events written since start (the bench reports the mean batch size). */
   readonly stats = { batches: 0, events: 0 }
   private timer: NodeJS.Timeout | null = null
+  private anchorTimer: NodeJS.Timeout | null = null
+  // The log's own tasks running (retention, anchor, configuration record): a stop waits for them.
+  private readonly background = new Set<Promise<unknown>>()
 
   // The embedded engine's journal file the writer thread appends to (undefined on MongoDB), fixed with the store.
   private readonly journal: ReturnType<StoreService['journalFile']>
@@ -225,32 +275,80 @@ export class AuditLog {
     }
   }
 
-  /** Walks the chain in `seq` order from the oldest kept event. */
-  async verify(): Promise<VerifyResult> {
+  /**
+   * Walks the chain in `seq` order: the first event that does not check (`brokenAt`), the `seq`s missing above the
+   * retention floor, the head; with `witnessed`, whether the log still holds that event unchanged.
+   */
+  async verify(witnessed?: Witnessed): Promise<VerifyResult> {
     let checked = 0
     let previous: AuditEvent | null = null
+    let brokenAt: string | undefined
+    let floor = 1
+    const gaps: [number, number][] = []
     for (;;) {
       const query: Record<string, unknown> = { $sort: { seq: 1 }, $limit: PAGE }
       if (previous) query.seq = { $gt: previous.seq }
       const page = (await this.store._find({ query, paginate: false })) as AuditEvent[]
       for (const event of page) {
-        const linked = previous === null || (event.prevHash === previous.hash && event.seq === previous.seq + 1)
-        if (!linked || typeof event.hash !== 'string' || hashEvent(event as unknown as Record<string, unknown>) !== event.hash) {
-          return { intact: false, brokenAt: event.id, checked }
-        }
+        const sound = typeof event.hash === 'string' && hashEvent(event as unknown as Record<string, unknown>) === event.hash
+        // Linked: follows its predecessor (or, the very first event, the genesis); after a gap it cannot be checked.
+        const linked =
+          previous === null || event.seq !== previous.seq + 1 ? event.seq !== 1 || event.prevHash === GENESIS_HASH : event.prevHash === previous.hash
+        if (!(sound && linked)) brokenAt ??= event.id
+        const expected = previous === null ? 1 : previous.seq + 1
+        if (event.seq > expected) gaps.push([expected, event.seq - 1])
+        // What retention removed legitimately: below the floor its (checked) event recorded.
+        const recorded = event.after?.floor
+        if (sound && event.action === 'retention' && typeof recorded === 'number') floor = Math.max(floor, recorded)
         checked += 1
         previous = event
       }
-      if (page.length < PAGE) return { intact: true, checked }
+      if (page.length < PAGE) break
+    }
+    const head: ChainHead | null = previous ? { seq: previous.seq, hash: previous.hash, at: previous.at } : null
+    let witness: VerifyResult['witness']
+    if (witnessed) {
+      const [stored] = (await this.store._find({ query: { seq: witnessed.seq, $limit: 1 }, paginate: false })) as AuditEvent[]
+      const status: WitnessStatus = stored ? (stored.hash === witnessed.hash ? 'present' : 'altered') : witnessed.seq < floor ? 'removed-by-retention' : 'missing'
+      witness = { seq: witnessed.seq, hash: witnessed.hash, status }
+      // A witnessed head beyond the stored one: the tail up to it was cut off.
+      if (status === 'missing' && witnessed.seq > (head?.seq ?? 0)) gaps.push([(head?.seq ?? 0) + 1, witnessed.seq])
+    }
+    const missing: number[] = []
+    let missingCount = 0
+    for (const [from, to] of gaps) {
+      const first = Math.max(from, floor)
+      if (first > to) continue
+      missingCount += to - first + 1
+      for (let seq = first; seq <= to && missing.length < MAX_MISSING; seq++) missing.push(seq)
+    }
+    const intact = !brokenAt && missingCount === 0 && (!witness || witness.status === 'present' || witness.status === 'removed-by-retention')
+    return {
+      intact,
+      checked,
+      head,
+      floor,
+      ...(brokenAt ? { brokenAt } : {}),
+      ...(missingCount > 0 ? { missing, missingCount } : {}),
+      ...(witness ? { witness } : {})
     }
   }
 
-  /** Removes the oldest events older than the retention period, in chain order; resolves with how many. */
+  /**
+   * Removes the oldest events older than the retention period, in chain order; resolves with how many. The floor
+   * (the lowest `seq` kept) is recorded first, in a `retention` event, so verify knows the removed `seq`s are no gap.
+   */
   async applyRetention(now = Date.now()): Promise<number> {
-    const cutoff = now - this.settings.retentionDays * 86400000
-    // The chain is cut before its first event inside the period, so what is kept stays one unbroken chain.
+    const retentionDays = this.settings.retentionDays
+    const cutoff = now - retentionDays * 86400000
+    const [oldest] = (await this.store._find({ query: { $sort: { seq: 1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
+    if (!oldest || oldest.at >= cutoff) return 0
+    // The chain is cut before its first event inside the period, so what is kept stays one unbroken chain; with
+    // none inside it, after the last event (everything appended from now on is kept).
     const [firstKept] = (await this.store._find({ query: { at: { $gte: cutoff }, $sort: { seq: 1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
-    const query = firstKept ? { seq: { $lt: firstKept.seq } } : { at: { $lt: cutoff } }
+    const [last] = firstKept ? [] : ((await this.store._find({ query: { $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[])
+    const floor = firstKept ? firstKept.seq : last.seq + 1
+    await this.append([ownEntry('retention', { after: { floor, retentionDays } })])
     // On the embedded engine the removal rewrites the journal file: the writer thread lets go of it first.
     const removed = await this.exclusively(async () => {
       const journal = this.journal
@@ -258,24 +356,69 @@ export class AuditLog {
         await auditWriter.release(journal.filename)
         this.threadHasTail = false
       }
-      return this.store._remove(null, { query, adapter: { multi: true } })
+      return this.store._remove(null, { query: { seq: { $lt: floor } }, adapter: { multi: true } })
     })
     return Array.isArray(removed) ? removed.length : 0
   }
 
-  start() {
-    if (this.timer) return
-    const run = () => this.applyRetention().catch((error) => logger.error('Audit retention failed:', error))
-    this.timer = setInterval(run, this.settings.retentionIntervalMs)
-    this.timer.unref?.()
-    void run()
+  /**
+   * Appends an `anchor` event, when anything was appended since the last one, and hands the resulting head to the
+   * `audit.anchor` webhooks; resolves with the anchored head (null: nothing new).
+   */
+  async anchor(): Promise<ChainHead | null> {
+    const [last] = (await this.store._find({ query: { $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
+    if (!last || last.action === 'anchor') return null
+    const [event] = await this.append([ownEntry('anchor')])
+    const head = { seq: event.seq, hash: event.hash, at: event.at }
+    await deliverAnchor(this.app, head)
+    return head
   }
 
-  /** Stops the retention job and waits for queued appends. */
+  /** Records the audit settings in force (`audit-config`) when they differ from those recorded last. */
+  async recordConfiguration(): Promise<boolean> {
+    const { enabled, retentionDays, anchorIntervalMs } = this.settings
+    const current: ChangeFields = { enabled, retentionDays, anchorIntervalMs }
+    const [last] = (await this.store._find({ query: { action: 'audit-config', $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
+    if (last && sameFields(last.after, current)) return false
+    await this.append([ownEntry('audit-config', { ...(last?.after ? { before: last.after } : {}), after: current })])
+    return true
+  }
+
+  // Runs one of the log's own tasks, logging its failure; a stop waits for it.
+  private runInBackground(what: string, task: () => Promise<unknown>) {
+    const running = task().catch((error) => logger.error(`Audit ${what} failed:`, error))
+    this.background.add(running)
+    void running.finally(() => this.background.delete(running))
+  }
+
+  /** Starts the retention job (at once, then every `retentionIntervalMs`), the anchors, and records the settings. */
+  start() {
+    if (this.timer) return
+    // One instance at a time; another holding the lease is doing it.
+    const retention = () => this.runInBackground('retention', () => withLease(this.app, 'audit-retention', LEASE_MS, () => this.applyRetention()))
+    this.timer = setInterval(retention, this.settings.retentionIntervalMs)
+    this.timer.unref?.()
+    retention()
+    // Once per interval across the instances: the first to claim the period anchors (the claim lapses a little
+    // before the next tick, so a late tick of the same instance can claim it again).
+    const period = this.settings.anchorIntervalMs
+    const anchor = () =>
+      this.runInBackground('anchor', async () => {
+        if (await claimPeriod(this.app, 'audit-anchor', period * 0.9)) await this.anchor()
+      })
+    this.anchorTimer = setInterval(anchor, period)
+    this.anchorTimer.unref?.()
+    this.runInBackground('configuration record', () => withLease(this.app, 'audit-config', LEASE_MS, () => this.recordConfiguration()))
+  }
+
+  /** Stops the retention and anchor jobs and waits for them and for queued appends. */
   async stop() {
     stopAuditWatchers(this.app)
     if (this.timer) clearInterval(this.timer)
+    if (this.anchorTimer) clearInterval(this.anchorTimer)
     this.timer = null
+    this.anchorTimer = null
+    while (this.background.size > 0) await Promise.allSettled([...this.background])
     while (this.writing || this.posting || this.queue.length > 0 || this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 5))
     const journal = this.journal
     if (journal) {

@@ -21,6 +21,8 @@ import { checkPasswordStrength } from './password'
 import type { AuthLimits } from './rate-limit'
 import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
 import { announceChange } from '../jobs/announce'
+import { recordChange } from '../audit/changes'
+import type { AuditAction, ChangeFields } from '../audit/chain'
 import { getDispatchValue } from '@feathersjs/schema'
 
 const actionField = (name: string) => Type.Literal(name)
@@ -132,6 +134,11 @@ export class AuthFlows {
     const account = await this.caller(params)
     if (!account) throw new NotAuthenticated(`'${action}' needs the Bearer token of the account`)
     return account
+  }
+
+  /** The audit event of a change of the account's sign-in settings (answered as a POST /authentication: 201). */
+  private recordAccountChange(action: AuditAction, accountId: string, before: ChangeFields, after: ChangeFields, params: AppParams) {
+    return recordChange(this.app, { action, service: 'authentication', actor: accountId, account: accountId, ids: [accountId], before, after, status: 201 }, params)
   }
 
   /** Checks the current password of a signed-in account; wrong tries count like failed logins. */
@@ -260,6 +267,8 @@ export class AuthFlows {
           throw error
         }
         await announceChange(this.app, 'accounts', 'patched', patched)
+        // Which provider is linked, never the provider's user id.
+        await this.recordAccountChange('identity-link', account.id, { [`${provider}Linked`]: !!account[field] }, { [`${provider}Linked`]: true }, params)
         return { action: code.action, provider, account: await safeAccount(this.app, patched) }
       }
       case 'setupMFA': {
@@ -271,6 +280,7 @@ export class AuthFlows {
           announce: true,
           keep: params.connection
         })
+        await this.recordAccountChange('mfa-enable', account.id, { mfaEnabled: false }, { mfaEnabled: true }, params)
         break
       }
       case 'changeIdentity': {
@@ -287,10 +297,14 @@ export class AuthFlows {
           if (error?.code === 409) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
           throw error
         }
+        const before = Object.fromEntries(Object.keys(change).map((key) => [key, account[key] ?? null]))
+        await this.recordAccountChange('identity-change', account.id, before, change, params)
         break
       }
       case 'changePassword':
         patched = await endSessions(this.app, account.id, { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
+        // Whether the account had a password (an OAuth-only account setting its first one), never the hash.
+        await this.recordAccountChange('password-change', account.id, { passwordSet: !!account.password }, { passwordSet: true }, params)
         break
     }
     return { action: code.action, account: await safeAccount(this.app, patched) }
@@ -385,6 +399,7 @@ export class AuthFlows {
       announce: true,
       keep: params.connection
     })
+    await this.recordAccountChange('mfa-disable', account.id, { mfaEnabled: true }, { mfaEnabled: false }, params)
     return { action: 'disableMFA', account: await safeAccount(this.app, patched) }
   }
 

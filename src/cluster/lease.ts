@@ -48,3 +48,15 @@ export const withLeaseWaiting = async <T>(app: Application, name: string, ttlMs:
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/**
+ * Claims the current period of a periodic task (`name`) for this instance: the first instance to ask gets it, and
+ * nobody else until `periodMs` has passed (the claim is a Redis key that expires, never released early), so a task
+ * every instance schedules runs once per period across them all. Without REDIS_URL there is one instance: always true.
+ */
+export const claimPeriod = async (app: Application, name: string, periodMs: number): Promise<boolean> => {
+  const client = redisOf(app)
+  if (!client) return true
+  const taken = await client.set(redisKey(app, `period:${name}`), randomBytes(6).toString('hex'), { condition: 'NX', expiration: { type: 'PX', value: Math.max(1, Math.floor(periodMs)) } })
+  return taken === 'OK'
+}

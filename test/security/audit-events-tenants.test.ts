@@ -1,7 +1,7 @@
 // Tenant isolation of /audit-events, method × caller × transport. Organization A has a superadmin (`owner`) and a
 // plain member (`member`: no roles, no privileges); `outsider` is the superadmin of organization B. The audit event
 // under test: the owner's read of a medical record of A about a third account. Its facility's superadmin sees it;
-// the member (neither its actor nor its patient) and the outsider do not (find leaves it out, get is 404); no token
+// the member (neither its actor nor its patient nor the account it is about) and the outsider do not (find leaves it out, get is 404); no token
 // is 401; create, patch, update and remove are 405 for everyone on both transports.
 import assert from 'node:assert/strict'
 import { http, signUp, socketClient, startServer, type SignedUp, type TestServer } from '../helpers/app'
@@ -68,7 +68,8 @@ describe('tenant isolation of audit-events (method × caller × transport)', fun
           assert.equal(found.body.data.some((e: any) => e.id === eventId), caller === 'owner')
           if (caller !== 'owner') {
             const me = { member: member, outsider: outsider }[caller].account.id
-            assert.ok(found.body.data.every((e: any) => e.actor === me || e.patient === me), 'only their own actions')
+            // Their own actions, the accesses to their data, and the changes of their own rights (the member's membership).
+            assert.ok(found.body.data.every((e: any) => e.actor === me || e.patient === me || e.account === me), 'only their own actions and events about them')
           }
         }
         const got = await http(server.url, 'GET', `/audit-events/${eventId}`, { token: tokenOf(caller) })

@@ -91,6 +91,9 @@ export const buildOpenApi = (app: Application): Json => {
     }
     const requestBody = (schema: Json) => ({ required: true, content: { 'application/json': { schema } } })
     const answer = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } })
+    // A find that also answers CSV (`Accept: text/csv`) says so next to its JSON.
+    const withCsv = (response: Json): Json =>
+      doc.findCsv ? { ...response, content: { ...response.content, 'text/csv': { schema: { type: 'string', description: doc.findCsv } } } } : response
     const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: `The ${path} document id` }
     const queryParameter = doc.query
       ? (() => {
@@ -111,11 +114,13 @@ export const buildOpenApi = (app: Application): Json => {
         summary: `List ${path}`,
         parameters: queryParameter,
         responses: {
-          200: answer('One page of results', {
-            type: 'object',
-            properties: { total: { type: 'integer' }, limit: { type: 'integer' }, skip: { type: 'integer' }, data: { type: 'array', items: ref(resultName) } },
-            required: ['total', 'limit', 'skip', 'data']
-          }),
+          200: withCsv(
+            answer('One page of results', {
+              type: 'object',
+              properties: { total: { type: 'integer' }, limit: { type: 'integer' }, skip: { type: 'integer' }, data: { type: 'array', items: ref(resultName) } },
+              required: ['total', 'limit', 'skip', 'data']
+            })
+          ),
           ...errorResponses([400, 401])
         }
       })

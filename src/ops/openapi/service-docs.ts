@@ -43,6 +43,8 @@ export interface ServiceDoc {
   getQuery?: TSchema
   /** Create answers 200 instead of 201 (medical records, as the interface says). */
   createStatus?: number
+  /** Find also answers `text/csv` (with `Accept: text/csv`): what the CSV holds. */
+  findCsv?: string
 }
 
 const withoutSecrets = (schema: TSchema): TSchema => Type.Omit(schema as any, accountSecrets as any) // (cast: Omit over a runtime key list)
@@ -180,7 +182,13 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     patch: { retry: retrySchema },
     query: deliveryQuerySchema
   },
-  'audit-events': { summary: 'The audit trail (read-only; GET /audit-events/verify checks the hash chain; application admins receive new events over Socket.IO after calling subscribe)', result: auditEventSchema, query: auditEventQuerySchema },
+  'audit-events': {
+    summary:
+      'The audit trail: accesses to patient data, authentication, privilege and configuration changes (read-only; sort by any filter field; Accept: text/csv for reports; GET /audit-events/verify?seq=&hash= checks the hash chain, reports missing seqs and answers the head; application admins receive new events over Socket.IO after calling subscribe)',
+    result: auditEventSchema,
+    query: auditEventQuerySchema,
+    findCsv: 'The same page as CSV (RFC 4180, a header row, up to 10,000 rows a page, formula-looking cells prefixed with \'); X-Total-Count: the matching events'
+  },
   'subscription/packages': {
     summary: 'Subscription packages (public reads; application admins create and change); ?type=facility&types=clinic filters',
     result: packageSchema,

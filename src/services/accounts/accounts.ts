@@ -16,6 +16,7 @@ import { createAccountService, type AccountService } from './accounts.class'
 import { accountDataSchema, accountExternalResolver, accountPatchSchema, accountQuerySchema } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
 import { serviceAt } from '../../store'
+import { onBehalfOf } from '../../audit/changes'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -86,7 +87,8 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
   for (const [path, field] of [['organization-members', 'uid'], ['webhooks', 'account']]) {
     const service = serviceAt(context.app, path)
     const list = await service._find({ query: { [field]: account }, paginate: false })
-    for (const doc of list) await service.remove(doc.id, { bootstrap: true })
+    // (on behalf of the caller: the removals' audit events name who removed them)
+    for (const doc of list) await service.remove(doc.id, { bootstrap: true, ...onBehalfOf(context.params) })
   }
 }
 

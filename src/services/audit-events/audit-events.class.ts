@@ -17,15 +17,20 @@ export const getOptions = (_app: Application): StoreOptions => ({
     { fields: { seq: 1 }, unique: true },
     { fields: { actor: 1, seq: -1 } },
     { fields: { patient: 1, seq: -1 } },
-    { fields: { facility: 1, seq: -1 } }
+    { fields: { facility: 1, seq: -1 } },
+    // The subject account of privilege and configuration events (only they have one).
+    { fields: { account: 1, seq: -1 }, sparse: true }
   ],
-  // The read rule is an `$or` (actor, patient, facility); internal retention removes many at once.
+  // The read rule is an `$or` (actor, patient, account, facility); internal retention removes many at once.
   operators: ['$or'],
   multi: true,
   // Appended on every audited request: on the embedded engine an append is one line in the data file, indexed
   // at the next read (src/store/nedb-journal.ts).
   journal: true
 })
+
+/** The page size (default and maximum) of a CSV answer. */
+export const CSV_PAGE = 10000
 
 /**
  * Read-only: find (newest first unless `$sort` says otherwise) and get; writes happen through the audit log only.
@@ -47,11 +52,17 @@ export class AuditEventsService {
     return unwatchAudit(this.app, params.connection)
   }
 
-  async find(params: Params = {}) {
+  /**
+   * Newest first unless `$sort` says otherwise (any recorded field; equal values newest first). A CSV answer
+   * (`params.csv`, set by the REST layer for `Accept: text/csv`) has pages of up to CSV_PAGE events.
+   */
+  async find(params: Params & { csv?: boolean } = {}) {
     const query = { ...(params.query ?? {}) }
     // Newest first: `seq` is the chain order, which is the order of `at`, and has its own (unique) index.
-    if (!query.$sort) query.$sort = { seq: -1 }
-    return this.events.find({ ...params, query })
+    const sort = (query.$sort ?? {}) as Record<string, number>
+    query.$sort = 'seq' in sort ? sort : { ...sort, seq: -1 }
+    const paginate = params.csv ? { default: CSV_PAGE, max: CSV_PAGE } : undefined
+    return this.events.find({ ...params, query, ...(paginate ? { paginate } : {}) })
   }
 
   async get(id: Id, params: Params = {}) {

@@ -1,8 +1,13 @@
-// auditEventSchema → AuditEventDoc → auditEventQuerySchema
+// auditEventSchema → AuditEventDoc → auditEventQuerySchema → verifyQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Timestamp } from '../../schema/common'
+import { AUDIT_ACTIONS } from '../../audit/chain'
 
-const actions = ['read', 'create', 'patch', 'update', 'remove', 'login', 'login-failed', 'mfa', 'action-code', 'logout-everywhere'] as const
+// The privilege and setting fields of a change event (never secrets or hashes).
+const changeFields = () =>
+  Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.String())]), {
+    description: 'The privilege or setting fields of a change event (never secrets or hashes)'
+  })
 
 /** An audit event as clients read it (src/audit/chain.ts). Never record contents, tokens, codes or passwords. */
 export const auditEventSchema = Type.Object(
@@ -12,7 +17,7 @@ export const auditEventSchema = Type.Object(
     at: Timestamp(),
     actor: Type.Union([IdString(), Type.Null()]),
     subject: Type.Optional(Type.String()),
-    action: Type.Union(actions.map((action) => Type.Literal(action))),
+    action: Type.Union(AUDIT_ACTIONS.map((action) => Type.Literal(action))),
     service: Type.String(),
     ids: Type.Array(Type.String()),
     patient: Type.Optional(Type.String()),
@@ -24,6 +29,10 @@ export const auditEventSchema = Type.Object(
     requestId: Type.Optional(Type.String()),
     via: Type.Optional(Type.Union(['rest', 'socketio', 'realtime', 'webhook'].map((via) => Type.Literal(via)))),
     webhook: Type.Optional(IdString()),
+    /** Privilege and configuration events: the account whose rights or settings changed. */
+    account: Type.Optional(Type.String()),
+    before: Type.Optional(changeFields()),
+    after: Type.Optional(changeFields()),
     prevHash: Type.String(),
     hash: Type.String()
   },
@@ -31,13 +40,18 @@ export const auditEventSchema = Type.Object(
 )
 export type AuditEventDoc = Static<typeof auditEventSchema>
 
-/** The documented filters: patient, actor, service, action, at ranges (plus facility, outcome, id, seq, via, webhook). */
+/**
+ * The filters and sort keys: every recorded field except the lists and objects (`ids`, `before`, `after`). The
+ * documented filters (patient, actor, account, facility) have store indexes; the others are for reviewers' reports.
+ */
 export const auditEventQuerySchema = querySyntax(
   Type.Object({
     id: IdString(),
     seq: Type.Integer(),
     at: Type.Number(),
     actor: IdString(),
+    subject: Type.String({ maxLength: 254 }),
+    account: IdString(),
     patient: IdString(),
     facility: IdString(),
     service: Type.String({ maxLength: 100 }),
@@ -45,8 +59,22 @@ export const auditEventQuerySchema = querySyntax(
     outcome: Type.String({ maxLength: 10 }),
     status: Type.Integer(),
     via: Type.String({ maxLength: 20 }),
-    webhook: IdString()
+    webhook: IdString(),
+    ip: Type.String({ maxLength: 100 }),
+    userAgent: Type.String({ maxLength: 1000 }),
+    requestId: Type.String({ maxLength: 200 }),
+    prevHash: Type.String({ maxLength: 64 }),
+    hash: Type.String({ maxLength: 64 })
   })
+)
+
+/** GET /audit-events/verify?seq=…&hash=…: a head an outside witness kept (an `audit.anchor` it received), to check. */
+export const verifyQuerySchema = Type.Object(
+  {
+    seq: Type.Optional(Type.Integer({ minimum: 1 })),
+    hash: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' }))
+  },
+  { additionalProperties: false }
 )
 
 /** The answer of `subscribe`/`unsubscribe` (an admin's Socket.IO connection receiving audit events or not). */

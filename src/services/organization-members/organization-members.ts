@@ -6,6 +6,7 @@ import { defineAccess } from '../../access/rules'
 import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
+import { recordChanges } from '../../hooks/record-change'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { createMemberService, type OrganizationMemberService } from './organization-members.class'
 import { memberDataSchema, memberPatchSchema, memberQuerySchema } from './organization-members.schema'
@@ -42,6 +43,13 @@ const keepOneSuperadmin = async (context: HookContext, next: NextFunction) => {
   await next()
 }
 
+// Every membership added or removed and every change of its roles, privileges or superadmin flag is an audit event
+// (`member-add`, `member-remove`, `privilege-change`), seen by the member, the organization's superadmins and admins.
+const recordMembershipChanges = recordChanges(
+  (member) => ({ account: member.uid, facility: member.organization, fields: { roles: member.roles ?? [], privileges: member.privileges ?? [], superadmin: member.superadmin === true } }),
+  { create: 'member-add', patch: 'privilege-change', remove: 'member-remove' }
+)
+
 export const organizationMembers = (app: Application) => {
   app.use(organizationMemberPath, createMemberService(app), { methods: [...organizationMemberMethods], events: [] })
   app.service(organizationMemberPath).populatable = true
@@ -67,9 +75,9 @@ export const organizationMembers = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(memberQuerySchema), scopeAccess],
       get: [validateQueryWith(memberQuerySchema), scopeAccess],
-      create: [validateBody({ create: memberDataSchema }), scopeAccess, requireNewMemberAccount, setCreated],
-      patch: [validateQueryWith(memberQuerySchema), scopeAccess, validateBody({ patch: memberPatchSchema }), keepOneSuperadmin],
-      remove: [validateQueryWith(memberQuerySchema), scopeAccess, keepOneSuperadmin]
+      create: [validateBody({ create: memberDataSchema }), scopeAccess, requireNewMemberAccount, setCreated, recordMembershipChanges],
+      patch: [validateQueryWith(memberQuerySchema), scopeAccess, validateBody({ patch: memberPatchSchema }), keepOneSuperadmin, recordMembershipChanges],
+      remove: [validateQueryWith(memberQuerySchema), scopeAccess, keepOneSuperadmin, recordMembershipChanges]
     }
   })
 }

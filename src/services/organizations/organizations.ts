@@ -10,6 +10,7 @@ import { createOrganizationService, type OrganizationService } from './organizat
 import { organizationDataSchema, organizationPatchSchema, organizationQuerySchema } from './organizations.schema'
 import { organizationMethods, organizationPath } from './organizations.shared'
 import { serviceAt } from '../../store'
+import { onBehalfOf } from '../../audit/changes'
 import { cancelForRemovedFacility } from '../../subscriptions/lifecycle'
 
 declare module '../../declarations' {
@@ -25,7 +26,7 @@ const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) 
   try {
     await context.app.service('organization-members').create(
       { organization: organization.id, uid: context.params.account.id, roles: [], privileges: [], superadmin: true },
-      { account: context.params.account, authenticated: true, bootstrap: true }
+      { ...onBehalfOf(context.params), account: context.params.account, authenticated: true, bootstrap: true }
     )
   } catch (error) {
     await context.service._remove(organization.id)
@@ -40,7 +41,8 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
   for (const path of ['organization-members', 'webhooks']) {
     const service = serviceAt(context.app, path)
     const list = await service._find({ query: { organization }, paginate: false })
-    for (const doc of list) await service.remove(doc.id, { bootstrap: true })
+    // (on behalf of the caller: the removals' audit events name who removed them)
+    for (const doc of list) await service.remove(doc.id, { bootstrap: true, ...onBehalfOf(context.params) })
   }
   await cancelForRemovedFacility(context.app, organization, context.params.account?.id ?? null)
 }

@@ -13,6 +13,12 @@ export type EventMethod = (typeof EVENT_METHODS)[number]
 /** The webhook services themselves never produce webhook events (their documents carry secrets and schedules). */
 export const WEBHOOK_SERVICE_PATHS = ['webhooks', 'webhook-events']
 
+/**
+ * The audit log's anchor (src/audit/anchors.ts): not a service event but the chain's head, sent to the webhooks that
+ * name it (application admins' own webhooks only); `*` does not include it.
+ */
+export const ANCHOR_EVENT = 'audit.anchor'
+
 /** Services that can never be subscribed to: the webhook ones, and the audit trail (its events are no one's business but its readers'). */
 export const UNSUBSCRIBABLE_PATHS = [...WEBHOOK_SERVICE_PATHS, 'audit-events']
 
@@ -55,6 +61,10 @@ export const parseEventPatterns = (app: Application, value: string, field = 'eve
     if (pattern === '') continue
     if (pattern === '*') {
       topics.add('*')
+      continue
+    }
+    if (pattern === ANCHOR_EVENT) {
+      topics.add(ANCHOR_EVENT)
       continue
     }
     if (pattern === 'ping') {

@@ -12,7 +12,8 @@ import { invalid, type FieldError } from '../../schema/validators'
 import { generateWebhookSecret } from '../../providers/webhook-http'
 import { webhookSettings } from '../../jobs/webhook-settings'
 import { deliveryStore, wakeWebhook } from '../../jobs/webhook-queue'
-import { parseEventPatterns } from './webhook-patterns'
+import { ANCHOR_EVENT, parseEventPatterns } from './webhook-patterns'
+import { Forbidden } from '@feathersjs/errors'
 import { checkWebhookUrl } from './webhook-url'
 import type { Webhook } from './webhooks.schema'
 import type { WebhookData, WebhookPatch, WebhookQuery } from './webhooks.shared'
@@ -24,6 +25,18 @@ export const getOptions = (_app: Application): StoreOptions => ({
 })
 
 type WebhookParams = StoreParams<WebhookQuery>
+
+/**
+ * `audit.anchor` (the audit chain's head, src/audit/anchors.ts) goes to application admins only: on a webhook of the
+ * admin's own account, registered or changed by that admin (internal calls are trusted).
+ */
+const checkAnchorSubscription = (topics: string[], owner: { organization?: string; account?: string }, params: WebhookParams = {}) => {
+  if (!topics.includes(ANCHOR_EVENT) || !params.provider) return
+  const caller = (params as { account?: { id?: string; admin?: boolean } }).account
+  if (caller?.admin !== true || owner.organization || owner.account !== caller.id) {
+    throw new Forbidden(`Only application admins may subscribe to '${ANCHOR_EVENT}', on a webhook of their own account`, { errors: [{ field: 'events', message: `'${ANCHOR_EVENT}' is for application admins' own webhooks` }] })
+  }
+}
 
 export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, WebhookPatch, WebhookQuery> {
   constructor(app: Application) {
@@ -43,6 +56,7 @@ export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, W
     const parsed = parseEventPatterns(this.app, events)
     errors.push(...parsed.errors)
     if (errors.length) throw invalid('webhook', errors)
+    checkAnchorSubscription(parsed.topics, { organization, account }, params)
     const webhook = {
       ...(organization ? { organization } : { account }),
       url,
@@ -81,6 +95,7 @@ export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, W
       patch.topics = parsed.topics
     }
     if (errors.length) throw invalid('webhook', errors)
+    if (patch.topics) checkAnchorSubscription(patch.topics, existing, params)
     const reactivating = active === true && existing.active === false
     if (reactivating) {
       Object.assign(patch, { active: true, consecutiveFailures: 0, dueAt: now, $unset: { failingSince: '', lastFailureAt: '', deactivatedAt: '', deactivatedReason: '' }, $inc: { queueVersion: 1 } })

@@ -8,6 +8,7 @@ import { defineAccess } from '../../access/rules'
 import { isMemberWith, superadminOf, type AccessContext } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
+import { recordChanges } from '../../hooks/record-change'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { WebhookService } from './webhooks.class'
 import { webhookDataSchema, webhookExternalResolver, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
@@ -27,6 +28,26 @@ export const webhookOwnerQuery = (access: AccessContext) => ({
 
 /** Channels of a webhook's (or delivery's) owner. */
 export const webhookOwnerChannels = (doc: any) => (doc.organization ? [`organizations/${doc.organization}`] : [`accounts/${doc.account}`])
+
+/** Where a webhook sends data: its URL's origin (a path or query may carry the receiver's own token). */
+const destination = (url: unknown) => {
+  try {
+    return new URL(String(url)).origin
+  } catch {
+    return ''
+  }
+}
+
+// Registering, changing and removing a webhook are audit events (`webhook-add`, `webhook-change`, `webhook-remove`):
+// where data goes (the URL's origin), which events, active or not — never its secret.
+const recordWebhookChanges = recordChanges(
+  (webhook) => ({
+    ...(webhook.account ? { account: webhook.account } : {}),
+    ...(webhook.organization ? { facility: webhook.organization } : {}),
+    fields: { destination: destination(webhook.url), events: String(webhook.events ?? ''), active: webhook.active !== false }
+  }),
+  { create: 'webhook-add', patch: 'webhook-change', remove: 'webhook-remove' }
+)
 
 export const webhooks = (app: Application) => {
   app.use(webhookPath, new WebhookService(app), { methods: [...webhookMethods], events: [] })
@@ -53,9 +74,9 @@ export const webhooks = (app: Application) => {
       all: [authenticate('jwt'), externalView(webhookPath, webhookExternalResolver)],
       find: [validateQueryWith(webhookQuerySchema), scopeAccess],
       get: [validateQueryWith(webhookQuerySchema), scopeAccess],
-      create: [validateBody({ create: webhookDataSchema }), scopeAccess, setCreated],
-      patch: [validateQueryWith(webhookQuerySchema), scopeAccess, validateBody({ patch: webhookPatchSchema })],
-      remove: [validateQueryWith(webhookQuerySchema), scopeAccess]
+      create: [validateBody({ create: webhookDataSchema }), scopeAccess, setCreated, recordWebhookChanges],
+      patch: [validateQueryWith(webhookQuerySchema), scopeAccess, validateBody({ patch: webhookPatchSchema }), recordWebhookChanges],
+      remove: [validateQueryWith(webhookQuerySchema), scopeAccess, recordWebhookChanges]
     }
   })
 }
