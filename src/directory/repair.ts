@@ -38,6 +38,8 @@ export interface RepairState {
   stopped: boolean
   /** The start-up repair (resolves when done). */
   startup?: Promise<void>
+  /** When this app's store was set up: records from before it were left by an earlier process. */
+  since: number
 }
 
 const stateOf = (app: Application): RepairState => runtimeOf(app).directoryRepair as RepairState // created when the directory service is registered
@@ -45,7 +47,7 @@ const stateOf = (app: Application): RepairState => runtimeOf(app).directoryRepai
 /** Creates the pending records' store (small; part of start-up like every store). */
 export const setupDirectoryRepair = (app: Application) => {
   const store = createStore<PendingRecord>(app, { name: 'directory-pending', paginate: false, indexes: [{ fields: { at: 1 } }] })
-  runtimeOf(app).directoryRepair = { store, timers: new Set(), stopped: false }
+  runtimeOf(app).directoryRepair = { store, timers: new Set(), stopped: false, since: Date.now() }
 }
 
 const sourceByKind = (kind: string) => entrySources().find((source) => source.kind === kind)
@@ -182,10 +184,10 @@ export const syncDirectory = async (context: HookContext, next: NextFunction) =>
   await settleWithRetries(app, { ...record, keys: [...keys], kinds: [] })
 }
 
-/** Repairs every record at least `minAgeMs` old. */
-export const repairPending = async (app: Application, minAgeMs: number) => {
+/** Repairs every record written before `before` (epoch ms). */
+export const repairPending = async (app: Application, before: number) => {
   const state = stateOf(app)
-  const records = (await state.store._find({ query: { at: { $lte: Date.now() - minAgeMs } }, paginate: false })) as PendingRecord[]
+  const records = (await state.store._find({ query: { at: { $lt: before } }, paginate: false })) as PendingRecord[]
   if (records.length === 0) return
   logger.info(`Directory: repairing ${records.length} pending change(s) from their sources`)
   const keys = [...new Set(records.flatMap((r) => r.keys))]
@@ -204,10 +206,12 @@ export const startDirectoryRepair = (app: Application): Promise<void> => {
   if (state.stopped) return Promise.resolve()
   state.startup = (async () => {
     await directoryIndex(app)
-    await repairPending(app, 0)
+    // Only what earlier processes left: a record of this process's own write in flight is settled by that write
+    // (repairing it now would rebuild the entry from the document as it was before the write, then drop the record).
+    await repairPending(app, state.since)
   })().catch((error: any) => logger.error('Directory start-up repair failed:', error?.message ?? error))
   const timer = setInterval(() => {
-    repairPending(app, REPAIR_INTERVAL_MS).catch((error: any) => logger.error('Directory repair failed:', error?.message ?? error))
+    repairPending(app, Date.now() - REPAIR_INTERVAL_MS).catch((error: any) => logger.error('Directory repair failed:', error?.message ?? error))
   }, REPAIR_INTERVAL_MS)
   timer.unref()
   state.timers.add(timer)
