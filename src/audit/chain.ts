@@ -14,6 +14,8 @@ export type AuditAction =
   | 'mfa'
   | 'action-code'
   | 'logout-everywhere'
+  // The audit trail's file was repaired after two writers (src/audit/repair-chain.ts); `ids`: the events re-chained.
+  | 'store-repair'
 
 /** An audit event before it is chained (what the recorder knows about one access). */
 export interface AuditEntry {

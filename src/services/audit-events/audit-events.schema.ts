@@ -2,7 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Timestamp } from '../../schema/common'
 
-const actions = ['read', 'create', 'patch', 'update', 'remove', 'login', 'login-failed', 'mfa', 'action-code', 'logout-everywhere'] as const
+const actions = ['read', 'create', 'patch', 'update', 'remove', 'login', 'login-failed', 'mfa', 'action-code', 'logout-everywhere', 'store-repair'] as const
 
 /** An audit event as clients read it (src/audit/chain.ts). Never record contents, tokens, codes or passwords. */
 export const auditEventSchema = Type.Object(
