@@ -174,7 +174,8 @@ describe('repairing a data folder that does not load', function () {
       await server.close({ keep: true })
       const accounts = path.join(dataDir, 'accounts.db')
       const mine = lines(accounts).find((line) => line.includes(user.email))!
-      const twin = mine.replace(new RegExp(user.account.id, 'g'), 'ffffffffffffffffffffffff')
+      // Another document (its own `_id` and `id`) with the same email.
+      const twin = JSON.stringify({ ...JSON.parse(mine), _id: 'twinTwinTwinTwin', id: 'ffffffffffffffffffffffff' })
       fs.appendFileSync(accounts, twin + '\n')
       const twinLine = lines(accounts).length
       const firstLine = lines(accounts).findIndex((line) => line === mine) + 1
@@ -186,9 +187,9 @@ describe('repairing a data folder that does not load', function () {
       })
       const result = await repair(accounts)
       assert.equal(result.code, 0, result.stderr)
-      assert.ok(result.stdout.includes(`accounts.db: line ${twinLine} (_id "ffffffffffffffffffffffff") repeats email ${JSON.stringify(user.email)} of line ${firstLine}: set aside`), result.stdout)
+      assert.ok(result.stdout.includes(`accounts.db: line ${twinLine} (_id "twinTwinTwinTwin") repeats email ${JSON.stringify(user.email)} of line ${firstLine}: set aside`), result.stdout)
       const aside = fs.readdirSync(dataDir).find((name) => /^accounts\.db\.duplicates-.*\.db$/.test(name))!
-      assert.equal(JSON.parse(lines(path.join(dataDir, aside))[0])._id, 'ffffffffffffffffffffffff', 'the later document is kept aside')
+      assert.equal(JSON.parse(lines(path.join(dataDir, aside))[0]).id, 'ffffffffffffffffffffffff', 'the later document is kept aside')
 
       // Unreadable lines beyond the tolerated share: named, then set aside verbatim by repairing the whole folder.
       const organizations = path.join(dataDir, 'organizations.db')
