@@ -34,6 +34,8 @@ export type AuditAction =
   // The log's own events (src/audit/log.ts): a retention pass and its floor, an anchor of the chain's head.
   | 'retention'
   | 'anchor'
+  // The audit trail's file was repaired after two writers (src/audit/repair-chain.ts); `ids`: the events re-chained.
+  | 'store-repair'
 
 /** Every action, in the order the documentation lists them. */
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
@@ -61,7 +63,8 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'webhook-remove',
   'audit-config',
   'retention',
-  'anchor'
+  'anchor',
+  'store-repair'
 ]
 
 /** The privilege or setting fields of a change event (never secrets or hashes): field → value. */

@@ -14,6 +14,8 @@ import { logger } from '../logger'
 import { IndexedNeDB } from './nedb-candidates'
 import { useGroupCommit, type GroupCommit, type StoreSync } from './nedb-commit'
 import { NeDBJournal } from './nedb-journal'
+import { lockDataDir, type DataLock } from './data-lock'
+import { diagnoseDataFile } from './nedb-repair'
 import { runtimeOf } from '../runtime'
 
 export interface IndexSpec {
@@ -318,8 +320,7 @@ export interface Engine {
   close(): Promise<void>
 }
 
-const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSync): Engine & { commits: Map<string, GroupCommit>; journal(name: string): NeDBJournal } => {
-  fs.mkdirSync(dataDir, { recursive: true })
+const nedbEngine = (dataDir: string, lock: DataLock, compactionIntervalMs: number, sync: StoreSync): Engine & { commits: Map<string, GroupCommit>; journal(name: string): NeDBJournal } => {
   const stores = new Map<string, NeDB>()
   const commits = new Map<string, GroupCommit>()
   const journals = new Map<string, NeDBJournal>()
@@ -356,32 +357,52 @@ const nedbEngine = (dataDir: string, compactionIntervalMs: number, sync: StoreSy
     journal,
     async ensureIndexes(name, indexes) {
       const store = collection(name)
-      opened.add(store)
-      await store.loadDatabaseAsync()
-      for (const index of indexes) {
-        // NeDB uses a compound index only when a query pins every one of its fields, never its leading field
-        // alone (as MongoDB does), so a non-unique compound index is kept on its leading field here.
+      // NeDB uses a compound index only when a query pins every one of its fields, never its leading field
+      // alone (as MongoDB does), so a non-unique compound index is kept on its leading field here.
+      const declared = indexes.map((index) => {
         const fields = Object.keys(index.fields)
-        const fieldName = fields.length === 1 || !index.unique ? fields[0] : fields
-        await store.ensureIndexAsync({ fieldName, unique: !!index.unique, sparse: !!index.sparse })
+        return { fieldName: fields.length === 1 || !index.unique ? fields[0] : fields, unique: !!index.unique, sparse: !!index.sparse }
+      })
+      try {
+        await store.loadDatabaseAsync()
+        // Only a loaded collection is compacted at close: one that failed to load holds nothing (compacting it
+        // would empty its file).
+        opened.add(store)
+        for (const index of declared) await store.ensureIndexAsync(index)
+        await journals.get(name)?.open()
+      } catch (error) {
+        // A duplicate unique value or unreadable lines: one line naming the file, the line, the index and the fix.
+        const file = path.join(dataDir, `${name}.db`)
+        const threshold = journals.has(name) ? undefined : (store as unknown as { persistence: { corruptAlertThreshold: number } }).persistence.corruptAlertThreshold
+        let problem: string | undefined
+        try {
+          problem = diagnoseDataFile(file, declared.map((index) => ({ ...index, fieldName: [index.fieldName].flat().sort().join(',') })), threshold)
+        } catch {
+          problem = undefined // unreadable file: the original error says why
+        }
+        throw problem ? new Error(problem) : error
       }
-      await journals.get(name)?.open()
     },
     async ping() {
       await fs.promises.access(dataDir, fs.constants.R_OK | fs.constants.W_OK)
     },
     async close() {
-      for (const [name, store] of stores) {
-        if (journals.has(name)) continue
-        store.stopAutocompaction()
-        if (!opened.has(store)) continue
-        await store.compactDatafileAsync().catch(() => undefined)
+      try {
+        for (const [name, store] of stores) {
+          if (journals.has(name)) continue
+          store.stopAutocompaction()
+          if (!opened.has(store)) continue
+          await store.compactDatafileAsync().catch(() => undefined)
+        }
+        for (const commit of commits.values()) {
+          await commit.drain()
+          commit.release()
+        }
+        for (const log of journals.values()) await log.close()
+      } finally {
+        // Last: nothing of this app writes to the folder any more.
+        lock.release()
       }
-      for (const commit of commits.values()) {
-        await commit.drain()
-        commit.release()
-      }
-      for (const log of journals.values()) await log.close()
     }
   }
 }
@@ -419,10 +440,15 @@ const mongoEngine = (url: string): Engine => {
 /** The embedded engine's sync setting (STORE_SYNC). */
 export const storeSyncOf = (app: Application): StoreSync => app.get('storeSync')
 
-/** Opens the datastore chosen by config (MONGODB_URL, else DATA_DIR) and keeps it on the app. */
+/**
+ * Opens the datastore chosen by config (MONGODB_URL, else DATA_DIR) and keeps it on the app. The embedded engine
+ * first takes the data folder's lock (src/store/data-lock.ts): one writer per folder; MongoDB needs none.
+ */
 export const store = (app: Application) => {
   const url = app.get('mongodb')
-  const engine = url ? mongoEngine(url) : nedbEngine(path.resolve(app.get('dataDir')), app.get('nedb').compactionIntervalMs, storeSyncOf(app))
+  const engine = url
+    ? mongoEngine(url)
+    : nedbEngine(path.resolve(app.get('dataDir')), lockDataDir(app.get('dataDir')), app.get('nedb').compactionIntervalMs, storeSyncOf(app))
   runtimeOf(app).storeEngine = engine
   logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`)
 }

@@ -8,8 +8,11 @@ import { unwatchAudit, watchAudit } from '../../audit/watchers'
 import { loadAccessContext } from '../../access/context'
 import type { AuditSubscription } from './audit-events.schema'
 
+/** The collection (on the embedded engine: `DATA_DIR/audit-events.db`). */
+export const auditCollection = 'audit-events'
+
 export const getOptions = (_app: Application): StoreOptions => ({
-  name: 'audit-events',
+  name: auditCollection,
   indexes: [
     // One writer order: two writers can never both append after the same predecessor (src/audit/log.ts).
     // Also the newest-first order of every list (`seq` follows `at`); an index on `at` itself would cost every
