@@ -560,7 +560,13 @@ export class IndexedNeDB extends NeDB {
   }
   _getRawCandidates(query: any): Docs {
     // (cast: NeDB's `indexes` field is internal, absent from its typings)
-    return indexedCandidates((this as any).indexes, query) ?? nedbCandidates.call(this, candidateQuery(query, this.arrayFields))
+    const indexed = indexedCandidates((this as any).indexes, query)
+    if (indexed) return indexed
+    const usable = candidateQuery(query, this.arrayFields)
+    const docs = nedbCandidates.call(this, usable)
+    // (a range over an index of array elements lists a document once per element in range)
+    const ranged = Object.entries(usable).some(([key, value]) => this.arrayFields.has(key) && isPlainObject(value) && !('$in' in value))
+    return ranged ? [...new Set(docs)] : docs
   }
   async ensureIndexAsync(options: any): Promise<void> {
     await super.ensureIndexAsync(options)
