@@ -1,6 +1,6 @@
 // auditEventSchema → AuditEventDoc → auditEventQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Timestamp } from '../../schema/common'
+import { IdString, Timestamp, QueryNullable } from '../../schema/common'
 
 const actions = ['read', 'create', 'patch', 'update', 'remove', 'login', 'login-failed', 'mfa', 'action-code', 'logout-everywhere'] as const
 
@@ -35,9 +35,9 @@ export const auditEventQuerySchema = querySyntax(
     id: IdString(),
     seq: Type.Integer(),
     at: Type.Number(),
-    actor: IdString(),
-    patient: IdString(),
-    facility: IdString(),
+    actor: QueryNullable(IdString()),
+    patient: QueryNullable(IdString()),
+    facility: QueryNullable(IdString()),
     service: Type.String({ maxLength: 100 }),
     action: Type.String({ maxLength: 40 }),
     outcome: Type.String({ maxLength: 10 }),
