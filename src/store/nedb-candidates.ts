@@ -352,7 +352,6 @@ class IndexedCursor extends Cursor {
    * With `walkable` (index-exact conjuncts and a bound on their matches), a limited sort may walk an index instead.
    */
   finish(matched: Docs | (() => Docs), walkable: { conjuncts: Conjunct[]; bound: number } | null) {
-    const db: any = this.db
     const listMatched = typeof matched === 'function' ? matched : () => matched
     const skip: number = this._skip || 0
     const limit: number | undefined = this._limit || undefined
