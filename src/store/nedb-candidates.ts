@@ -79,11 +79,13 @@ const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)
 // ---------------------------------------------------------------------------------------------------------------
 // Exact conjunctions, ordered index walks and cheap projections. When a whole query is a conjunction (top-level
 // fields and `$and` parts) of plain values or `$in` lists on indexed fields, the index sets ARE the answer: the
-// documents are taken from the smallest set and checked against the other conditions directly, without NeDB's
+// documents are taken from the smallest set and checked against the other conditions directly, without the
 // generic matcher. A `$sort` whose first key is an indexed field, ascending, with a `$limit`, walks that index in
 // order and stops once the page is full (falling back to a full sort if the walk would be longer, or meets an array
-// or object value there). Pick-projections of top-level fields copy only the picked fields. Results are the same as
-// NeDB's own (test/store/nedb-candidates.test.ts compares them with plain NeDB); any other query takes NeDB's path.
+// or object value there). Pick-projections of top-level fields copy only the picked fields. Any other query takes
+// NeDB's candidates and the MongoDB-semantics matcher (./nedb-match.ts); sorting is MongoDB's order throughout.
+// Results are the same as a full scan's (test/store/nedb-candidates.test.ts compares them with plain NeDB, and
+// test/store/query-semantics.test.ts with MongoDB's rules).
 // (`@seald-io/nedb` ships no types for its Cursor and model modules.)
 const Cursor: any = require('@seald-io/nedb/lib/cursor.js')
 const model: any = require('@seald-io/nedb/lib/model.js')
