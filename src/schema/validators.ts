@@ -10,6 +10,21 @@ const formats: FormatsPluginOptions = ['date-time', 'time', 'date', 'email', 'ho
 export const dataValidator: Ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false }), formats)
 export const queryValidator: Ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }), formats)
 
+// `queryNull` (see QueryNullable in ./common.ts): the value null, or the query string's `null`, which it turns into
+// null. It never coerces anything else (Ajv's `type: 'null'` would turn 0, false and '' into null).
+queryValidator.addKeyword({
+  keyword: 'queryNull',
+  schemaType: 'boolean',
+  modifying: true,
+  errors: false,
+  validate: (_enabled: boolean, data: unknown, _schema: unknown, context?: { parentData: any; parentDataProperty: string | number }) => {
+    if (data === null) return true
+    if (data !== 'null' || !context?.parentData) return false
+    context.parentData[context.parentDataProperty] = null
+    return true
+  }
+})
+
 export interface FieldError {
   field: string
   message: string
@@ -35,6 +50,8 @@ const fieldOf = (instancePath: string, property?: string) =>
 export const fieldErrors = (errors: any[] | null | undefined, options: { serverOwned?: readonly string[] } = {}): FieldError[] => {
   const seen = new Map<string, FieldError>()
   for (const error of errors ?? []) {
+    // (the null alternative of a field that may be null: the other alternative's message says what is expected)
+    if (error.keyword === 'queryNull') continue
     let field = fieldOf(error.instancePath)
     let message = error.message ?? 'is invalid'
     if (error.keyword === 'additionalProperties') {
@@ -89,9 +106,28 @@ export const validateBody =
     await next()
   }
 
-/** Validates `params.query` (coercing REST strings into numbers and booleans). */
+/** The dotted paths of the null values in a query (`total`, `total.$in.0`, `$or.1.total`). */
+const nullPaths = (value: unknown, prefix = '', out: string[] = []): string[] => {
+  if (value === null) out.push(prefix)
+  else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) nullPaths(item, prefix ? `${prefix}.${key}` : key, out)
+  }
+  return out
+}
+const valueAt = (value: any, path: string) => path.split('.').reduce((item, key) => (item && typeof item === 'object' ? item[key] : undefined), value)
+
+/**
+ * Validates `params.query` (coercing REST strings into numbers and booleans). `null` asks for a null or missing
+ * field where the query schema allows it (QueryNullable); elsewhere Ajv would coerce it into 0, '' or false, so it
+ * is refused with a 400 naming the field.
+ */
 export const validateQueryWith = (schema: TSchema) => async (context: HookContext, next: NextFunction) => {
-  const query = check(queryValidator, schema, { ...(context.params.query ?? {}) }, 'query')
+  const given = { ...(context.params.query ?? {}) }
+  const nulls = nullPaths(given)
+  const query = check(queryValidator, schema, given, 'query')
+  // (`$limit`, `$skip`, `$sort`, `$select` are no field conditions: their own messages apply)
+  const coerced = nulls.filter((path) => !/^\$(limit|skip|sort|select)(\.|$)/.test(path) && valueAt(query, path) !== null)
+  if (coerced.length > 0) throw invalid('query', coerced.map((field) => ({ field, message: 'cannot be null: no document lacks this field or holds null in it' })))
   // Coercion turns a REST string such as `1e309` into Infinity, which no store compares meaningfully.
   const nonFinite = context.params.provider ? findNonFinite(query) : null
   if (nonFinite) throw invalid('query', [{ field: nonFinite.field, message: nonFinite.message }])

@@ -8,6 +8,7 @@
 // (Index keys are what NeDB itself indexes: each value of an array field, not values nested in arrays of arrays —
 // the same limit NeDB's own index use has.)
 import NeDB from '@seald-io/nedb'
+import { compareSortKeys, matches, sortKeyOf, useMongoMatching } from './nedb-match'
 
 type Docs = any[]
 type Indexes = Record<string, { getMatching(value: unknown): Docs }>
@@ -78,11 +79,13 @@ const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)
 // ---------------------------------------------------------------------------------------------------------------
 // Exact conjunctions, ordered index walks and cheap projections. When a whole query is a conjunction (top-level
 // fields and `$and` parts) of plain values or `$in` lists on indexed fields, the index sets ARE the answer: the
-// documents are taken from the smallest set and checked against the other conditions directly, without NeDB's
+// documents are taken from the smallest set and checked against the other conditions directly, without the
 // generic matcher. A `$sort` whose first key is an indexed field, ascending, with a `$limit`, walks that index in
 // order and stops once the page is full (falling back to a full sort if the walk would be longer, or meets an array
-// or object value there). Pick-projections of top-level fields copy only the picked fields. Results are the same as
-// NeDB's own (test/store/nedb-candidates.test.ts compares them with plain NeDB); any other query takes NeDB's path.
+// or object value there). Pick-projections of top-level fields copy only the picked fields. Any other query takes
+// NeDB's candidates and the MongoDB-semantics matcher (./nedb-match.ts); sorting is MongoDB's order throughout.
+// Results are the same as a full scan's (test/store/nedb-candidates.test.ts compares them with plain NeDB, and
+// test/store/query-semantics.test.ts with MongoDB's rules).
 // (`@seald-io/nedb` ships no types for its Cursor and model modules.)
 const Cursor: any = require('@seald-io/nedb/lib/cursor.js')
 const model: any = require('@seald-io/nedb/lib/model.js')
@@ -224,7 +227,7 @@ export const orPlanMatches = (indexes: Indexes, query: unknown): Docs | null => 
     for (const branch of sources) {
       for (const doc of branch.candidates) {
         if (accepted?.has(doc)) continue
-        if ((branch.exact && branch.exact(doc)) || model.match(doc, branch.query)) {
+        if ((branch.exact && branch.exact(doc)) || matches(doc, branch.query)) {
           accepted?.add(doc)
           docs.push(doc)
         }
@@ -233,7 +236,7 @@ export const orPlanMatches = (indexes: Indexes, query: unknown): Docs | null => 
   } else docs = lookup(indexes, (driver as { conjunct: Conjunct }).conjunct)
   const checks = parts
     .filter((part) => part !== driver)
-    .map((part) => (part.kind === 'exact' ? (doc: any) => satisfies(doc, part.conjunct) : (doc: any) => model.match(doc, part.query)))
+    .map((part) => (part.kind === 'exact' ? (doc: any) => satisfies(doc, part.conjunct) : (doc: any) => matches(doc, part.query)))
   return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
 }
 
@@ -257,18 +260,16 @@ const walk = (node: TreeNode | null | undefined, visit: (node: TreeNode) => bool
 const countOf = (docs: { length: number }) => docs.length
 
 /**
- * Documents sorted by `criteria`, NeDB's order (compareThings on each key's dot value), keys read once each. A
- * key that is a number in every document is compared as a number (compareThings' order for numbers, without its
- * type checks): the common case, a page of records by `createdAt`.
+ * Documents sorted by `criteria`, MongoDB's order (src/store/nedb-match.ts: null and missing alike, an array by its
+ * smallest or largest element), sort keys read once each. A key that is a number in every document is compared as
+ * a number, without type checks: the common case, a page of records by `createdAt`.
  */
-const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], compareStrings: unknown, take?: number): Docs => {
-  // (a key without a dot is the document's own field: what getDotValue answers, without splitting the key)
-  const readers = criteria.map(({ key }) => (key.includes('.') ? (doc: any) => model.getDotValue(doc, key) : (doc: any) => doc[key]))
-  const keyed = docs.map((doc) => ({ doc, keys: readers.map((read) => read(doc)) }))
+const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], take?: number): Docs => {
+  const keyed = docs.map((doc) => ({ doc, keys: criteria.map(({ key, direction }) => sortKeyOf(doc, key, direction)) }))
   const numeric = criteria.map((_criterion, i) => keyed.every((entry) => typeof entry.keys[i] === 'number' && !Number.isNaN(entry.keys[i])))
   const compare = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => {
     for (let i = 0; i < criteria.length; i++) {
-      const result = criteria[i].direction * (numeric[i] ? Math.sign(a.keys[i] - b.keys[i]) : model.compareThings(a.keys[i], b.keys[i], compareStrings))
+      const result = criteria[i].direction * (numeric[i] ? Math.sign((a.keys[i] as number) - (b.keys[i] as number)) : compareSortKeys(a.keys[i], b.keys[i]))
       if (result !== 0) return result
     }
     return 0
@@ -309,7 +310,7 @@ class IndexedCursor extends Cursor {
     const conjuncts = ttl ? null : exactConjuncts(db.indexes, this.query)
     if (!conjuncts) {
       const matched = ttl ? null : orPlanMatches(db.indexes, this.query)
-      return matched ? this.finish(matched, null) : super._execAsync()
+      return this.finish(matched ?? (await this.scanned()), null)
     }
 
     // Counting everything needs no documents.
@@ -332,11 +333,27 @@ class IndexedCursor extends Cursor {
   }
 
   /**
+   * The matching documents among NeDB's candidates (from its indexes, or every document), matched with MongoDB's
+   * semantics; without a sort, only as many as the page needs.
+   */
+  async scanned(): Promise<Docs> {
+    const db: any = this.db
+    const candidates: Docs = await db._getCandidatesAsync(this.query)
+    const wanted = !this._sort && this._limit ? (this._skip || 0) + this._limit : Infinity
+    const out: Docs = []
+    for (const doc of candidates) {
+      if (!matches(doc, this.query)) continue
+      out.push(doc)
+      if (out.length >= wanted) break
+    }
+    return out
+  }
+
+  /**
    * Sort, skip, limit and projection of the matching documents (a list, or a function listing them when needed).
    * With `walkable` (index-exact conjuncts and a bound on their matches), a limited sort may walk an index instead.
    */
   finish(matched: Docs | (() => Docs), walkable: { conjuncts: Conjunct[]; bound: number } | null) {
-    const db: any = this.db
     const listMatched = typeof matched === 'function' ? matched : () => matched
     const skip: number = this._skip || 0
     const limit: number | undefined = this._limit || undefined
@@ -346,7 +363,7 @@ class IndexedCursor extends Cursor {
       const compare = (a: any, b: any, from = 0) => {
         for (let i = from; i < criteria.length; i++) {
           const { key, direction } = criteria[i]
-          const result = direction * model.compareThings(model.getDotValue(a, key), model.getDotValue(b, key), db.compareStrings)
+          const result = direction * compareSortKeys(sortKeyOf(a, key, direction), sortKeyOf(b, key, direction))
           if (result !== 0) return result
         }
         return 0
@@ -355,7 +372,7 @@ class IndexedCursor extends Cursor {
       // bounds their number; no conditions: never longer than sorting everything); else every match, sorted (by
       // sort keys read once per document, not once per comparison).
       const walked = limit !== undefined && walkable ? this.walkIndex(criteria, walkable.conjuncts, walkable.bound, skip + limit, compare) : null
-      const ordered = walked ?? sortedByKeys(listMatched(), criteria, db.compareStrings, limit === undefined ? undefined : skip + limit)
+      const ordered = walked ?? sortedByKeys(listMatched(), criteria, limit === undefined ? undefined : skip + limit)
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
     } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
 
@@ -377,17 +394,33 @@ class IndexedCursor extends Cursor {
   /**
    * The first `count` documents in sort order by walking the first sort key's index, keeping those that satisfy
    * `conjuncts`; null when not applicable or when the walk would cost more than sorting the `matched` documents.
+   * Not applicable: a sparse index, or a field that has held an array (a document without a key there, e.g. an
+   * empty array, is absent from the index; MongoDB sorts it first). The index orders a missing key before null;
+   * MongoDB sorts them alike, so their nodes make one group ordered by the other sort keys.
    */
   walkIndex(criteria: { key: string; direction: number }[], conjuncts: Conjunct[], matched: number, count: number, compare: (a: any, b: any, from?: number) => number): Docs | null {
     const db: any = this.db
     const [first] = criteria
     const index = db.indexes[first.key]
-    if (!index || first.direction !== 1) return null
+    if (!index || index.sparse || first.direction !== 1 || (db.arrayFields as Set<string>).has(first.key)) return null
     let budget = Math.max(256, matched * Math.log2(matched + 1))
     const out: Docs = []
     let complete = true
+    let group: Docs = []
+    let nullish = false
+    const flush = () => {
+      if (group.length > 1) group.sort((a, b) => compare(a, b, 1))
+      out.push(...group)
+      group = []
+    }
     walk(index.tree.tree, (node) => {
-      const group: Docs = []
+      // (a missing key's node, then null's: one group)
+      const keyNullish = node.key === undefined || node.key === null
+      if (!(keyNullish && nullish)) {
+        flush()
+        if (out.length >= count) return false
+      }
+      nullish = keyNullish
       for (const doc of node.data) {
         const value = model.getDotValue(doc, first.key)
         if (value !== null && typeof value === 'object') {
@@ -397,16 +430,15 @@ class IndexedCursor extends Cursor {
         if (conjuncts.every((conjunct) => satisfies(doc, conjunct))) group.push(doc)
       }
       budget -= node.data.length
-      if (group.length > 1) group.sort((a, b) => compare(a, b, 1))
-      out.push(...group)
-      if (out.length >= count) return false
       if (budget < 0) {
         complete = false
         return false
       }
       return true
     })
-    return complete ? out : null
+    if (!complete) return null
+    flush()
+    return out
   }
 
   /** Top-level fields of a pick-projection (`{ a: 1, b: 1 }`, `_id` optional), or null. */
@@ -481,10 +513,69 @@ export const bulkResetIndex = (index: NeDBIndex, docs: Docs): boolean => {
 /** Below this many documents a load fills indexes NeDB's own way (the bulk build's set-up is not worth it). */
 const BULK_RESET_FROM = 1000
 
+/**
+ * The part of a query NeDB's own candidate selection may be given: it looks a plain value, an `$in` list or range
+ * bounds up in an index, which is right for NeDB's matcher but loses documents MongoDB's semantics match — a
+ * missing field for `null` (`{ f: null }`, `$in: [null]`, `$gte: null`: the index keeps missing and null apart),
+ * an array equal to an array value, and, on a field that has held an array, elements satisfying different bounds
+ * of one range. Such conditions are left out (the candidates stay a superset: every candidate is matched against
+ * the whole query); on a field that has held an array a range keeps its lower bounds only.
+ */
+export const candidateQuery = (query: unknown, arrayFields: Set<string>): Record<string, unknown> => {
+  if (!isPlainObject(query)) return {}
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(query)) {
+    if (key.startsWith('$') || value === null || Array.isArray(value)) continue
+    if (!isPlainObject(value) || !Object.keys(value).some((operator) => operator.startsWith('$'))) {
+      out[key] = value
+      continue
+    }
+    if ('$in' in value) {
+      if (Array.isArray(value.$in) && value.$in.every((item: unknown) => item !== null && (typeof item !== 'object' || item instanceof Date))) out[key] = { $in: value.$in }
+      continue
+    }
+    const bounds = Object.entries(value).filter(([operator]) => ['$gt', '$gte', '$lt', '$lte'].includes(operator) && !(arrayFields.has(key) && operator.startsWith('$l')))
+    if (bounds.length > 0 && bounds.every(([, bound]) => bound !== null)) out[key] = Object.fromEntries(bounds)
+  }
+  return out
+}
+
 export class IndexedNeDB extends NeDB {
+  constructor(...args: ConstructorParameters<typeof NeDB>) {
+    super(...args)
+    // Every NeDB query of the store matches with MongoDB's semantics.
+    useMongoMatching()
+  }
+  /** Indexed fields that have held an array in some document since the last load (see candidateQuery, walkIndex). */
+  arrayFields = new Set<string>()
+  private noteArrays(docs: Docs, fields: string[] = Object.keys((this as any).indexes)) {
+    for (const field of fields) {
+      if (field.includes(',') || this.arrayFields.has(field)) continue
+      for (const doc of docs) {
+        if (Array.isArray(model.getDotValue(doc, field))) {
+          this.arrayFields.add(field)
+          break
+        }
+      }
+    }
+  }
   _getRawCandidates(query: any): Docs {
     // (cast: NeDB's `indexes` field is internal, absent from its typings)
-    return indexedCandidates((this as any).indexes, query) ?? nedbCandidates.call(this, query)
+    const indexed = indexedCandidates((this as any).indexes, query)
+    if (indexed) return indexed
+    const usable = candidateQuery(query, this.arrayFields)
+    const docs = nedbCandidates.call(this, usable)
+    // (a range over an index of array elements lists a document once per element in range)
+    const ranged = Object.entries(usable).some(([key, value]) => this.arrayFields.has(key) && isPlainObject(value) && !('$in' in value))
+    return ranged ? [...new Set(docs)] : docs
+  }
+  async ensureIndexAsync(options: any): Promise<void> {
+    await super.ensureIndexAsync(options)
+    this.noteArrays(this.getAllData(), [[].concat(options.fieldName).sort().join(',')])
+  }
+  _updateIndexes(oldDoc: any, newDoc?: any) {
+    ;(NeDB.prototype as any)._updateIndexes.call(this, oldDoc, newDoc)
+    this.noteArrays(Array.isArray(oldDoc) ? oldDoc.map((pair: { newDoc: any }) => pair.newDoc) : [newDoc])
   }
   // (casts: NeDB types its cursors with its own Cursor class, whose subclass here is untyped)
   findAsync(query: any, projection: any = {}): any {
@@ -499,15 +590,25 @@ export class IndexedNeDB extends NeDB {
   documentCount = 0
   // (casts: NeDB's index bookkeeping methods are internal, absent from its typings)
   _resetIndexes(newData?: any) {
+    this.arrayFields = new Set()
+    const docs: Docs = Array.isArray(newData) ? newData : newData ? [newData] : []
     if (Array.isArray(newData) && newData.length >= BULK_RESET_FROM) {
-      for (const index of Object.values((this as unknown as { indexes: Record<string, NeDBIndex> }).indexes)) {
-        if (!bulkResetIndex(index, newData)) index.reset(newData)
+      for (const [field, index] of Object.entries((this as unknown as { indexes: Record<string, NeDBIndex> }).indexes)) {
+        // (a bulk-built index has one string key per document: no arrays there)
+        if (!bulkResetIndex(index, newData)) {
+          index.reset(newData)
+          this.noteArrays(docs, [field])
+        }
       }
-    } else (NeDB.prototype as any)._resetIndexes.call(this, newData)
+    } else {
+      ;(NeDB.prototype as any)._resetIndexes.call(this, newData)
+      this.noteArrays(docs)
+    }
     this.documentCount = Array.isArray(newData) ? newData.length : newData ? 1 : 0
   }
   _addToIndexes(doc: any) {
     ;(NeDB.prototype as any)._addToIndexes.call(this, doc)
+    this.noteArrays([doc])
     this.documentCount += 1
   }
   _removeFromIndexes(doc: any) {

@@ -1,6 +1,6 @@
 // accountSchema → Account → accountDataSchema → accountPatchSchema → accountQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, serverFields } from '../../schema/common'
+import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
 import { organizationFields } from '../organizations/organizations.schema'
 import { signUpSubscriptionSchema } from '../subscriptions/subscriptions.schema'
 import { omittingResolver } from '../../schema/resolvers'
@@ -60,7 +60,7 @@ export type AccountData = Static<typeof accountDataSchema>
 export const accountPatchSchema = Type.Object(nameFields, { additionalProperties: false })
 
 export const accountQuerySchema = querySyntax(
-  Type.Object({ id: IdString(), email: Type.String(), mobileNo: Type.String(), firstName: Type.String(), lastName: Type.String(), createdAt: Type.Number() })
+  Type.Object({ id: IdString(), email: Type.String(), mobileNo: QueryNullable(Type.String()), firstName: QueryNullable(Type.String()), lastName: QueryNullable(Type.String()), createdAt: Type.Number() })
 )
 
 /** What clients see of an account: never a hash, secret or token (also in events and webhook deliveries). */

@@ -1,6 +1,6 @@
 // auditEventSchema → AuditEventDoc → auditEventQuerySchema → verifyQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Timestamp } from '../../schema/common'
+import { IdString, Timestamp, QueryNullable } from '../../schema/common'
 import { AUDIT_ACTIONS } from '../../audit/chain'
 
 // The privilege and setting fields of a change event (never secrets or hashes).
@@ -49,20 +49,20 @@ export const auditEventQuerySchema = querySyntax(
     id: IdString(),
     seq: Type.Integer(),
     at: Type.Number(),
-    actor: IdString(),
-    subject: Type.String({ maxLength: 254 }),
-    account: IdString(),
-    patient: IdString(),
-    facility: IdString(),
+    actor: QueryNullable(IdString()),
+    subject: QueryNullable(Type.String({ maxLength: 254 })),
+    account: QueryNullable(IdString()),
+    patient: QueryNullable(IdString()),
+    facility: QueryNullable(IdString()),
     service: Type.String({ maxLength: 100 }),
     action: Type.String({ maxLength: 40 }),
     outcome: Type.String({ maxLength: 10 }),
     status: Type.Integer(),
-    via: Type.String({ maxLength: 20 }),
-    webhook: IdString(),
-    ip: Type.String({ maxLength: 100 }),
-    userAgent: Type.String({ maxLength: 1000 }),
-    requestId: Type.String({ maxLength: 200 }),
+    via: QueryNullable(Type.String({ maxLength: 20 })),
+    webhook: QueryNullable(IdString()),
+    ip: QueryNullable(Type.String({ maxLength: 100 })),
+    userAgent: QueryNullable(Type.String({ maxLength: 1000 })),
+    requestId: QueryNullable(Type.String({ maxLength: 200 })),
     prevHash: Type.String({ maxLength: 64 }),
     hash: Type.String({ maxLength: 64 })
   })

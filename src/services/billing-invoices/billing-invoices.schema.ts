@@ -1,6 +1,6 @@
 // invoiceSchema → Invoice → invoiceDataSchema → invoicePatchSchema → invoiceQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
 import { omittingResolver } from '../../schema/resolvers'
 
@@ -51,15 +51,15 @@ export const invoiceQuerySchema = querySyntax(
     subject: IdString(),
     subjectType: Type.String(),
     status: Type.String(),
-    encounter: IdString(),
+    encounter: QueryNullable(IdString()),
     currency: Type.String(),
     total: Type.Number(),
     paid: Type.Number(),
     balance: Type.Number(),
-    dueAt: Type.Number(),
+    dueAt: QueryNullable(Type.Number()),
     createdAt: Type.Number(),
-    finalizedAt: Type.Number(),
-    updatedAt: Type.Number()
+    finalizedAt: QueryNullable(Type.Number()),
+    updatedAt: QueryNullable(Type.Number())
   })
 )
 

@@ -1,6 +1,6 @@
 // itemSchema → Item → itemDataSchema → itemPatchSchema → itemQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, serverFields } from '../../schema/common'
+import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
 import type { HookContext } from '../../declarations'
 import { resolve } from '@feathersjs/schema'
@@ -53,14 +53,14 @@ export const itemQuerySchema = querySyntax(
     facility: IdString(),
     invoice: IdString(),
     type: Type.String(),
-    ref: Type.String(),
+    ref: QueryNullable(Type.String()),
     status: Type.String(),
     price: Type.Number(),
     quantity: Type.Number(),
     amount: Type.Number(),
     createdAt: Type.Number(),
-    finalizedAt: Type.Number(),
-    updatedAt: Type.Number()
+    finalizedAt: QueryNullable(Type.Number()),
+    updatedAt: QueryNullable(Type.Number())
   })
 )
 

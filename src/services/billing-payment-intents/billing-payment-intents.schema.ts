@@ -1,6 +1,6 @@
 // intentSchema → Intent → intentDataSchema → intentPatchSchema → intentQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 import { Currency, Money } from '../../billing/schema'
 import { omittingResolver } from '../../schema/resolvers'
 
@@ -82,9 +82,9 @@ export const intentPatchSchema = Type.Object({ capture: Type.Literal(true) }, { 
 export const intentQuerySchema = querySyntax(
   Type.Object({
     id: IdString(),
-    facility: IdString(),
-    invoice: IdString(),
-    account: IdString(),
+    facility: QueryNullable(IdString()),
+    invoice: QueryNullable(IdString()),
+    account: QueryNullable(IdString()),
     status: Type.String(),
     gatewayType: Type.String(),
     currency: Type.String(),

@@ -1,6 +1,6 @@
 // paymentSchema → Payment → paymentDataSchema → paymentPatchSchema → paymentQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
 import { omittingResolver } from '../../schema/resolvers'
 
@@ -67,10 +67,10 @@ export const paymentQuerySchema = querySyntax(
     paymentMethod: Type.String(),
     status: Type.String(),
     amount: Type.Number(),
-    reference: Type.String(),
+    reference: QueryNullable(Type.String()),
     paidAt: Type.Number(),
     createdAt: Type.Number(),
-    finalizedAt: Type.Number()
+    finalizedAt: QueryNullable(Type.Number())
   })
 )
 

@@ -1,6 +1,6 @@
 // movementSchema → Movement → movementQuerySchema (the ledger is written by the server only)
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, serverFields } from '../../schema/common'
+import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
 
 export const movementSchema = Type.Object(
   {
@@ -32,8 +32,8 @@ export const movementQuerySchema = querySyntax(
     variant: Type.String(),
     stockroom: IdString(),
     delta: Type.Number(),
-    order: IdString(),
-    createdBy: IdString(),
+    order: QueryNullable(IdString()),
+    createdBy: QueryNullable(IdString()),
     createdAt: Type.Number()
   })
 )

@@ -1,6 +1,6 @@
 // stockSchema → Stock → stockDataSchema → stockPatchSchema → stockQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 import { Sku, StockQuantity } from '../inventory-variants/inventory-variants.schema'
 import { omittingResolver } from '../../schema/resolvers'
 
@@ -54,10 +54,10 @@ export const stockQuerySchema = querySyntax(
     facility: IdString(),
     variant: Type.String(),
     stockroom: IdString(),
-    lot: Type.Union([Type.String(), Type.Null()]),
+    lot: QueryNullable(Type.String()),
     quantity: Type.Number(),
     closed: Type.Boolean(),
-    expiresAt: Type.Number(),
+    expiresAt: QueryNullable(Type.Number()),
     createdAt: Type.Number(),
     updatedAt: Type.Number()
   })

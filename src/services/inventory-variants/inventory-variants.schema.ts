@@ -1,6 +1,6 @@
 // variantSchema → Variant → variantDataSchema → variantPatchSchema → variantQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 import { Currency, Money } from '../../billing/schema'
 
 /** The largest quantity a stock may hold (movements that would pass it are refused). */
@@ -67,12 +67,12 @@ export const variantQuerySchema = querySyntax(
     facility: IdString(),
     sku: Type.String(),
     name: Type.String(),
-    unit: Type.String(),
-    barcode: Type.String(),
-    tags: Type.String(),
-    price: Type.Number(),
-    isMedicine: Type.Boolean(),
-    sellable: Type.Boolean(),
+    unit: QueryNullable(Type.String()),
+    barcode: QueryNullable(Type.String()),
+    tags: QueryNullable(Type.String()),
+    price: QueryNullable(Type.Number()),
+    isMedicine: QueryNullable(Type.Boolean()),
+    sellable: QueryNullable(Type.Boolean()),
     archived: Type.Boolean(),
     createdAt: Type.Number(),
     updatedAt: Type.Number()

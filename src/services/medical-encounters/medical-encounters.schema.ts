@@ -1,6 +1,6 @@
 // encounterSchema → Encounter → encounterDataSchema → encounterPatchSchema → encounterQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 import { FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
 import { omittingResolver } from '../../schema/resolvers'
 
@@ -49,13 +49,13 @@ export const encounterQuerySchema = querySyntax(
     patient: IdString(),
     type: Type.String(),
     status: Type.String(),
-    invoice: IdString(),
-    provider: IdString(),
+    invoice: QueryNullable(IdString()),
+    provider: QueryNullable(IdString()),
     startedAt: Type.Number(),
-    endedAt: Type.Number(),
+    endedAt: QueryNullable(Type.Number()),
     createdAt: Type.Number(),
-    finalizedAt: Type.Number(),
-    updatedAt: Type.Number()
+    finalizedAt: QueryNullable(Type.Number()),
+    updatedAt: QueryNullable(Type.Number())
   })
 )
 

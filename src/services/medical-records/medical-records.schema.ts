@@ -2,6 +2,7 @@
 // body ("data"), its patch body, the query, and validators that return every problem instead of throwing.
 import { randomBytes } from 'crypto'
 import { Type, StringEnum, querySyntax } from '@feathersjs/typebox'
+import { QueryNullable } from '../../schema/common'
 import type { Static, TProperties, TSchema } from '@feathersjs/typebox'
 import type { ValidateFunction } from 'ajv'
 import { dataValidator, fieldErrors, WHOLE_BODY, type FieldError } from '../../schema/validators'
@@ -413,14 +414,14 @@ export const medicalRecordQueryProperties = Type.Object(
   {
     id: Type.String(),
     type: StringEnum([...medicalRecordTypes]),
-    account: Type.String(),
-    facility: Type.String(),
-    patient: Type.String(),
-    encounter: Type.String(),
+    account: QueryNullable(Type.String()),
+    facility: QueryNullable(Type.String()),
+    patient: QueryNullable(Type.String()),
+    encounter: QueryNullable(Type.String()),
     createdAt: Type.Number(),
     createdBy: Type.String(),
-    finalizedAt: Type.Number(),
-    provider: Type.String()
+    finalizedAt: QueryNullable(Type.Number()),
+    provider: QueryNullable(Type.String())
   },
   { additionalProperties: false }
 )

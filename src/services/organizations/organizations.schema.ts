@@ -1,6 +1,6 @@
 // organizationSchema → Organization → organizationDataSchema → organizationPatchSchema → organizationQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, serverFields } from '../../schema/common'
+import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
 
 export const organizationFields = {
   name: Text(200, { minLength: 1 }),
@@ -33,5 +33,5 @@ export const organizationDataSchema = Type.Object(organizationFields, { addition
 export const organizationPatchSchema = Type.Partial(Type.Object(organizationFields), { additionalProperties: false })
 
 export const organizationQuerySchema = querySyntax(
-  Type.Object({ id: IdString(), name: Type.String(), type: Type.String(), types: Type.String(), createdAt: Type.Number(), createdBy: Type.String() })
+  Type.Object({ id: IdString(), name: Type.String(), type: Type.String(), types: QueryNullable(Type.String()), createdAt: Type.Number(), createdBy: QueryNullable(Type.String()) })
 )

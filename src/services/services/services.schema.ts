@@ -1,6 +1,6 @@
 // serviceSchema → Service → serviceDataSchema → servicePatchSchema → serviceQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, serverFields } from '../../schema/common'
+import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
 import { Currency, ListValue, Money } from '../../billing/schema'
 
 const serviceFields = {
@@ -30,7 +30,7 @@ export const serviceQuerySchema = querySyntax(
     facility: IdString(),
     name: Type.String(),
     type: Type.String(),
-    code: Type.String(),
+    code: QueryNullable(Type.String()),
     active: Type.Boolean(),
     price: Type.Number(),
     currency: Type.String(),

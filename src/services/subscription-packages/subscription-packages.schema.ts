@@ -1,6 +1,6 @@
 // productSchema → packageSchema → Package → packageDataSchema → packagePatchSchema → packageQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 
 /** Product keys name features (`lis`, `inventory`) and limits (`memberSeatsMax`); they become subscription fields. */
 export const PRODUCT_KEY = '^[a-z][A-Za-z0-9]{0,39}$'
@@ -83,7 +83,7 @@ export const packagePatchSchema = Type.Partial(Type.Object(packageFields), { add
 export const packageQuerySchema = querySyntax(
   Type.Object({
     id: IdString(),
-    key: Type.String(),
+    key: QueryNullable(Type.String()),
     name: Type.String(),
     type: Type.String(),
     types: Type.String(),

@@ -1,6 +1,6 @@
 // webhookSchema → Webhook → webhookDataSchema → webhookPatchSchema → webhookQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
-import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
 import { omittingResolver } from '../../schema/resolvers'
 
 const url = Text(2048, { minLength: 1 })
@@ -51,8 +51,8 @@ export const webhookPatchSchema = Type.Object(
 export const webhookQuerySchema = querySyntax(
   Type.Object({
     id: IdString(),
-    organization: IdString(),
-    account: IdString(),
+    organization: QueryNullable(IdString()),
+    account: QueryNullable(IdString()),
     active: Type.Boolean(),
     url: Type.String(),
     events: Type.String(),
