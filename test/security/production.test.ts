@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { http, startServer, tempDir, type TestServer } from '../helpers/app'
+import { http, signUp, startServer, tempDir, type TestServer } from '../helpers/app'
 import { startFacilityServer } from '../helpers/billing'
 import { startChild, type ChildServer } from '../helpers/child'
 import { startPayPalServer, type PayPalServer } from '../helpers/paypal-server'
@@ -133,6 +133,13 @@ describe('production start-up', function () {
         assert.equal(approve.status, 404)
         const after = await http(child.url, 'GET', `/subscriptions/${owner.subscription.id}`, { token: owner.token })
         assert.equal(after.body.status, 'pending')
+      })
+
+      it('refuses a private webhook URL without the development hint', async () => {
+        const owner = await signUp(child.url, { organization: { name: 'Hooks', type: 'facility', types: ['clinic'] } })
+        const res = await http(child.url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: 'http://127.0.0.1:9/hook', events: '*' } })
+        assert.equal(res.status, 400)
+        assert.deepEqual(res.body.errors, [{ field: 'url', message: 'points to a private, loopback or link-local address' }])
       })
     })
   })
