@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { http, signUp, startServer, tempDir, type TestServer } from '../helpers/app'
 import { startFacilityServer } from '../helpers/billing'
+import { answerCheckout } from '../helpers/gateways'
 import { startChild, type ChildServer } from '../helpers/child'
 import { startPayPalServer, type PayPalServer } from '../helpers/paypal-server'
 import { startServerProcess } from '../helpers/server-process'
@@ -205,7 +206,7 @@ describe('sandbox pages when the sandbox is not in use', function () {
       gateways: { enabled: ['paypal'], paypal: { clientId: paypal.clientId, clientSecret: paypal.clientSecret, baseURL: paypal.url, timeoutMs: 2000 } }
     }) as any // `as any`: processor and gateway settings are raw config values
 
-  it("answers 404 for a sandbox checkout and a sandbox approval page made before Stripe and PayPal replaced the sandbox, and they stay unpaid", async () => {
+  it('answers 404 for a sandbox checkout and a sandbox approval page made before Stripe and PayPal replaced the sandbox; nothing becomes paid', async () => {
     const started = await startFacilityServer()
     server = started.server
     const { facility } = started
@@ -220,6 +221,12 @@ describe('sandbox pages when the sandbox is not in use', function () {
     const approval = new URL(intent.body.checkout.approvalURL)
     assert.equal((await fetch(`${server.url}${approval.pathname}${approval.search}`)).status, 200, 'served while the sandbox is in use')
     assert.equal((await fetch(`${server.url}${checkout.pathname}`)).status, 200, 'served while the sandbox is in use')
+    // A second intent the payer approved on the sandbox page before the switch.
+    const approved = await http(server.url, 'POST', '/billing-payment-intents', {
+      token: facility.biller.token,
+      body: { gatewayType: 'sandbox-card', currency: 'USD', facility: facility.id, items: [{ name: 'Consultation', amountPerItem: 25, quantity: 1 }] }
+    })
+    await answerCheckout(approved.body.checkout.approvalURL, 'approve')
 
     // The same data, now on Stripe and PayPal.
     const { dataDir } = server
@@ -233,6 +240,12 @@ describe('sandbox pages when the sandbox is not in use', function () {
     assert.equal((await fetch(at(checkout, '/pay'), { method: 'POST', redirect: 'manual' })).status, 404)
     const stored = await http(server.url, 'GET', `/billing-payment-intents/${intent.body.id}`, { token: facility.biller.token })
     assert.equal(stored.body.status, 'created')
+    // A sandbox approval is no money: it is not captured once the sandbox is gone.
+    const capture = await http(server.url, 'PATCH', `/billing-payment-intents/${approved.body.id}`, { token: facility.biller.token, body: { capture: true } })
+    assert.equal(capture.status, 409, JSON.stringify(capture.body))
+    assert.equal(capture.body.data.reason, 'gateway-not-configured')
+    assert.match(capture.body.message, /gateway 'sandbox', which is not configured on this server \(GATEWAYS: paypal\)/)
+    assert.equal((await http(server.url, 'GET', `/billing-payment-intents/${approved.body.id}`, { token: facility.biller.token })).body.status, 'approved')
     assert.notEqual((await http(server.url, 'GET', `/subscriptions/${owner.subscription.id}`, { token: owner.token })).body.status, 'active')
     const ready = await http(server.url, 'GET', '/health/ready')
     assert.equal(ready.body.checks.payments, 'sandbox', 'a Stripe test-mode key takes no real money either')
