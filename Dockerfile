@@ -1,5 +1,7 @@
 # Clinic back end: a multi-stage image. Build: docker build -t clinic-backend .
-# Run (embedded engine, data in a volume): docker run -p 3030:3030 -e AUTH_SECRET=... -v clinic-data:/data clinic-backend
+# Run (embedded engine, data in a volume): docker run -p 3030:3030 -e AUTH_SECRET="$(openssl rand -base64 48)"
+#   -e PROCESSOR=stripe -e STRIPE_SECRET_KEY=sk_live_... -e GATEWAYS='[]' -v clinic-data:/data clinic-backend
+# (production refuses sandbox payments unless ALLOW_SANDBOX_PAYMENTS=true, and a weak AUTH_SECRET: docs/deployment.md)
 
 # 1. Compile TypeScript with the dev dependencies.
 FROM node:20-bookworm-slim AS build

@@ -6,6 +6,7 @@
 // on the same data dir to measure startup (to READY, and to the first answer: the entries are loaded into the
 // search index in the background after READY) and RSS.
 import type { Params } from '@feathersjs/feathers'
+import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { execSync } from 'node:child_process'
@@ -176,7 +177,7 @@ const rssMB = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS') => {
 /** Starts the server as its own process, as `npm start` does (the compiled `lib/`), on `dataDir`: time to READY and its RSS. */
 const startProcess = async (dataDir: string) => {
   const start = process.hrtime.bigint()
-  const server = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: 'directory-bench-secret-0123456789abcdef' }, 120000, { compiled: true })
+  const server = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: crypto.randomBytes(48).toString('base64'), ALLOW_SANDBOX_PAYMENTS: 'true' }, 120000, { compiled: true })
   const startupMs = Number(process.hrtime.bigint() - start) / 1e6
   return { server, startupMs, rss: () => rssMB(server.child.pid ?? 0), peak: () => rssMB(server.child.pid ?? 0, 'VmHWM') }
 }

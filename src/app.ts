@@ -36,6 +36,7 @@ import { rebuildOnRemoteChanges } from './directory/remote-changes'
 import { notices, noticesReady, closeNotices } from './cluster/notices'
 import { withLeaseWaiting } from './cluster/lease'
 import { processorEvents } from './subscriptions/processor-events'
+import { checkPaymentsForProduction } from './providers/payments-mode'
 
 const closeConnections = async (app: Application) => {
   await closeSharedEvents(app)
@@ -52,6 +53,9 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   const settings = checkConfiguration(mergeSettings(mergeSettings({ ...loaded }, settingsFromSecondsVariables()), overrides))
   for (const [key, value] of Object.entries(settings)) app.set(key as keyof Configuration, value)
   logger.setLevel(app.get('logLevel'))
+  // Production takes real money only, unless ALLOW_SANDBOX_PAYMENTS says otherwise (then a warning at every start).
+  const sandboxPayments = checkPaymentsForProduction(settings)
+  if (sandboxPayments) logger.warn(sandboxPayments)
 
   // Koa reads X-Forwarded-For only when the app sits behind a trusted proxy (TRUST_PROXY).
   app.proxy = app.get('trustProxy')

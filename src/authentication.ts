@@ -47,19 +47,27 @@ class LimitedProviderStrategy extends ProviderStrategy {
   }
 }
 
+// What is wrong with one login field, in words for people: missing, not a string, or too long.
+const stringProblem = (value: unknown, required: boolean, maxLength: number) => {
+  if (required && (value === undefined || value === null || value === '')) return 'is required'
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') return 'must be a string'
+  return value.length > maxLength ? `must be at most ${maxLength} characters` : undefined
+}
+
 const checkStrings = (data: any, fields: string[], optional: string[] = []) => {
-  const errors = fields
-    .filter((field) => typeof data[field] !== 'string' || data[field].length === 0 || data[field].length > 1000)
-    .map((field) => ({ field, message: 'is required and must be a string' }))
-    .concat(optional.filter((field) => data[field] !== undefined && (typeof data[field] !== 'string' || data[field].length > 100)).map((field) => ({ field, message: 'must be a string' })))
+  const errors = [...fields.map((field) => ({ field, message: stringProblem(data[field], true, 1000) })), ...optional.map((field) => ({ field, message: stringProblem(data[field], false, 100) }))].filter(
+    (error): error is { field: string; message: string } => error.message !== undefined
+  )
   if (errors.length) throw new BadRequest(`Invalid login: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, { errors })
 }
 
-// `{ email, password }` needs no `strategy`; both must be strings (no operator objects reach the query).
+// A body without `strategy` and `action` is a password login (`{ email, password }`; a missing one is named), unless
+// it carries an access token; both must be strings (no operator objects reach the query).
 const defaultToPasswordLogin = async (context: HookContext, next: NextFunction) => {
   const data = context.data
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw bodyNotAnObject()
-  if (data.strategy === undefined && data.email !== undefined && data.action === undefined) {
+  if (data.strategy === undefined && data.action === undefined && data.accessToken === undefined) {
     context.data = { ...data, strategy: 'local' }
   }
   if (context.data.action === undefined && context.data.strategy === 'local') checkStrings(context.data, ['email', 'password'], ['mfaCode'])

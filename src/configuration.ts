@@ -114,6 +114,8 @@ export const configurationSchema = Type.Object(
       paypal: Type.Object({ clientId: Type.String(), clientSecret: Type.String(), baseURL: Type.String({ minLength: 1 }), timeoutMs: PositiveMs() }),
       fees: Type.Record(Type.String(), Fee)
     }),
+    /** ALLOW_SANDBOX_PAYMENTS: production may start on payments that take no real money (src/providers/payments-mode.ts). */
+    allowSandboxPayments: Type.Boolean(),
     subscriptions: Type.Object({
       /** Key of the package whose base values a facility without a live subscription has. */
       defaultPackage: Type.String({ minLength: 1 }),

@@ -7,7 +7,8 @@ const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/]
 
 /** What is wrong with `value` under the policy (the one source of these messages), or undefined. */
 export const passwordProblem = (policy: AuthSettings['passwordPolicy'], value: unknown, email?: string): string | undefined => {
-  if (typeof value !== 'string' || value.length === 0) return 'is required and must be a string'
+  if (value === undefined || value === null || value === '') return 'is required'
+  if (typeof value !== 'string') return 'must be a string'
   if (value.length < policy.minLength) return `must be at least ${policy.minLength} characters`
   if (value.length > policy.maxLength) return `must be at most ${policy.maxLength} characters`
   const used = classes.filter((pattern) => pattern.test(value)).length

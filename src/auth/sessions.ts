@@ -33,6 +33,14 @@ const versionOf = (value: unknown) => (typeof value === 'number' && Number.isFin
 
 const sessionEnded = () => new NotAuthenticated('This session has ended; sign in again', { reason: 'session-ended' })
 
+// jsonwebtoken's refusals (`jwt expired`, `jwt malformed`, `invalid signature`, …) in words for people; the
+// library's error name stays out of the answer, `data.reason` is what clients branch on.
+const tokenRefusal = (error: unknown) => {
+  const name = (error as { data?: { name?: unknown } })?.data?.name // Feathers keeps jsonwebtoken's error fields in `data`
+  if (name === 'TokenExpiredError') return new NotAuthenticated('The access token has expired; sign in again', { reason: 'token-expired' })
+  return new NotAuthenticated('The access token is invalid', { reason: 'token-invalid' })
+}
+
 /**
  * The jwt strategy with the session version check, reading the account once per call: that one read is the
  * entity (without its hidden fields on external calls, as the accounts service would answer), the session check,
@@ -93,8 +101,13 @@ export class SessionAuthenticationService extends AuthenticationService {
     return super.createAccessToken(payload, optsOverride, secretOverride ?? this.key())
   }
 
+  /** Verifies a token; a refusal says in words whether it expired or is invalid, with a machine-readable `data.reason`. */
   async verifyAccessToken(...[accessToken, optsOverride, secretOverride]: Parameters<AuthenticationService['verifyAccessToken']>) {
-    return super.verifyAccessToken(accessToken, optsOverride, secretOverride ?? this.key())
+    try {
+      return await super.verifyAccessToken(accessToken, optsOverride, secretOverride ?? this.key())
+    } catch (error) {
+      throw tokenRefusal(error)
+    }
   }
 }
 

@@ -270,6 +270,7 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
 
 /**
  * Captures an approved intent. Steps:
+ * 0. an intent of a gateway no longer in GATEWAYS: 409 (a sandbox approval is never money);
  * 1. created intents: expire when due; ask the gateway whether the payer approved (created → approved) or the
  *    gateway voided the order (created → cancelled);
  * 2. approved → capturing in one conditional write (anything else: 409 naming the intent and its state);
@@ -280,6 +281,15 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
  */
 export const captureIntent = async (app: Application, existing: any, by: string | null, scope?: Record<string, unknown>) => {
   let intent = await expireIfDue(app, existing)
+  // An intent of a gateway this server no longer offers (e.g. approved on the sandbox before production) is never captured.
+  const enabled = gatewaySettings(app).enabled
+  if (!enabled.includes(intent.gateway)) {
+    throw new Conflict(`Payment intent ${intent.id} was made through gateway '${intent.gateway}', which is not configured on this server (GATEWAYS: ${enabled.join(', ') || 'none'}); it cannot be captured`, {
+      intent: intent.id,
+      status: intent.status,
+      reason: 'gateway-not-configured'
+    })
+  }
   const gateway = gatewayOf(app, intent.gateway)
   if (intent.status === 'created' && intent.gatewayOrderId) {
     const seen = await gateway.orderStatus(intent.gatewayOrderId).catch(() => null)

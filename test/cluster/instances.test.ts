@@ -126,7 +126,7 @@ describe('several instances on one MongoDB and one Redis', function () {
         await waitUntil(async () => (await http(url, 'GET', '/health/ready')).body.checks?.indexes === 'ok', 20_000, 'the indexes')
         const waiting = await http(url, 'GET', '/health/ready')
         assert.equal(waiting.status, 503)
-        assert.deepEqual(waiting.body, { status: 'starting', checks: { store: 'ok', indexes: 'ok', recovery: 'running', phase: 'starting' } })
+        assert.deepEqual(waiting.body, { status: 'starting', checks: { store: 'ok', indexes: 'ok', recovery: 'running', phase: 'starting', payments: 'sandbox' } })
         assert.equal((await http(url, 'GET', '/health/live')).status, 200)
         await other.del(`${prefix}:lease:admin-bootstrap`)
         await starting

@@ -25,7 +25,7 @@ describe('health probes', () => {
   it('answers GET /health/ready with 200 once the store, its indexes and start-up recovery are ready', async () => {
     const res = await http(server.url, 'GET', '/health/ready')
     assert.equal(res.status, 200)
-    assert.deepEqual(res.body, { status: 'ready', checks: { store: 'ok', indexes: 'ok', recovery: 'ok', phase: 'ready' } })
+    assert.deepEqual(res.body, { status: 'ready', checks: { store: 'ok', indexes: 'ok', recovery: 'ok', phase: 'ready', payments: 'sandbox' } })
   })
 
   it('answers readiness 503 while the store cannot be reached and start-up has not finished; liveness stays 200', async () => {
@@ -40,7 +40,7 @@ describe('health probes', () => {
       const ready = await http(url, 'GET', '/health/ready')
       assert.equal(ready.status, 503)
       assert.equal(ready.body.status, 'starting')
-      assert.deepEqual(ready.body.checks, { store: 'unreachable', indexes: 'building', recovery: 'running', phase: 'starting' })
+      assert.deepEqual(ready.body.checks, { store: 'unreachable', indexes: 'building', recovery: 'running', phase: 'starting', payments: 'sandbox' })
       assert.equal((await http(url, 'GET', '/health/live')).status, 200)
     } finally {
       assert.ok((await starting) instanceof Error, 'start-up should fail without a store')

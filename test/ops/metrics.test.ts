@@ -2,6 +2,7 @@
 // deliveries and queue depth, store latency and event-loop lag; guarded by METRICS_TOKEN (401 without the
 // Bearer token), served without a token in development and test, 404 in production without one.
 import assert from 'node:assert/strict'
+import crypto from 'node:crypto'
 import { io } from 'socket.io-client'
 import { http, signUp, startServer, waitUntil, type TestServer } from '../helpers/app'
 import { startWebhookReceiver } from '../helpers/webhook-receiver'
@@ -119,7 +120,7 @@ describe('metrics', () => {
       } finally {
         await dev.kill('SIGTERM')
       }
-      const production = { NODE_ENV: 'production', DATA_DIR: tempDir('clinic-metrics-'), AUTH_SECRET: 'a-production-secret-for-metrics' }
+      const production = { NODE_ENV: 'production', DATA_DIR: tempDir('clinic-metrics-'), AUTH_SECRET: crypto.randomBytes(48).toString('base64'), ALLOW_SANDBOX_PAYMENTS: 'true' }
       const closed = await startChild({ ...production, METRICS_TOKEN: '' })
       try {
         assert.equal((await http(closed.url, 'GET', '/metrics')).status, 404)

@@ -41,7 +41,7 @@ describe('persistence across crashes (server as a child process)', function () {
   })
 
   it('refuses to start in production without AUTH_SECRET, with a clear message', async () => {
-    const failed = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: '' }).then(
+    const failed = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: '', ALLOW_SANDBOX_PAYMENTS: 'true' }).then(
       async (server) => {
         await server.kill()
         return null

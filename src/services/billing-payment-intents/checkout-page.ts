@@ -1,10 +1,11 @@
-// The sandbox gateway's approval page and this server's default return/cancel pages (plain HTML, no script or
-// inline style: they pass the Content-Security-Policy of src/http.ts):
+// The sandbox gateway's approval page (only while GATEWAYS includes sandbox) and this server's default
+// return/cancel pages (plain HTML, no script or inline style: they pass the Content-Security-Policy of src/http.ts):
 //   GET  /gateways/sandbox/checkout/:intent?secret=…          the amount and two buttons (forms)
 //   POST /gateways/sandbox/checkout/:intent/approve?secret=…  created → approved, 303 to the return URL
 //   POST /gateways/sandbox/checkout/:intent/cancel?secret=…   created → cancelled, 303 to the cancel URL
 //   GET  /gateways/return, /gateways/cancel                   where the payer lands when no URL was given
-// The secret comes with checkout.approvalURL; without it the page is a 404.
+// The secret comes with checkout.approvalURL; without it the page is a 404, and so is every sandbox page while
+// GATEWAYS does not include sandbox.
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application } from '../../declarations'
 import { answerCheckout, loadCheckout } from '../../billing/intents'
@@ -22,7 +23,8 @@ const withIntent = (url: string, intent: string) => {
 
 export const checkoutPages = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
   const match = /^\/gateways\/sandbox\/checkout\/([A-Za-z0-9]{1,64})(?:\/(approve|cancel))?$/.exec(ctx.path)
-  if (match) {
+  // Served only while GATEWAYS includes sandbox: otherwise these paths are unknown (404), whatever intent they name.
+  if (match && app.get('gateways').enabled.includes('sandbox')) {
     const [, id, answer] = match
     const secret = typeof ctx.query.secret === 'string' ? ctx.query.secret : ''
     ctx.set('Cache-Control', 'no-store')

@@ -150,6 +150,12 @@ describe('webhooks: registration and management', () => {
       }
     })
 
+    it('says outside production how a developer allows private targets (WEBHOOK_ALLOW_PRIVATE=true)', async () => {
+      const res = await restClient(strict.url, admin.token).post('/webhook-events', { organization: admin.organization.id, url: 'http://127.0.0.1:9/hook', events: '*' })
+      assert.equal(res.status, 400)
+      assert.deepEqual(res.body.errors, [{ field: 'url', message: 'points to a private, loopback or link-local address (to allow private targets in development, start the server with WEBHOOK_ALLOW_PRIVATE=true)' }])
+    })
+
     it('accepts a public address, and refuses changing it to a private one', async () => {
       const client = restClient(strict.url, admin.token)
       const res = await client.post('/webhook-events', { organization: admin.organization.id, url: 'https://93.184.216.34/hook', events: '*' })
