@@ -102,18 +102,18 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.hooks({
     setup: [
       async (_context: HookContext, next: NextFunction) => {
-        await storeReady(app)
-        await redisReady(app)
-        await sharedEventsReady(app)
-        await noticesReady(app)
         try {
+          await storeReady(app)
+          await redisReady(app)
+          await sharedEventsReady(app)
+          await noticesReady(app)
           // One instance at a time (REDIS_URL): instances starting together create the admin once.
           await withLeaseWaiting(app, 'admin-bootstrap', 30_000, () => ensureAdmin(app))
         } catch (error) {
-          // The server does not start: nothing stays open behind the error (sockets, HTTP port, store).
+          // The server does not start: nothing stays open behind the error (sockets, HTTP port, store, Redis).
           app.io?.close()
           app.server?.close()
-          await closeConnections(app)
+          await closeConnections(app).catch(() => undefined)
           throw error
         }
         await next()
