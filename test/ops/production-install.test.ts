@@ -1,7 +1,8 @@
 // A production install runs: a build (lib/ and public/, made here into a temporary directory with the build
 // commands of `npm run build`) copied with package.json, package-lock.json and config/ into a clean directory,
 // `npm ci --omit=dev` there, and the documented production start (`node lib/index.js`, what `npm run serve` runs)
-// answers /health/ready — with no TypeScript compiler, ts-node or bundler installed and nothing compiled at start.
+// answers /health/ready and records an audited login — with no ts-node or bundler installed and nothing compiled
+// at start.
 // And `npm start` (scripts/start.js) builds only in development, only when an output is missing or older than its
 // sources, and never in production.
 import assert from 'node:assert/strict'
@@ -64,12 +65,21 @@ describe('production install', function () {
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
     try {
       await waitUntil(() => findStartLine(output) !== undefined || child.exitCode !== null, 60_000, 'the start line')
-      const start = findStartLine(output)
-      assert.ok(start?.urls, output)
+      const urls = findStartLine(output)?.urls
+      assert.ok(urls, output)
       let ready: Response | undefined
-      await waitUntil(async () => (ready = await fetch(start.urls.ready)).ok, 30_000, 'readiness')
-      assert.equal((await ready!.json()).status, 'ready')
-      assert.equal((await fetch(start.urls.console)).status, 200)
+      await waitUntil(async () => (ready = await fetch(urls.ready)).ok, 30_000, 'readiness')
+      assert.equal(((await ready!.json()) as { status: string }).status, 'ready')
+      assert.equal((await fetch(urls.console)).status, 200)
+      // A login is audited by the audit writer thread, which runs the compiled lib/audit/writer-thread.js.
+      const base = urls.ready.replace(/\/health\/ready$/, '')
+      const post = (at: string, body: unknown) => fetch(`${base}${at}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const account = { email: 'ops@example.org', password: 'A production passphrase 1' }
+      const signUp = await post('/accounts', account)
+      assert.equal(signUp.status, 201, await signUp.text())
+      const login = await post('/authentication', { strategy: 'local', ...account })
+      assert.equal(login.status, 201, await login.text())
+      assert.match(fs.readFileSync(path.join(dir, 'data', 'audit-events.db'), 'utf8'), /"action":"login"/)
     } finally {
       child.kill('SIGTERM')
     }
