@@ -5,7 +5,7 @@
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { instanceIdOf } from './events'
-import { redisKey, redisOf, redisStartupError, stopRedisClient, type RedisClient } from './redis'
+import { logRedisErrors, redisKey, redisOf, redisStartupError, stopRedisClient, type RedisClient } from './redis'
 import { runtimeOf } from '../runtime'
 
 type Handler = (payload: any) => void
@@ -40,8 +40,7 @@ export const notices = (app: Application) => {
   if (!client) return
   const state = stateOf(app)
   const subscriber = client.duplicate()
-  // (the client's own error handling: errors of a connection that was open are logged)
-  for (const listener of client.listeners('error')) subscriber.on('error', listener as (error: Error) => void)
+  logRedisErrors(subscriber)
   const prefix = redisKey(app, 'notice:')
   state.subscriber = subscriber
   state.ready = subscriber.connect().then(() =>

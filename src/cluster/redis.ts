@@ -40,17 +40,21 @@ const checkRedisUrl = (url: string) => {
 }
 
 /**
- * A new, unconnected client for REDIS_URL. A lost connection is retried without end (the client's back-off), each
- * error logged; errors before the first connection are not logged: start-up reports them (redisReady).
+ * Logs a client's errors once it has been connected; errors before its first connection are not logged: start-up
+ * reports them (redisReady). (An 'error' listener is needed in any case: without one the errors would be thrown.)
  */
-export const newRedisClient = (url: string) => {
+export const logRedisErrors = (client: RedisClient) => {
   let connectedOnce = false
-  const client = createClient({ url })
   client.on('ready', () => (connectedOnce = true))
-  // (an 'error' listener is needed in any case: without one the client's errors would be thrown)
   client.on('error', (error: Error) => {
     if (connectedOnce) logger.error('Redis error:', error?.message ?? error)
   })
+}
+
+/** A new, unconnected client for REDIS_URL: a lost connection is retried without end (the client's back-off). */
+export const newRedisClient = (url: string) => {
+  const client = createClient({ url })
+  logRedisErrors(client)
   return client
 }
 
