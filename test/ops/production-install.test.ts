@@ -85,6 +85,8 @@ describe('production install', function () {
     }
     assert.equal(await exited, 0, output)
     assert.equal(fs.readdirSync(path.join(dir, 'lib'), { recursive: true }).length, lib, 'nothing was compiled at start')
+    // (the copy holds a whole production install)
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 })
 
