@@ -3,20 +3,21 @@
 #   -e PROCESSOR=stripe -e STRIPE_SECRET_KEY=sk_live_... -e GATEWAYS='[]' -v clinic-data:/data clinic-backend
 # (production refuses sandbox payments unless ALLOW_SANDBOX_PAYMENTS=true, and a weak AUTH_SECRET: docs/deployment.md)
 
-# 1. Compile TypeScript with the dev dependencies.
+# 1. Build with the dev dependencies (no install scripts: none is needed, and none phones home).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci
+RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY console ./console
 COPY scripts ./scripts
 COPY public ./public
 # TypeScript to lib/, and the browser console to public/console.js.
-RUN npm run compile
+RUN npm run build
 
-# 2. The runtime: production dependencies only, compiled JavaScript, config and public files; runs as `node`.
+# 2. The runtime: production dependencies only (no TypeScript, no build step at start), compiled JavaScript, config
+#    and public files; runs as `node`.
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
@@ -25,7 +26,7 @@ ENV NODE_ENV=production \
     SHUTDOWN_GRACE_MS=10000
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/lib ./lib
 COPY config ./config
 COPY --from=build /app/public ./public

@@ -3,8 +3,8 @@
 // with a tag facet — measured over HTTP against the full app (sequential requests, one connection) and, as the
 // baseline, a plain in-memory filter over the same entries in the same process (fold, match, haversine, sort, page).
 // Entries are generated around five cities and seeded through the store (not HTTP); the server is then restarted
-// on the same data dir to measure startup (to READY, and to the first answer: the entries are loaded into the
-// search index in the background after READY) and RSS.
+// on the same data dir to measure startup (to the start line, and to the first answer: the entries are loaded into the
+// search index in the background after the start line) and RSS.
 import type { Params } from '@feathersjs/feathers'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -174,7 +174,7 @@ const rssMB = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS') => {
   return Math.round(kb / 1024)
 }
 
-/** Starts the server as its own process, as `npm start` does (the compiled `lib/`), on `dataDir`: time to READY and its RSS. */
+/** Starts the server as its own process, as `npm start` does (the compiled `lib/`), on `dataDir`: time to the start line and its RSS. */
 const startProcess = async (dataDir: string) => {
   const start = process.hrtime.bigint()
   const server = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: crypto.randomBytes(48).toString('base64'), ALLOW_SANDBOX_PAYMENTS: 'true' }, 120000, { compiled: true })
@@ -184,7 +184,7 @@ const startProcess = async (dataDir: string) => {
 
 export async function run() {
   // The server processes run what `npm start` runs: the compiled JavaScript.
-  execSync('npm run compile', { cwd: path.resolve(__dirname, '..'), stdio: 'ignore' })
+  execSync('npm run build', { cwd: path.resolve(__dirname, '..'), stdio: 'ignore' })
   const dataDir = tempDir('clinic-directory-bench-')
   const emptyDir = tempDir('clinic-directory-bench-empty-')
   // 1. Seed through the store (in this process), then close it.
@@ -209,7 +209,7 @@ export async function run() {
   const full = await startProcess(dataDir)
   const url = full.server.url
   const rssAfterStartup = full.rss()
-  // The entries are loaded into the search index in the background after READY; the first search waits for it.
+  // The entries are loaded into the search index in the background after the start line; the first search waits for it.
   const firstAnswerMs = await time(async () => {
     const response = await fetch(`${url}/bff/unified-directory?$search=*`)
     const body: any = await response.json()
@@ -262,12 +262,12 @@ export async function run() {
     name: 'directory',
     entries: ENTRIES,
     samplesPerCase: SAMPLES,
-    note: 'app = GET /bff/unified-directory over HTTP to the server running as its own process on the embedded engine (sequential, one connection); baseline = plain in-memory filter over the same entries in the bench process; every answer is checked equal (total and first page) to the baseline. Startup = spawn of `node lib/index.js` (as `npm start`, NODE_ENV=production) to READY, then READY to the first answer (background index load); RSS = the server process',
+    note: 'app = GET /bff/unified-directory over HTTP to the server running as its own process on the embedded engine (sequential, one connection); baseline = plain in-memory filter over the same entries in the bench process; every answer is checked equal (total and first page) to the baseline. Startup = spawn of `node lib/index.js` (as `npm start`, NODE_ENV=production) to the start line, then from it to the first answer (background index load); RSS = the server process',
     seedMs: Math.round(seedMs),
     startupMs: {
       withEntries: Math.round(full.startupMs),
       empty: Math.round(emptyStartupMs),
-      // READY to the first answer of a search (the background load of the entries into the index, then `*`)
+      // From the start line to the first answer of a search (the background load of the entries into the index, then `*`)
       firstSearchAfterReady: Math.round(firstAnswerMs),
       toFirstSearch: Math.round(full.startupMs + firstAnswerMs)
     },

@@ -3,7 +3,7 @@
 // may read 1,000 through a `permissions.uid` element (the rest belong to others: other authors, other
 // organizations — 10% of them shared with an organization the viewer is NOT in). The records are seeded through
 // the store (not HTTP, so it is quick), then the real server is started as a child process on that data
-// directory, as `npm start` runs it: start-up time to READY (the whole data file loaded and indexed), its RSS after
+// directory, as `npm start` runs it: start-up time to the start line (the whole data file loaded and indexed), its RSS after
 // start-up and after the load, and p50/p99 of the list at 10 connections. Baseline in the same run: the same page
 // answered by a bare Feathers Koa app over @feathersjs/memory holding the viewer's 1,000 readable records only
 // (what an ideal index would leave to scan), so the ratio shows what finding them among the others costs.

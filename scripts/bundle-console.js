@@ -1,6 +1,7 @@
 // The browser console (console/*.ts, with the typed client of src/client.ts and the Socket.IO transport) bundled
 // by esbuild into public/console.js, which the server serves at GET / with public/index.html. Run by
-// `npm run compile` (so `npm start`) and by `npm run test:browser`; nothing is fetched from elsewhere.
+// `npm run build` (so `npm start` in development) and by `npm run test:browser`; nothing is fetched from elsewhere.
+// `node scripts/bundle-console.js <file>` writes the bundle to <file> instead.
 const path = require('node:path')
 const esbuild = require('esbuild')
 
@@ -8,7 +9,7 @@ const root = path.resolve(__dirname, '..')
 esbuild
   .build({
     entryPoints: [path.join(root, 'console/main.ts')],
-    outfile: path.join(root, 'public/console.js'),
+    outfile: process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'public/console.js'),
     bundle: true,
     format: 'iife',
     platform: 'browser',

@@ -116,10 +116,10 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
           await withLeaseWaiting(app, 'admin-bootstrap', 30_000, () => ensureAdmin(app))
         } catch (error) {
           // The server does not start: nothing stays open behind the error (sockets, HTTP port, store and its
-          // data folder's lock).
+          // data folder's lock, Redis).
           app.io?.close()
           app.server?.close()
-          await closeConnections(app)
+          await closeConnections(app).catch(() => undefined)
           throw error
         }
         await next()

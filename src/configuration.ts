@@ -7,6 +7,7 @@ import path from 'node:path'
 import { Type, StringEnum, authenticationSettingsSchema, type Static, type TSchema } from '@feathersjs/typebox'
 import { dataValidator, fieldErrors } from './schema/validators'
 import { STORE_SYNC_MODES } from './store/sync'
+import { StartupError } from './startup-error'
 
 const Ms = () => Type.Number({ minimum: 0 })
 const PositiveMs = () => Type.Number({ exclusiveMinimum: 0 })
@@ -25,6 +26,8 @@ export const configurationSchema = Type.Object(
     dataDir: Type.String(),
     /** MONGODB_URL; empty: the embedded engine under dataDir. */
     mongodb: Type.String(),
+    /** MONGODB_CONNECT_TIMEOUT_MS: how long start-up (and each later connection attempt) waits for MongoDB. */
+    mongodbConnectTimeoutMs: PositiveMs(),
     /** REDIS_URL: the bus shared by several instances (events, rate limits, leases); empty = one process. */
     redis: Type.String(),
     /** REDIS_PREFIX: prefix of every Redis key and channel of this deployment. */
@@ -218,15 +221,19 @@ export const mergeSettings = (base: unknown, given: unknown, schema: TSchema = c
   return merged
 }
 
-// Each setting's environment variable, for messages: "webhooks.timeoutMs (WEBHOOK_TIMEOUT)".
+// Each setting's environment variable, for messages: "webhooks.timeoutMs (WEBHOOK_TIMEOUT)", and how it is read
+// when it is not plain text (`number`, `boolean`, `json`).
+const formats = new Map<string, string>()
 const variableOf = (() => {
   const names = new Map<string, string>()
   const walk = (node: Record<string, any>, prefix: string) => {
     for (const [key, value] of Object.entries(node)) {
       const dotted = prefix ? `${prefix}.${key}` : key
       if (typeof value === 'string') names.set(dotted, value)
-      else if (value && typeof value === 'object' && '__name' in value) names.set(dotted, String(value.__name))
-      else if (value && typeof value === 'object') walk(value, dotted)
+      else if (value && typeof value === 'object' && '__name' in value) {
+        names.set(dotted, String(value.__name))
+        if (typeof value.__format === 'string') formats.set(String(value.__name), value.__format)
+      } else if (value && typeof value === 'object') walk(value, dotted)
     }
   }
   walk(JSON.parse(fs.readFileSync(path.resolve(__dirname, '../config/custom-environment-variables.json'), 'utf8')), '')
@@ -240,14 +247,25 @@ const validate = dataValidator.compile<Configuration>(configurationSchema as TSc
 const valueAt = (settings: unknown, field: string): unknown =>
   field.split('.').reduce<any>((node, key) => (node && typeof node === 'object' ? node[key] : undefined), settings)
 
-/** Checks the settings against the schema; a bad one throws an Error naming each offending setting and its variable. */
-export const checkConfiguration = (settings: unknown): Configuration => {
+// A number variable that is not one (PORT=abc) reaches the settings as nothing at all: the message then names
+// the text given rather than calling the setting missing.
+const formatRule: Record<string, string> = { number: 'must be a number', boolean: 'must be true or false', json: 'must be JSON' }
+
+/**
+ * Checks the settings against the schema; a bad one throws a StartupError naming each offending setting, its
+ * variable and the value given (`env`: the variables the settings were read from).
+ */
+export const checkConfiguration = (settings: unknown, env: NodeJS.ProcessEnv = process.env): Configuration => {
   if (validate(settings)) return settings
   const problems = fieldErrors(validate.errors).map(({ field, message }) => {
     const variable = variableOf(field)
     const value = valueAt(settings, field)
+    const given = variable ? env[variable] : undefined
+    if (value === undefined && variable && given !== undefined && given !== '') {
+      return `${variable} ${formatRule[formats.get(variable) ?? ''] ?? message} (setting ${field}, got ${JSON.stringify(given)})`
+    }
     const got = value === undefined ? 'missing' : `got ${JSON.stringify(value)}`
     return `${variable ?? field} ${message.replace('must be one of: ', 'must be one of ')} (setting ${field}, ${got})`
   })
-  throw new Error(`Invalid configuration: ${problems.join('; ')}`)
+  throw new StartupError(`Invalid configuration: ${problems.join('; ')}`)
 }

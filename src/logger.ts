@@ -81,6 +81,16 @@ export const logger = {
   log(at: Exclude<LogLevel, 'silent'>, fields: Record<string, unknown>, msg: string) {
     base[at](fields, msg)
   },
+  /**
+   * An info line written whatever LOG_LEVEL says (except `silent`): the start line, which scripts and tests wait
+   * for. As JSON it carries `fields`; formatted for people, the message alone (it states the same facts).
+   */
+  notice(fields: Record<string, unknown>, msg: string) {
+    if (level === 'silent') return
+    const always = base.child({}, { level: 'info' })
+    if (format === 'json') always.info(fields, msg)
+    else always.info(msg)
+  },
   debug: (...args: unknown[]) => write('debug', args),
   info: (...args: unknown[]) => write('info', args),
   warn: (...args: unknown[]) => write('warn', args),

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { redis as syncRedis } from 'feathers-sync'
 import type { Application } from '../declarations'
-import { newRedisClient, redisKey } from './redis'
+import { newRedisClient, redisKey, redisStartupError, stopRedisClient } from './redis'
 import { runtimeOf } from '../runtime'
 
 /** The context a synced event carries: `origin` is the instance that made the change. */
@@ -24,8 +24,8 @@ export interface SyncedContext {
 
 interface SyncState {
   ready: Promise<unknown>
-  pub: { close(): Promise<void>; destroy(): void; isOpen: boolean }
-  sub: { close(): Promise<void>; destroy(): void; isOpen: boolean }
+  pub: { close(): Promise<void>; destroy(): void; isOpen: boolean; isReady: boolean }
+  sub: { close(): Promise<void>; destroy(): void; isOpen: boolean; isReady: boolean }
 }
 
 /** This app instance's id (set when events are shared), as carried in `origin`. */
@@ -76,18 +76,22 @@ export const sharedEvents = (app: Application) => {
       }
     }) as (app: Application) => void // (cast: feathers-sync types its configure function for the plain Feathers app, not the Koa-typed one)
   )
+  // (start-up reports a failure once, through sharedEventsReady)
+  syncOf(app)?.ready.catch(() => undefined)
 }
 
 const syncOf = (app: Application): SyncState | undefined => (app as unknown as { sync?: SyncState }).sync
 
 /** Resolves once the event bus is subscribed (at once without REDIS_URL). */
 export const sharedEventsReady = async (app: Application) => {
-  await syncOf(app)?.ready
+  await syncOf(app)?.ready.catch((error) => {
+    throw redisStartupError(app.get('redis'), error)
+  })
 }
 
 /** Closes the event bus's two connections. */
 export const closeSharedEvents = async (app: Application) => {
   const sync = syncOf(app)
   if (!sync) return
-  for (const client of [sync.sub, sync.pub]) if (client.isOpen) await client.close().catch(() => client.destroy())
+  for (const client of [sync.sub, sync.pub]) await stopRedisClient(client)
 }

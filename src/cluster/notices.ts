@@ -5,7 +5,7 @@
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { instanceIdOf } from './events'
-import { redisKey, redisOf, type RedisClient } from './redis'
+import { logRedisErrors, redisKey, redisOf, redisStartupError, stopRedisClient, type RedisClient } from './redis'
 import { runtimeOf } from '../runtime'
 
 type Handler = (payload: any) => void
@@ -40,7 +40,7 @@ export const notices = (app: Application) => {
   if (!client) return
   const state = stateOf(app)
   const subscriber = client.duplicate()
-  subscriber.on('error', (error: Error) => logger.error('Redis error (notices):', error?.message ?? error))
+  logRedisErrors(subscriber)
   const prefix = redisKey(app, 'notice:')
   state.subscriber = subscriber
   state.ready = subscriber.connect().then(() =>
@@ -54,14 +54,17 @@ export const notices = (app: Application) => {
       }
     })
   )
-  state.ready.catch((error: Error) => logger.error('Redis notices subscription failed:', error?.message ?? error))
+  // (start-up reports a failure once, through noticesReady)
+  state.ready.catch(() => undefined)
 }
 
 export const noticesReady = async (app: Application) => {
-  await stateOf(app).ready
+  await stateOf(app).ready?.catch((error) => {
+    throw redisStartupError(app.get('redis'), error)
+  })
 }
 
 export const closeNotices = async (app: Application) => {
   const subscriber = stateOf(app).subscriber
-  if (subscriber?.isOpen) await subscriber.close().catch(() => subscriber.destroy())
+  if (subscriber) await stopRedisClient(subscriber)
 }

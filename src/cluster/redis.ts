@@ -6,6 +6,7 @@ import { createClient } from 'redis'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { runtimeOf } from '../runtime'
+import { StartupError, reasonOf, shownUrl } from '../startup-error'
 
 export type RedisClient = ReturnType<typeof createClient>
 
@@ -23,12 +24,50 @@ export const redisOf = (app: Application): RedisClient | undefined => stateOf(ap
 /** `<REDIS_PREFIX>:<name>`: every key and channel this app uses in Redis. */
 export const redisKey = (app: Application, name: string) => `${app.get('redisPrefix')}:${name}`
 
-/** A new, unconnected client for REDIS_URL, with its errors logged (never an unhandled 'error' event). */
+const leaveEmpty = 'or leave it empty to run one instance without Redis'
+
+/** REDIS_URL checked before any client is made: a StartupError when it is not a redis:// or rediss:// URL. */
+const checkRedisUrl = (url: string) => {
+  let protocol: string
+  try {
+    protocol = new URL(url).protocol
+  } catch {
+    throw new StartupError(`REDIS_URL is not a URL; set it to redis://host:6379 (rediss:// for TLS), ${leaveEmpty}`)
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    throw new StartupError(`REDIS_URL ${shownUrl(url)} is not a Redis URL (it starts with ${protocol}//); set it to redis://host:6379 (rediss:// for TLS), ${leaveEmpty}`)
+  }
+}
+
+/**
+ * Logs a client's errors once it has been connected; errors before its first connection are not logged: start-up
+ * reports them (redisReady). (An 'error' listener is needed in any case: without one the errors would be thrown.)
+ */
+export const logRedisErrors = (client: RedisClient) => {
+  let connectedOnce = false
+  client.on('ready', () => (connectedOnce = true))
+  client.on('error', (error: Error) => {
+    if (connectedOnce) logger.error('Redis error:', error?.message ?? error)
+  })
+}
+
+/** A new, unconnected client for REDIS_URL: a lost connection is retried without end (the client's back-off). */
 export const newRedisClient = (url: string) => {
   const client = createClient({ url })
-  client.on('error', (error: Error) => logger.error('Redis error:', error?.message ?? error))
+  logRedisErrors(client)
   return client
 }
+
+/** Stops a client: closed (pending commands answered first) when connected, else dropped with its retries. */
+export const stopRedisClient = async (client: { isOpen: boolean; isReady: boolean; close(): Promise<unknown>; destroy(): void }) => {
+  if (!client.isOpen) return
+  if (client.isReady) await client.close().catch(() => client.destroy())
+  else client.destroy()
+}
+
+/** The StartupError of a Redis connection that could not be opened at start-up. */
+export const redisStartupError = (url: string, error: unknown) =>
+  new StartupError(`Redis at REDIS_URL ${shownUrl(url)} could not be reached (${reasonOf(error)}); start Redis or set REDIS_URL to a server this host can reach, ${leaveEmpty}`, { cause: error })
 
 /** Opens the Redis client when REDIS_URL is set; warns when MONGODB_URL is set without it. */
 export const redis = (app: Application) => {
@@ -39,19 +78,29 @@ export const redis = (app: Application) => {
     }
     return
   }
+  checkRedisUrl(url)
   const client = newRedisClient(url)
-  const connected = client.connect()
-  connected.catch((error: Error) => logger.error('Redis connection failed:', error?.message ?? error))
+  // Start-up waits for the first connection and stops at the first error before it (reported once, by redisReady).
+  const connected = new Promise<void>((resolve, reject) => {
+    client.once('ready', resolve)
+    client.once('error', reject)
+  })
+  connected.catch(() => undefined)
+  client.connect().catch(() => undefined)
   runtimeOf(app).redis = { client, prefix: app.get('redisPrefix'), connected }
 }
 
-/** Resolves once the Redis client is connected (at once without REDIS_URL). */
+/** Resolves once the Redis client is connected (at once without REDIS_URL); a StartupError when it cannot be. */
 export const redisReady = async (app: Application) => {
-  await stateOf(app)?.connected
+  const state = stateOf(app)
+  if (!state) return
+  await state.connected.catch((error) => {
+    throw redisStartupError(app.get('redis'), error)
+  })
 }
 
 /** Closes the Redis client (pending commands are answered first). */
 export const closeRedis = async (app: Application) => {
   const client = redisOf(app)
-  if (client?.isOpen) await client.close().catch(() => client.destroy())
+  if (client) await stopRedisClient(client)
 }

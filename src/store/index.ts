@@ -17,6 +17,7 @@ import { NeDBJournal } from './nedb-journal'
 import { lockDataDir, type DataLock } from './data-lock'
 import { diagnoseDataFile } from './nedb-repair'
 import { runtimeOf } from '../runtime'
+import { StartupError, reasonOf, shownUrl } from '../startup-error'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -407,10 +408,38 @@ const nedbEngine = (dataDir: string, lock: DataLock, compactionIntervalMs: numbe
   }
 }
 
-const mongoEngine = (url: string): Engine => {
-  const client = new MongoClient(url)
-  const connected = client.connect().then(() => client.db())
-  connected.catch((error) => logger.error('MongoDB connection failed:', error.message))
+// Start-up fails with one line for the operator when MONGODB_URL is not a connection string, or when MongoDB cannot
+// be used within MONGODB_CONNECT_TIMEOUT_MS (given to the driver as its server selection and connect timeouts,
+// unless the URL sets them itself).
+const mongoClient = (url: string, timeoutMs: number): MongoClient => {
+  const named = (option: string) => new RegExp(`[?&]${option}=`, 'i').test(url)
+  const options = { ...(named('serverSelectionTimeoutMS') ? {} : { serverSelectionTimeoutMS: timeoutMs }), ...(named('connectTimeoutMS') ? {} : { connectTimeoutMS: timeoutMs }) }
+  try {
+    return new MongoClient(url, options)
+  } catch (error) {
+    const reason = reasonOf(error).replaceAll(url, '…')
+    throw new StartupError(`MONGODB_URL is not a MongoDB connection string (${reason}); set it to mongodb://host:27017/clinic (or mongodb+srv://…), or leave it empty for the embedded engine`, { cause: error })
+  }
+}
+
+const mongoStartupError = (url: string, timeoutMs: number, error: any) => {
+  const where = `MongoDB at MONGODB_URL ${shownUrl(url)}`
+  const reason = reasonOf(error).replaceAll(url, '…')
+  return error?.name === 'MongoServerSelectionError'
+    ? new StartupError(`${where} could not be reached within ${timeoutMs} ms (${reason}); start MongoDB or set MONGODB_URL to a server this host can reach (MONGODB_CONNECT_TIMEOUT_MS sets the wait)`, { cause: error })
+    : new StartupError(`${where} refused the connection (${reason}); check the user, password and database in MONGODB_URL`, { cause: error })
+}
+
+const mongoEngine = (url: string, timeoutMs: number): Engine => {
+  const client = mongoClient(url, timeoutMs)
+  const connected = client
+    .connect()
+    .then(() => client.db())
+    .catch((error) => {
+      throw mongoStartupError(url, timeoutMs, error)
+    })
+  // (start-up reports it once, through storeReady)
+  connected.catch(() => undefined)
   return {
     kind: 'mongodb',
     collection: (name: string) => connected.then((db: Db) => db.collection(name)),
@@ -447,7 +476,7 @@ export const storeSyncOf = (app: Application): StoreSync => app.get('storeSync')
 export const store = (app: Application) => {
   const url = app.get('mongodb')
   const engine = url
-    ? mongoEngine(url)
+    ? mongoEngine(url, app.get('mongodbConnectTimeoutMs'))
     : nedbEngine(path.resolve(app.get('dataDir')), lockDataDir(app.get('dataDir')), app.get('nedb').compactionIntervalMs, storeSyncOf(app))
   runtimeOf(app).storeEngine = engine
   logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`)

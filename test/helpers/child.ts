@@ -1,5 +1,5 @@
 // The real server as a child process (`node -r ts-node/register/transpile-only src/index.ts`, started by
-// server-process.ts, ready on its `READY <port>` line), with what crash tests need on top: a promise of its
+// server-process.ts, ready on its start line), with what crash tests need on top: a promise of its
 // exit (code or signal), and the embedded engine unless MONGODB_URL is passed.
 import type { ChildProcess } from 'node:child_process'
 import { startServerProcess } from './server-process'

@@ -1,4 +1,4 @@
-// Runs the server as a separate process (as `npm start` does, TypeScript loaded directly), for crash and
+// Runs the server as a separate process (as `npm run dev` does, TypeScript loaded directly; or compiled), for crash and
 // restart tests: kill -9 it, start it again on the same DATA_DIR.
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
@@ -14,9 +14,36 @@ export interface ServerProcess {
 
 const root = path.resolve(__dirname, '../..')
 
+/** The server's start line (JSON, as in production and test logs): its port and the URLs it names. */
+export interface StartLine {
+  port: number
+  urls: { console: string; docs: string; ready: string }
+}
+
 /**
- * Starts `src/index.ts` (or, with `compiled`, `lib/index.js` as `npm start` runs it after `npm run compile`) with the
- * given environment; resolves on its `READY <port>` line.
+ * The start line in a process's output: the JSON line with `port` and `urls`, or, in development's logs formatted
+ * for people, the port of its "Listening on http://host:port" (then without `urls`).
+ */
+export const findStartLine = (output: string): { port: number; urls?: StartLine['urls'] } | undefined => {
+  for (const line of output.split('\n')) {
+    if (line.startsWith('{')) {
+      try {
+        const entry = JSON.parse(line)
+        if (typeof entry.port === 'number' && entry.urls) return { port: entry.port, urls: entry.urls }
+      } catch {
+        // (a line still being written)
+      }
+      continue
+    }
+    const pretty = /INFO: Listening on http:\/\/\S+?:(\d+):/.exec(line)
+    if (pretty) return { port: Number(pretty[1]) }
+  }
+  return undefined
+}
+
+/**
+ * Starts `src/index.ts` (or, with `compiled`, `lib/index.js` as `node lib/index.js` runs it after `npm run build`)
+ * with the given environment; resolves on its start line.
  */
 export const startServerProcess = (env: Record<string, string>, timeoutMs = 30000, options: { compiled?: boolean } = {}): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
@@ -32,14 +59,17 @@ export const startServerProcess = (env: Record<string, string>, timeoutMs = 3000
       child.kill('SIGKILL')
       reject(new Error(`server did not start in ${timeoutMs} ms:\n${out}`))
     }, timeoutMs)
+    let stdout = ''
     const onData = (chunk: Buffer) => {
       out += chunk.toString()
-      const match = /READY (\d+)/.exec(out)
-      if (match) {
+      stdout += chunk.toString()
+      // (complete lines of stdout only)
+      const started = findStartLine(stdout.slice(0, stdout.lastIndexOf('\n') + 1))
+      if (started) {
         clearTimeout(timer)
         child.stdout?.off('data', onData)
         child.stdout?.on('data', (more: Buffer) => (out += more.toString()))
-        const port = Number(match[1])
+        const port = started.port
         resolve({
           url: `http://127.0.0.1:${port}`,
           port,
@@ -54,7 +84,8 @@ export const startServerProcess = (env: Record<string, string>, timeoutMs = 3000
     }
     child.stdout?.on('data', onData)
     child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    child.once('exit', (code) => {
+    // ('close': after the last of its output was read)
+    child.once('close', (code) => {
       clearTimeout(timer)
       reject(Object.assign(new Error(`server exited with code ${code}:\n${out}`), { code, output: out }))
     })

@@ -14,6 +14,7 @@ import { http, startServer, tempDir, waitUntil } from '../helpers/app'
 import { serverVariables } from '../helpers/settings'
 import { startStripeServer } from '../helpers/stripe-server'
 import { section } from '../readme/quick-start'
+import { findStartLine } from '../helpers/server-process'
 
 const root = path.resolve(__dirname, '../..')
 const run = promisify(execFile)
@@ -81,7 +82,7 @@ describe('container recipe', function () {
     assert.match(final.from, /^node:20[.-]/)
     assert.ok(of('RUN').some((instruction) => /npm ci --omit=dev/.test(instruction.args)))
     assert.ok(of('COPY').some((instruction) => /--from=build/.test(instruction.args) && /lib/.test(instruction.args)), 'compiled code comes from the build stage')
-    assert.ok(stages[0].instructions.some((instruction) => instruction.op === 'RUN' && /npm run compile/.test(instruction.args)))
+    assert.ok(stages[0].instructions.some((instruction) => instruction.op === 'RUN' && /npm run build/.test(instruction.args)))
   })
 
   it('runs as a non-root user', () => {
@@ -104,7 +105,7 @@ describe('container recipe', function () {
   })
 
   it('starts with its CMD and ENV (compiled as in the build stage), passes its own HEALTHCHECK and stops on SIGTERM with 0', async () => {
-    await run('npm', ['run', 'compile'], { cwd: root })
+    await run('npm', ['run', 'build'], { cwd: root })
     const cmd = execForm(of('CMD').at(-1)!.args)
     const env: Record<string, string> = {}
     for (const instruction of of('ENV')) for (const match of instruction.args.matchAll(/(\w+)=(\S+)/g)) env[match[1]] = match[2]
@@ -122,8 +123,8 @@ describe('container recipe', function () {
     child.stderr.on('data', (chunk) => (output += chunk))
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     try {
-      await waitUntil(() => /READY \d+/.test(output), 60_000, `READY from ${cmd.join(' ')}`)
-      const port = /READY (\d+)/.exec(output)![1]
+      await waitUntil(() => findStartLine(output) !== undefined, 60_000, `the start line from ${cmd.join(' ')}`)
+      const port = String(findStartLine(output)!.port)
       const check = execForm(of('HEALTHCHECK')[0].args.replace(/^.*?CMD\s+/, ''))
       const { stdout } = await run(check[0] === 'node' ? process.execPath : check[0], [...check.slice(1)], { env: { ...process.env, PORT: port } }).then(
         (result) => ({ stdout: `exit 0 ${result.stdout}` }),
