@@ -6,6 +6,7 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { StartupError } from './startup-error'
 
 /** What every refusal says to do. */
 const generateHint = 'Generate one with `openssl rand -base64 48` and set AUTH_SECRET to it (the same value on every instance).'
@@ -68,9 +69,9 @@ const readDevelopmentSecret = (dataDir: string) => {
 
 export const resolveAuthSecret = (configured: string | undefined, dataDir: string, env = process.env.NODE_ENV): string => {
   if (env === 'production') {
-    if (!configured) throw new Error(`AUTH_SECRET is not set; production needs a long random secret. ${generateHint}`)
+    if (!configured) throw new StartupError(`AUTH_SECRET is not set; production needs a long random secret. ${generateHint}`)
     const reason = weakSecretReason(configured, readDevelopmentSecret(dataDir))
-    if (reason) throw new Error(`AUTH_SECRET is too weak for production: ${reason}. ${generateHint}`)
+    if (reason) throw new StartupError(`AUTH_SECRET is too weak for production: ${reason}. ${generateHint}`)
     return configured
   }
   if (configured) return configured

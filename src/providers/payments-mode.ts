@@ -5,6 +5,7 @@
 // ALLOW_SANDBOX_PAYMENTS=true says it is meant (a demo), and then warns at every start; /health/ready reports the
 // mode (`payments`: `sandbox` or `live`) in every environment.
 import type { Configuration } from '../declarations'
+import { StartupError } from '../startup-error'
 
 export type PaymentsMode = 'sandbox' | 'live'
 
@@ -44,7 +45,7 @@ export const checkPaymentsForProduction = (settings: PaymentSettings, env = proc
   const found = sandboxPaymentSettings(settings)
   if (!found.length) return null
   if (!settings.allowSandboxPayments) {
-    throw new Error(
+    throw new StartupError(
       `Refusing to start in production with payments that take no real money: ${found.join('; ')}. ` +
         'Configure real payments (PROCESSOR=stripe with a live STRIPE_SECRET_KEY; GATEWAYS without sandbox, e.g. ["paypal"] with PAYPAL_BASE_URL=https://api-m.paypal.com, or []), ' +
         'or set ALLOW_SANDBOX_PAYMENTS=true to run a demonstration on sandbox payments on purpose.'

@@ -21,12 +21,13 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { logger } from '../logger'
+import { StartupError } from '../startup-error'
 
 /** The lock file's name inside DATA_DIR. */
 export const LOCK_FILE = 'server.lock'
 
 /** A refusal to use a data folder, in one line for operators (no stack trace is useful). */
-export class DataDirError extends Error {
+export class DataDirError extends StartupError {
   constructor(message: string) {
     super(message)
     this.name = 'DataDirError'

@@ -381,7 +381,7 @@ const nedbEngine = (dataDir: string, lock: DataLock, compactionIntervalMs: numbe
         } catch {
           problem = undefined // unreadable file: the original error says why
         }
-        throw problem ? new Error(problem) : error
+        throw problem ? new StartupError(problem, { cause: error }) : error
       }
     },
     async ping() {

@@ -9,6 +9,7 @@ import { createApp } from '../../src/app'
 import { http, signUp, startServer, tempDir } from '../helpers/app'
 import { startChild } from '../helpers/child'
 import { startMongoEmulator } from '../helpers/mongo-emulator'
+import { findStartLine } from '../helpers/server-process'
 
 const root = path.resolve(__dirname, '../..')
 const lockOf = (dir: string) => path.join(dir, 'server.lock')
@@ -29,11 +30,11 @@ const refusedStart = (env: Record<string, string>, options: { uid?: number; gid?
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.once('error', reject)
     child.once('exit', (code) => {
-      if (/READY \d+/.test(output)) reject(new Error(`the server started:\n${output}`))
+      if (findStartLine(output)) reject(new Error(`the server started:\n${output}`))
       else resolve({ code, output })
     })
     child.stdout.on('data', () => {
-      if (/READY \d+/.test(output)) child.kill('SIGKILL')
+      if (findStartLine(output)) child.kill('SIGKILL')
     })
   })
 
