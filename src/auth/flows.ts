@@ -266,7 +266,7 @@ export class AuthFlows {
         if (account.mfaEnabled) throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
         if (!account.mfaPending) throw new BadRequest('No MFA set-up is waiting for this code; call setupMFA again', { reason: 'mfa-not-pending' })
         if (!this.totp.verify(payload.mfaCode, account.mfaPending)) throw new WrongMfaCode()
-        patched = await endSessions(this.app, account.id, {
+        patched = await endSessions(this.app, account.id, 'mfa-changed', {
           change: { mfaSecret: account.mfaPending, mfaEnabled: true, updatedAt: now, $unset: { mfaPending: '', mfaLastStep: '' } },
           announce: true,
           keep: params.connection
@@ -282,7 +282,7 @@ export class AuthFlows {
         }
         if (code.data.mobileNo) change.mobileNo = code.data.mobileNo
         try {
-          patched = await endSessions(this.app, account.id, { change: { ...change, updatedAt: now }, announce: true, keep: params.connection })
+          patched = await endSessions(this.app, account.id, 'identity-changed', { change: { ...change, updatedAt: now }, announce: true, keep: params.connection })
         } catch (error: any) {
           if (error?.code === 409) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
           throw error
@@ -290,7 +290,7 @@ export class AuthFlows {
         break
       }
       case 'changePassword':
-        patched = await endSessions(this.app, account.id, { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
+        patched = await endSessions(this.app, account.id, 'password-changed', { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
         break
     }
     return { action: code.action, account: await safeAccount(this.app, patched) }
@@ -380,7 +380,7 @@ export class AuthFlows {
       throw error
     }
     // Turning MFA off ends every session, like turning it on.
-    const patched = await endSessions(this.app, account.id, {
+    const patched = await endSessions(this.app, account.id, 'mfa-changed', {
       change: { mfaEnabled: false, updatedAt: Date.now(), $unset: { mfaSecret: '', mfaPending: '', mfaLastStep: '' } },
       announce: true,
       keep: params.connection
@@ -393,7 +393,7 @@ export class AuthFlows {
   // is announced.
   private async logoutEverywhere(params: AppParams) {
     const account = await this.requireCaller(params, 'logout-everywhere')
-    await endSessions(this.app, account.id, { keep: params.connection })
+    await endSessions(this.app, account.id, 'signed-out-everywhere', { keep: params.connection })
     return { action: 'logout-everywhere', account: account.id, endedAt: Date.now() }
   }
 }
