@@ -101,8 +101,14 @@ export class SessionAuthenticationService extends AuthenticationService {
 
 // Each Feathers connection object (`socket.feathers`) → its Socket.IO socket, to disconnect it.
 const socketsByConnection = new WeakMap<object, Socket>()
-// Authenticated connections per account, including ones still joining their channels.
-const connectionsByAccount = new Map<string, Set<RealTimeConnection>>()
+// Per app (two apps in one process each cut only their own): authenticated connections per account, including
+// ones still joining their channels.
+const accountConnections = new WeakMap<Application, Map<string, Set<RealTimeConnection>>>()
+const connectionsOf = (app: Application) => {
+  let byAccount = accountConnections.get(app)
+  if (!byAccount) accountConnections.set(app, (byAccount = new Map()))
+  return byAccount
+}
 
 /** Socket.IO middleware remembering each connection's socket. */
 export const trackSockets = (io: Server) => {
@@ -115,6 +121,7 @@ export const trackSockets = (io: Server) => {
 
 /** Keeps track of which connections are signed in as which account. */
 export const trackConnections = (app: Application) => {
+  const connectionsByAccount = connectionsOf(app)
   app.on('login', (result: any, { connection }: any) => {
     const id = result?.account?.id
     if (!connection || !id) return
@@ -155,6 +162,7 @@ export const MAX_REVOKED = 100
  * outcome from its call's answer.
  */
 export const cutConnections = (app: Application, accountId: string, reason: SessionEndReason, keep?: unknown, which: (connection: RealTimeConnection) => boolean = () => true) => {
+  const connectionsByAccount = connectionsOf(app)
   const tracked = connectionsByAccount.get(accountId)
   const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(tracked ?? [])])
   for (const connection of connections) {
