@@ -148,10 +148,10 @@ export const trackConnections = (app: Application) => {
 }
 
 const SESSIONS_ENDED = 'sessions-ended'
+const TOKEN_REVOKED = 'token-revoked'
 // A notice's reason, as sent by an instance of this version (anything else: signed out everywhere).
 const reasonOf = (value: unknown): SessionEndReason =>
   typeof value === 'string' && Object.hasOwn(sessionEndMessages, value) ? (value as SessionEndReason) : 'signed-out-everywhere'
-const TOKEN_REVOKED = 'token-revoked'
 /** Signed-out tokens kept per account before signing out everywhere instead (src/auth/sessions.ts revokeToken). */
 export const MAX_REVOKED = 100
 
