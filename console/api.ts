@@ -1,6 +1,7 @@
 // The project's typed client (src/client.ts) over Socket.IO to the server that served this page. The
 // authentication client keeps the access token in localStorage (never shown) and signs in again after a
-// reload (reAuthenticate) and after a reconnect (its own handler on the socket's disconnect).
+// reload (reAuthenticate) and after a reconnect (its own handler on the socket's disconnect). A call the
+// server has not answered within `ackTimeout` (or when the connection drops under it) fails instead of waiting.
 import { io } from 'socket.io-client'
 import socketio from '@feathersjs/socketio-client'
 import { createClient, type ServiceTypes } from '../src/client'
@@ -8,7 +9,7 @@ import type { Account } from '../src/services/accounts/accounts.shared'
 import type { Member } from '../src/services/organization-members/organization-members.shared'
 import type { Organization } from '../src/services/organizations/organizations.shared'
 
-export const socket = io(location.origin, { transports: ['websocket'] })
+export const socket = io(location.origin, { transports: ['websocket'], ackTimeout: 30000 })
 export const client = createClient(socketio(socket))
 
 export type { Account, Member, Organization }

@@ -115,8 +115,10 @@ const signOut = async () => {
   }
   if (signedIn) signedOut()
 }
-client.on('logout', () => {
-  if (signedIn) signedOut()
+// Signed out here, or the session ended elsewhere: then the server says why (`reason`, `message`) before it cuts
+// the connection, and the sign-in form shows that sentence.
+client.on('logout', (result: AuthenticationResult) => {
+  if (signedIn) signedOut(typeof result?.reason === 'string' && typeof result.message === 'string' ? `Signed out. ${result.message}` : undefined)
 })
 // Added to (or removed from) an organization while signed in: the header's organizations follow.
 for (const event of ['created', 'patched', 'removed']) {
@@ -128,7 +130,8 @@ for (const event of ['created', 'patched', 'removed']) {
   })
 }
 window.addEventListener('hashchange', () => void show())
-socket.on('disconnect', () => (connection.textContent = 'Connection lost — reconnecting…'))
+// A socket the server cut (session ended) does not come back by itself: the next sign-in connects it again.
+socket.on('disconnect', () => (connection.textContent = socket.active ? 'Connection lost — reconnecting…' : ''))
 socket.on('connect', () => (connection.textContent = ''))
 
 const start = async () => {

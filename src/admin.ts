@@ -30,7 +30,7 @@ export const ensureAdmin = async (app: Application) => {
       )
     }
     // Its tokens were issued to a non-admin: they all end, so only a fresh sign-in carries the admin rights.
-    const promoted = await endSessions(app, existing.id, { change: { admin: true, updatedAt: Date.now() } })
+    const promoted = await endSessions(app, existing.id, 'rights-changed', { change: { admin: true, updatedAt: Date.now() } })
     await announceChange(app, 'accounts', 'patched', promoted)
     await recordPromotion(app, existing.id)
     logger.info(`Promoted the existing account ${normalized} to application admin (ADMIN_PROMOTE_EXISTING)`)

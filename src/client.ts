@@ -1,5 +1,9 @@
 // A typed Feathers client for browser apps and scripts: `createClient(socketio(io(url)))` or with REST.
-import { feathers, type TransportConnection, type Application, type ClientService, type Paginated } from '@feathersjs/feathers'
+// Over Socket.IO it also ends the session the server says has ended (the `session-ended` event before the server
+// cuts the connection: `logout` with the reason), and never leaves a call waiting on a socket that will not
+// connect again: such a call fails at once.
+import { feathers, type TransportConnection, type Application, type ClientService, type HookContext, type NextFunction, type Paginated } from '@feathersjs/feathers'
+import { NotAuthenticated, Unavailable } from '@feathersjs/errors'
 import type { Static } from '@feathersjs/typebox'
 import type { AuthenticationRequest, AuthenticationResult } from '@feathersjs/authentication'
 import authenticationClient from '@feathersjs/authentication-client'
@@ -27,6 +31,9 @@ import type { AuditEventDoc, AuditSubscription, auditEventQuerySchema } from './
 import type { DirectoryQuery, DirectoryResult } from './services/unified-directory/unified-directory.schema'
 import { subscriptionPackageMethods, subscriptionPackagePath } from './services/subscription-packages/subscription-packages.shared'
 import { subscriptionMethods, subscriptionPath } from './services/subscriptions/subscriptions.shared'
+import { SESSION_ENDED_EVENT, type SessionEnded } from './auth/session-ended.shared'
+
+export { SESSION_ENDED_EVENT, sessionEndMessages, type SessionEnded, type SessionEndReason } from './auth/session-ended.shared'
 
 /** Every service a client may call, by path: each `<name>.shared.ts` adds its entry, typed by the service's schemas. */
 export interface ServiceTypes {
@@ -43,10 +50,75 @@ export interface ServiceTypes {
 
 export type ClientApplication = Application<ServiceTypes, Record<string, unknown>>
 
+/** What the client reads of a socket.io-client socket (the app brings its own socket.io-client). */
+interface ClientSocket {
+  connected: boolean
+  /** False once the socket will not connect again by itself (cut by the server, or closed by the app). */
+  active: boolean
+  connect(): unknown
+  on(event: string, listener: (...args: any[]) => void): unknown
+  off(event: string, listener: (...args: any[]) => void): unknown
+}
+
+/**
+ * The client's side of the server ending a session (src/auth/sessions.ts) on a Socket.IO connection:
+ * - on the `session-ended` event (sent just before the server disconnects the socket) the client forgets its
+ *   session (stored token included) and emits `logout` with `{ reason, message }`;
+ * - a call on a socket that will not connect again fails at once instead of waiting for ever: with 401
+ *   NotAuthenticated (`data.reason`: why) after a session end, else 503 Unavailable; a call waiting for its answer
+ *   when such a disconnect happens fails the same way. A new sign-in (`authenticate`) after a session end connects
+ *   the socket again.
+ */
+const followSessionEnd = (client: ClientApplication, socket: ClientSocket) => {
+  let ended: SessionEnded | undefined
+  socket.on(SESSION_ENDED_EVENT, (event: SessionEnded) => {
+    ended = { reason: event?.reason, message: event?.message }
+    // Synchronous first: signed out before the disconnect, so the authentication client does not sign in again.
+    void client.authentication.reset()
+    void client.authentication.removeAccessToken()
+    client.emit('logout', ended)
+  })
+  client.on('login', () => (ended = undefined))
+  const closed = () =>
+    ended
+      ? new NotAuthenticated(ended.message, { reason: ended.reason })
+      : new Unavailable('The connection to the server is closed; connect again to make calls', { reason: 'disconnected' })
+  client.hooks({
+    around: {
+      all: [
+        async (context: HookContext, next: NextFunction) => {
+          if (!socket.connected && !socket.active) {
+            const signIn = context.path === 'authentication' && context.method === 'create'
+            if (ended && signIn) socket.connect()
+            // Signing in again on a socket the app closed waits for the app to connect it, as before.
+            else if (!signIn) throw closed()
+          }
+          let cut: () => void = () => undefined
+          try {
+            await new Promise<void>((resolve, reject) => {
+              cut = () => {
+                if (!socket.active) reject(closed())
+              }
+              socket.on('disconnect', cut)
+              next().then(resolve, reject)
+            })
+          } finally {
+            socket.off('disconnect', cut)
+          }
+        }
+      ]
+    }
+  })
+}
+
 /** Creates a client whose services know their methods; authentication uses POST /authentication. */
 export const createClient = (connection: TransportConnection<ServiceTypes>, authenticationOptions: Partial<AuthenticationClientOptions> = {}) => {
   const client: ClientApplication = feathers()
   client.configure(connection)
+  // Registered before the authentication client's hooks, so they wrap them (a call on a closed socket never
+  // waits for a sign-in that cannot happen).
+  const socket = (client as ClientApplication & { io?: ClientSocket }).io // set by @feathersjs/socketio-client, untyped
+  if (socket) followSessionEnd(client, socket)
   client.configure(authenticationClient(authenticationOptions))
   client.use(accountPath, connection.service(accountPath), { methods: [...accountMethods] })
   client.use(organizationPath, connection.service(organizationPath), { methods: [...organizationMethods] })

@@ -8,6 +8,10 @@ export const correctCalls = async (client: ClientApplication) => {
 
   const account = await client.service('accounts').create({ email: 'new@example.com', password: 'a long passphrase', firstName: 'Ada' })
   const accountId: string = account.id
+  // A sign-up with an organization answers it (and its subscription when one was asked for).
+  const signedUp = await client.service('accounts').create({ email: 'boss@example.com', password: 'a long passphrase', organization: { name: 'South clinic', type: 'facility' } })
+  const ownOrganization: string = signedUp.organization.id
+  const ownSubscription: string | undefined = signedUp.subscription?.id
 
   const organization = await client.service('organizations').create({ name: 'North clinic', type: 'facility', coordinates: { lat: 1, lng: 2 } })
   await client.service('organization-members').create({ organization: organization.id, uid: accountId, roles: ['nurse'] })
@@ -42,7 +46,7 @@ export const correctCalls = async (client: ClientApplication) => {
   // @ts-expect-error: a ping answers a delivery, which carries no secret
   const noSecret: string = delivery.secret
 
-  return { amount, total, firstInvoice, superadmin, stocks, name, secret, attempts, noSecret }
+  return { amount, total, firstInvoice, superadmin, stocks, name, secret, attempts, noSecret, ownOrganization, ownSubscription }
 }
 
 export const refusedCalls = async (client: ClientApplication) => {
@@ -72,6 +76,25 @@ export const refusedCalls = async (client: ClientApplication) => {
 
   // @ts-expect-error: a query field of the wrong type
   await client.service('billing-invoices').find({ query: { createdAt: 'yesterday' } })
+
+  // Results never carry what the external resolvers keep on the server.
+  const account = await client.service('accounts').get('a1')
+  // @ts-expect-error: the password hash never leaves the server
+  void account.password
+  // @ts-expect-error: nor the MFA secret
+  void account.mfaSecret
+  // @ts-expect-error: nor a linked Google identity
+  void account.googleId
+  // @ts-expect-error: nor the signed-out tokens
+  void account.revokedTokens
+  const signedUp = await client.service('accounts').create({ email: 'new@example.com', password: 'a long passphrase' })
+  // @ts-expect-error: a sign-up answer carries no password either
+  void signedUp.password
+  // @ts-expect-error: without an organization in the body, the answer may have none
+  void signedUp.organization.id
+  const webhook = await client.service('webhooks').get('w1')
+  // @ts-expect-error: a webhook's signing secret is shown only in its registration answer
+  void webhook.secret
 
   const item = await client.service('billing-items').get('i1')
   // @ts-expect-error: results carry the schema's fields only

@@ -275,7 +275,7 @@ export class AuthFlows {
         if (account.mfaEnabled) throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
         if (!account.mfaPending) throw new BadRequest('No MFA set-up is waiting for this code; call setupMFA again', { reason: 'mfa-not-pending' })
         if (!this.totp.verify(payload.mfaCode, account.mfaPending)) throw new WrongMfaCode()
-        patched = await endSessions(this.app, account.id, {
+        patched = await endSessions(this.app, account.id, 'mfa-changed', {
           change: { mfaSecret: account.mfaPending, mfaEnabled: true, updatedAt: now, $unset: { mfaPending: '', mfaLastStep: '' } },
           announce: true,
           keep: params.connection
@@ -292,7 +292,7 @@ export class AuthFlows {
         }
         if (code.data.mobileNo) change.mobileNo = code.data.mobileNo
         try {
-          patched = await endSessions(this.app, account.id, { change: { ...change, updatedAt: now }, announce: true, keep: params.connection })
+          patched = await endSessions(this.app, account.id, 'identity-changed', { change: { ...change, updatedAt: now }, announce: true, keep: params.connection })
         } catch (error: any) {
           if (error?.code === 409) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
           throw error
@@ -302,7 +302,7 @@ export class AuthFlows {
         break
       }
       case 'changePassword':
-        patched = await endSessions(this.app, account.id, { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
+        patched = await endSessions(this.app, account.id, 'password-changed', { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
         // Whether the account had a password (an OAuth-only account setting its first one), never the hash.
         await this.recordAccountChange('password-change', account.id, { passwordSet: !!account.password }, { passwordSet: true }, params)
         break
@@ -394,7 +394,7 @@ export class AuthFlows {
       throw error
     }
     // Turning MFA off ends every session, like turning it on.
-    const patched = await endSessions(this.app, account.id, {
+    const patched = await endSessions(this.app, account.id, 'mfa-changed', {
       change: { mfaEnabled: false, updatedAt: Date.now(), $unset: { mfaSecret: '', mfaPending: '', mfaLastStep: '' } },
       announce: true,
       keep: params.connection
@@ -408,7 +408,7 @@ export class AuthFlows {
   // is announced.
   private async logoutEverywhere(params: AppParams) {
     const account = await this.requireCaller(params, 'logout-everywhere')
-    await endSessions(this.app, account.id, { keep: params.connection })
+    await endSessions(this.app, account.id, 'signed-out-everywhere', { keep: params.connection })
     return { action: 'logout-everywhere', account: account.id, endedAt: Date.now() }
   }
 }

@@ -3,11 +3,11 @@
 // version is not the account's current one (a missing field counts as version 0, so tokens issued before this
 // existed stay valid until the first bump). Bumping the version in the store (atomically, `$inc`) thus ends
 // every token issued before, on every instance. Open Socket.IO connections of the account in this process are
-// also cut at once: they leave every channel, lose their authentication, and are disconnected (except the
-// connection that made the call, which stays connected but anonymous so it still gets its answer).
-// Several instances: the version check holds everywhere (it reads the store); socket cuts are per process, so
-// another instance's open socket stops at its next call (401) but may still receive events until it calls or
-// reconnects.
+// also cut at once: they leave every channel, lose their authentication, are sent the `session-ended` event
+// (src/auth/session-ended.shared.ts: why, in a sentence) and are disconnected (except the connection that made the
+// call, which stays connected but anonymous so it still gets its answer).
+// Several instances: the version check holds everywhere (it reads the store); each instance cuts its own sockets,
+// the others on a notice (REDIS_URL), with the same reason.
 // Signing out one session (Feathers' logout: `DELETE /authentication/<token>`, the client's `logout()`) ends that
 // token for real too: its `jti` goes on the account's `revokedTokens` until the token expires (expired entries are
 // dropped at each sign-out), the same per-call account read refuses it from then on, on every instance, and this
@@ -23,6 +23,7 @@ import { ACCESS_VERSION, accessVersionOf } from '../access/context'
 import { onNotice, sendNotice } from '../cluster/notices'
 import { logger } from '../logger'
 import { announceChange } from '../jobs/announce'
+import { SESSION_ENDED_EVENT, sessionEnded as endedFor, sessionEndMessages, type SessionEndReason } from './session-ended.shared'
 
 /** The JWT claim holding the session version. */
 export const SESSION_CLAIM = 'sv'
@@ -113,8 +114,14 @@ export class SessionAuthenticationService extends AuthenticationService {
 
 // Each Feathers connection object (`socket.feathers`) → its Socket.IO socket, to disconnect it.
 const socketsByConnection = new WeakMap<object, Socket>()
-// Authenticated connections per account, including ones still joining their channels.
-const connectionsByAccount = new Map<string, Set<RealTimeConnection>>()
+// Per app (two apps in one process each cut only their own): authenticated connections per account, including
+// ones still joining their channels.
+const accountConnections = new WeakMap<Application, Map<string, Set<RealTimeConnection>>>()
+const connectionsOf = (app: Application) => {
+  let byAccount = accountConnections.get(app)
+  if (!byAccount) accountConnections.set(app, (byAccount = new Map()))
+  return byAccount
+}
 
 /** Socket.IO middleware remembering each connection's socket. */
 export const trackSockets = (io: Server) => {
@@ -127,6 +134,7 @@ export const trackSockets = (io: Server) => {
 
 /** Keeps track of which connections are signed in as which account. */
 export const trackConnections = (app: Application) => {
+  const connectionsByAccount = connectionsOf(app)
   app.on('login', (result: any, { connection }: any) => {
     const id = result?.account?.id
     if (!connection || !id) return
@@ -143,8 +151,8 @@ export const trackConnections = (app: Application) => {
   app.on('logout', (_result: any, { connection }: any) => connection && forget(connection))
   app.on('disconnect', forget)
   // Sessions ended on another instance (REDIS_URL): cut the account's connections here too.
-  onNotice(app, SESSIONS_ENDED, (payload: { account?: unknown }) => {
-    if (typeof payload?.account === 'string') cutConnections(app, payload.account)
+  onNotice(app, SESSIONS_ENDED, (payload: { account?: unknown; reason?: unknown }) => {
+    if (typeof payload?.account === 'string') cutConnections(app, payload.account, reasonOf(payload.reason))
   })
   // One token signed out on another instance: cut its connections here too.
   onNotice(app, TOKEN_REVOKED, (payload: { account?: unknown; jti?: unknown }) => {
@@ -154,15 +162,20 @@ export const trackConnections = (app: Application) => {
 
 const SESSIONS_ENDED = 'sessions-ended'
 const TOKEN_REVOKED = 'token-revoked'
+// A notice's reason, as sent by an instance of this version (anything else: signed out everywhere).
+const reasonOf = (value: unknown): SessionEndReason =>
+  typeof value === 'string' && Object.hasOwn(sessionEndMessages, value) ? (value as SessionEndReason) : 'signed-out-everywhere'
 /** Signed-out tokens kept per account before signing out everywhere instead (src/auth/sessions.ts revokeToken). */
 export const MAX_REVOKED = 100
 
 /**
  * Cuts the account's open connections in this process (those `which` selects: all by default): no more events
- * (every channel left), no more authenticated calls, and the socket disconnected — except `keep` (the caller's own
- * connection), which stays connected but anonymous.
+ * (every channel left), no more authenticated calls, then the `session-ended` event with `reason` and the socket
+ * disconnected — except `keep` (the caller's own connection), which stays connected but anonymous and learns the
+ * outcome from its call's answer.
  */
-export const cutConnections = (app: Application, accountId: string, keep?: unknown, which: (connection: RealTimeConnection) => boolean = () => true) => {
+export const cutConnections = (app: Application, accountId: string, reason: SessionEndReason, keep?: unknown, which: (connection: RealTimeConnection) => boolean = () => true) => {
+  const connectionsByAccount = connectionsOf(app)
   const tracked = connectionsByAccount.get(accountId)
   const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(tracked ?? [])])
   for (const connection of connections) {
@@ -172,23 +185,33 @@ export const cutConnections = (app: Application, accountId: string, keep?: unkno
     delete connection.account
     delete connection.access
     delete connection.authentication
-    if (connection !== keep) socketsByConnection.get(connection)?.disconnect(true)
+    if (connection === keep) continue
+    const socket = socketsByConnection.get(connection)
+    // Sent before the disconnect, on the same transport: the client reads why before it sees the cut.
+    socket?.emit(SESSION_ENDED_EVENT, endedFor(reason))
+    socket?.disconnect(true)
   }
   if (tracked?.size === 0) connectionsByAccount.delete(accountId)
 }
 
+/** Cuts the account's open connections (but `keep`) here and, through a notice, on the other instances. */
+export const cutAccountConnections = async (app: Application, accountId: string, reason: SessionEndReason, keep?: unknown) => {
+  cutConnections(app, accountId, reason, keep)
+  await sendNotice(app, SESSIONS_ENDED, { account: accountId, reason }).catch((error: Error) => logger.error('Sessions-ended notice not sent:', error?.message ?? error))
+}
+
 /**
- * Ends every session of an account: bumps its session version (so every token issued before is refused from
- * now on) and cuts its open connections. `change` is written in the same atomic update (e.g. a new password);
- * with `announce` the updated account is announced (announceChange); returns it (hidden fields included).
+ * Ends every session of an account for `reason`: bumps its session version (so every token issued before is
+ * refused from now on) and cuts its open connections everywhere. `change` is written in the same atomic update
+ * (e.g. a new password); with `announce` the updated account is announced (announceChange); returns it (hidden
+ * fields included).
  */
-export const endSessions = async (app: Application, accountId: string, options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}) => {
+export const endSessions = async (app: Application, accountId: string, reason: SessionEndReason, options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}) => {
   const updated = await accountsStore(app)._patch(accountId, { ...(options.change ?? {}), $inc: { sessionVersion: 1 } })
   // The change is announced first, so the account's own sockets still get its event before they are cut.
   if (options.announce) await announceChange(app, 'accounts', 'patched', updated)
   await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut
-  cutConnections(app, accountId, options.keep)
-  await sendNotice(app, SESSIONS_ENDED, { account: accountId }).catch((error: Error) => logger.error('Sessions-ended notice not sent:', error?.message ?? error))
+  await cutAccountConnections(app, accountId, reason, options.keep)
   return updated
 }
 
@@ -205,7 +228,7 @@ const jtiOf = (token: unknown) => {
 
 // This process's connections signed in with the token `jti` of the account (but `keep`) are cut.
 const cutToken = (app: Application, accountId: string, jti: string, keep?: unknown) =>
-  cutConnections(app, accountId, keep, (connection) => jtiOf(connection.authentication?.accessToken) === jti)
+  cutConnections(app, accountId, 'signed-out', keep, (connection) => jtiOf(connection.authentication?.accessToken) === jti)
 
 /**
  * Revokes one access token (its `jti`, until `expiresAt` ms): the account's expired entries are dropped, the token's
@@ -220,7 +243,7 @@ export const revokeToken = async (app: Application, accountId: string, jti: stri
   // The list stays short (it is read on every call): past MAX_REVOKED live entries, every session of the account
   // ends instead (which covers the listed tokens too) and the list starts again.
   if (Array.isArray(account.revokedTokens) && account.revokedTokens.length > MAX_REVOKED) {
-    await endSessions(app, accountId, { change: { revokedTokens: [] }, keep })
+    await endSessions(app, accountId, 'signed-out-everywhere', { change: { revokedTokens: [] }, keep })
     return
   }
   cutToken(app, accountId, jti, keep)

@@ -5,17 +5,17 @@
 // `presentExternal` runs the same resolver for documents announced outside a service call (src/jobs/announce.ts).
 import { createContext, type Service } from '@feathersjs/feathers'
 import { hooks as schemaHooks, type Resolver } from '@feathersjs/schema'
-import type { Application, HookContext } from '../declarations'
+import type { Application } from '../declarations'
 import { serviceAt } from '../store'
-import type { Stored } from './resolvers'
+import type { ResolverContext, Stored } from './resolvers'
 
 export { hidden, omittingResolver, type Stored } from './resolvers'
 
-const externalResolvers = new Map<string, Resolver<Stored<object>, HookContext>>()
+const externalResolvers = new Map<string, Resolver<Stored<object>, ResolverContext>>()
 
 /** The `around.all` hook presenting `path`'s documents through `resolver`, recorded for `presentExternal`. */
-export const externalView = <R extends object>(path: string, resolver: Resolver<R, HookContext>) => {
-  externalResolvers.set(path, resolver as unknown as Resolver<Stored<object>, HookContext>)
+export const externalView = <R extends object>(path: string, resolver: Resolver<R, ResolverContext>) => {
+  externalResolvers.set(path, resolver as unknown as Resolver<Stored<object>, ResolverContext>)
   return schemaHooks.resolveExternal(resolver)
 }
 
@@ -24,6 +24,6 @@ export const presentExternal = async <T = unknown>(app: Application, path: strin
   const resolver = externalResolvers.get(path)
   if (!resolver || !doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
   // An internal context of the service (app, path, service), as the resolver would get in a call.
-  const context = createContext(serviceAt(app, path) as unknown as Service, 'get', { arguments: [null, {}] }) as unknown as HookContext
+  const context = createContext(serviceAt(app, path) as unknown as Service, 'get', { arguments: [null, {}] }) as unknown as ResolverContext
   return (await resolver.resolve(doc as Stored<object>, context)) as T
 }

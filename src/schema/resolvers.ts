@@ -1,7 +1,11 @@
 // The pieces of external resolvers the services' schema files use (client-side files: this module imports no
-// server code); registering and running them is src/schema/external.ts.
+// server code, so the typed client's declarations need none); registering and running them is src/schema/external.ts.
 import { resolve } from '@feathersjs/schema'
-import type { HookContext } from '../declarations'
+import type { HookContext } from '@feathersjs/feathers'
+
+/** The context a resolver gets: a hook context of this app's services (Feathers' type: the client package's
+ *  declarations reach the schema files, and must not need the server's). */
+export type ResolverContext = HookContext
 
 /** A stored document as resolvers see it: the external schema's fields and the server's bookkeeping fields. */
 export type Stored<T> = T & Record<string, unknown>
@@ -14,4 +18,8 @@ export const hidden = <K extends string>(fields: readonly K[]): Record<K, () => 
 }
 
 /** An external resolver that only leaves `fields` out. */
-export const omittingResolver = <T extends object>(fields: readonly string[]) => resolve<Stored<T>, HookContext>(hidden(fields))
+export const omittingResolver = <T extends object>(fields: readonly string[]) => resolve<Stored<T>, ResolverContext>(hidden(fields))
+
+/** A document as clients receive it: `T` without the fields its external resolver leaves out (`Hidden`); unlike
+ *  `Omit`, it keeps the other fields' types when `T` also allows further fields. */
+export type External<T, Hidden extends readonly string[]> = { [K in keyof T as K extends Hidden[number] ? never : K]: T[K] }

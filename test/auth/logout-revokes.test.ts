@@ -1,8 +1,9 @@
 // Signing out one session (Feathers' logout) ends that token on the server: REST and Socket.IO calls with it are
 // refused from then on, other tokens of the account keep working, other connections signed in with that token are
-// cut, and the list of signed-out tokens never leaves the server.
+// cut (told why first, so their client signs out and fails later calls at once), and the list of signed-out tokens
+// never leaves the server.
 import assert from 'node:assert/strict'
-import { http, signUp, sleep, socketClient, startServer, waitUntil, type TestServer } from '../helpers/app'
+import { http, recordSessionEnd, refusal, signUp, sleep, socketClient, startServer, waitUntil, type TestServer } from '../helpers/app'
 import { auth } from '../helpers/auth'
 import { MAX_REVOKED } from '../../src/auth/sessions'
 
@@ -54,6 +55,33 @@ describe('logout revokes its token', function () {
     await waitUntil(() => !second.socket.connected, 5000, 'the other connection with that token to be cut')
     // The connection of another token of the account stays signed in.
     assert.equal((await third.client.service('accounts').get(user.account.id)).id, user.account.id)
+  })
+
+  it('tells the other connection why before cutting it: its client signs out (logout, reason "signed-out"), and its later calls fail at once with that reason', async () => {
+    const user = await signUp(server.url)
+    const first = await connect(user.token)
+    const second = await connect(user.token)
+    const seen = recordSessionEnd(second)
+    await first.client.logout()
+    await waitUntil(() => !second.socket.connected, 5000, 'the other connection with that token to be cut')
+    assert.deepEqual(seen, ['logout signed-out', 'disconnect'])
+    assert.equal(await second.client.authentication.getAccessToken(), null, 'the signed-out token is forgotten')
+    const refused = await refusal(second.client.service('accounts').get(user.account.id))
+    assert.equal(refused.code, 401)
+    assert.equal(refused.data?.reason, 'signed-out')
+    assert.match(refused.message, /signed out from another window or device/)
+    // Signing in again connects the socket again.
+    await second.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
+    assert.equal((await second.client.service('accounts').get(user.account.id)).id, user.account.id)
+  })
+
+  it('fails a call at once (503) on a socket the app closed, instead of leaving it waiting', async () => {
+    const user = await signUp(server.url)
+    const socket = await connect(user.token)
+    socket.close()
+    const refused = await refusal(socket.client.service('accounts').get(user.account.id))
+    assert.equal(refused.code, 503)
+    assert.equal(refused.data?.reason, 'disconnected')
   })
 
   it('keeps every token of simultaneous sign-outs signed out', async () => {

@@ -125,6 +125,25 @@ describe('the console in headless Chromium', function () {
     if (process.env.CONSOLE_SCREENSHOT) await page.screenshot({ path: path.resolve(process.env.CONSOLE_SCREENSHOT), fullPage: false })
   })
 
+  it('returns to the sign-in form saying why when the session is ended elsewhere, and signs in again', async () => {
+    const page = await open()
+    await signUp(page, 'grace@example.org', 'Hopper Clinic')
+    await page.locator('#record-form').waitFor()
+    // On another device the same person signs out everywhere.
+    const elsewhere = await http(server.url, 'POST', '/authentication', { body: { email: 'grace@example.org', password } })
+    assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body))
+    const ended = await http(server.url, 'POST', '/authentication', { token: elsewhere.body.accessToken, body: { action: 'logout-everywhere' } })
+    assert.equal(ended.status, 201, JSON.stringify(ended.body))
+
+    await page.locator('#login-form').waitFor()
+    assert.equal(await page.locator('.auth .notice').textContent(), 'Signed out. This account was signed out everywhere. Sign in again.')
+    assert.equal(await page.evaluate<string | null>("localStorage.getItem('feathers-jwt')"), null, 'the ended token is forgotten')
+    await screenshot(page, 'console-session-ended')
+    await signIn(page, 'grace@example.org')
+    await page.locator('#signed-in-as').filter({ hasText: 'grace@example.org' }).waitFor()
+    await page.locator('#record-form').waitFor()
+  })
+
   it('shows two members of one facility each other’s changes live; a stranger sees nothing', async () => {
     const a = await open()
     await signUp(a, 'ada@example.org', 'Lovelace Clinic')

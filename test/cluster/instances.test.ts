@@ -8,7 +8,7 @@ import type { Server } from 'node:http'
 import { MongoClient } from 'mongodb'
 import { createClient } from 'redis'
 import { createApp } from '../../src/app'
-import { http, recordEvents, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../helpers/app'
+import { http, recordEvents, recordSessionEnd, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../helpers/app'
 import { auth } from '../helpers/auth'
 import { addMember, invoiceWithItems, pay, setupFacility } from '../helpers/billing'
 import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
@@ -215,15 +215,49 @@ describe('several instances on one MongoDB and one Redis', function () {
       assert.ok(seenOnB.every((seen) => String(seen.data.description).startsWith('after joining')), JSON.stringify(seenOnB))
     })
 
-    it("disconnects an account's sockets on the other instance when it logs out everywhere on one", async () => {
+    it("disconnects an account's sockets on the other instance, telling them why first, when it logs out everywhere on one", async () => {
       const user = await signUp(pair.a.url)
       const socket = socketClient(pair.b.url)
       try {
         await socket.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
         assert.equal(socket.socket.connected, true)
+        const ending = recordSessionEnd(socket)
         const ended = await http(pair.a.url, 'POST', '/authentication', { token: user.token, body: { action: 'logout-everywhere' } })
         assert.equal(ended.status, 201, JSON.stringify(ended.body))
         await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
+        assert.deepEqual(ending, ['logout signed-out-everywhere', 'disconnect'])
+      } finally {
+        socket.close()
+      }
+    })
+
+    it('cuts a connection on the other instance signed in with a token signed out on one, telling it why first', async () => {
+      const user = await signUp(pair.a.url)
+      const socket = socketClient(pair.b.url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: user.token })
+        const ending = recordSessionEnd(socket)
+        assert.equal((await http(pair.a.url, 'DELETE', `/authentication/${user.token}`, { token: user.token })).status, 200)
+        await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
+        assert.deepEqual(ending, ['logout signed-out', 'disconnect'])
+      } finally {
+        socket.close()
+      }
+    })
+
+    it('cuts the sockets of an account removed on the other instance, telling them why first', async () => {
+      const admin = await signUp(pair.a.url)
+      await pair.a.app.service('accounts')._patch(admin.account.id, { admin: true }) // (set-up: an application admin)
+      const adminToken = (await http(pair.a.url, 'POST', '/authentication', { body: { email: admin.email, password: admin.password } })).body.accessToken
+      const user = await signUp(pair.a.url)
+      const socket = socketClient(pair.b.url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: user.token })
+        const ending = recordSessionEnd(socket)
+        const removed = await http(pair.a.url, 'DELETE', `/accounts/${user.account.id}`, { token: adminToken })
+        assert.equal(removed.status, 200, JSON.stringify(removed.body))
+        await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
+        assert.deepEqual(ending, ['logout account-removed', 'disconnect'])
       } finally {
         socket.close()
       }

@@ -128,6 +128,17 @@ export const socketClient = (base: string) => {
   return { client, socket, close: () => socket.disconnect() }
 }
 
+/**
+ * What a Socket.IO client sees when its session ends on the server, in order: `logout <reason>` (the typed
+ * client's `logout` event carrying the server's `session-ended` reason) and `disconnect`.
+ */
+export const recordSessionEnd = (connection: ReturnType<typeof socketClient>) => {
+  const seen: string[] = []
+  connection.client.on('logout', (result: any) => seen.push(`logout ${result?.reason}`))
+  connection.socket.on('disconnect', () => seen.push('disconnect'))
+  return seen
+}
+
 /** Collects the events a client receives from one service. */
 export const recordEvents = (client: any, servicePath: string, events = ['created', 'updated', 'patched', 'removed']) => {
   const received: { event: string; data: any }[] = []

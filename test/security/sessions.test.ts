@@ -3,7 +3,7 @@
 // admin bootstrap treats an email that already belongs to an account.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { http, restClient, signUp, sleep, socketClient, startServer, recordEvents, tempDir, testMongoUrl, uniqueEmail, waitUntil, type SignedUp } from '../helpers/app'
+import { http, restClient, signUp, sleep, socketClient, startServer, recordEvents, recordSessionEnd, refusal, tempDir, testMongoUrl, uniqueEmail, waitUntil, type SignedUp } from '../helpers/app'
 import { assertNoSecrets, auth, mailedCode, startAuthTestbed, type AuthTestbed } from '../helpers/auth'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import { validRecords } from '../fixtures/medical-records'
@@ -49,6 +49,7 @@ describe('sessions: what ends them', () => {
       const second = await login(user)
       const live = await connect(second)
       const events = recordEvents(live.client, 'accounts')
+      const ending = recordSessionEnd(live)
 
       const res = await auth(bed.url, { action: 'logout-everywhere' }, user.token)
       assert.equal(res.status, 201, JSON.stringify(res.body))
@@ -62,6 +63,7 @@ describe('sessions: what ends them', () => {
         assert.equal(refused.body.data?.reason, 'session-ended')
       }
       await waitUntil(() => !live.socket.connected, 5000, 'the socket to be disconnected')
+      assert.deepEqual(ending, ['logout signed-out-everywhere', 'disconnect'], 'told why, then disconnected')
 
       // A new login works, and its changes reach nobody on the old socket.
       const fresh = await login(user)
@@ -108,6 +110,7 @@ describe('sessions: what ends them', () => {
       assert.equal(hook.status, 201, JSON.stringify(hook.body))
       const live = await connect(user.token)
       const events = recordEvents(live.client, 'accounts', ['patched'])
+      const ending = recordSessionEnd(live)
 
       const seen = bed.smtp.messages.length
       assert.equal((await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD }, user.token)).status, 201)
@@ -121,6 +124,11 @@ describe('sessions: what ends them', () => {
       assert.equal(events[0].data.id, user.account.id)
       assertNoSecrets(events)
       await waitUntil(() => !live.socket.connected, 5000, 'the socket to be disconnected')
+      assert.deepEqual(ending, ['logout password-changed', 'disconnect'], 'told why, then disconnected')
+      // A later call fails at once, saying why.
+      const refused = await refusal(live.client.service('accounts').get(user.account.id))
+      assert.equal(refused.code, 401)
+      assert.equal(refused.data?.reason, 'password-changed')
 
       await waitUntil(() => receiver.received.slice(before).some((r) => r.body?.event === 'accounts.patch'), 5000, 'the accounts.patch delivery')
       const delivery = receiver.received.slice(before).find((r) => r.body?.event === 'accounts.patch')!
@@ -135,6 +143,7 @@ describe('sessions: what ends them', () => {
     it('ends old tokens and cuts the account socket', async () => {
       const user = await signUp(bed.url)
       const live = await connect(user.token)
+      const ending = recordSessionEnd(live)
       const newEmail = uniqueEmail('moved')
       const seen = bed.smtp.messages.length
       assert.equal((await auth(bed.url, { action: 'changeIdentity', email: newEmail, password: user.password }, user.token)).status, 201)
@@ -142,6 +151,7 @@ describe('sessions: what ends them', () => {
       assert.equal((await auth(bed.url, { action: 'applyActionCode', code }, user.token)).status, 201)
       assert.equal((await me(user, user.token)).status, 401)
       await waitUntil(() => !live.socket.connected, 5000, 'the socket to be disconnected')
+      assert.deepEqual(ending, ['logout identity-changed', 'disconnect'])
       assert.equal((await login({ email: newEmail, password: user.password })).length > 0, true)
     })
   })
@@ -154,6 +164,7 @@ describe('sessions: what ends them', () => {
       const facility = alice.organization.id
       const bobSocket = await connect(bob.token)
       const seenByBob = recordEvents(bobSocket.client, 'medical-records')
+      const ending = recordSessionEnd(bobSocket)
 
       // While Bob exists he sees what is shared with him.
       const first = await api.post('/medical-records', { ...validRecords.allergy, facility, permissions: [{ uid: bob.account.id }] })
@@ -177,6 +188,7 @@ describe('sessions: what ends them', () => {
       const refused = await me(bob, bob.token)
       assert.equal(refused.status, 401, 'a removed account’s token is a 401, not a 404')
       await waitUntil(() => !bobSocket.socket.connected, 5000, 'Bob’s socket to be disconnected')
+      assert.deepEqual(ending, ['logout account-removed', 'disconnect'])
     })
   })
 })

@@ -40,7 +40,7 @@ export const accountSchema = Type.Object(
 export type Account = Static<typeof accountSchema>
 
 /** Fields that never leave the server (password hash, MFA secrets, linked OAuth identities, session state). */
-export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId', 'sessionVersion', 'accessVersion', 'mfaLastStep', 'revokedTokens']
+export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId', 'sessionVersion', 'accessVersion', 'mfaLastStep', 'revokedTokens'] as const
 
 export const accountDataSchema = Type.Object(
   {

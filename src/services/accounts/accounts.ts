@@ -10,7 +10,7 @@ import { setCreated } from '../../hooks/set-created'
 import { bodyNotAnObject, dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } from '../../schema/validators'
 import { passwordProblem } from '../../auth/password'
 import { authSettings } from '../../auth/settings'
-import { cutConnections } from '../../auth/sessions'
+import { cutAccountConnections } from '../../auth/sessions'
 import { checkSignUpSubscription, subscribeSignUp } from '../../subscriptions/signup'
 import { createAccountService, type AccountService } from './accounts.class'
 import { accountDataSchema, accountExternalResolver, accountPatchSchema, accountQuerySchema } from './accounts.schema'
@@ -79,11 +79,11 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
 }
 
 // Removing an account removes its memberships and its own webhooks (records and billing documents stay), and
-// ends its sessions: its tokens are refused (no account) and its open sockets are cut at once.
+// ends its sessions: its tokens are refused (no account) and its open sockets are cut at once, on every instance.
 const removeDependents = async (context: HookContext, next: NextFunction) => {
   await next()
   const account = context.result.id
-  cutConnections(context.app, account, context.params.connection)
+  await cutAccountConnections(context.app, account, 'account-removed', context.params.connection)
   for (const [path, field] of [['organization-members', 'uid'], ['webhooks', 'account']]) {
     const service = serviceAt(context.app, path)
     const list = await service._find({ query: { [field]: account }, paginate: false })

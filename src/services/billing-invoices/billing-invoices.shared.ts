@@ -2,12 +2,14 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Invoice, invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
+import type { Invoice as InvoiceDoc, invoiceInternals, invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
+import type { External } from '../../schema/resolvers'
 
 export const billingInvoicePath = 'billing-invoices'
 export const billingInvoiceMethods = ['find', 'get', 'create', 'patch', 'remove'] as const
 
-export type { Invoice }
+/** An invoice as clients receive it: none of the fields its external resolver keeps on the server. */
+export type Invoice = External<InvoiceDoc, typeof invoiceInternals>
 export type BillingInvoiceData = Static<typeof invoiceDataSchema>
 export type BillingInvoicePatch = Static<typeof invoicePatchSchema>
 export type BillingInvoiceQuery = Static<typeof invoiceQuerySchema>

@@ -2,11 +2,11 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
 import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
-import type { HookContext } from '../../declarations'
+import type { Application } from '../../declarations'
 import { resolve } from '@feathersjs/schema'
 import { toMajor } from '../../billing/money'
 import { billingSettings } from '../../billing/settings'
-import { hidden } from '../../schema/resolvers'
+import { hidden, type ResolverContext } from '../../schema/resolvers'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
 
@@ -70,14 +70,14 @@ export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 
 /** An item as stored. */
 type StoredItem = Item & { amountMinor?: number; reserved?: number; pending?: unknown; deleting?: boolean; deletingAt?: number; voided?: unknown }
 
-const major = (item: StoredItem, context: HookContext, minor: (amountMinor: number, reserved: number) => number, value: number | undefined) => {
+const major = (item: StoredItem, context: ResolverContext, minor: (amountMinor: number, reserved: number) => number, value: number | undefined) => {
   if (typeof item.amountMinor !== 'number') return value
   const reserved = typeof item.reserved === 'number' ? item.reserved : 0
-  return toMajor(minor(item.amountMinor, reserved), billingSettings(context.app).moneyDecimals)
+  return toMajor(minor(item.amountMinor, reserved), billingSettings(context.app as Application).moneyDecimals) // (the resolver runs in this app's hooks)
 }
 
 /** What clients see of an item: no internals; `paid` and `balance` from the reservation counter. */
-export const itemExternalResolver = resolve<StoredItem, HookContext>({
+export const itemExternalResolver = resolve<StoredItem, ResolverContext>({
   ...hidden(itemInternals),
   paid: async (value, item, context) => major(item, context, (_amount, reserved) => reserved, value),
   balance: async (value, item, context) => major(item, context, (amount, reserved) => amount - reserved, value)

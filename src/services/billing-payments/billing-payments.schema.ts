@@ -75,7 +75,7 @@ export const paymentQuerySchema = querySyntax(
 )
 
 /** The marker of a void under way, which never leaves the server. */
-export const paymentInternals = ['voidPending']
+export const paymentInternals = ['voidPending'] as const
 
 /** What clients see of a payment. */
 export const paymentExternalResolver = omittingResolver<Payment>(paymentInternals)

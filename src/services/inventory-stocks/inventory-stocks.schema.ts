@@ -64,7 +64,7 @@ export const stockQuerySchema = querySyntax(
 )
 
 // The movements' bookkeeping never leaves the server.
-export const stockInternals = ['pending']
+export const stockInternals = ['pending'] as const
 
 /** What clients see of a stock. */
 export const stockExternalResolver = omittingResolver<Stock>(stockInternals)

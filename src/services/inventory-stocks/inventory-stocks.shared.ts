@@ -2,12 +2,14 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Stock, stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
+import type { Stock as StockDoc, stockInternals, stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
+import type { External } from '../../schema/resolvers'
 
 export const inventoryStockPath = 'inventory-stocks'
 export const inventoryStockMethods = ['find', 'get', 'create', 'patch'] as const
 
-export type { Stock }
+/** A stock as clients receive it: none of the fields its external resolver keeps on the server. */
+export type Stock = External<StockDoc, typeof stockInternals>
 export type InventoryStockData = Static<typeof stockDataSchema>
 /** A patch body, or the `$inc` body operator on `quantity` the service accepts (src/hooks/reject-unsafe-keys.ts). */
 export type InventoryStockPatch = Static<typeof stockPatchSchema> | { $inc: { quantity: number } }

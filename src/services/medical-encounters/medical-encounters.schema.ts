@@ -60,7 +60,7 @@ export const encounterQuerySchema = querySyntax(
 )
 
 /** The cascade markers of an encounter being removed, which never leave the server. */
-export const encounterInternals = ['deleting', 'deletingAt']
+export const encounterInternals = ['deleting', 'deletingAt'] as const
 
 /** What clients see of an encounter. */
 export const encounterExternalResolver = omittingResolver<Encounter>(encounterInternals)

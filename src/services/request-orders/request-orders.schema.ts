@@ -107,7 +107,7 @@ export const orderQuerySchema = querySyntax(
 )
 
 // The concurrency counter and the marker of a dispatch under way never leave the server.
-export const orderInternals = ['rev', 'dispatching']
+export const orderInternals = ['rev', 'dispatching'] as const
 
 /** What clients see of a order. */
 export const orderExternalResolver = omittingResolver<Order>(orderInternals)

@@ -2,12 +2,14 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Order, orderDataSchema, orderPatchSchema, orderQuerySchema } from './request-orders.schema'
+import type { Order as OrderDoc, orderInternals, orderDataSchema, orderPatchSchema, orderQuerySchema } from './request-orders.schema'
+import type { External } from '../../schema/resolvers'
 
 export const requestOrderPath = 'request/orders'
 export const requestOrderMethods = ['find', 'get', 'create', 'patch'] as const
 
-export type { Order }
+/** A request order as clients receive it: none of the fields its external resolver keeps on the server. */
+export type Order = External<OrderDoc, typeof orderInternals>
 export type RequestOrderData = Static<typeof orderDataSchema>
 export type RequestOrderPatch = Static<typeof orderPatchSchema>
 export type RequestOrderQuery = Static<typeof orderQuerySchema>

@@ -107,7 +107,7 @@ export const subscriptionQuerySchema = querySyntax(
 )
 
 // The live key and the open checkout's amount are bookkeeping, which never leave the server.
-export const subscriptionInternals = ['liveKey', 'checkout']
+export const subscriptionInternals = ['liveKey', 'checkout'] as const
 
 /** What clients see of a subscription. */
 export const subscriptionExternalResolver = omittingResolver<Subscription>(subscriptionInternals)

@@ -3,12 +3,14 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { Static } from '@feathersjs/typebox'
 import type { ClientParams } from '../client-params'
-import type { Subscription, subscriptionDataSchema, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
+import type { Subscription as SubscriptionDoc, subscriptionInternals, subscriptionDataSchema, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
+import type { External } from '../../schema/resolvers'
 
 export const subscriptionPath = 'subscriptions'
 export const subscriptionMethods = ['find', 'get', 'create', 'patch'] as const
 
-export type { Subscription }
+/** A subscription as clients receive it: none of the fields its external resolver keeps on the server. */
+export type Subscription = External<SubscriptionDoc, typeof subscriptionInternals>
 export type SubscriptionData = Static<typeof subscriptionDataSchema>
 export type SubscriptionPatch = Static<typeof subscriptionPatchSchema>
 export type SubscriptionQuery = Static<typeof subscriptionQuerySchema>

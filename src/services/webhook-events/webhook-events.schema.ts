@@ -2,8 +2,7 @@
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Timestamp } from '../../schema/common'
 import { resolve } from '@feathersjs/schema'
-import type { HookContext } from '../../declarations'
-import { hidden } from '../../schema/resolvers'
+import { hidden, type ResolverContext } from '../../schema/resolvers'
 
 /** A delivery (webhook event) as clients read it. */
 export const deliverySchema = Type.Object(
@@ -51,8 +50,11 @@ export const deliveryQuerySchema = querySyntax(
 /** A delivery as stored: its payload as JSON text, and the worker's queue and lease (src/jobs/webhook-queue.ts). */
 type StoredDeliveryDoc = Delivery & { payloadJson?: string; queue?: string; leaseUntil?: number; leaseOwner?: string; auditedAt?: number }
 
-/** What clients see of a delivery: the payload as sent (parsed), without the worker's queue, lease and audit mark. */
-export const deliveryExternalResolver = resolve<StoredDeliveryDoc, HookContext>({
-  ...hidden(['payloadJson', 'queue', 'leaseUntil', 'leaseOwner', 'auditedAt']),
+/** The worker's fields of a stored delivery (its queue, lease and audit mark), never sent to clients. */
+export const deliveryInternals = ['payloadJson', 'queue', 'leaseUntil', 'leaseOwner', 'auditedAt'] as const
+
+/** What clients see of a delivery: the payload as sent (parsed), without the worker's fields. */
+export const deliveryExternalResolver = resolve<StoredDeliveryDoc, ResolverContext>({
+  ...hidden(deliveryInternals),
   payload: async (value, delivery) => (delivery.payloadJson === undefined ? value : JSON.parse(delivery.payloadJson))
 })

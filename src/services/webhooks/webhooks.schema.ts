@@ -28,7 +28,7 @@ export const webhookSchema = Type.Object(
 export type Webhook = Static<typeof webhookSchema>
 
 /** Stored fields that never leave the server (`secret` only in the creation response). */
-export const webhookInternals = ['secret', 'topics', 'dueAt', 'queueVersion']
+export const webhookInternals = ['secret', 'topics', 'dueAt', 'queueVersion'] as const
 
 // Exactly one of organization or account (checked by the hooks, which name both fields).
 export const webhookDataSchema = Type.Object(

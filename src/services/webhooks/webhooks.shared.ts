@@ -3,12 +3,14 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Webhook, webhookDataSchema, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
+import type { Webhook as WebhookDoc, webhookInternals, webhookDataSchema, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
+import type { External } from '../../schema/resolvers'
 
 export const webhookPath = 'webhooks'
 export const webhookMethods = ['find', 'get', 'patch', 'remove'] as const
 
-export type { Webhook }
+/** A webhook as clients receive it: none of the fields its external resolver keeps on the server. */
+export type Webhook = External<WebhookDoc, typeof webhookInternals>
 export type WebhookData = Static<typeof webhookDataSchema>
 export type WebhookPatch = Static<typeof webhookPatchSchema>
 export type WebhookQuery = Static<typeof webhookQuerySchema>
