@@ -6,7 +6,7 @@
 // shut down gracefully (src/ops/lifecycle.ts) within SHUTDOWN_GRACE_MS and exit 0; a second signal, or a shutdown
 // still running at the end of the grace period, exits 1 at once.
 import type { Server } from 'node:http'
-import { createApp } from './app'
+import type { Application } from './declarations'
 import { logger } from './logger'
 import { lifecycleOf } from './ops/lifecycle'
 import { StartupError } from './startup-error'
@@ -27,8 +27,24 @@ const baseUrl = (host: string, port: number) => {
   return `http://${shown}:${port}`
 }
 
+/**
+ * The app, built. The configuration library parses JSON variables while it loads, so a malformed one
+ * (GATEWAYS=notjson) throws on import: loading the app here turns that into a StartupError too.
+ */
+const loadApp = async (): Promise<Application> => {
+  let createApp: typeof import('./app').createApp
+  try {
+    ;({ createApp } = await import('./app'))
+  } catch (error: any) {
+    const parse = /^__format parser error in (\w+): (.*)$/.exec(String(error?.message ?? ''))
+    if (parse) throw new StartupError(`${parse[1]} must be JSON (${parse[2]}); fix the value or unset it`, { cause: error })
+    throw error
+  }
+  return createApp()
+}
+
 const main = async () => {
-  const app = createApp()
+  const app = await loadApp()
   const port = app.get('port')
   const host = app.get('host')
   let stopping = false

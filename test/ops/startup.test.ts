@@ -77,6 +77,10 @@ describe('start-up failures: one line naming the setting and the fix, then exit 
     assertOneLine(await failedStart({ PORT: 'abc' }), 'Invalid configuration: PORT must be a number (setting port, got "abc")')
   })
 
+  it('names a JSON variable that is not JSON (read while the configuration loads)', async () => {
+    assertOneLine(await failedStart({ GATEWAYS: 'notjson' }), /^GATEWAYS must be JSON \(.+\); fix the value or unset it$/)
+  })
+
   it('names a REDIS_URL nothing answers on, and the choices', async () => {
     const port = await closedPort()
     assertOneLine(
