@@ -13,6 +13,7 @@
 // The file is held open (append mode) between writes and reopened after NeDB rewrites it (compaction: temp file +
 // rename), which waits for the pending batch first, so no appended line can land in the replaced file.
 import fs from 'node:fs'
+import path from 'node:path'
 import { serialize } from '@seald-io/nedb/lib/model'
 import { readDataLines, type LoadedData } from './nedb-load'
 
@@ -42,6 +43,36 @@ const newBatch = (): Batch => {
  * Cuts a torn last line off a data file (a write cut short by a crash: never acknowledged, since answers wait for
  * the whole batch), so that lines appended later do not run into it.
  */
+/**
+ * Replaces `file` with `lines` (one per line) as a whole or not at all: written to `temp` in 1 MB writes, synced,
+ * renamed over the file, and the folder synced so the rename survives a power loss (where the platform allows).
+ */
+export const replaceFileWithLines = (file: string, temp: string, lines: Iterable<string>) => {
+  const fd = fs.openSync(temp, 'w', 0o644)
+  try {
+    let text = ''
+    for (const line of lines) {
+      text += line + '\n'
+      if (text.length > 1 << 20) {
+        fs.writeSync(fd, text)
+        text = ''
+      }
+    }
+    if (text.length > 0) fs.writeSync(fd, text)
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  fs.renameSync(temp, file)
+  try {
+    const dirFd = fs.openSync(path.dirname(file), 'r')
+    fs.fsyncSync(dirFd)
+    fs.closeSync(dirFd)
+  } catch {
+    // not every platform syncs a directory
+  }
+}
+
 export const cutTornLine = (filename: string) => {
   if (!fs.existsSync(filename)) return
   const size = fs.statSync(filename).size

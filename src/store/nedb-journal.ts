@@ -11,7 +11,7 @@
 import fs from 'node:fs'
 import type NeDB from '@seald-io/nedb'
 import { deserialize, serialize } from '@seald-io/nedb/lib/model'
-import { cutTornLine, GroupCommit, type StoreSync } from './nedb-commit'
+import { cutTornLine, GroupCommit, replaceFileWithLines, type StoreSync } from './nedb-commit'
 
 const NEWLINE = 0x0a
 const CHUNK = 16 << 20
@@ -139,23 +139,9 @@ export class NeDBJournal {
     }
     this.commit.release()
     const docs = this.datastore.getAllData()
-    const temp = `${this.filename}~`
-    const fd = fs.openSync(temp, 'w', 0o644)
-    try {
-      let text = ''
-      for (const doc of docs) {
-        text += serialize(doc) + '\n'
-        if (text.length > 1 << 20) {
-          fs.writeSync(fd, text)
-          text = ''
-        }
-      }
-      if (text.length > 0) fs.writeSync(fd, text)
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-    fs.renameSync(temp, this.filename)
+    replaceFileWithLines(this.filename, `${this.filename}~`, (function* () {
+      for (const doc of docs) yield serialize(doc)
+    })())
     this.applied = fs.statSync(this.filename).size
   }
 

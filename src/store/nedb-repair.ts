@@ -14,6 +14,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { deserialize, serialize } from '@seald-io/nedb/lib/model'
+import { replaceFileWithLines } from './nedb-commit'
 
 export interface IndexDeclaration {
   fieldName: string
@@ -186,32 +187,7 @@ export interface RepairResult {
 
 const stampOf = (date: Date) => date.toISOString().replace(/[:.]/g, '-')
 
-const writeAtomically = (file: string, lines: string[]) => {
-  const temp = `${file}~repair`
-  const fd = fs.openSync(temp, 'w', 0o644)
-  try {
-    let text = ''
-    for (const line of lines) {
-      text += line + '\n'
-      if (text.length > 1 << 20) {
-        fs.writeSync(fd, text)
-        text = ''
-      }
-    }
-    if (text.length > 0) fs.writeSync(fd, text)
-    fs.fsyncSync(fd)
-  } finally {
-    fs.closeSync(fd)
-  }
-  fs.renameSync(temp, file)
-  try {
-    const dirFd = fs.openSync(path.dirname(file), 'r')
-    fs.fsyncSync(dirFd)
-    fs.closeSync(dirFd)
-  } catch {
-    // not every platform syncs a directory
-  }
-}
+const writeAtomically = (file: string, lines: string[]) => replaceFileWithLines(file, `${file}~repair`, lines)
 
 /** Repairs `file` (see the steps at the top); `declared` adds unique indexes the file does not declare. */
 export const repairDataFile = (file: string, options: { declared?: IndexDeclaration[]; resolve?: Resolver; now?: Date } = {}): RepairResult => {
