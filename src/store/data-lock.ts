@@ -215,29 +215,28 @@ const takeOver = (file: string, stat: fs.Stats): boolean => {
   return true
 }
 
-// Writes the holder's content to a temp file and links it to the lock's path: EEXIST when a lock exists.
-const create = (dir: string, file: string, content: string) => {
-  const temp = path.join(dir, `${LOCK_FILE}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`)
-  const fd = fs.openSync(temp, 'wx', 0o644)
+// Creates `file` holding `content`, synced; EEXIST when it exists (O_CREAT | O_EXCL never follows a link).
+const writeNew = (file: string, content: string) => {
+  const fd = fs.openSync(file, 'wx', 0o644)
   try {
     fs.writeSync(fd, content)
     fs.fsyncSync(fd)
   } finally {
     fs.closeSync(fd)
   }
+}
+
+// Writes the holder's content to a temp file and links it to the lock's path: EEXIST when a lock exists.
+const create = (dir: string, file: string, content: string) => {
+  const temp = path.join(dir, `${LOCK_FILE}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`)
+  writeNew(temp, content)
   try {
     fs.linkSync(temp, file)
   } catch (error) {
     const code = codeOf(error)
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error
-    // No hard links on this file system: an exclusive create (O_CREAT | O_EXCL never follows a link).
-    const direct = fs.openSync(file, 'wx', 0o644)
-    try {
-      fs.writeSync(direct, content)
-      fs.fsyncSync(direct)
-    } finally {
-      fs.closeSync(direct)
-    }
+    // No hard links on this file system: an exclusive create.
+    writeNew(file, content)
   } finally {
     fs.unlinkSync(temp)
   }
