@@ -29,6 +29,17 @@ const anchor = (heading: string) =>
     .replace(/[^\p{L}\p{N} _-]/gu, '')
     .replace(/ /g, '-')
 
+/** The anchors of a Markdown page's headings (outside code blocks). */
+const headingAnchors = (file: string) => {
+  let fence = false
+  const anchors = new Set<string>()
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('```')) fence = !fence
+    else if (!fence && /^#{1,6} /.test(line)) anchors.add(anchor(line.replace(/^#+ /, '')))
+  }
+  return anchors
+}
+
 interface CurlExample {
   source: string
   method: string
@@ -123,6 +134,12 @@ describe('README', () => {
       assert.doesNotMatch(text, /\(interface \d|\binterface \d\.\d|§\s*\d|\((\d\.\d+)(, \d\.\d+)*\)/, file)
       for (const link of text.matchAll(/\]\(((?!https?:|#|mailto:)[^)#]+)(#[^)]*)?\)/g)) {
         assert.ok(fs.existsSync(path.resolve(path.dirname(file), link[1])), `${path.relative(root, file)} links to ${link[1]}, which does not exist`)
+      }
+      // A link to a part of a page (its own or another Markdown page) leads to one of its headings.
+      for (const link of text.matchAll(/\]\(((?!https?:|mailto:)[^)#\s]*)#([^)\s]+)\)/g)) {
+        const target = link[1] ? path.resolve(path.dirname(file), link[1]) : file
+        if (!target.endsWith('.md')) continue
+        assert.ok(headingAnchors(target).has(link[2]), `${path.relative(root, file)} links to ${link[1]}#${link[2]}, a heading that does not exist`)
       }
     }
     const contract = read(path.join(root, 'docs/api-contract.md'))
