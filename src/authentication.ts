@@ -4,7 +4,7 @@
 // - actions: `{ action: connectOAuthAccount | applyActionCode | changeIdentity | changePassword | setupMFA |
 //   disableMFA | logout-everywhere, ... }` (src/auth/flows.ts), answered by the same service without issuing a token.
 // Every token carries the account's session version and is refused once it is bumped (src/auth/sessions.ts).
-// README.md "Authentication" documents every flow, its errors and its config.
+// docs/authentication.md documents every flow and its errors; docs/configuration.md its settings.
 import type { AuthenticationService } from '@feathersjs/authentication'
 import { LocalStrategy } from '@feathersjs/authentication-local'
 import { BadRequest } from '@feathersjs/errors'

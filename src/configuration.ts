@@ -77,7 +77,7 @@ export const configurationSchema = Type.Object(
     }),
     inventory: Type.Object({ privilege: Type.String({ minLength: 1 }), staleAfterMs: Ms(), recoveryIntervalMs: Ms() }),
     orders: Type.Object({ requestedForTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, contains: { const: 'patient' } }) }),
-    // Webhook delivery (each key is explained in src/jobs/webhook-settings.ts and the README table).
+    // Webhook delivery (each key is explained in src/jobs/webhook-settings.ts and docs/configuration.md).
     webhooks: Type.Object({
       allowPrivate: Type.Boolean(),
       retryDelaysMs: Type.Array(Ms()),
@@ -157,7 +157,7 @@ type DeepPartial<T> = T extends (infer U)[] ? U[] : T extends object ? { [K in k
 /** What createApp takes over config/ (tests, tools): any part of any setting; objects merge key by key. */
 export type ConfigurationOverrides = DeepPartial<Configuration>
 
-// Variables given in seconds (as the README documents them), converted here, the one place, to milliseconds.
+// Variables given in seconds (as docs/configuration.md documents them), converted here, the one place, to milliseconds.
 const secondsVariables: Record<string, string> = {
   WEBHOOK_TIMEOUT: 'webhooks.timeoutMs',
   WEBHOOK_DEACTIVATE_AFTER: 'webhooks.deactivateAfterMs',
@@ -268,4 +268,156 @@ export const checkConfiguration = (settings: unknown, env: NodeJS.ProcessEnv = p
     return `${variable ?? field} ${message.replace('must be one of: ', 'must be one of ')} (setting ${field}, ${got})`
   })
   throw new StartupError(`Invalid configuration: ${problems.join('; ')}`)
+}
+
+// What each setting means, for people: the one source of docs/configuration.md (`npm run docs:config` writes it,
+// test/docs/configuration-docs.test.ts fails when it drifts). Kept beside the schema rather than inline so the
+// schema above stays readable; each key must be a setting of the schema (checked below, at load), and a setting
+// with a description is one row of the table (its parts are not listed separately).
+export const settingDescriptions: Record<string, string> = {
+  host: 'Interface to listen on (`0.0.0.0` in production)',
+  port: 'Port for REST and Socket.IO (`0`: any free port)',
+  public: 'Folder of the static files served at `/` (the console)',
+  dataDir: 'Embedded datastore files (one per collection) and, in development, the generated JWT secret',
+  mongodb: '`mongodb://…/dbname`: use MongoDB instead of the embedded engine; empty: the embedded engine under `dataDir`',
+  mongodbConnectTimeoutMs: 'How long start-up (and each later connection) waits for MongoDB before it gives up with a message naming `MONGODB_URL`',
+  redis: '`redis://…` (or `rediss://user:pass@…`): the bus shared by several instances — service events, rate-limit counters, leases, notices ([several instances](several-instances.md)). Empty: all of it stays in the process',
+  redisPrefix: 'Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis',
+  'nedb.compactionIntervalMs': 'How often each embedded data file is rewritten compactly (also at shut-down, never at start-up)',
+  storeSync: "Embedded engine: when a write counts as written — `batch` (fdatasync'ed, shared by concurrent writes), `os` (handed to the OS: survives a process crash, not a power loss) or `always` (fdatasync'ed one write at a time). See [performance](performance.md)",
+  'accessCache.ttlMs': 'Longest reuse of a cached access context (memberships); changes are seen by the next call anyway — this only bounds a process dying mid-change ([performance](performance.md))',
+  bodyLimit: 'Largest accepted request body (larger: 413)',
+  'paginate.default': 'Page size of a list without `$limit`',
+  'paginate.max': 'Largest `$limit` of a list (larger values are capped)',
+  'directory.defaultRadiusKm': 'Radius of a directory `location` given without one',
+  'directory.maxRadiusKm': 'Largest directory `location` radius (larger: 400)',
+  'directory.maxWords': 'Most words in one directory search',
+  'directory.paginate.default': 'Directory page size without `$limit`',
+  'directory.paginate.max': 'Largest directory `$limit` (larger values are capped)',
+  'populate.maxDepth': 'How deep `$populate` follows references',
+  'populate.maxFanOut': 'Lookups `$populate` may make per request',
+  'admin.email': 'With `admin.password`: an application admin with these credentials is created at start-up (idempotent). If the email belongs to a non-admin account, the server refuses to start',
+  'admin.password': 'The password of that application admin',
+  'admin.promoteExisting': '`true`: promote an existing non-admin account with `ADMIN_EMAIL` instead (it keeps its password; its sessions end)',
+  'medicalRecords.paginate.default': 'Medical records per page without `$limit`',
+  'medicalRecords.paginate.max': 'The largest page of medical records',
+  'authentication.secret': 'JWT signing secret (also keys action codes). Empty in development: created once in `DATA_DIR/.auth-secret`. In production the server refuses to start unless it is at least 32 bytes of random-looking text (`openssl rand -base64 48`)',
+  'authentication.entity': 'The entity a token authenticates (the account)',
+  'authentication.service': 'The service holding that entity',
+  'authentication.authStrategies': 'Strategies `POST /authentication` accepts',
+  'authentication.jwtOptions': 'Access token options; `expiresIn` is the token lifetime (one day)',
+  'authentication.local': 'Password login: the email and password fields, and the bcrypt cost',
+  logLevel: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+  trustProxy: '`true` behind a reverse proxy: the client IP (rate limits, audit) is the first `X-Forwarded-For` address',
+  'oauth.google.clientId': 'The Google OAuth client id. Empty: google login answers 501 and is listed as unavailable at start-up',
+  'oauth.google.clientSecret': 'The Google OAuth client secret',
+  'oauth.google.tokenURL': "Google's token endpoint",
+  'oauth.google.profileURL': "Google's profile endpoint",
+  'oauth.google.timeoutMs': 'Longest wait for Google per call (then 502)',
+  'oauth.facebook.clientId': 'The Facebook OAuth client id. Empty: facebook login answers 501',
+  'oauth.facebook.clientSecret': 'The Facebook OAuth client secret',
+  'oauth.facebook.tokenURL': "Facebook's token endpoint",
+  'oauth.facebook.profileURL': "Facebook's profile endpoint",
+  'oauth.facebook.timeoutMs': 'Longest wait for Facebook per call (then 502)',
+  'actionCodes.expiresInMs': 'Lifetime of action codes (identity and password changes, OAuth links, MFA set-up)',
+  'actionCodes.maxAttempts': 'Wrong tries before an action code is withdrawn',
+  'passwordPolicy.minLength': 'Shortest accepted new password',
+  'passwordPolicy.maxLength': 'Longest accepted new password',
+  'passwordPolicy.minCharacterClasses': 'Character classes (lower case, upper case, digits, other) a new password mixes',
+  'mfa.issuer': 'Issuer shown by authenticator apps',
+  'mfa.window': 'TOTP steps accepted before and after the current one',
+  'rateLimits.failedLoginsPerEmail.points': 'Failed password logins (and wrong current passwords or TOTPs) per email per window',
+  'rateLimits.failedLoginsPerEmail.durationMs': 'Its window',
+  'rateLimits.loginsPerIp.points': 'Logins and password-confirmed actions per client IP per window',
+  'rateLimits.loginsPerIp.durationMs': 'Its window',
+  'rateLimits.failedActionCodesPerAccount.points': 'Wrong action codes per account per window',
+  'rateLimits.failedActionCodesPerAccount.durationMs': 'Its window',
+  'rateLimits.actionCodesPerIp.points': '`applyActionCode` calls per client IP per window',
+  'rateLimits.actionCodesPerIp.durationMs': 'Its window',
+  'rateLimits.messagesPerAccount.points': 'Confirmation messages per account per window',
+  'rateLimits.messagesPerAccount.durationMs': 'Its window',
+  'messaging.smtpUrl': 'SMTP server for confirmation emails (`smtp://user:pass@host:587`); empty: messages are written to the log',
+  'messaging.mailFrom': 'Sender of confirmation emails (empty: `no-reply@localhost`)',
+  'messaging.smsWebhookUrl': 'Confirmation SMS are `POST { to, text }` to this URL; empty: written to the log',
+  'messaging.timeoutMs': 'Longest wait for SMTP or the SMS URL (then 502)',
+  'billing.currency': 'Currency of invoices and services when none is sent',
+  'billing.moneyDecimals': 'Decimals allowed in prices and amounts (0–4)',
+  'billing.privilege': 'Organization privilege that allows money operations',
+  'billing.encounterTypes': 'Allowed encounter `type` values ([billing](billing.md))',
+  'billing.invoiceTypes': 'Allowed invoice `type` values ([billing](billing.md))',
+  'billing.subjectTypes': 'Allowed invoice subject types ([billing](billing.md))',
+  'billing.itemTypes': 'Allowed item `type` values ([billing](billing.md))',
+  'billing.serviceTypes': 'Allowed catalogue service `type` values ([billing](billing.md))',
+  'billing.paymentTypes': 'Allowed payment `type` values ([billing](billing.md))',
+  'billing.paymentMethods': 'Allowed `paymentMethod` values ([billing](billing.md))',
+  'billing.encounterInvoiceType': '`type` of the invoice an encounter creates',
+  'billing.staleAfterMs': 'On MongoDB, when an unfinished payment counts as interrupted; also the age for the periodic recovery pass',
+  'billing.recoveryIntervalMs': 'Period of the billing recovery pass (`0`: only at start-up)',
+  'billing.totalsSweepWindowMs': 'At start-up, invoices whose items changed this recently get their totals recomputed (`0`: none)',
+  'inventory.privilege': 'Organization privilege that allows managing stockrooms, variants and stocks and moving stock (superadmins always may)',
+  'inventory.staleAfterMs': 'On MongoDB, when an unfinished stock movement or order dispatch counts as interrupted',
+  'inventory.recoveryIntervalMs': 'Period of the inventory recovery pass (`0`: only at start-up)',
+  'orders.requestedForTypes': 'The accepted order `requestedForType` values (must include `patient`)',
+  'webhooks.allowPrivate': '`true`: allow webhook URLs on private, loopback and link-local addresses (development and tests only)',
+  'webhooks.retryDelaysMs': 'Delay before each retry (the variable: seconds, comma-separated, fractions allowed; `none`: no retries)',
+  'webhooks.timeoutMs': 'How long one delivery attempt may take',
+  'webhooks.deactivateAfterMs': 'Time of failures without a success before a webhook is deactivated (5 days)',
+  'webhooks.pollIntervalMs': 'Time between looks for due deliveries',
+  'webhooks.concurrency': 'Attempts in flight per process',
+  'webhooks.concurrencyPerWebhook': 'Attempts in flight per webhook, across instances (1 keeps strict order)',
+  'webhooks.leaseMarginMs': "Time added to the timeout for a claim's lease",
+  'webhooks.retentionMs': 'How long delivered and failed deliveries are kept (30 days; `0`: kept)',
+  'audit.enabled': '`false` switches the audit trail off (measurements only, never in production)',
+  'audit.retentionDays': 'Audit events older than this are removed, oldest first (6 years)',
+  'audit.retentionIntervalMs': 'How often the audit retention job runs (also at start-up)',
+  'audit.anchorIntervalMs': "How often the audit chain's head is anchored (an `anchor` event, and `audit.anchor` webhooks)",
+  'shutdown.graceMs': 'On SIGTERM/SIGINT, time to finish requests and webhook attempts and close the store before exiting',
+  'metrics.token': 'Set: `GET /metrics` needs `Authorization: Bearer <token>` (else 401). Empty: served in development and test, 404 in production',
+  'processor.kind': 'Card processor of billing customers: `sandbox` (in-process, test tokens, cards kept in memory) or `stripe` ([payments](payments.md))',
+  'processor.timeoutMs': 'Longest wait for one card processor call (then 502, nothing half-saved)',
+  'processor.stripe.secretKey': 'Stripe secret key; required with `PROCESSOR=stripe`; never logged or sent',
+  'processor.stripe.host': 'Point the Stripe SDK at a compatible server (e.g. a local Stripe mock); empty: `api.stripe.com`',
+  'processor.stripe.port': 'Its port; empty: `443`',
+  'processor.stripe.protocol': 'Its protocol; empty: `https`',
+  'processor.stripe.webhookSecret': 'Signing secret of the Stripe webhook endpoint `POST /processor/events` (checkout outcomes of subscriptions); events whose `Stripe-Signature` does not verify are a 400; never logged or sent',
+  'gateways.enabled': 'The payment gateways offered (`sandbox`, `paypal`); another known gateway in a `gatewayType` is a 400 saying it is not configured',
+  'gateways.publicURL': "This server's public origin, for the sandbox approval page and the default return/cancel pages (empty: the origin the caller used)",
+  'gateways.returnOrigins': "Comma-separated origins allowed in `gatewayReturnURL` / `gatewayCancelURL`; empty: this server's origin plus `http://localhost` and `http://127.0.0.1` on any port",
+  'gateways.defaultReturnURL': 'Where the payer lands when an intent names no return URL (empty: `/gateways/return` of this server)',
+  'gateways.defaultCancelURL': 'Where the payer lands when an intent names no cancel URL (empty: `/gateways/cancel` of this server)',
+  'gateways.expireAfterMs': 'A payment intent not approved within this time is cancelled (3 h)',
+  'gateways.paypal.clientId': 'PayPal REST app client id; required when `GATEWAYS` includes `paypal`; never logged or sent',
+  'gateways.paypal.clientSecret': 'PayPal REST app secret; never logged or sent',
+  'gateways.paypal.baseURL': "PayPal's API (`https://api-m.paypal.com` for live payments, or a compatible server)",
+  'gateways.paypal.timeoutMs': 'Longest wait for one PayPal call (then 502; nothing captured)',
+  'gateways.fees': '`{ "<gateway>-<method>": { "percent": 2.9, "fixed": 0.3 } }`: the fee schedule behind `receivables.fees` ([payments](payments.md))',
+  allowSandboxPayments: '`true`: production may start on payments that take no real money (`PROCESSOR=sandbox`, `GATEWAYS` with `sandbox`, a Stripe test key, PayPal\'s sandbox) — for a demonstration; warned at every start, `"payments":"sandbox"` in `/health/ready`. Otherwise production refuses to start on them ([deployment](deployment.md))',
+  'subscriptions.defaultPackage': 'Key of the package whose base values a facility without a live subscription has',
+  'subscriptions.defaultTrialDays': 'Trial length when a sign-up asks for a trial of a package that names none',
+  'subscriptions.incompleteWindowMs': 'How long a subscription whose first payment failed stays `incomplete` before it becomes `incomplete_expired` (23 h)',
+  'subscriptions.retryDays': 'Days after a failed renewal at which the charge is tried again; after the last one the subscription is `unpaid`',
+  'subscriptions.checkoutExpiresAfterMs': 'Lifetime of a checkout session (kept between 31 minutes and 24 hours less a minute)',
+  'subscriptions.jobIntervalMs': 'How often the subscription pass runs (trial ends, renewals, retries, expiry of incomplete subscriptions; also at start-up; `0`: only at start-up)',
+  'subscriptions.successURL': 'Where the payer lands after a subscription checkout is paid (empty: `/processor/checkout/done` of this server)',
+  'subscriptions.cancelURL': 'Where the payer lands after a subscription checkout is not paid (empty: `/processor/checkout/cancel` of this server)',
+  'subscriptions.packages': 'Packages created on first start when no package with their key exists ([subscriptions](subscriptions.md))'
+}
+
+/** Variables read outside the settings, with what they do (listed in docs/configuration.md too). */
+export const environmentOnlyVariables: Record<string, string> = {
+  NODE_ENV:
+    '`production`: requires `AUTH_SECRET`, hides error details, `HOST` 0.0.0.0, JSON logs, `/metrics` only with `METRICS_TOKEN`. `test`: the test suite\'s settings. Default `development`',
+  LOG_FORMAT: '`json`: one JSON object per line; `pretty`: human-readable (pino-pretty). Default `pretty` in development, else `json`',
+  FAULT_AFTER_STEP: 'Tests only (with `NODE_ENV=test`): the process kills itself right after the named billing step'
+}
+
+/** The seconds variables and the settings they set (docs/configuration.md lists them with their settings). */
+export const secondsVariableSettings: Readonly<Record<string, string>> = { ...secondsVariables, [retryDelaysVariable]: 'webhooks.retryDelaysMs' }
+
+// Each description lands on its schema node; one naming no setting stops the load, so none goes stale.
+for (const [dotted, description] of Object.entries(settingDescriptions)) {
+  let node: any = configurationSchema
+  for (const key of dotted.split('.')) node = node?.properties?.[key]
+  if (!node) throw new Error(`settingDescriptions names ${dotted}, which the configuration schema does not have`)
+  node.description = description
 }

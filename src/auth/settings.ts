@@ -1,5 +1,5 @@
 // Settings of the authentication flows: the parts of the configuration (src/configuration.ts) they read, as one
-// typed object. Every key is documented in README.md ("Authentication"); defaults are in config/default.json.
+// typed object. Every key is documented in docs/configuration.md; defaults are in config/default.json.
 import type { Application, Configuration } from '../declarations'
 
 export type OAuthProviderName = 'google' | 'facebook'

@@ -1,4 +1,4 @@
-// What the audit trail records of billing documents (README "Audit trail"): an invoice billed to a patient
+// What the audit trail records of billing documents (docs/audit-trail.md): an invoice billed to a patient
 // (`subjectType: 'patient'`) names that patient; its items and payments name the patient of their invoice.
 import type { AuditDeclaration } from '../access/rules'
 import { orNull, stores } from './stores'

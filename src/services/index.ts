@@ -40,7 +40,7 @@ export const services = (app: Application) => {
   app.configure(billingCustomers)
   // Payment intents through gateways (src/providers/gateways), with the sandbox approval page.
   app.configure(billingPaymentIntents)
-  // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (README "Orders and inventory").
+  // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (docs/orders-inventory.md).
   app.configure(inventoryVariants)
   app.configure(inventoryStockrooms)
   app.configure(inventoryStocks)
@@ -51,7 +51,7 @@ export const services = (app: Application) => {
   app.configure(subscriptions)
   app.configure(webhooks)
   app.configure(webhookEvents)
-  // The audit trail (README "Audit trail"): read-only, written by src/hooks/record-audit.ts.
+  // The audit trail (docs/audit-trail.md): read-only, written by src/hooks/record-audit.ts.
   app.configure(auditEvents)
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
   app.configure(unifiedDirectory)

@@ -22,7 +22,7 @@ export interface Step {
 export const section = (markdown: string, heading: string): string => {
   const lines = markdown.split('\n')
   const start = lines.findIndex((line) => line.startsWith('## ') && line.slice(3).trim().startsWith(heading))
-  if (start < 0) throw new Error(`README has no "## ${heading}" section`)
+  if (start < 0) throw new Error(`no "## ${heading}" section`)
   let end = start + 1
   let fence = false
   for (; end < lines.length; end++) {

@@ -1,6 +1,7 @@
-// The README stands alone and is true: its quick start runs against a fresh server with the answers it shows,
-// every request body of its curl examples (and of docs/*.md) fits the published OpenAPI schema, its settings
-// table lists exactly the variables the server reads, and it links nothing outside the repository.
+// The README and the pages it leads to stand alone and are true: its quick start runs against a fresh server with
+// the answers it shows, every request body of the curl examples (README and docs/*.md) fits the published OpenAPI
+// schema, the README links every page of docs/, and no page links anything outside the repository. (The settings
+// page, docs/configuration.md, is generated and checked by test/docs/configuration-docs.test.ts.)
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -8,7 +9,6 @@ import Ajv2020 from 'ajv/dist/2020'
 import { addFormats } from '@feathersjs/schema'
 import { http, startServer, tempDir } from '../helpers/app'
 import { startServerProcess } from '../helpers/server-process'
-import { serverVariables } from '../helpers/settings'
 import { describeDifferences, quickStartSteps, readmePath, root, runQuickStart, section } from './quick-start'
 import { emulatorExclusions } from '../mongo/emulator-exclusions'
 
@@ -17,6 +17,9 @@ const docFiles = fs
   .readdirSync(path.join(root, 'docs'))
   .filter((file) => file.endsWith('.md'))
   .map((file) => path.join(root, 'docs', file))
+const contributingPath = path.join(root, 'CONTRIBUTING.md')
+const architecturePath = path.join(root, 'ARCHITECTURE.md')
+const read = (file: string) => fs.readFileSync(file, 'utf8')
 
 // GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes.
 const anchor = (heading: string) =>
@@ -25,6 +28,17 @@ const anchor = (heading: string) =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N} _-]/gu, '')
     .replace(/ /g, '-')
+
+/** The anchors of a Markdown page's headings (outside code blocks). */
+const headingAnchors = (file: string) => {
+  let fence = false
+  const anchors = new Set<string>()
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('```')) fence = !fence
+    else if (!fence && /^#{1,6} /.test(line)) anchors.add(anchor(line.replace(/^#+ /, '')))
+  }
+  return anchors
+}
 
 interface CurlExample {
   source: string
@@ -106,58 +120,51 @@ describe('README', () => {
     assert.deepEqual(failures, [], failures.join('\n'))
   })
 
-  it('has a settings table listing exactly the variables the server reads, as .env.example does', () => {
-    const table = section(readme, 'Settings')
-    const listed = new Set<string>()
-    for (const row of table.split('\n').filter((line) => line.startsWith('| `'))) {
-      const cell = row.split('|')[1]
-      const names = [...cell.matchAll(/`([A-Z0-9_…]+)`/g)].map((match) => match[1])
-      for (const name of names) listed.add(name.startsWith('…') ? `${names[0]}${name.slice(1)}` : name)
-    }
-    assert.deepEqual([...listed].sort(), serverVariables())
-  })
-
-  it('has a table of contents whose links all lead to its headings', () => {
-    const headings = new Set(readme.split('\n').filter((line) => /^#{2,3} /.test(line)).map((line) => anchor(line.replace(/^#+ /, ''))))
-    const contents = section(readme, 'Contents')
-    const links = [...contents.matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1])
-    assert.ok(links.length >= 10)
-    for (const link of links) assert.ok(headings.has(link), `#${link}`)
-    for (const heading of ['Quick start (five minutes)', 'Settings', 'Deployment', 'The API contract']) assert.ok(links.includes(anchor(heading)), heading)
+  it('stays short and leads to every page of docs/, CONTRIBUTING.md and ARCHITECTURE.md', () => {
+    assert.ok(readme.split('\n').length <= 200, `README.md has ${readme.split('\n').length} lines (at most 200: details go to docs/)`)
+    const links = new Set([...section(readme, 'Documentation').matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)].map((match) => match[1]))
+    for (const file of [...docFiles, contributingPath, architecturePath]) assert.ok(links.has(path.relative(root, file)), `README's Documentation links ${path.relative(root, file)}`)
+    for (const heading of ['Quick start (five minutes)', 'Install, run, test', 'Documentation']) assert.ok(readme.includes(`\n## ${heading}\n`), heading)
   })
 
   it('refers to nothing outside the repository and states the contract itself', () => {
-    for (const file of [readmePath, ...docFiles]) {
+    for (const file of [readmePath, contributingPath, architecturePath, ...docFiles]) {
       const text = fs.readFileSync(file, 'utf8')
       assert.doesNotMatch(text, /\.\.\/shared|spec\/interface\.md|design\/architecture\.md/, file)
       assert.doesNotMatch(text, /\(interface \d|\binterface \d\.\d|§\s*\d|\((\d\.\d+)(, \d\.\d+)*\)/, file)
       for (const link of text.matchAll(/\]\(((?!https?:|#|mailto:)[^)#]+)(#[^)]*)?\)/g)) {
         assert.ok(fs.existsSync(path.resolve(path.dirname(file), link[1])), `${path.relative(root, file)} links to ${link[1]}, which does not exist`)
       }
+      // A link to a part of a page (its own or another Markdown page) leads to one of its headings.
+      for (const link of text.matchAll(/\]\(((?!https?:|mailto:)[^)#\s]*)#([^)\s]+)\)/g)) {
+        const target = link[1] ? path.resolve(path.dirname(file), link[1]) : file
+        if (!target.endsWith('.md')) continue
+        assert.ok(headingAnchors(target).has(link[2]), `${path.relative(root, file)} links to ${link[1]}#${link[2]}, a heading that does not exist`)
+      }
     }
-    const contract = section(readme, 'The API contract')
+    const contract = read(path.join(root, 'docs/api-contract.md'))
     for (const rule of ['Authorization: Bearer', '`id`', 'milliseconds', '"total", "limit", "skip", "data"', '404', 'finalize', 'webhook']) assert.ok(contract.includes(rule), rule)
     assert.match(readme, /\/docs\b/)
     assert.match(readme, /\/openapi\.json/)
   })
 
-  it('lists every test left out on the MongoDB emulator, with the capability it misses, in its tests section', () => {
-    const tests = section(readme, 'Development and tests')
+  it('lists every test left out on the MongoDB emulator, with the capability it misses, in CONTRIBUTING.md', () => {
+    const tests = section(read(contributingPath), 'Tests')
     const rows = tests.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Test') && !line.startsWith('|---'))
     assert.equal(rows.length, emulatorExclusions.length, rows.join('\n'))
     for (const { title, missing } of emulatorExclusions) assert.ok(rows.some((row) => row === `| ${title} | ${missing} |`), title)
   })
 
   it('names the command that runs the /docs browser test alone, and it selects that test', () => {
-    const command = /`npm run mocha -- --grep '([^']+)'`/.exec(section(readme, 'Development and tests'))
+    const command = /`npm run mocha -- --grep '([^']+)'`/.exec(section(read(contributingPath), 'Tests'))
     assert.ok(command, 'no npm run mocha -- --grep command')
     const browserTest = fs.readFileSync(path.join(root, 'test/ops/docs-browser.test.ts'), 'utf8')
     const title = /describe\('([^']+)'/.exec(browserTest)![1]
     assert.ok(title.includes(command[1]), `${command[1]} does not select "${title}"`)
   })
 
-  it('states the multi-instance set-up and the scaling plan in its deployment section', () => {
-    const deployment = section(readme, 'Deployment')
+  it('states the multi-instance set-up and the scaling plan in docs/deployment.md', () => {
+    const deployment = read(path.join(root, 'docs/deployment.md'))
     for (const fact of [
       /both\*\* `MONGODB_URL`.*`REDIS_URL`/s,
       /start-up warns when `MONGODB_URL` is set without `REDIS_URL`/,

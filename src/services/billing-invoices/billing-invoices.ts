@@ -35,7 +35,7 @@ export const billingInvoices = (app: Application) => {
     // Members of the facility create its invoices.
     create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned,
-    // A patient's billing documents are in the audit trail (README "Audit trail").
+    // A patient's billing documents are in the audit trail (docs/audit-trail.md).
     audit: invoiceAudit
   })
 

@@ -40,7 +40,7 @@ export const billingItems = (app: Application) => {
       if (!invoice || !isMember(access, invoice.facility)) throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
     },
     ...facilityOwned,
-    // A patient's billing documents are in the audit trail (README "Audit trail"): the patient is the invoice's.
+    // A patient's billing documents are in the audit trail (docs/audit-trail.md): the patient is the invoice's.
     audit: invoiceChildAudit
   })
 

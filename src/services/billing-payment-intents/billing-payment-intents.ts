@@ -56,7 +56,7 @@ export const billingPaymentIntents = (app: Application) => {
     },
     audience: (doc) => (doc.facility ? [`organizations/${doc.facility}`] : [`accounts/${doc.account}`]),
     organizations: (doc) => (doc.facility ? [doc.facility] : []),
-    // An intent paying a patient's invoice is in the audit trail with that patient (README "Audit trail").
+    // An intent paying a patient's invoice is in the audit trail with that patient (docs/audit-trail.md).
     audit: invoiceChildAudit
   })
 

@@ -44,7 +44,7 @@ export const billingPayments = (app: Application) => {
       requireBilling(access, item.facility, billingSettings(app).privilege, 'Recording a payment')
     },
     ...facilityOwned,
-    // A patient's billing documents are in the audit trail (README "Audit trail"): the patient is the invoice's.
+    // A patient's billing documents are in the audit trail (docs/audit-trail.md): the patient is the invoice's.
     audit: invoiceChildAudit
   })
 

@@ -42,7 +42,7 @@ export const medicalEncounters = (app: Application) => {
     // Members of the facility record its encounters.
     create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned,
-    // Patient data: every external call is in the audit trail (README "Audit trail").
+    // Patient data: every external call is in the audit trail (docs/audit-trail.md).
     audit: { fields: ['patient', 'facility'], patient: (doc) => doc.patient, facility: (doc) => doc.facility }
   })
 

@@ -153,7 +153,7 @@ export const medicalRecords = (app: Application) => {
       if (data.facility !== undefined) requireFacilityMembership(access, data.facility)
     },
     audience: recordAudience,
-    // Patient data: every external call is in the audit trail (README "Audit trail").
+    // Patient data: every external call is in the audit trail (docs/audit-trail.md).
     audit: { fields: ['patient', 'facility'], patient: (doc) => doc.patient, facility: (doc) => doc.facility }
   })
 

@@ -45,7 +45,7 @@ export const requestOrders = (app: Application) => {
     },
     audience: (doc) => [`organizations/${doc.owner?.organization}`, ...(patientOf(doc) ? [`accounts/${patientOf(doc)}`] : [])],
     organizations: (doc) => [doc.owner?.organization],
-    // An order for a patient is patient data (README "Audit trail").
+    // An order for a patient is patient data (docs/audit-trail.md).
     audit: { fields: ['requestedForType', 'requestedFor', 'owner.organization'], patient: patientOf, facility: (doc) => doc.owner?.organization }
   })
 

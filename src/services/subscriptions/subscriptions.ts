@@ -1,4 +1,4 @@
-// Subscriptions: what a facility pays for and may use (README "Subscriptions", docs/subscriptions.md). One live
+// Subscriptions: what a facility pays for and may use (docs/subscriptions.md). One live
 // subscription per facility (`GET /subscriptions?facility=<id>`; the organization carries its id as
 // `subscription`). POST { facility, package, trial? } by the facility's superadmin (409 while one is live);
 // PATCH { package } changes the package, { <feature>: true|false } toggles a feature, { status, reason? } cancels
