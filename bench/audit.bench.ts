@@ -28,13 +28,33 @@ const median = (values: number[]) => {
 
 export async function run() {
   const server = await startServer({ mongodb: '' })
-  const owner = await signUp(server.url, { email: 'owner@audit-bench.test', organization: { name: 'Bench clinic', type: 'facility' } })
+  const owner = await signUp(server.url, {
+    email: 'owner@audit-bench.test',
+    organization: { name: 'Bench clinic', type: 'facility' }
+  })
   const caller = await signUp(server.url, { email: 'doctor@audit-bench.test' })
-  await call(server.url, 'POST', '/organization-members', { organization: owner.organization.id, uid: caller.account.id, roles: ['doctor'], privileges: [] }, owner.token)
-  const body = { ...validRecords.allergy, facility: owner.organization.id, patient: owner.account.id, permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+  await call(
+    server.url,
+    'POST',
+    '/organization-members',
+    { organization: owner.organization.id, uid: caller.account.id, roles: ['doctor'], privileges: [] },
+    owner.token
+  )
+  const body = {
+    ...validRecords.allergy,
+    facility: owner.organization.id,
+    patient: owner.account.id,
+    permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+  }
   const settings = server.app.get('audit')
   const load = (title: string, duration: number) =>
-    measureLoad(title, `${server.url}/medical-records`, { method: 'POST', token: caller.token, bodies: [body], connections: CONNECTIONS, duration })
+    measureLoad(title, `${server.url}/medical-records`, {
+      method: 'POST',
+      token: caller.token,
+      bodies: [body],
+      connections: CONNECTIONS,
+      duration
+    })
 
   // Warm-up (JIT, caches; throughput keeps rising for several seconds after start), not counted.
   await load('warm-up', Math.max(3, DURATION))
@@ -79,7 +99,9 @@ export async function run() {
   const full = counted.slice(0, -1).filter((phase) => phase.seconds > 0)
   const rate = (audit: boolean) => {
     const side = full.filter((phase) => phase.audit === audit)
-    return side.reduce((sum, phase) => sum + phase.count, 0) / side.reduce((sum, phase) => sum + phase.seconds, 0)
+    return (
+      side.reduce((sum, phase) => sum + phase.count, 0) / side.reduce((sum, phase) => sum + phase.seconds, 0)
+    )
   }
   const withAudit = rate(true)
   const withoutAudit = rate(false)
@@ -91,7 +113,9 @@ export async function run() {
     if (on.count > 0 && off.count > 0) pairRatios.push(on.count / on.seconds / (off.count / off.seconds))
   }
 
-  const audited = (await server.app.service('audit-events').find({ query: { action: 'create', $limit: 0 } })) as unknown as { total: number }
+  const audited = (await server.app
+    .service('audit-events')
+    .find({ query: { action: 'create', $limit: 0 } })) as unknown as { total: number }
   const log = auditLog(server.app)!
   const verify = await log.verify()
   await server.close()
@@ -111,13 +135,18 @@ export async function run() {
     withinBudget: ratio >= 0.9,
     medianPairRatio: round(median(pairRatios), 3),
     pairs: pairRatios.length,
-    pairRatioQuartiles: [round(median(pairRatios.filter((r) => r <= median(pairRatios))), 3), round(median(pairRatios.filter((r) => r >= median(pairRatios))), 3)],
+    pairRatioQuartiles: [
+      round(median(pairRatios.filter((r) => r <= median(pairRatios))), 3),
+      round(median(pairRatios.filter((r) => r >= median(pairRatios))), 3)
+    ],
     loadRequestsPerSecond: total.requestsPerSecond,
     loadLatencyP50ms: total.latencyP50ms,
     loadLatencyP99ms: total.latencyP99ms,
     // Every create answered with the trail on has its event (warm-up creates included), and the chain verifies.
     auditCreateEvents: audited.total,
-    createsCountedInOnPhases: full.filter((phase) => phase.audit).reduce((sum, phase) => sum + phase.count, 0),
+    createsCountedInOnPhases: full
+      .filter((phase) => phase.audit)
+      .reduce((sum, phase) => sum + phase.count, 0),
     chainAfterLoad: verify,
     meanEventsPerWrite: round(log.stats.events / Math.max(1, log.stats.batches), 2)
   }

@@ -12,12 +12,22 @@ const CONNECTIONS = 10
 
 // In process, unlike the other benches' load (bench/lib.ts measureLoad): each google login needs a fresh code
 // from the in-process OAuth server, and the refused requests (400, 429) are what two of the figures measure.
-const measure = (opts: Record<string, unknown>): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> =>
+const measure = (
+  opts: Record<string, unknown>
+): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> =>
   new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts } as any, (error: any, result: any) => {
-      if (error) return reject(error)
-      resolve({ rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx })
-    })
+    autocannon(
+      { connections: CONNECTIONS, duration: DURATION, ...opts } as any,
+      (error: any, result: any) => {
+        if (error) return reject(error)
+        resolve({
+          rps: Math.round(result.requests.average),
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx
+        })
+      }
+    )
   })
 
 export async function run() {
@@ -25,21 +35,49 @@ export async function run() {
   const unlimited = { points: 1e9, durationMs: 900000 }
   const server = await startServer({
     oauth: { google: { tokenURL: oauth.tokenUrl, profileURL: oauth.profileUrl } },
-    rateLimits: { loginsPerIp: unlimited, actionCodesPerIp: unlimited, failedActionCodesPerAccount: unlimited, failedLoginsPerEmail: { points: 1, durationMs: 900000 } }
+    rateLimits: {
+      loginsPerIp: unlimited,
+      actionCodesPerIp: unlimited,
+      failedActionCodesPerAccount: unlimited,
+      failedLoginsPerEmail: { points: 1, durationMs: 900000 }
+    }
   })
   try {
     const user = await signUp(server.url)
     const blocked = await signUp(server.url)
     // Use up the (bench-lowered) per-email limit of `blocked`.
-    await fetch(`${server.url}/authentication`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify({ email: blocked.email, password: 'wrong' }) })
-    const post = (body: unknown) => ({ url: `${server.url}/authentication`, method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) })
+    await fetch(`${server.url}/authentication`, {
+      method: 'POST',
+      headers: jsonHeaders(),
+      body: JSON.stringify({ email: blocked.email, password: 'wrong' })
+    })
+    const post = (body: unknown) => ({
+      url: `${server.url}/authentication`,
+      method: 'POST',
+      headers: jsonHeaders(),
+      body: JSON.stringify(body)
+    })
 
-    const baseline = await measure({ url: `${server.url}/accounts/${user.account.id}`, headers: { authorization: `Bearer ${user.token}` } })
+    const baseline = await measure({
+      url: `${server.url}/accounts/${user.account.id}`,
+      headers: { authorization: `Bearer ${user.token}` }
+    })
     const passwordLogin = await measure(post({ email: user.email, password: user.password }))
     const profile = { id: 'bench-google-user', email: 'bench-google@example.test' }
     const googleLogin = await measure({
       ...post({}),
-      requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ strategy: 'google', redirectURI: 'https://app.example.test/cb', code: oauth.issueCode(profile) }) }) }]
+      requests: [
+        {
+          setupRequest: (req: any) => ({
+            ...req,
+            body: JSON.stringify({
+              strategy: 'google',
+              redirectURI: 'https://app.example.test/cb',
+              code: oauth.issueCode(profile)
+            })
+          })
+        }
+      ]
     })
     const unknownCode = await measure(post({ action: 'applyActionCode', code: 'ABCDEFGH-12345678' }))
     const limitedLogin = await measure(post({ email: blocked.email, password: blocked.password }))

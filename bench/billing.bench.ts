@@ -20,14 +20,35 @@ export async function run() {
   const { app, url: base } = server
 
   // The cashier: a member of the clinic with the billing privilege.
-  const owner = await signUp(base, { email: 'owner@billing-bench.test', organization: { name: 'Bench clinic', type: 'facility' } })
+  const owner = await signUp(base, {
+    email: 'owner@billing-bench.test',
+    organization: { name: 'Bench clinic', type: 'facility' }
+  })
   const cashier = await signUp(base, { email: 'cashier@billing-bench.test' })
   const facility = owner.organization.id
-  await call(base, 'POST', '/organization-members', { organization: facility, uid: cashier.account.id, privileges: ['billing'] }, owner.token)
+  await call(
+    base,
+    'POST',
+    '/organization-members',
+    { organization: facility, uid: cashier.account.id, privileges: ['billing'] },
+    owner.token
+  )
 
   const newItem = async () => {
-    const invoice = await call(base, 'POST', '/billing-invoices', { facility, type: 'walk-in', subject: owner.account.id, subjectType: 'patient' }, cashier.token)
-    return call(base, 'POST', '/billing-items', { invoice: invoice.id, type: 'custom', price: 1_000_000_000 }, cashier.token)
+    const invoice = await call(
+      base,
+      'POST',
+      '/billing-invoices',
+      { facility, type: 'walk-in', subject: owner.account.id, subjectType: 'patient' },
+      cashier.token
+    )
+    return call(
+      base,
+      'POST',
+      '/billing-items',
+      { invoice: invoice.id, type: 'custom', price: 1_000_000_000 },
+      cashier.token
+    )
   }
   const hot = await newItem()
   const spread: any[] = []
@@ -38,7 +59,12 @@ export async function run() {
   const baseline = await startPlainApp('payments', new MemoryService({ paginate: app.get('paginate') }))
 
   const memory = await measure('memory create', `${baseline.base}/payments`, [payment(hot.id)])
-  const contended = await measure('payments, one item', `${base}/billing-payments`, [payment(hot.id)], cashier.token)
+  const contended = await measure(
+    'payments, one item',
+    `${base}/billing-payments`,
+    [payment(hot.id)],
+    cashier.token
+  )
   const uncontended = await measure(
     'payments, many items',
     `${base}/billing-payments`,
@@ -47,15 +73,28 @@ export async function run() {
   )
 
   // The books must balance after the load: every recorded payment is counted once on its item and invoice.
-  const payments = (await (app.service('billing-payments' as any) as any)._find({ query: { $select: ['item', 'amount', 'status'] }, paginate: false })) as any[]
-  const items = (await (app.service('billing-items' as any) as any)._find({ query: {}, paginate: false })) as any[]
-  const invoices = (await (app.service('billing-invoices' as any) as any)._find({ query: {}, paginate: false })) as any[]
+  const payments = (await (app.service('billing-payments' as any) as any)._find({
+    query: { $select: ['item', 'amount', 'status'] },
+    paginate: false
+  })) as any[]
+  const items = (await (app.service('billing-items' as any) as any)._find({
+    query: {},
+    paginate: false
+  })) as any[]
+  const invoices = (await (app.service('billing-invoices' as any) as any)._find({
+    query: {},
+    paginate: false
+  })) as any[]
   const cents = new Map<string, number>()
   for (const p of payments) cents.set(p.item, (cents.get(p.item) ?? 0) + Math.round(p.amount * 100))
   const balanced =
     payments.every((p) => p.status === 'draft') &&
     items.every((item) => item.reserved === (cents.get(item.id) ?? 0) && item.pending.length === 0) &&
-    invoices.every((invoice) => Math.round(invoice.paid * 100) === items.filter((i) => i.invoice === invoice.id).reduce((sum, i) => sum + i.reserved, 0))
+    invoices.every(
+      (invoice) =>
+        Math.round(invoice.paid * 100) ===
+        items.filter((i) => i.invoice === invoice.id).reduce((sum, i) => sum + i.reserved, 0)
+    )
   if (!balanced) throw new Error('The payments, items and invoice totals do not agree after the load')
 
   await server.close()

@@ -36,25 +36,74 @@ const median = <T extends LoadResult>(values: T[]): T => {
 
 export async function run() {
   const server = await startServer({ mongodb: '' })
-  const owner = await signUp(server.url, { email: 'owner@create-bench.test', organization: { name: 'Bench clinic', type: 'facility' } })
+  const owner = await signUp(server.url, {
+    email: 'owner@create-bench.test',
+    organization: { name: 'Bench clinic', type: 'facility' }
+  })
   const caller = await signUp(server.url, { email: 'doctor@create-bench.test' })
-  await call(server.url, 'POST', '/organization-members', { organization: owner.organization.id, uid: caller.account.id, roles: ['doctor'], privileges: [] }, owner.token)
-  const body = { ...validRecords.allergy, facility: owner.organization.id, patient: owner.account.id, permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+  await call(
+    server.url,
+    'POST',
+    '/organization-members',
+    { organization: owner.organization.id, uid: caller.account.id, roles: ['doctor'], privileges: [] },
+    owner.token
+  )
+  const body = {
+    ...validRecords.allergy,
+    facility: owner.organization.id,
+    patient: owner.account.id,
+    permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+  }
 
   const engineDir = tempDir('clinic-bench-engine-')
-  const engine = await startPlainApp('records', new NeDBService({ Model: new NeDB({ filename: path.join(engineDir, 'records.db'), autoload: true }), paginate: { default: 10, max: 50 } }))
+  const engine = await startPlainApp(
+    'records',
+    new NeDBService({
+      Model: new NeDB({ filename: path.join(engineDir, 'records.db'), autoload: true }),
+      paginate: { default: 10, max: 50 }
+    })
+  )
   const memory = await startPlainApp('records', new MemoryService({ paginate: { default: 10, max: 50 } }))
 
   const targets: Record<'project' | 'engine' | 'memory', () => Promise<Measured>> = {
-    project: () => withCpu(() => measureLoad('project', `${server.url}/medical-records`, { method: 'POST', token: caller.token, bodies: [body], connections: CONNECTIONS, duration: DURATION })),
-    engine: () => withCpu(() => measureLoad('bare engine', `${engine.base}/records`, { method: 'POST', bodies: [body], connections: CONNECTIONS, duration: DURATION })),
-    memory: () => withCpu(() => measureLoad('bare memory', `${memory.base}/records`, { method: 'POST', bodies: [body], connections: CONNECTIONS, duration: DURATION }))
+    project: () =>
+      withCpu(() =>
+        measureLoad('project', `${server.url}/medical-records`, {
+          method: 'POST',
+          token: caller.token,
+          bodies: [body],
+          connections: CONNECTIONS,
+          duration: DURATION
+        })
+      ),
+    engine: () =>
+      withCpu(() =>
+        measureLoad('bare engine', `${engine.base}/records`, {
+          method: 'POST',
+          bodies: [body],
+          connections: CONNECTIONS,
+          duration: DURATION
+        })
+      ),
+    memory: () =>
+      withCpu(() =>
+        measureLoad('bare memory', `${memory.base}/records`, {
+          method: 'POST',
+          bodies: [body],
+          connections: CONNECTIONS,
+          duration: DURATION
+        })
+      )
   }
   const rounds: Record<keyof typeof targets, Measured[]> = { project: [], engine: [], memory: [] }
   // Warm-up (JIT; throughput keeps rising for a few seconds after start), not counted.
   for (const measure of Object.values(targets)) await measure()
   for (let i = 0; i < ROUNDS; i++) {
-    for (const [name, measure] of Object.entries(targets) as [keyof typeof targets, () => Promise<Measured>][]) rounds[name].push(await measure())
+    for (const [name, measure] of Object.entries(targets) as [
+      keyof typeof targets,
+      () => Promise<Measured>
+    ][])
+      rounds[name].push(await measure())
   }
 
   const storeSync = server.app.get('storeSync')

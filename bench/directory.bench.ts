@@ -35,13 +35,90 @@ const CITIES: (Point & { name: string })[] = [
   { name: 'Singapore', lat: 1.3521, lng: 103.8198 },
   { name: 'Bangkok', lat: 13.7563, lng: 100.5018 }
 ]
-const SPECIALTIES = ['cardiology', 'pediatrics', 'dermatology', 'orthopedics', 'neurology', 'oncology', 'radiology', 'dental', 'eye', 'maternity', 'family', 'diagnostic', 'wellness', 'physical', 'mental', 'urology', 'surgical', 'vaccination', 'nutrition', 'sleep']
-const KINDS = ['Clinic', 'Center', 'Hospital', 'Laboratory', 'Medical Group', 'Health Hub', 'Care', 'Institute']
-const SYLLABLES = ['ma', 'ka', 'ti', 'sa', 'lo', 'ri', 'ba', 'ne', 'qu', 'zon', 'pa', 'ig', 'san', 'jo', 'se', 'ro', 'ca', 'de', 'li', 'mo', 'ga', 'ta', 'ñe', 'él']
+const SPECIALTIES = [
+  'cardiology',
+  'pediatrics',
+  'dermatology',
+  'orthopedics',
+  'neurology',
+  'oncology',
+  'radiology',
+  'dental',
+  'eye',
+  'maternity',
+  'family',
+  'diagnostic',
+  'wellness',
+  'physical',
+  'mental',
+  'urology',
+  'surgical',
+  'vaccination',
+  'nutrition',
+  'sleep'
+]
+const KINDS = [
+  'Clinic',
+  'Center',
+  'Hospital',
+  'Laboratory',
+  'Medical Group',
+  'Health Hub',
+  'Care',
+  'Institute'
+]
+const SYLLABLES = [
+  'ma',
+  'ka',
+  'ti',
+  'sa',
+  'lo',
+  'ri',
+  'ba',
+  'ne',
+  'qu',
+  'zon',
+  'pa',
+  'ig',
+  'san',
+  'jo',
+  'se',
+  'ro',
+  'ca',
+  'de',
+  'li',
+  'mo',
+  'ga',
+  'ta',
+  'ñe',
+  'él'
+]
 const place = () => Array.from({ length: 2 + Math.floor(next() * 2) }, () => pick(SYLLABLES)).join('')
 const PLACES = Array.from({ length: 4000 }, place)
 const capital = (word: string) => word[0].toUpperCase() + word.slice(1)
-const DESCRIPTION_WORDS = ['care', 'family', 'walk-in', 'appointments', 'insurance', 'accepted', 'open', 'weekends', 'specialists', 'friendly', 'staff', 'parking', 'emergency', 'consultations', 'tests', 'imaging', 'therapy', 'children', 'adults', 'seniors', ...SPECIALTIES]
+const DESCRIPTION_WORDS = [
+  'care',
+  'family',
+  'walk-in',
+  'appointments',
+  'insurance',
+  'accepted',
+  'open',
+  'weekends',
+  'specialists',
+  'friendly',
+  'staff',
+  'parking',
+  'emergency',
+  'consultations',
+  'tests',
+  'imaging',
+  'therapy',
+  'children',
+  'adults',
+  'seniors',
+  ...SPECIALTIES
+]
 const STO = ['consultation', 'procedure', 'laboratory', 'imaging', 'dental', 'vaccination', 'therapy']
 
 /** One generated entry (a listed organization's content). */
@@ -50,11 +127,22 @@ const generate = (i: number) => {
   // Spread ~20 km around the city centre (denser near the centre).
   const r = 20 * next() ** 1.5
   const angle = next() * 2 * Math.PI
-  const coordinates = { lat: city.lat + (r / 111.32) * Math.cos(angle), lng: city.lng + ((r / 111.32) * Math.sin(angle)) / Math.cos((city.lat * Math.PI) / 180) }
+  const coordinates = {
+    lat: city.lat + (r / 111.32) * Math.cos(angle),
+    lng: city.lng + ((r / 111.32) * Math.sin(angle)) / Math.cos((city.lat * Math.PI) / 180)
+  }
   const name = `${capital(pick(PLACES))} ${capital(pick(SPECIALTIES))} ${pick(KINDS)}`
   const description = Array.from({ length: 8 }, () => pick(DESCRIPTION_WORDS)).join(' ')
-  const tags = [...new Set(Array.from({ length: 1 + Math.floor(next() * 3) }, () => `sto:${pick(STO)}`))].sort()
-  return { ref: { id: `bench-${i}`, type: 'facility', types: ['clinic'] }, name, description, tags, coordinates }
+  const tags = [
+    ...new Set(Array.from({ length: 1 + Math.floor(next() * 3) }, () => `sto:${pick(STO)}`))
+  ].sort()
+  return {
+    ref: { id: `bench-${i}`, type: 'facility', types: ['clinic'] },
+    name,
+    description,
+    tags,
+    coordinates
+  }
 }
 
 type Content = ReturnType<typeof generate>
@@ -66,7 +154,10 @@ interface Plain extends Content {
   descWords: Set<string>
   sortName: string
 }
-const baselineSearch = (entries: Plain[], query: { words: string[]; circle?: Point & { radiusKm: number }; tag?: string }) => {
+const baselineSearch = (
+  entries: Plain[],
+  query: { words: string[]; circle?: Point & { radiusKm: number }; tag?: string }
+) => {
   const hits: { entry: Plain; score: number; distance: number }[] = []
   for (const entry of entries) {
     if (query.tag && !entry.tags.includes(query.tag)) continue
@@ -88,11 +179,18 @@ const baselineSearch = (entries: Plain[], query: { words: string[]; circle?: Poi
     }
     if (all) hits.push({ entry, score, distance })
   }
-  hits.sort((a, b) => b.score - a.score || a.distance - b.distance || (a.entry.sortName < b.entry.sortName ? -1 : a.entry.sortName > b.entry.sortName ? 1 : 0) || (a.entry.id < b.entry.id ? -1 : 1))
+  hits.sort(
+    (a, b) =>
+      b.score - a.score ||
+      a.distance - b.distance ||
+      (a.entry.sortName < b.entry.sortName ? -1 : a.entry.sortName > b.entry.sortName ? 1 : 0) ||
+      (a.entry.id < b.entry.id ? -1 : 1)
+  )
   return { total: hits.length, data: hits.slice(0, 10) }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 const stats = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b)
   return { p50ms: round(percentile(sorted, 50), 2), p99ms: round(percentile(sorted, 99), 2) }
@@ -106,7 +204,10 @@ const time = async (fn: () => unknown) => {
 const near = (city: Point, km: number) => {
   const angle = next() * 2 * Math.PI
   const r = km * next()
-  return { lat: city.lat + (r / 111.32) * Math.cos(angle), lng: city.lng + ((r / 111.32) * Math.sin(angle)) / Math.cos((city.lat * Math.PI) / 180) }
+  return {
+    lat: city.lat + (r / 111.32) * Math.cos(angle),
+    lng: city.lng + ((r / 111.32) * Math.sin(angle)) / Math.cos((city.lat * Math.PI) / 180)
+  }
 }
 
 interface Case {
@@ -116,20 +217,38 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { title: 'a_oneWord', make: () => { const w = pick(SPECIALTIES); return { qs: `$search=${w}`, baseline: { words: [w] } } } },
+  {
+    title: 'a_oneWord',
+    make: () => {
+      const w = pick(SPECIALTIES)
+      return { qs: `$search=${w}`, baseline: { words: [w] } }
+    }
+  },
   {
     title: 'b_twoWords',
     make: (sample) => {
       const [first, second] = words(sample.name)
-      return { qs: `$search=${encodeURIComponent(`${first} ${second}`)}`, baseline: { words: [first, second] } }
+      return {
+        qs: `$search=${encodeURIComponent(`${first} ${second}`)}`,
+        baseline: { words: [first, second] }
+      }
     }
   },
-  { title: 'c_oneLetterPrefix', make: () => { const l = pick('abcdefghijklmnoprstuvw'.split('')); return { qs: `$search=${l}`, baseline: { words: [l] } } } },
+  {
+    title: 'c_oneLetterPrefix',
+    make: () => {
+      const l = pick('abcdefghijklmnoprstuvw'.split(''))
+      return { qs: `$search=${l}`, baseline: { words: [l] } }
+    }
+  },
   {
     title: 'd_star_5km',
     make: () => {
       const c = near(pick(CITIES), 15)
-      return { qs: `$search=*&location=${c.lat},${c.lng},5`, baseline: { words: [], circle: { ...c, radiusKm: 5 } } }
+      return {
+        qs: `$search=*&location=${c.lat},${c.lng},5`,
+        baseline: { words: [], circle: { ...c, radiusKm: 5 } }
+      }
     }
   },
   {
@@ -137,7 +256,10 @@ const CASES: Case[] = [
     make: () => {
       const c = near(pick(CITIES), 15)
       const w = pick(SPECIALTIES)
-      return { qs: `$search=${w}&location=${c.lat},${c.lng},5`, baseline: { words: [w], circle: { ...c, radiusKm: 5 } } }
+      return {
+        qs: `$search=${w}&location=${c.lat},${c.lng},5`,
+        baseline: { words: [w], circle: { ...c, radiusKm: 5 } }
+      }
     }
   },
   {
@@ -177,9 +299,23 @@ const rssMB = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS') => {
 /** Starts the server as its own process, as `npm start` does (the compiled `lib/`), on `dataDir`: time to the start line and its RSS. */
 const startProcess = async (dataDir: string) => {
   const start = process.hrtime.bigint()
-  const server = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: crypto.randomBytes(48).toString('base64'), ALLOW_SANDBOX_PAYMENTS: 'true' }, 120000, { compiled: true })
+  const server = await startServerProcess(
+    {
+      DATA_DIR: dataDir,
+      NODE_ENV: 'production',
+      AUTH_SECRET: crypto.randomBytes(48).toString('base64'),
+      ALLOW_SANDBOX_PAYMENTS: 'true'
+    },
+    120000,
+    { compiled: true }
+  )
   const startupMs = Number(process.hrtime.bigint() - start) / 1e6
-  return { server, startupMs, rss: () => rssMB(server.child.pid ?? 0), peak: () => rssMB(server.child.pid ?? 0, 'VmHWM') }
+  return {
+    server,
+    startupMs,
+    rss: () => rssMB(server.child.pid ?? 0),
+    peak: () => rssMB(server.child.pid ?? 0, 'VmHWM')
+  }
 }
 
 export async function run() {
@@ -193,11 +329,23 @@ export async function run() {
   const multi: Params & { adapter: { multi: boolean } } = { adapter: { multi: true } }
   const seedMs = await time(async () => {
     const store = directoryStore(seeding.app)
-    for (let i = 0; i < contents.length; i += 5000) await store._create(contents.slice(i, i + 5000).map((c) => entryDocument('organization', c)), multi)
+    for (let i = 0; i < contents.length; i += 5000)
+      await store._create(
+        contents.slice(i, i + 5000).map((c) => entryDocument('organization', c)),
+        multi
+      )
   })
   // 2. Baseline entries (plain objects, folded once up front).
-  const stored = (await directoryStore(seeding.app)._find({ query: { $select: ['id', 'ref', 'name', 'description', 'tags', 'coordinates'] }, paginate: false })) as any[]
-  const plain: Plain[] = stored.map((e) => ({ ...e, nameWords: words(e.name), descWords: new Set(words(e.description)), sortName: words(e.name).join(' ') }))
+  const stored = (await directoryStore(seeding.app)._find({
+    query: { $select: ['id', 'ref', 'name', 'description', 'tags', 'coordinates'] },
+    paginate: false
+  })) as any[]
+  const plain: Plain[] = stored.map((e) => ({
+    ...e,
+    nameWords: words(e.name),
+    descWords: new Set(words(e.description)),
+    sortName: words(e.name).join(' ')
+  }))
   if (plain.length !== ENTRIES) throw new Error(`expected ${ENTRIES} entries, found ${plain.length}`)
   await seeding.close({ keep: true })
 
@@ -213,7 +361,8 @@ export async function run() {
   const firstAnswerMs = await time(async () => {
     const response = await fetch(`${url}/bff/unified-directory?$search=*`)
     const body: any = await response.json()
-    if (body.total !== ENTRIES) throw new Error(`expected ${ENTRIES} entries in the index, found ${body.total}`)
+    if (body.total !== ENTRIES)
+      throw new Error(`expected ${ENTRIES} entries in the index, found ${body.total}`)
   })
   const rssIndexed = full.rss()
   const peakIndexed = full.peak()
@@ -235,8 +384,10 @@ export async function run() {
       const baseMs = await time(() => {
         expected = baselineSearch(plain, baseline)
       })
-      if (expected && expected.total !== body.total) throw new Error(`${c.title} ${qs}: app total ${body.total} ≠ baseline ${expected.total}`)
-      if (expected && expected.data.map((h) => h.entry.id).join() !== body.data.map((e: any) => e.id).join()) throw new Error(`${c.title} ${qs}: app order differs from the baseline`)
+      if (expected && expected.total !== body.total)
+        throw new Error(`${c.title} ${qs}: app total ${body.total} ≠ baseline ${expected.total}`)
+      if (expected && expected.data.map((h) => h.entry.id).join() !== body.data.map((e: any) => e.id).join())
+        throw new Error(`${c.title} ${qs}: app order differs from the baseline`)
       if (i >= WARMUP) {
         app_.push(appMs)
         base.push(baseMs)
@@ -248,7 +399,10 @@ export async function run() {
     results[c.title] = {
       app: appStats,
       baselineInMemoryFilter: baseStats,
-      baselineOverApp: { p50: round(baseStats.p50ms / appStats.p50ms, 1), p99: round(baseStats.p99ms / appStats.p99ms, 1) },
+      baselineOverApp: {
+        p50: round(baseStats.p50ms / appStats.p50ms, 1),
+        p99: round(baseStats.p99ms / appStats.p99ms, 1)
+      },
       meanMatches: Math.round(totals / SAMPLES)
     }
   }
@@ -271,7 +425,14 @@ export async function run() {
       firstSearchAfterReady: Math.round(firstAnswerMs),
       toFirstSearch: Math.round(full.startupMs + firstAnswerMs)
     },
-    serverRssMB: { empty: emptyRss, afterStartup: rssAfterStartup, indexed: rssIndexed, afterQueries: rssEnd, peakAtFirstSearch: peakIndexed, peakAfterQueries: peakEnd },
+    serverRssMB: {
+      empty: emptyRss,
+      afterStartup: rssAfterStartup,
+      indexed: rssIndexed,
+      afterQueries: rssEnd,
+      peakAtFirstSearch: peakIndexed,
+      peakAfterQueries: peakEnd
+    },
     ...results
   }
 }

@@ -17,7 +17,10 @@ import { normalizePermissions } from '../src/services/medical-records/medical-re
 import { validRecords } from '../test/fixtures/medical-records'
 import { measureLoad, round, startPlainApp } from './lib'
 
-const SIZES = (process.env.BENCH_FIND_SIZES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0)
+const SIZES = (process.env.BENCH_FIND_SIZES ?? '100000,1000000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0)
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
 const READABLE = 1000
 const CONNECTIONS = 10
@@ -44,10 +47,26 @@ function* records(size: number, viewer: string) {
   const start = Date.now() - size * 1000
   for (let i = 0; i < size; i++) {
     const author = authors[Math.floor(next() * authors.length)]
-    const elements: Record<string, unknown>[] = i % every === 0 ? [{ uid: viewer }] : [{ uid: authors[Math.floor(next() * authors.length)] }]
-    if (next() < 0.1) elements.push({ organization: organizations[Math.floor(next() * organizations.length)], roles: ['doctor'] })
-    const { facility: _f, permissions: _p, ...body } = validRecords[types[i % types.length]] as Record<string, unknown>
-    yield { ...body, id: newId(), patient: `patient-${i % 20000}`, permissions: normalizePermissions(elements as any), createdAt: start + i * 1000, createdBy: author }
+    const elements: Record<string, unknown>[] =
+      i % every === 0 ? [{ uid: viewer }] : [{ uid: authors[Math.floor(next() * authors.length)] }]
+    if (next() < 0.1)
+      elements.push({
+        organization: organizations[Math.floor(next() * organizations.length)],
+        roles: ['doctor']
+      })
+    const {
+      facility: _f,
+      permissions: _p,
+      ...body
+    } = validRecords[types[i % types.length]] as Record<string, unknown>
+    yield {
+      ...body,
+      id: newId(),
+      patient: `patient-${i % 20000}`,
+      permissions: normalizePermissions(elements as any),
+      createdAt: start + i * 1000,
+      createdBy: author
+    }
   }
 }
 
@@ -81,14 +100,27 @@ const measureSize = async (size: number) => {
     const pid = server.child.pid as number
     const rssAfterStartMb = rssMb(pid)
     try {
-      const check = (await fetch(server.url + LIST, { headers: { authorization: `Bearer ${viewer.token}` } }).then((r) => r.json())) as { total: number }
-      if (check.total !== READABLE) throw new Error(`the viewer should read ${READABLE} records, the server says ${check.total}`)
-      const app = await measureLoad(`list at ${size}`, server.url + LIST, { token: viewer.token, connections: CONNECTIONS, duration: DURATION })
+      const check = (await fetch(server.url + LIST, {
+        headers: { authorization: `Bearer ${viewer.token}` }
+      }).then((r) => r.json())) as { total: number }
+      if (check.total !== READABLE)
+        throw new Error(`the viewer should read ${READABLE} records, the server says ${check.total}`)
+      const app = await measureLoad(`list at ${size}`, server.url + LIST, {
+        token: viewer.token,
+        connections: CONNECTIONS,
+        duration: DURATION
+      })
       const rssAfterLoadMb = rssMb(pid)
 
-      const baseline = await startPlainApp('medical-records', new MemoryService({ paginate: { default: 20, max: 100 }, multi: ['create'] }))
+      const baseline = await startPlainApp(
+        'medical-records',
+        new MemoryService({ paginate: { default: 20, max: 100 }, multi: ['create'] })
+      )
       await baseline.app.service('medical-records').create(readable)
-      const memory = await measureLoad(`memory list at ${size}`, baseline.base + LIST, { connections: CONNECTIONS, duration: DURATION })
+      const memory = await measureLoad(`memory list at ${size}`, baseline.base + LIST, {
+        connections: CONNECTIONS,
+        duration: DURATION
+      })
       await baseline.close()
       return {
         records: size,
@@ -118,8 +150,11 @@ export async function run() {
     connections: CONNECTIONS,
     durationSeconds: DURATION,
     list: LIST,
-    targets: { '100000': { p50ms: 10, p99ms: 30 }, '1000000': { p50ms: 30, rssMb: 2048, startupSeconds: 30 } },
-    note: 'embedded engine, server as a child process (npm start), 10 connections; baseline: bare Feathers + memory holding only the viewer\'s readable records',
+    targets: {
+      '100000': { p50ms: 10, p99ms: 30 },
+      '1000000': { p50ms: 30, rssMb: 2048, startupSeconds: 30 }
+    },
+    note: "embedded engine, server as a child process (npm start), 10 connections; baseline: bare Feathers + memory holding only the viewer's readable records",
     sizes
   }
 }

@@ -21,8 +21,13 @@ const main = async () => {
     const mod = await import(path.join(__dirname, file))
     const result: BenchResult = await mod.run()
     const out = path.join(outDir, `${file.replace(/\.bench\.ts$/, '')}.json`)
-    fs.writeFileSync(out, JSON.stringify({ ...result, at: new Date().toISOString(), node: process.version }, null, 2))
-    console.log(`\n== ${file}\n${JSON.stringify(result, null, 2)}\n(written to ${path.relative(process.cwd(), out)})`)
+    fs.writeFileSync(
+      out,
+      JSON.stringify({ ...result, at: new Date().toISOString(), node: process.version }, null, 2)
+    )
+    console.log(
+      `\n== ${file}\n${JSON.stringify(result, null, 2)}\n(written to ${path.relative(process.cwd(), out)})`
+    )
   }
   process.exit(0)
 }

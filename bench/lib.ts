@@ -74,7 +74,13 @@ autocannon({
 export const measureLoad = async (
   title: string,
   url: string,
-  options: { connections: number; duration: number; method?: 'GET' | 'POST'; token?: string; bodies?: unknown[] }
+  options: {
+    connections: number
+    duration: number
+    method?: 'GET' | 'POST'
+    token?: string
+    bodies?: unknown[]
+  }
 ): Promise<LoadResult> => {
   const settings = {
     url,
@@ -85,13 +91,17 @@ export const measureLoad = async (
     bodies: options.bodies
   }
   const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ['-e', loadScript, require.resolve('autocannon'), JSON.stringify(settings)], { maxBuffer: 64 * 1024 * 1024 }, (error, out) =>
-      error ? reject(error) : resolve(out)
+    execFile(
+      process.execPath,
+      ['-e', loadScript, require.resolve('autocannon'), JSON.stringify(settings)],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, out) => (error ? reject(error) : resolve(out))
     )
   )
   const result = JSON.parse(stdout)
   const ok = result['2xx']
-  if (result.non2xx > 0 || result.errors > 0 || ok === 0) throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${ok} ok`)
+  if (result.non2xx > 0 || result.errors > 0 || ok === 0)
+    throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${ok} ok`)
   await drain(url)
   return {
     requestsPerSecond: round(ok / (result.duration || options.duration), 1),

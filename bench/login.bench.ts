@@ -13,10 +13,14 @@ const CONNECTIONS = 10
 
 export async function run() {
   const unlimited = { points: 1e9, durationMs: 900000 }
-  const server = await startServer({ mongodb: '', rateLimits: { loginsPerIp: unlimited, failedLoginsPerEmail: unlimited } })
+  const server = await startServer({
+    mongodb: '',
+    rateLimits: { loginsPerIp: unlimited, failedLoginsPerEmail: unlimited }
+  })
   try {
     const user = await signUp(server.url, { email: 'login@login-bench.test' })
-    const stored = (await (server.app.service('accounts' as any) as any)._get(user.account.id)).password as string // (cast: the raw store, for the stored hash)
+    const stored = (await (server.app.service('accounts' as any) as any)._get(user.account.id))
+      .password as string // (cast: the raw store, for the stored hash)
     const cost = Number(stored.split('$')[2])
     const local = server.app.service('authentication').getStrategy('local') as LocalStrategy
 

@@ -38,7 +38,11 @@ const seedRecords = (caller: string, organization: string) => {
     if (roll < 0.01) elements.push({ uid: caller })
     else if (roll < 0.02) elements.push({ organization, roles: ['doctor'], write: true })
     else if (roll < 0.03) elements.push({ organization })
-    else if (roll < 0.5) elements.push({ uid: pick(authors) }, { organization: pick(organizations.slice(1)), roles: [pick(['doctor', 'nurse'])] })
+    else if (roll < 0.5)
+      elements.push(
+        { uid: pick(authors) },
+        { organization: pick(organizations.slice(1)), roles: [pick(['doctor', 'nurse'])] }
+      )
     else if (roll < 0.75) elements.push({ organization: pick(organizations), privileges: ['records.read'] })
     const { facility: _f, permissions: _p, ...body } = validRecords[pick(types)] as any
     records.push({
@@ -54,7 +58,11 @@ const seedRecords = (caller: string, organization: string) => {
 }
 
 // A load of `CONNECTIONS` clients (or `connections`) for `DURATION` seconds; a POST sends `body` each time.
-const measure = (title: string, url: string, options: { method?: 'GET' | 'POST'; token?: string; body?: unknown; connections?: number } = {}) =>
+const measure = (
+  title: string,
+  url: string,
+  options: { method?: 'GET' | 'POST'; token?: string; body?: unknown; connections?: number } = {}
+) =>
   measureLoad(title, url, {
     method: options.method,
     token: options.token,
@@ -68,20 +76,33 @@ export async function run() {
   const { app, url: base } = server
 
   // The bench caller: a doctor of the clinic (a second account creates the clinic and adds them).
-  const owner = await signUp(base, { email: 'owner@bench.test', organization: { name: 'Bench clinic', type: 'facility' } })
+  const owner = await signUp(base, {
+    email: 'owner@bench.test',
+    organization: { name: 'Bench clinic', type: 'facility' }
+  })
   const caller = await signUp(base, { email: 'doctor@bench.test' })
-  await call(base, 'POST', '/organization-members', { organization: owner.organization.id, uid: caller.account.id, roles: ['doctor'], privileges: [] }, owner.token)
+  await call(
+    base,
+    'POST',
+    '/organization-members',
+    { organization: owner.organization.id, uid: caller.account.id, roles: ['doctor'], privileges: [] },
+    owner.token
+  )
 
   const records = seedRecords(caller.account.id, owner.organization.id)
   const seedStart = Date.now()
   const model = (app.service('medical-records' as any) as any).options.Model
-  for (let i = 0; i < records.length; i += 10_000) await model.insertAsync(records.slice(i, i + 10_000).map((r) => ({ ...r })))
+  for (let i = 0; i < records.length; i += 10_000)
+    await model.insertAsync(records.slice(i, i + 10_000).map((r) => ({ ...r })))
   const seedSeconds = (Date.now() - seedStart) / 1000
 
   // The baseline: a plain memory service with the same documents; its find gets the same permission filter.
   const access = await loadAccessContext(app, { id: caller.account.id })
   const filter = recordQuery(access, 'read')
-  const baseline = await startPlainApp('records', new MemoryService({ paginate: app.get('medicalRecords').paginate, operators: ['$elemMatch', '$size'] }))
+  const baseline = await startPlainApp(
+    'records',
+    new MemoryService({ paginate: app.get('medicalRecords').paginate, operators: ['$elemMatch', '$size'] })
+  )
   const memory = baseline.app.service('records')
   for (const record of records) memory.store[record.id] = { ...record }
   memory.hooks({
@@ -96,30 +117,47 @@ export async function run() {
 
   const readable = (await call(base, 'GET', '/medical-records?$limit=0', undefined, caller.token)).total
   const baselineReadable = (await call(baseline.base, 'GET', '/records?$limit=0')).total
-  if (readable !== baselineReadable) throw new Error(`The two services disagree on what the caller may read: ${readable} vs ${baselineReadable}`)
+  if (readable !== baselineReadable)
+    throw new Error(
+      `The two services disagree on what the caller may read: ${readable} vs ${baselineReadable}`
+    )
 
   const findPath = '?$sort[createdAt]=-1&$limit=25'
   const byPatientPath = '?patient=patient-7&$sort[createdAt]=-1&$limit=25'
-  const body = { ...validRecords.allergy, facility: owner.organization.id, permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+  const body = {
+    ...validRecords.allergy,
+    facility: owner.organization.id,
+    permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+  }
   const { facility: _f, ...plainBody } = body
 
   const find = {
-    embedded: await measure('find (embedded)', `${base}/medical-records${findPath}`, { token: caller.token, connections: 4 }),
+    embedded: await measure('find (embedded)', `${base}/medical-records${findPath}`, {
+      token: caller.token,
+      connections: 4
+    }),
     memory: await measure('find (memory)', `${baseline.base}/records${findPath}`, { connections: 4 })
   }
   const findByPatient = {
-    embedded: await measure('find by patient (embedded)', `${base}/medical-records${byPatientPath}`, { token: caller.token }),
+    embedded: await measure('find by patient (embedded)', `${base}/medical-records${byPatientPath}`, {
+      token: caller.token
+    }),
     memory: await measure('find by patient (memory)', `${baseline.base}/records${byPatientPath}`)
   }
   const post = {
-    embedded: await measure('POST (embedded)', `${base}/medical-records`, { method: 'POST', token: caller.token, body }),
+    embedded: await measure('POST (embedded)', `${base}/medical-records`, {
+      method: 'POST',
+      token: caller.token,
+      body
+    }),
     memory: await measure('POST (memory)', `${baseline.base}/records`, { method: 'POST', body: plainBody })
   }
 
   await server.close()
   await baseline.close()
 
-  const ratio = (pair: { embedded: LoadResult; memory: LoadResult }) => round(pair.embedded.requestsPerSecond / pair.memory.requestsPerSecond, 3)
+  const ratio = (pair: { embedded: LoadResult; memory: LoadResult }) =>
+    round(pair.embedded.requestsPerSecond / pair.memory.requestsPerSecond, 3)
   return {
     name: 'medical-records',
     records: RECORDS,

@@ -28,7 +28,10 @@ const lines = (() => {
       else ready.push(line)
     }
   })
-  return () => new Promise<string>((resolve) => (ready.length ? resolve(ready.shift() as string) : waiting.push(resolve)))
+  return () =>
+    new Promise<string>((resolve) =>
+      ready.length ? resolve(ready.shift() as string) : waiting.push(resolve)
+    )
 })()
 
 const main = async () => {
@@ -42,13 +45,16 @@ const main = async () => {
       const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false })
       const client = createClient(socketioClient(socket, { timeout: 60000 }))
       await client.authenticate({ strategy: 'jwt', accessToken: listener.token })
-      client.service('medical-records').on('created', (record: { permissions?: { organization?: string }[] }) => {
-        received += 1
-        const now = Date.now()
-        first ||= now
-        last = now
-        if (!record.permissions?.some((element) => element.organization === listener.organization)) leaks += 1
-      })
+      client
+        .service('medical-records')
+        .on('created', (record: { permissions?: { organization?: string }[] }) => {
+          received += 1
+          const now = Date.now()
+          first ||= now
+          last = now
+          if (!record.permissions?.some((element) => element.organization === listener.organization))
+            leaks += 1
+        })
       return socket
     })
   )

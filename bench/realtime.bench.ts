@@ -38,25 +38,60 @@ export async function run() {
   const organizations: string[] = []
   const listeners: { token: string; organization: string }[] = []
   for (let o = 0; o < ORGANIZATIONS; o++) {
-    const organization = await store(app, 'organizations')._create({ name: `Clinic ${o}`, type: 'facility', createdAt: Date.now(), createdBy: clinician.id })
+    const organization = await store(app, 'organizations')._create({
+      name: `Clinic ${o}`,
+      type: 'facility',
+      createdAt: Date.now(),
+      createdBy: clinician.id
+    })
     organizations.push(organization.id)
-    await store(app, 'organization-members')._create({ organization: organization.id, uid: clinician.id, roles: ['doctor'], privileges: [], superadmin: true, createdAt: Date.now() })
+    await store(app, 'organization-members')._create({
+      organization: organization.id,
+      uid: clinician.id,
+      roles: ['doctor'],
+      privileges: [],
+      superadmin: true,
+      createdAt: Date.now()
+    })
     for (let m = 0; m < PER_ORGANIZATION; m++) {
       const member = await account(app, `member-${o}-${m}@realtime-bench.test`)
-      await store(app, 'organization-members')._create({ organization: organization.id, uid: member.id, roles: ['nurse'], privileges: [], superadmin: false, createdAt: Date.now() })
+      await store(app, 'organization-members')._create({
+        organization: organization.id,
+        uid: member.id,
+        roles: ['nurse'],
+        privileges: [],
+        superadmin: false,
+        createdAt: Date.now()
+      })
       listeners.push({ token: member.token, organization: organization.id })
     }
   }
-  const bodies = organizations.map((organization) => ({ ...validRecords.allergy, facility: organization, patient: newId(), permissions: [{ organization }] }))
-  const load = (title: string) => measureLoad(title, `${server.url}/medical-records`, { method: 'POST', token: clinician.token, bodies, connections: CONNECTIONS, duration: DURATION })
+  const bodies = organizations.map((organization) => ({
+    ...validRecords.allergy,
+    facility: organization,
+    patient: newId(),
+    permissions: [{ organization }]
+  }))
+  const load = (title: string) =>
+    measureLoad(title, `${server.url}/medical-records`, {
+      method: 'POST',
+      token: clinician.token,
+      bodies,
+      connections: CONNECTIONS,
+      duration: DURATION
+    })
 
   await load('warm-up')
   const baseline = await load('creates, nobody listening')
 
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'realtime-clients.ts')], {
-    cwd: path.join(__dirname, '..'),
-    stdio: ['pipe', 'pipe', 'inherit']
-  })
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'realtime-clients.ts')],
+    {
+      cwd: path.join(__dirname, '..'),
+      stdio: ['pipe', 'pipe', 'inherit']
+    }
+  )
   child.stdin.write(JSON.stringify({ url: server.url, listeners }) + '\n')
   let out = ''
   child.stdout.setEncoding('utf8')
@@ -83,7 +118,13 @@ export async function run() {
   const phase = async (audit: boolean, title: string) => {
     app.set('audit', { ...settings, enabled: audit })
     try {
-      return await measureLoad(title, `${server.url}/medical-records`, { method: 'POST', token: clinician.token, bodies, connections: CONNECTIONS, duration: Math.max(2, DURATION / 2) })
+      return await measureLoad(title, `${server.url}/medical-records`, {
+        method: 'POST',
+        token: clinician.token,
+        bodies,
+        connections: CONNECTIONS,
+        duration: Math.max(2, DURATION / 2)
+      })
     } finally {
       app.set('audit', settings)
     }
@@ -111,9 +152,17 @@ export async function run() {
   const withListenersAuditOff = sum(off)
   await new Promise((resolve) => setTimeout(resolve, 1000)) // events still in flight
   child.stdin.write('STOP\n')
-  const stats = JSON.parse(await line(/\{.*\}/)) as { received: number; leaks: number; firstAt: number; lastAt: number }
+  const stats = JSON.parse(await line(/\{.*\}/)) as {
+    received: number
+    leaks: number
+    firstAt: number
+    lastAt: number
+  }
   // The realtime deliveries in the trail (the phases with the audit on): one id per delivery.
-  const realtimeEvents = (await app.service('audit-events').events._find({ query: { via: 'realtime', at: { $gte: auditSince }, $select: ['ids'] }, paginate: false })) as unknown as { ids: string[] }[]
+  const realtimeEvents = (await app.service('audit-events').events._find({
+    query: { via: 'realtime', at: { $gte: auditSince }, $select: ['ids'] },
+    paginate: false
+  })) as unknown as { ids: string[] }[]
   const deliveriesRecorded = realtimeEvents.reduce((total, event) => total + event.ids.length, 0)
   const writes = log.stats.batches - statsBefore.batches
   const written = log.stats.events - statsBefore.events
@@ -129,13 +178,17 @@ export async function run() {
     connectSeconds,
     durationSeconds: DURATION,
     connections: CONNECTIONS,
-    note: 'POST /medical-records for 20 organizations in turn (each open to its 25 members) with 500 Socket.IO listeners in another process vs the same load with none; every create must reach exactly its organization\'s members',
+    note: "POST /medical-records for 20 organizations in turn (each open to its 25 members) with 500 Socket.IO listeners in another process vs the same load with none; every create must reach exactly its organization's members",
     baseline,
     withListeners,
     withListenersAuditOff,
     createThroughputRatio: round(withListeners.requestsPerSecond / baseline.requestsPerSecond, 3),
-    realtimeAuditNote: 'the same load with the 500 listeners, audit trail on (each event sent to a listener recorded before it is sent) vs off, alternating phases',
-    auditOnOffThroughputRatio: round(withListeners.requestsPerSecond / withListenersAuditOff.requestsPerSecond, 3),
+    realtimeAuditNote:
+      'the same load with the 500 listeners, audit trail on (each event sent to a listener recorded before it is sent) vs off, alternating phases',
+    auditOnOffThroughputRatio: round(
+      withListeners.requestsPerSecond / withListenersAuditOff.requestsPerSecond,
+      3
+    ),
     auditAddedLatencyP50ms: withListeners.latencyP50ms - withListenersAuditOff.latencyP50ms,
     auditAddedLatencyP99ms: withListeners.latencyP99ms - withListenersAuditOff.latencyP99ms,
     realtimeAuditEvents: realtimeEvents.length,

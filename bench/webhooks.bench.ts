@@ -58,7 +58,10 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
 }
 // The median and p99 of a list of times in ms, as every latency below is reported.
-const spread = (values: number[]) => ({ median: round(percentile(values, 50)), p99: round(percentile(values, 99)) })
+const spread = (values: number[]) => ({
+  median: round(percentile(values, 50)),
+  p99: round(percentile(values, 99))
+})
 
 /** Runs `count` jobs with `concurrency` workers; returns the start time of each job. */
 const runPool = async (count: number, concurrency: number, job: (i: number) => Promise<void>) => {
@@ -84,7 +87,16 @@ const waitFor = async (predicate: () => boolean, timeoutMs: number, what: string
 export async function run() {
   const server = await startServer({
     logLevel: 'error',
-    webhooks: { allowPrivate: true, retryDelaysMs: [1000, 5000], timeoutMs: 15000, pollIntervalMs: 1000, concurrency: 20, concurrencyPerWebhook: 1, leaseMarginMs: 30000, retentionMs: 0 }
+    webhooks: {
+      allowPrivate: true,
+      retryDelaysMs: [1000, 5000],
+      timeoutMs: 15000,
+      pollIntervalMs: 1000,
+      concurrency: 20,
+      concurrencyPerWebhook: 1,
+      leaseMarginMs: 30000,
+      retentionMs: 0
+    }
   })
   const receivers = await Promise.all(Array.from({ length: RECEIVERS }, startReceiver))
   try {
@@ -105,7 +117,11 @@ export async function run() {
     })
 
     for (const receiver of receivers) {
-      const res = await api.post('/webhook-events', { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch' })
+      const res = await api.post('/webhook-events', {
+        organization: owner.organization.id,
+        url: receiver.url,
+        events: 'organizations.patch'
+      })
       if (res.status !== 201) throw new Error(`bench: webhook registration failed ${res.status}`)
     }
 
@@ -123,7 +139,9 @@ export async function run() {
     const writesDone = performance.now()
     await waitFor(() => receivers.every((r) => r.arrivals.size >= EVENTS), 170000, 'queued deliveries')
     const lastReceipt = Math.max(...receivers.flatMap((r) => [...r.arrivals.values()]))
-    const queueDelays = receivers.flatMap((r) => [...r.arrivals].map(([marker, at]) => at - (writeStart.get(marker) as number)))
+    const queueDelays = receivers.flatMap((r) =>
+      [...r.arrivals].map(([marker, at]) => at - (writeStart.get(marker) as number))
+    )
     const queueSeconds = (lastReceipt - t0) / 1000
 
     // Paced: one event every 50 ms, so the queue never backs up: the delay the worker itself adds.
@@ -134,8 +152,16 @@ export async function run() {
       await patch(marker)
       await sleep(PACED_INTERVAL_MS)
     }
-    await waitFor(() => receivers.every((r) => r.arrivals.size >= EVENTS + PACED_EVENTS), 30000, 'paced deliveries')
-    const pacedDelays = receivers.flatMap((r) => [...r.arrivals].filter(([m]) => m.startsWith('paced ')).map(([m, at]) => at - (pacedStart.get(m) as number)))
+    await waitFor(
+      () => receivers.every((r) => r.arrivals.size >= EVENTS + PACED_EVENTS),
+      30000,
+      'paced deliveries'
+    )
+    const pacedDelays = receivers.flatMap((r) =>
+      [...r.arrivals]
+        .filter(([m]) => m.startsWith('paced '))
+        .map(([m, at]) => at - (pacedStart.get(m) as number))
+    )
 
     // Baseline: the same 10 000 signed POSTs straight to the receivers, one stream per receiver.
     const secret = generateWebhookSecret()
@@ -146,13 +172,24 @@ export async function run() {
         for (let i = 0; i < EVENTS; i++) {
           const marker = `base ${r} ${i}`
           baseStart.set(marker, performance.now())
-          const result = await deliverWebhook({ url: receiver.url, secret, id: marker, body: JSON.stringify({ id: marker, event: 'bench', marker }), timeoutMs: 15000, allowPrivate: true })
+          const result = await deliverWebhook({
+            url: receiver.url,
+            secret,
+            id: marker,
+            body: JSON.stringify({ id: marker, event: 'bench', marker }),
+            timeoutMs: 15000,
+            allowPrivate: true
+          })
           if (!result.ok) throw new Error(`bench: baseline POST failed: ${result.error}`)
         }
       })
     )
     const baseSeconds = (performance.now() - b0) / 1000
-    const baseDelays = receivers.flatMap((r) => [...r.arrivals].filter(([m]) => m.startsWith('base ')).map(([m, at]) => at - (baseStart.get(m) as number)))
+    const baseDelays = receivers.flatMap((r) =>
+      [...r.arrivals]
+        .filter(([m]) => m.startsWith('base '))
+        .map(([m, at]) => at - (baseStart.get(m) as number))
+    )
 
     const deliveries = EVENTS * RECEIVERS
     const queuePerSecond = deliveries / queueSeconds
@@ -184,7 +221,10 @@ export async function run() {
       ratios: {
         throughputQueueVsDirect: round(queuePerSecond / basePerSecond, 3),
         pacedDelayMedianVsDirectPost: round(percentile(pacedDelays, 50) / percentile(baseDelays, 50), 2),
-        writeLatencyMedianWithVsWithoutWebhooks: round(percentile(queuedWrite, 50) / percentile(plainWrite, 50), 2)
+        writeLatencyMedianWithVsWithoutWebhooks: round(
+          percentile(queuedWrite, 50) / percentile(plainWrite, 50),
+          2
+        )
       }
     }
   } finally {

@@ -4,7 +4,8 @@ import type { AuthenticationRequest, AuthenticationResult } from '@feathersjs/au
 import { client, state, type Cleanup } from './api'
 import { h, field, formError, showErrors, clearErrors, replace, copyButton } from './dom'
 
-const authenticationCall = (body: AuthenticationRequest): Promise<AuthenticationResult> => client.service('authentication').create(body)
+const authenticationCall = (body: AuthenticationRequest): Promise<AuthenticationResult> =>
+  client.service('authentication').create(body)
 
 export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
   const account = await client.service('accounts').get(state.account!.id)
@@ -13,7 +14,11 @@ export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
   const code = () => h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' })
 
   const showOff = () => {
-    const form: HTMLFormElement = h('form', { id: 'mfa-setup-form', novalidate: true, 'aria-label': 'Turn on two-factor authentication' })
+    const form: HTMLFormElement = h('form', {
+      id: 'mfa-setup-form',
+      novalidate: true,
+      'aria-label': 'Turn on two-factor authentication'
+    })
     const current = password()
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
@@ -25,17 +30,30 @@ export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
         showErrors(form, error)
       }
     })
-    form.append(h('h3', {}, 'Two-factor authentication is off'), formError(), field('Current password', current, 'password'), h('button', { type: 'submit' }, 'Turn on'))
+    form.append(
+      h('h3', {}, 'Two-factor authentication is off'),
+      formError(),
+      field('Current password', current, 'password'),
+      h('button', { type: 'submit' }, 'Turn on')
+    )
     replace(mfa, form)
   }
   const showConfirm = (setup: AuthenticationResult) => {
-    const form: HTMLFormElement = h('form', { id: 'mfa-confirm-form', novalidate: true, 'aria-label': 'Confirm two-factor authentication' })
+    const form: HTMLFormElement = h('form', {
+      id: 'mfa-confirm-form',
+      novalidate: true,
+      'aria-label': 'Confirm two-factor authentication'
+    })
     const first = code()
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       clearErrors(form)
       try {
-        await authenticationCall({ action: 'applyActionCode', code: setup.code, payload: { mfaCode: first.value.trim() } })
+        await authenticationCall({
+          action: 'applyActionCode',
+          code: setup.code,
+          payload: { mfaCode: first.value.trim() }
+        })
         showOn()
       } catch (error) {
         showErrors(form, error)
@@ -43,8 +61,20 @@ export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
     })
     form.append(
       h('h3', {}, 'Add this account to your authenticator app'),
-      h('p', {}, 'Enter the key below in the app (or open the otpauth link on the phone that has it), then type its current code.'),
-      h('p', {}, h('code', { class: 'secret', id: 'mfa-secret' }, setup.secret), ' ', copyButton(setup.secret, 'Copy key'), ' ', h('a', { href: setup.otpauthURI }, 'otpauth link')),
+      h(
+        'p',
+        {},
+        'Enter the key below in the app (or open the otpauth link on the phone that has it), then type its current code.'
+      ),
+      h(
+        'p',
+        {},
+        h('code', { class: 'secret', id: 'mfa-secret' }, setup.secret),
+        ' ',
+        copyButton(setup.secret, 'Copy key'),
+        ' ',
+        h('a', { href: setup.otpauthURI }, 'otpauth link')
+      ),
       formError(),
       field('Code from the app', first, 'payload.mfaCode'),
       h('button', { type: 'submit' }, 'Confirm')
@@ -52,7 +82,11 @@ export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
     replace(mfa, form)
   }
   const showOn = () => {
-    const form: HTMLFormElement = h('form', { id: 'mfa-disable-form', novalidate: true, 'aria-label': 'Turn off two-factor authentication' })
+    const form: HTMLFormElement = h('form', {
+      id: 'mfa-disable-form',
+      novalidate: true,
+      'aria-label': 'Turn off two-factor authentication'
+    })
     const current = password()
     const now = code()
     form.addEventListener('submit', async (event) => {
@@ -65,7 +99,13 @@ export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
         showErrors(form, error)
       }
     })
-    form.append(h('h3', {}, 'Two-factor authentication is on'), formError(), field('Current password', current, 'password'), field('Current code', now, 'mfaCode'), h('button', { type: 'submit', class: 'secondary danger' }, 'Turn off'))
+    form.append(
+      h('h3', {}, 'Two-factor authentication is on'),
+      formError(),
+      field('Current password', current, 'password'),
+      field('Current code', now, 'mfaCode'),
+      h('button', { type: 'submit', class: 'secondary danger' }, 'Turn off')
+    )
     replace(mfa, form)
   }
   if (account.mfaEnabled) showOn()
@@ -77,19 +117,36 @@ export const renderAccount = async (root: HTMLElement): Promise<Cleanup> => {
     h(
       'dl',
       { class: 'totals' },
-      h('dt', {}, 'Email'), h('dd', {}, account.email ?? ''),
-      h('dt', {}, 'Name'), h('dd', {}, [account.firstName, account.lastName].filter(Boolean).join(' ')),
-      h('dt', {}, 'Account id'), h('dd', {}, h('code', {}, account.id), ' ', copyButton(account.id))
+      h('dt', {}, 'Email'),
+      h('dd', {}, account.email ?? ''),
+      h('dt', {}, 'Name'),
+      h('dd', {}, [account.firstName, account.lastName].filter(Boolean).join(' ')),
+      h('dt', {}, 'Account id'),
+      h('dd', {}, h('code', {}, account.id), ' ', copyButton(account.id))
     ),
     mfa,
-    h('section', { class: 'card' }, h('h3', {}, 'Sessions'), h('button', { type: 'button', class: 'secondary danger', id: 'logout-everywhere', onclick: async () => {
-      if (!confirm('End every session of this account, on every device?')) return
-      try {
-        await authenticationCall({ action: 'logout-everywhere' })
-      } finally {
-        await client.logout().catch(() => undefined)
-      }
-    } }, 'Sign out everywhere'))
+    h(
+      'section',
+      { class: 'card' },
+      h('h3', {}, 'Sessions'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary danger',
+          id: 'logout-everywhere',
+          onclick: async () => {
+            if (!confirm('End every session of this account, on every device?')) return
+            try {
+              await authenticationCall({ action: 'logout-everywhere' })
+            } finally {
+              await client.logout().catch(() => undefined)
+            }
+          }
+        },
+        'Sign out everywhere'
+      )
+    )
   )
   return () => undefined
 }

@@ -29,13 +29,18 @@ export const loadOrganizations = async () => {
   const members = await client.service('organization-members').find({ query: { uid: me, $limit: 200 } })
   state.memberships = members.data
   const ids = [...new Set(state.memberships.map((m) => m.organization))]
-  const organizations = ids.length ? (await client.service('organizations').find({ query: { id: { $in: ids }, $limit: 200 } })).data : []
+  const organizations = ids.length
+    ? (await client.service('organizations').find({ query: { id: { $in: ids }, $limit: 200 } })).data
+    : []
   state.organizations = organizations
-  if (!state.organizations.some((o) => o.id === state.current)) state.current = state.organizations[0]?.id ?? ''
+  if (!state.organizations.some((o) => o.id === state.current))
+    state.current = state.organizations[0]?.id ?? ''
 }
 
-export const organizationName = (id: string | undefined) => state.organizations.find((o) => o.id === id)?.name ?? id ?? ''
-export const isSuperadmin = (organization: string) => state.memberships.some((m) => m.organization === organization && m.superadmin)
+export const organizationName = (id: string | undefined) =>
+  state.organizations.find((o) => o.id === id)?.name ?? id ?? ''
+export const isSuperadmin = (organization: string) =>
+  state.memberships.some((m) => m.organization === organization && m.superadmin)
 
 /** A listener on a service event, removed when the view is left. */
 export type Cleanup = () => void

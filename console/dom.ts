@@ -1,13 +1,22 @@
 // A few DOM helpers: h() builds elements (attributes, `on<event>` listeners, children), nothing more.
 export type Child = Node | string | number | null | undefined | false | Child[]
 
-export const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, unknown> = {}, ...children: Child[]): HTMLElementTagNameMap[K] => {
+export const h = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, unknown> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] => {
   const element = document.createElement(tag)
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue
-    if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value as EventListener)
+    if (name.startsWith('on') && typeof value === 'function')
+      element.addEventListener(name.slice(2), value as EventListener)
     // Defaults, so that a form's reset() brings them back.
-    else if (name === 'value' && (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement)) element.defaultValue = String(value)
+    else if (
+      name === 'value' &&
+      (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement)
+    )
+      element.defaultValue = String(value)
     else if (name === 'checked') (element as HTMLInputElement).defaultChecked = value === true
     else element.setAttribute(name, value === true ? '' : String(value))
   }
@@ -38,15 +47,31 @@ export const field = (label: string, control: HTMLElement, name: string, hint?: 
   const id = control.id || uid('f')
   control.id = id
   control.setAttribute('name', name)
-  const error = h('span', { class: 'field-error', id: `${id}-error`, 'data-error-for': name, 'aria-live': 'polite' })
+  const error = h('span', {
+    class: 'field-error',
+    id: `${id}-error`,
+    'data-error-for': name,
+    'aria-live': 'polite'
+  })
   control.setAttribute('aria-describedby', `${id}-error`)
-  return h('div', { class: 'field', 'data-field': name }, h('label', { for: id }, label), control, hint ? h('small', {}, hint) : null, error)
+  return h(
+    'div',
+    { class: 'field', 'data-field': name },
+    h('label', { for: id }, label),
+    control,
+    hint ? h('small', {}, hint) : null,
+    error
+  )
 }
 
 /** Shows a Feathers error on a form: each `errors[].field` next to its field, the message on top. */
 export const showErrors = (form: HTMLElement, error: any) => {
   clearErrors(form)
-  const problems: Array<{ field: string; message: string }> = Array.isArray(error?.errors) ? error.errors : Array.isArray(error?.data?.errors) ? error.data.errors : []
+  const problems: Array<{ field: string; message: string }> = Array.isArray(error?.errors)
+    ? error.errors
+    : Array.isArray(error?.data?.errors)
+      ? error.data.errors
+      : []
   const rest: string[] = []
   for (const problem of problems) {
     const path = String(problem.field ?? '')
@@ -75,21 +100,36 @@ export const formError = () => h('p', { class: 'form-error', role: 'alert' })
 
 /** Copies text and says so. */
 export const copyButton = (text: string, label = 'Copy') =>
-  h('button', { type: 'button', class: 'secondary', onclick: async (event: Event) => {
-    const button = event.currentTarget as HTMLButtonElement
-    try {
-      await navigator.clipboard.writeText(text)
-      button.textContent = 'Copied'
-    } catch {
-      button.textContent = 'Select and copy'
-    }
-  } }, label)
+  h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async (event: Event) => {
+        const button = event.currentTarget as HTMLButtonElement
+        try {
+          await navigator.clipboard.writeText(text)
+          button.textContent = 'Copied'
+        } catch {
+          button.textContent = 'Select and copy'
+        }
+      }
+    },
+    label
+  )
 
 /**
  * A form that sends its values through `submit` without the browser's own validation (the server's 400s are shown
  * beside their fields), then resets; `heading` is the title's level in the view it sits in.
  */
-export const submitForm = (id: string, title: string, controls: HTMLElement[], label: string, submit: (data: FormData) => Promise<void>, heading: 'h3' | 'h4' = 'h3') => {
+export const submitForm = (
+  id: string,
+  title: string,
+  controls: HTMLElement[],
+  label: string,
+  submit: (data: FormData) => Promise<void>,
+  heading: 'h3' | 'h4' = 'h3'
+) => {
   const form: HTMLFormElement = h('form', { id, novalidate: true, 'aria-label': title })
   form.addEventListener('submit', async (event) => {
     event.preventDefault()

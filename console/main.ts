@@ -38,7 +38,11 @@ const show = async () => {
   cleanup?.()
   cleanup = undefined
   const name = currentView()
-  document.querySelectorAll('nav a').forEach((link) => link.setAttribute('aria-current', link.getAttribute('href') === `#${name}` ? 'page' : 'false'))
+  document
+    .querySelectorAll('nav a')
+    .forEach((link) =>
+      link.setAttribute('aria-current', link.getAttribute('href') === `#${name}` ? 'page' : 'false')
+    )
   const main = document.getElementById('view') as HTMLElement
   main.setAttribute('aria-busy', 'true')
   try {
@@ -56,11 +60,16 @@ const shell = () => {
   const account = state.account!
   const organizationSelect = h(
     'select',
-    { id: 'current-organization', onchange: (event: Event) => {
-      state.current = (event.target as HTMLSelectElement).value
-      void show()
-    } },
-    state.organizations.length ? state.organizations.map((o) => h('option', { value: o.id, selected: o.id === state.current }, o.name)) : h('option', { value: '' }, 'no organization')
+    {
+      id: 'current-organization',
+      onchange: (event: Event) => {
+        state.current = (event.target as HTMLSelectElement).value
+        void show()
+      }
+    },
+    state.organizations.length
+      ? state.organizations.map((o) => h('option', { value: o.id, selected: o.id === state.current }, o.name))
+      : h('option', { value: '' }, 'no organization')
   )
   replace(
     app,
@@ -68,16 +77,36 @@ const shell = () => {
       'header',
       { class: 'top' },
       h('h1', {}, 'Clinic console'),
-      h('div', { class: 'who' }, h('label', { for: 'current-organization' }, 'Organization'), organizationSelect),
+      h(
+        'div',
+        { class: 'who' },
+        h('label', { for: 'current-organization' }, 'Organization'),
+        organizationSelect
+      ),
       h(
         'div',
         { class: 'who' },
         h('span', { id: 'signed-in-as' }, account.email ?? account.id),
-        h('details', { class: 'account-id' }, h('summary', {}, 'My account id'), h('code', { id: 'my-account-id' }, account.id), ' ', copyButton(account.id)),
-        h('button', { type: 'button', id: 'logout', class: 'secondary', onclick: () => void signOut() }, 'Sign out')
+        h(
+          'details',
+          { class: 'account-id' },
+          h('summary', {}, 'My account id'),
+          h('code', { id: 'my-account-id' }, account.id),
+          ' ',
+          copyButton(account.id)
+        ),
+        h(
+          'button',
+          { type: 'button', id: 'logout', class: 'secondary', onclick: () => void signOut() },
+          'Sign out'
+        )
       )
     ),
-    h('nav', { 'aria-label': 'Sections' }, Object.entries(views).map(([name, view]) => h('a', { href: `#${name}` }, view.title))),
+    h(
+      'nav',
+      { 'aria-label': 'Sections' },
+      Object.entries(views).map(([name, view]) => h('a', { href: `#${name}` }, view.title))
+    ),
     h('main', { id: 'view', tabindex: '-1' })
   )
 }
@@ -118,7 +147,12 @@ const signOut = async () => {
 // Signed out here, or the session ended elsewhere: then the server says why (`reason`, `message`) before it cuts
 // the connection, and the sign-in form shows that sentence.
 client.on('logout', (result: AuthenticationResult) => {
-  if (signedIn) signedOut(typeof result?.reason === 'string' && typeof result.message === 'string' ? `Signed out. ${result.message}` : undefined)
+  if (signedIn)
+    signedOut(
+      typeof result?.reason === 'string' && typeof result.message === 'string'
+        ? `Signed out. ${result.message}`
+        : undefined
+    )
 })
 // Added to (or removed from) an organization while signed in: the header's organizations follow.
 for (const event of ['created', 'patched', 'removed']) {
@@ -131,7 +165,10 @@ for (const event of ['created', 'patched', 'removed']) {
 }
 window.addEventListener('hashchange', () => void show())
 // A socket the server cut (session ended) does not come back by itself: the next sign-in connects it again.
-socket.on('disconnect', () => (connection.textContent = socket.active ? 'Connection lost — reconnecting…' : ''))
+socket.on(
+  'disconnect',
+  () => (connection.textContent = socket.active ? 'Connection lost — reconnecting…' : '')
+)
 socket.on('connect', () => (connection.textContent = ''))
 
 const start = async () => {

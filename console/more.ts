@@ -9,7 +9,8 @@ const needsOrganization = (root: HTMLElement, title: string) => {
   replace(root, h('h2', {}, title), h('p', {}, 'Choose (or join) an organization first.'))
   return none
 }
-const numberOr = (data: FormData, name: string) => (formText(data, name) === '' ? undefined : Number(formText(data, name)))
+const numberOr = (data: FormData, name: string) =>
+  formText(data, name) === '' ? undefined : Number(formText(data, name))
 
 /** Allowed status moves (the server says the same in its 409 when a move is not allowed). */
 const nextStatuses: Record<string, string[]> = {
@@ -25,7 +26,9 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
   const list = h('ol', { class: 'records', id: 'orders' })
   const message = h('p', { class: 'form-error', role: 'alert' })
   const load = async () => {
-    const page = await client.service('request/orders').find({ query: { 'owner.organization': organization, $sort: { createdAt: -1 }, $limit: 50 } })
+    const page = await client
+      .service('request/orders')
+      .find({ query: { 'owner.organization': organization, $sort: { createdAt: -1 }, $limit: 50 } })
     replace(
       list,
       page.data.length
@@ -36,19 +39,31 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
               h('strong', {}, order.items.map((i) => `${i.quantity} × ${i.name}`).join(', ')),
               ` · `,
               h('span', { class: 'badge' }, order.status),
-              h('div', { class: 'muted' }, `for ${order.requestedForType} ${order.requestedFor} · ${when(order.createdAt)}`),
+              h(
+                'div',
+                { class: 'muted' },
+                `for ${order.requestedForType} ${order.requestedFor} · ${when(order.createdAt)}`
+              ),
               h(
                 'div',
                 { class: 'actions' },
                 (nextStatuses[order.status] ?? []).map((status) =>
-                  h('button', { type: 'button', class: `secondary small${status === 'cancelled' ? ' danger' : ''}`, onclick: async () => {
-                    message.textContent = ''
-                    try {
-                      await client.service('request/orders').patch(order.id, { changeStatus: status })
-                    } catch (error: any) {
-                      message.textContent = error?.message ?? String(error)
-                    }
-                  } }, `Move to ${status}`)
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: `secondary small${status === 'cancelled' ? ' danger' : ''}`,
+                      onclick: async () => {
+                        message.textContent = ''
+                        try {
+                          await client.service('request/orders').patch(order.id, { changeStatus: status })
+                        } catch (error: any) {
+                          message.textContent = error?.message ?? String(error)
+                        }
+                      }
+                    },
+                    `Move to ${status}`
+                  )
                 )
               )
             )
@@ -60,8 +75,20 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
     'order-form',
     'New order',
     [
-      field('Requested for', h('select', {}, ['patient', 'ward', 'organization'].map((t) => h('option', { value: t }, t))), 'requestedForType'),
-      field('Id (patient account, ward or organization)', h('input', { type: 'text', value: state.account?.id ?? '' }), 'requestedFor'),
+      field(
+        'Requested for',
+        h(
+          'select',
+          {},
+          ['patient', 'ward', 'organization'].map((t) => h('option', { value: t }, t))
+        ),
+        'requestedForType'
+      ),
+      field(
+        'Id (patient account, ward or organization)',
+        h('input', { type: 'text', value: state.account?.id ?? '' }),
+        'requestedFor'
+      ),
       field('Item', h('input', { type: 'text' }), 'items'),
       field('Quantity', h('input', { type: 'number', value: '1', min: '1' }), 'quantity')
     ],
@@ -75,9 +102,18 @@ export const renderOrders = async (root: HTMLElement): Promise<Cleanup> => {
       })
     }
   )
-  replace(root, h('h2', {}, `Orders of ${organizationName(organization)}`), message, h('div', { class: 'columns' }, list, h('section', { class: 'card' }, form)))
+  replace(
+    root,
+    h('h2', {}, `Orders of ${organizationName(organization)}`),
+    message,
+    h('div', { class: 'columns' }, list, h('section', { class: 'card' }, form))
+  )
   await load()
-  return listen('request/orders', ['created', 'patched'], debounce(() => void load()))
+  return listen(
+    'request/orders',
+    ['created', 'patched'],
+    debounce(() => void load())
+  )
 }
 
 export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
@@ -86,7 +122,8 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
   const rooms = h('div', { id: 'stockrooms' })
   let stockrooms: Stockroom[] = []
   const load = async () => {
-    stockrooms = (await client.service('inventory-stockrooms').find({ query: { facility, $limit: 100 } })).data
+    stockrooms = (await client.service('inventory-stockrooms').find({ query: { facility, $limit: 100 } }))
+      .data
     const stocks = (await client.service('inventory-stocks').find({ query: { facility, $limit: 500 } })).data
     replace(
       rooms,
@@ -99,13 +136,33 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
               h(
                 'table',
                 {},
-                h('thead', {}, h('tr', {}, ['Variant (sku)', 'Lot', 'Quantity', 'Reorder level', 'Expires'].map((title) => h('th', { scope: 'col' }, title)))),
+                h(
+                  'thead',
+                  {},
+                  h(
+                    'tr',
+                    {},
+                    ['Variant (sku)', 'Lot', 'Quantity', 'Reorder level', 'Expires'].map((title) =>
+                      h('th', { scope: 'col' }, title)
+                    )
+                  )
+                ),
                 h(
                   'tbody',
                   {},
                   stocks
                     .filter((s) => s.stockroom === room.id)
-                    .map((s) => h('tr', {}, h('td', {}, s.variant), h('td', {}, s.lot ?? ''), h('td', {}, String(s.quantity)), h('td', {}, String(s.reorderLevel ?? '')), h('td', {}, when(s.expiresAt))))
+                    .map((s) =>
+                      h(
+                        'tr',
+                        {},
+                        h('td', {}, s.variant),
+                        h('td', {}, s.lot ?? ''),
+                        h('td', {}, String(s.quantity)),
+                        h('td', {}, String(s.reorderLevel ?? '')),
+                        h('td', {}, when(s.expiresAt))
+                      )
+                    )
                 )
               )
             )
@@ -113,11 +170,21 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
         : h('p', {}, 'No stockrooms yet.')
     )
     const select = root.querySelector<HTMLSelectElement>('#variant-form select')
-    if (select) replace(select, stockrooms.map((room) => h('option', { value: room.id }, room.name)))
+    if (select)
+      replace(
+        select,
+        stockrooms.map((room) => h('option', { value: room.id }, room.name))
+      )
   }
-  const roomForm = submitForm('stockroom-form', 'New stockroom', [field('Name', h('input', { type: 'text' }), 'name')], 'Add stockroom', async (data) => {
-    await client.service('inventory-stockrooms').create({ facility, name: formText(data, 'name') })
-  })
+  const roomForm = submitForm(
+    'stockroom-form',
+    'New stockroom',
+    [field('Name', h('input', { type: 'text' }), 'name')],
+    'Add stockroom',
+    async (data) => {
+      await client.service('inventory-stockrooms').create({ facility, name: formText(data, 'name') })
+    }
+  )
   const variantForm = submitForm(
     'variant-form',
     'New variant with its first stock',
@@ -129,12 +196,33 @@ export const renderInventory = async (root: HTMLElement): Promise<Cleanup> => {
     ],
     'Add variant',
     async (data) => {
-      await client.service('inventory-variants').create({ facility, sku: formText(data, 'sku'), name: formText(data, 'name'), stockroom: formText(data, 'stockroom') || undefined, initialStock: numberOr(data, 'initialStock') })
+      await client.service('inventory-variants').create({
+        facility,
+        sku: formText(data, 'sku'),
+        name: formText(data, 'name'),
+        stockroom: formText(data, 'stockroom') || undefined,
+        initialStock: numberOr(data, 'initialStock')
+      })
     }
   )
-  replace(root, h('h2', {}, `Inventory of ${organizationName(facility)}`), h('div', { class: 'columns' }, rooms, h('div', {}, h('section', { class: 'card' }, roomForm), h('section', { class: 'card' }, variantForm))))
+  replace(
+    root,
+    h('h2', {}, `Inventory of ${organizationName(facility)}`),
+    h(
+      'div',
+      { class: 'columns' },
+      rooms,
+      h('div', {}, h('section', { class: 'card' }, roomForm), h('section', { class: 'card' }, variantForm))
+    )
+  )
   await load()
-  const stops = (['inventory-stocks', 'inventory-stockrooms'] as const).map((path) => listen(path, ['created', 'patched', 'removed'], debounce(() => void load())))
+  const stops = (['inventory-stocks', 'inventory-stockrooms'] as const).map((path) =>
+    listen(
+      path,
+      ['created', 'patched', 'removed'],
+      debounce(() => void load())
+    )
+  )
   return () => stops.forEach((stop) => stop())
 }
 
@@ -154,7 +242,16 @@ export const renderDirectory = async (root: HTMLElement): Promise<Cleanup> => {
         results,
         page.data.length
           ? page.data.map((entry) =>
-              h('li', {}, h('strong', {}, entry.name), ` · ${entry.type}${entry.ref?.types?.length ? ` (${entry.ref.types.join(', ')})` : ''}`, entry.distanceKm !== undefined ? h('span', { class: 'badge' }, `${entry.distanceKm.toFixed(1)} km`) : null, entry.description ? h('div', { class: 'muted' }, entry.description) : null)
+              h(
+                'li',
+                {},
+                h('strong', {}, entry.name),
+                ` · ${entry.type}${entry.ref?.types?.length ? ` (${entry.ref.types.join(', ')})` : ''}`,
+                entry.distanceKm !== undefined
+                  ? h('span', { class: 'badge' }, `${entry.distanceKm.toFixed(1)} km`)
+                  : null,
+                entry.description ? h('div', { class: 'muted' }, entry.description) : null
+              )
             )
           : h('li', {}, 'Nothing found.')
       )
@@ -162,7 +259,12 @@ export const renderDirectory = async (root: HTMLElement): Promise<Cleanup> => {
       showErrors(form, error)
     }
   })
-  form.append(formError(), field('Search (* for everything)', search, '$search'), field('Near (latitude,longitude[,radius km])', location, 'location'), h('button', { type: 'submit' }, 'Search'))
+  form.append(
+    formError(),
+    field('Search (* for everything)', search, '$search'),
+    field('Near (latitude,longitude[,radius km])', location, 'location'),
+    h('button', { type: 'submit' }, 'Search')
+  )
   replace(root, h('h2', {}, 'Directory'), form, results)
   form.requestSubmit()
   return none
@@ -181,15 +283,34 @@ export const renderSubscription = async (root: HTMLElement): Promise<Cleanup> =>
       h(
         'dl',
         { class: 'totals' },
-        h('dt', {}, 'Status'), h('dd', { id: 'subscription-status' }, subscription.status),
-        h('dt', {}, 'Package'), h('dd', {}, subscription.package),
-        h('dt', {}, 'Price'), h('dd', {}, `${subscription.price} ${subscription.currency} / ${subscription.interval}`),
-        h('dt', {}, 'Current period ends'), h('dd', {}, when(subscription.currentPeriodEnd ?? undefined) || '—')
+        h('dt', {}, 'Status'),
+        h('dd', { id: 'subscription-status' }, subscription.status),
+        h('dt', {}, 'Package'),
+        h('dd', {}, subscription.package),
+        h('dt', {}, 'Price'),
+        h('dd', {}, `${subscription.price} ${subscription.currency} / ${subscription.interval}`),
+        h('dt', {}, 'Current period ends'),
+        h('dd', {}, when(subscription.currentPeriodEnd ?? undefined) || '—')
       ),
-      subscription.checkoutSession ? h('p', {}, h('a', { href: subscription.checkoutSession.url, id: 'checkout-link', rel: 'noopener' }, 'Pay at the checkout'), ` (open until ${when(subscription.checkoutSession.expiresAt)})`) : h('p', {}, 'Nothing to pay.')
+      subscription.checkoutSession
+        ? h(
+            'p',
+            {},
+            h(
+              'a',
+              { href: subscription.checkoutSession.url, id: 'checkout-link', rel: 'noopener' },
+              'Pay at the checkout'
+            ),
+            ` (open until ${when(subscription.checkoutSession.expiresAt)})`
+          )
+        : h('p', {}, 'Nothing to pay.')
     )
   }
   replace(root, h('h2', {}, `Subscription of ${organizationName(facility)}`), body)
   await load()
-  return listen('subscriptions', ['created', 'patched'], debounce(() => void load()))
+  return listen(
+    'subscriptions',
+    ['created', 'patched'],
+    debounce(() => void load())
+  )
 }

@@ -1,9 +1,23 @@
 // The caller's organizations and each one's members (live); superadmins add members with roles/privileges,
 // change them and remove them.
-import { client, state, listen, debounce, loadOrganizations, isSuperadmin, organizationName, type Cleanup, type Member } from './api'
+import {
+  client,
+  state,
+  listen,
+  debounce,
+  loadOrganizations,
+  isSuperadmin,
+  organizationName,
+  type Cleanup,
+  type Member
+} from './api'
 import { h, field, replace, when, submitForm } from './dom'
 
-const list = (value: string) => value.split(',').map((part) => part.trim()).filter(Boolean)
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
 
 export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> => {
   const members = h('table', { id: 'members' })
@@ -17,7 +31,20 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
     replace(
       members,
       h('caption', {}, `Members of ${organizationName(organization)} (${page.total})`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Account'), h('th', { scope: 'col' }, 'Roles'), h('th', { scope: 'col' }, 'Privileges'), h('th', { scope: 'col' }, 'Superadmin'), h('th', { scope: 'col' }, 'Since'), manage ? h('th', { scope: 'col' }, 'Actions') : null)),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Account'),
+          h('th', { scope: 'col' }, 'Roles'),
+          h('th', { scope: 'col' }, 'Privileges'),
+          h('th', { scope: 'col' }, 'Superadmin'),
+          h('th', { scope: 'col' }, 'Since'),
+          manage ? h('th', { scope: 'col' }, 'Actions') : null
+        )
+      ),
       h(
         'tbody',
         {},
@@ -30,7 +57,17 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
             h('td', {}, m.privileges.join(', ')),
             h('td', {}, m.superadmin ? 'yes' : 'no'),
             h('td', {}, when(m.createdAt)),
-            manage ? h('td', {}, h('button', { type: 'button', class: 'secondary small danger', onclick: () => removeMember(m) }, 'Remove')) : null
+            manage
+              ? h(
+                  'td',
+                  {},
+                  h(
+                    'button',
+                    { type: 'button', class: 'secondary small danger', onclick: () => removeMember(m) },
+                    'Remove'
+                  )
+                )
+              : null
           )
         )
       )
@@ -60,23 +97,46 @@ export const renderOrganizations = async (root: HTMLElement): Promise<Cleanup> =
     ],
     'Add member',
     async () => {
-      await client.service('organization-members').create({ organization: selected(), uid: uid.value.trim(), roles: list(roles.value), privileges: list(privileges.value), superadmin: superadmin.checked })
+      await client.service('organization-members').create({
+        organization: selected(),
+        uid: uid.value.trim(),
+        roles: list(roles.value),
+        privileges: list(privileges.value),
+        superadmin: superadmin.checked
+      })
     }
   )
 
   const organizations = h(
     'ul',
     { class: 'plain', id: 'organizations' },
-    state.organizations.map((o) => h('li', {}, h('strong', {}, o.name), ` · ${o.type ?? ''} · ${isSuperadmin(o.id) ? 'you are a superadmin' : 'member'}`))
+    state.organizations.map((o) =>
+      h(
+        'li',
+        {},
+        h('strong', {}, o.name),
+        ` · ${o.type ?? ''} · ${isSuperadmin(o.id) ? 'you are a superadmin' : 'member'}`
+      )
+    )
   )
   replace(
     root,
     h('h2', {}, 'Organizations'),
-    state.organizations.length ? organizations : h('p', {}, 'You are not a member of any organization. A superadmin can add you with your account id.'),
+    state.organizations.length
+      ? organizations
+      : h(
+          'p',
+          {},
+          'You are not a member of any organization. A superadmin can add you with your account id.'
+        ),
     h('p', { class: 'muted' }, 'Choose the organization in the header to see its members.'),
     members,
     selected() && isSuperadmin(selected()) ? h('section', { class: 'card' }, add) : null
   )
   await load()
-  return listen('organization-members', ['created', 'patched', 'removed'], debounce(() => void load()))
+  return listen(
+    'organization-members',
+    ['created', 'patched', 'removed'],
+    debounce(() => void load())
+  )
 }

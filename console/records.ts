@@ -2,7 +2,11 @@
 // generated from the OpenAPI document's per-type schemas (GET /openapi.json), sharing and finalize.
 import { client, state, listen, debounce, organizationName, type Cleanup } from './api'
 import { h, field, formError, showErrors, clearErrors, replace, when } from './dom'
-import type { MedicalRecord, MedicalRecordData, MedicalRecordQuery } from '../src/services/medical-records/medical-records.shared'
+import type {
+  MedicalRecord,
+  MedicalRecordData,
+  MedicalRecordQuery
+} from '../src/services/medical-records/medical-records.shared'
 
 /** One element of a record's `permissions` (who else may read, write or share it). */
 type Permission = NonNullable<MedicalRecord['permissions']>[number]
@@ -25,7 +29,8 @@ const openApi = () => (documentPromise ??= fetch('/openapi.json').then((response
 const typeSchemas = async () => {
   const schemas = (await openApi()).components.schemas
   const byType = new Map<string, { data: Schema; patch?: Schema }>()
-  for (const data of schemas.MedicalRecordsData.anyOf as Schema[]) byType.set(String(data.properties?.type?.const), { data })
+  for (const data of schemas.MedicalRecordsData.anyOf as Schema[])
+    byType.set(String(data.properties?.type?.const), { data })
   const patches = (schemas.MedicalRecordsPatchFields.anyOf ?? []) as Schema[]
   const types = [...byType.keys()]
   patches.forEach((patch, index) => {
@@ -35,9 +40,20 @@ const typeSchemas = async () => {
   return byType
 }
 
-const sharedFields = ['facility', 'patient', 'account', 'encounter', 'provider', 'providerFee', 'providerFeeType', 'originalCreationAt', 'attachmentURLs']
+const sharedFields = [
+  'facility',
+  'patient',
+  'account',
+  'encounter',
+  'provider',
+  'providerFee',
+  'providerFeeType',
+  'originalCreationAt',
+  'attachmentURLs'
+]
 const skipped = new Set(['type', 'permissions', 'finalize', 'done'])
-const longText = /^(notes|description|text|report|instructions|remarks|diagnosis|treatment|complications|hx|cc|ss|dx)$/
+const longText =
+  /^(notes|description|text|report|instructions|remarks|diagnosis|treatment|complications|hx|cc|ss|dx)$/
 
 type Kind = 'text' | 'textarea' | 'number' | 'boolean' | 'select' | 'list' | 'json'
 const kindOf = (name: string, schema: Schema): Kind => {
@@ -54,25 +70,43 @@ const localDateTime = (ms: number) => {
   return date.toISOString().slice(0, 16)
 }
 
-const label = (name: string) => name.replace(/([A-Z]+)/g, (part) => ` ${part.length > 1 ? part : part.toLowerCase()}`).replace(/^./, (c) => c.toUpperCase())
+const label = (name: string) =>
+  name
+    .replace(/([A-Z]+)/g, (part) => ` ${part.length > 1 ? part : part.toLowerCase()}`)
+    .replace(/^./, (c) => c.toUpperCase())
 
 const control = (name: string, schema: Schema, required: boolean, value: unknown) => {
   const kind = kindOf(name, schema)
   switch (kind) {
     case 'select':
-      return h('select', {}, required ? null : h('option', { value: '' }, '—'), (schema.enum ?? []).map((option) => h('option', { value: option, selected: value === option }, option)))
+      return h(
+        'select',
+        {},
+        required ? null : h('option', { value: '' }, '—'),
+        (schema.enum ?? []).map((option) =>
+          h('option', { value: option, selected: value === option }, option)
+        )
+      )
     case 'textarea':
       return h('textarea', { rows: 2, value: value ?? '' })
     case 'number':
       // Timestamps (…At) are chosen as a local date and time, sent as milliseconds since 1970.
-      if (name.endsWith('At')) return h('input', { type: 'datetime-local', value: typeof value === 'number' ? localDateTime(value) : '' })
+      if (name.endsWith('At'))
+        return h('input', {
+          type: 'datetime-local',
+          value: typeof value === 'number' ? localDateTime(value) : ''
+        })
       return h('input', { type: 'number', step: 'any', value: value ?? '' })
     case 'boolean':
       return h('input', { type: 'checkbox', checked: value === true })
     case 'list':
       return h('input', { type: 'text', value: Array.isArray(value) ? value.join(', ') : '' })
     case 'json':
-      return h('textarea', { rows: 2, class: 'mono', value: value === undefined ? '' : JSON.stringify(value) })
+      return h('textarea', {
+        rows: 2,
+        class: 'mono',
+        value: value === undefined ? '' : JSON.stringify(value)
+      })
     default:
       return h('input', { type: 'text', value: value ?? '' })
   }
@@ -92,8 +126,13 @@ const readForm = (form: HTMLElement, schema: Schema) => {
     }
     const raw = input.value.trim()
     if (raw === '') continue
-    if (kind === 'number') body[name] = input.type === 'datetime-local' ? new Date(raw).getTime() : Number(raw)
-    else if (kind === 'list') body[name] = raw.split(',').map((part) => part.trim()).filter(Boolean)
+    if (kind === 'number')
+      body[name] = input.type === 'datetime-local' ? new Date(raw).getTime() : Number(raw)
+    else if (kind === 'list')
+      body[name] = raw
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean)
     else if (kind === 'json') {
       try {
         body[name] = JSON.parse(raw)
@@ -106,7 +145,12 @@ const readForm = (form: HTMLElement, schema: Schema) => {
 }
 
 const facilitySelect = (value: string) =>
-  h('select', {}, h('option', { value: '' }, '—'), state.organizations.map((o) => h('option', { value: o.id, selected: o.id === value }, o.name)))
+  h(
+    'select',
+    {},
+    h('option', { value: '' }, '—'),
+    state.organizations.map((o) => h('option', { value: o.id, selected: o.id === value }, o.name))
+  )
 
 /** The generated fields of one type: its own first, then the shared ones (facility and patient shown, the rest folded). */
 const fieldsFor = (schema: Schema, values: Record<string, any>, creating: boolean) => {
@@ -117,7 +161,10 @@ const fieldsFor = (schema: Schema, values: Record<string, any>, creating: boolea
   for (const [name, fieldSchema] of Object.entries(schema.properties ?? {})) {
     if (skipped.has(name)) continue
     const isRequired = creating && required.has(name)
-    const input = name === 'facility' ? facilitySelect(values.facility ?? '') : control(name, fieldSchema, isRequired, values[name])
+    const input =
+      name === 'facility'
+        ? facilitySelect(values.facility ?? '')
+        : control(name, fieldSchema, isRequired, values[name])
     if (isRequired) input.setAttribute('aria-required', 'true')
     const kind = kindOf(name, fieldSchema)
     const hint = kind === 'list' ? 'comma-separated' : kind === 'json' ? 'JSON' : undefined
@@ -133,7 +180,18 @@ const fieldsFor = (schema: Schema, values: Record<string, any>, creating: boolea
 /** The first of the types' headline fields the record has (each record type has its own). */
 const summaryOf = (record: MedicalRecord) => {
   const fields: Record<string, unknown> = record
-  return fields.name ?? fields.title ?? fields.text ?? fields.milestone ?? fields.diagnosis ?? fields.medicalCondition ?? fields.hospitalName ?? fields.notes ?? fields.subtype ?? ''
+  return (
+    fields.name ??
+    fields.title ??
+    fields.text ??
+    fields.milestone ??
+    fields.diagnosis ??
+    fields.medicalCondition ??
+    fields.hospitalName ??
+    fields.notes ??
+    fields.subtype ??
+    ''
+  )
 }
 
 /** The sharing editor of a record: its permissions elements, add one (organization or account), remove one. */
@@ -153,10 +211,31 @@ const sharingEditor = (record: MedicalRecord, done: () => void) => {
   const describe = (p: Permission) =>
     `${p.organization ? `members of ${organizationName(p.organization)}` : `account ${p.uid}`}${p.roles?.length ? ` with role ${p.roles.join('/')}` : ''}${p.privileges?.length ? ` with privilege ${p.privileges.join('/')}` : ''}: read${p.write ? ', write' : ''}${p.share ? ', share' : ''}`
   permissions.forEach((p, index) =>
-    list.appendChild(h('li', {}, describe(p), ' ', h('button', { type: 'button', class: 'secondary small', onclick: () => save(permissions.filter((_, i) => i !== index)) }, 'Stop sharing')))
+    list.appendChild(
+      h(
+        'li',
+        {},
+        describe(p),
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small',
+            onclick: () => save(permissions.filter((_, i) => i !== index))
+          },
+          'Stop sharing'
+        )
+      )
+    )
   )
   if (permissions.length === 0) list.appendChild(h('li', {}, 'Not shared: only its creator reads it.'))
-  const who = h('select', {}, h('option', { value: '' }, 'an account (id below)'), state.organizations.map((o) => h('option', { value: o.id }, `members of ${o.name}`)))
+  const who = h(
+    'select',
+    {},
+    h('option', { value: '' }, 'an account (id below)'),
+    state.organizations.map((o) => h('option', { value: o.id }, `members of ${o.name}`))
+  )
   const uidInput = h('input', { type: 'text' })
   const roles = h('input', { type: 'text' })
   const write = h('input', { type: 'checkbox' })
@@ -164,7 +243,10 @@ const sharingEditor = (record: MedicalRecord, done: () => void) => {
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     const element: Permission = who.value ? { organization: who.value } : { uid: uidInput.value.trim() }
-    const roleList = roles.value.split(',').map((r) => r.trim()).filter(Boolean)
+    const roleList = roles.value
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean)
     if (roleList.length) element.roles = roleList
     if (write.checked) element.write = true
     if (share.checked) element.share = true
@@ -211,14 +293,36 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
     h(
       'li',
       { 'data-id': record.id, 'data-type': record.type },
-      h('div', {}, h('strong', {}, record.type), ' ', h('span', { class: 'summary' }, String(summaryOf(record))), record.finalizedAt ? h('span', { class: 'badge' }, 'finalized') : null),
-      h('div', { class: 'muted' }, `${when(record.createdAt)} · facility ${organizationName(record.facility) || '—'} · patient ${record.patient === state.account?.id ? 'you' : record.patient ?? '—'}`, record.permissions?.length ? ' · shared' : ''),
+      h(
+        'div',
+        {},
+        h('strong', {}, record.type),
+        ' ',
+        h('span', { class: 'summary' }, String(summaryOf(record))),
+        record.finalizedAt ? h('span', { class: 'badge' }, 'finalized') : null
+      ),
+      h(
+        'div',
+        { class: 'muted' },
+        `${when(record.createdAt)} · facility ${organizationName(record.facility) || '—'} · patient ${record.patient === state.account?.id ? 'you' : (record.patient ?? '—')}`,
+        record.permissions?.length ? ' · shared' : ''
+      ),
       h(
         'div',
         { class: 'actions' },
         h('button', { type: 'button', class: 'secondary small', onclick: () => openEditor(record) }, 'Edit'),
-        record.finalizedAt ? null : h('button', { type: 'button', class: 'secondary small', onclick: () => finalize(record) }, 'Finalize'),
-        h('button', { type: 'button', class: 'secondary small danger', onclick: () => remove(record) }, 'Remove')
+        record.finalizedAt
+          ? null
+          : h(
+              'button',
+              { type: 'button', class: 'secondary small', onclick: () => finalize(record) },
+              'Finalize'
+            ),
+        h(
+          'button',
+          { type: 'button', class: 'secondary small danger', onclick: () => remove(record) },
+          'Remove'
+        )
       )
     )
 
@@ -240,7 +344,11 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
 
   const openEditor = (record: MedicalRecord) => {
     const schema = schemas.get(record.type)?.patch ?? schemas.get(record.type)!.data
-    const form: HTMLFormElement = h('form', { id: 'edit-form', novalidate: true, 'aria-labelledby': 'edit-title' })
+    const form: HTMLFormElement = h('form', {
+      id: 'edit-form',
+      novalidate: true,
+      'aria-labelledby': 'edit-title'
+    })
     const fields = h('div', {}, fieldsFor(schema, record, false))
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
@@ -258,19 +366,48 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
       h('h3', { id: 'edit-title' }, `Edit ${record.type}`),
       formError(),
       fields,
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save changes'), h('button', { type: 'button', class: 'secondary', onclick: () => replace(editor) }, 'Close'))
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit' }, 'Save changes'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => replace(editor) }, 'Close')
+      )
     )
-    replace(editor, h('section', { class: 'card' }, form, sharingEditor(record, () => replace(editor))))
+    replace(
+      editor,
+      h(
+        'section',
+        { class: 'card' },
+        form,
+        sharingEditor(record, () => replace(editor))
+      )
+    )
     form.querySelector<HTMLElement>('input, select, textarea')?.focus()
   }
 
   // The create form: a type, then that type's fields.
-  const typeSelect = h('select', { id: 'record-type' }, types.map((type) => h('option', { value: type }, type)))
+  const typeSelect = h(
+    'select',
+    { id: 'record-type' },
+    types.map((type) => h('option', { value: type }, type))
+  )
   const createFields = h('div', {})
   const shareWithFacility = h('input', { type: 'checkbox', id: 'share-facility' })
-  const showFields = () => replace(createFields, fieldsFor(schemas.get(typeSelect.value)!.data, { facility: state.current, patient: state.account?.id }, true))
+  const showFields = () =>
+    replace(
+      createFields,
+      fieldsFor(
+        schemas.get(typeSelect.value)!.data,
+        { facility: state.current, patient: state.account?.id },
+        true
+      )
+    )
   typeSelect.addEventListener('change', showFields)
-  const create: HTMLFormElement = h('form', { id: 'record-form', novalidate: true, 'aria-labelledby': 'create-title' })
+  const create: HTMLFormElement = h('form', {
+    id: 'record-form',
+    novalidate: true,
+    'aria-labelledby': 'create-title'
+  })
   create.addEventListener('submit', async (event) => {
     event.preventDefault()
     clearErrors(create)
@@ -294,7 +431,11 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
     formError(),
     field('Type', typeSelect, 'type'),
     createFields,
-    h('div', { class: 'field check' }, h('label', { for: 'share-facility' }, shareWithFacility, ' Share with the facility’s members (read)')),
+    h(
+      'div',
+      { class: 'field check' },
+      h('label', { for: 'share-facility' }, shareWithFacility, ' Share with the facility’s members (read)')
+    ),
     h('button', { type: 'submit' }, 'Create record'),
     h('p', { class: 'form-status', role: 'status' })
   )
@@ -302,10 +443,14 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
 
   const filters = h(
     'form',
-    { class: 'filters', 'aria-label': 'Filter records', onsubmit: (event: Event) => {
-      event.preventDefault()
-      void load()
-    } },
+    {
+      class: 'filters',
+      'aria-label': 'Filter records',
+      onsubmit: (event: Event) => {
+        event.preventDefault()
+        void load()
+      }
+    },
     field('Patient (account id)', patientFilter, 'patient-filter'),
     field('Facility', facilityFilter, 'facility-filter'),
     h('button', { type: 'submit', class: 'secondary' }, 'Show')
@@ -315,7 +460,12 @@ export const renderRecords = async (root: HTMLElement): Promise<Cleanup> => {
   replace(
     root,
     h('h2', {}, 'Medical records'),
-    h('div', { class: 'columns' }, h('section', { 'aria-label': 'Record list' }, filters, count, list), h('div', {}, editor, h('section', { class: 'card' }, create)))
+    h(
+      'div',
+      { class: 'columns' },
+      h('section', { 'aria-label': 'Record list' }, filters, count, list),
+      h('div', {}, editor, h('section', { class: 'card' }, create))
+    )
   )
   await load()
   return listen('medical-records', ['created', 'patched', 'updated', 'removed'], refresh)

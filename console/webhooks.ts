@@ -9,7 +9,9 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
   const me = state.account!.id
   const organization = state.current
   const owners = [
-    ...(organization && isSuperadmin(organization) ? [{ value: `organization:${organization}`, label: `${organizationName(organization)} (organization)` }] : []),
+    ...(organization && isSuperadmin(organization)
+      ? [{ value: `organization:${organization}`, label: `${organizationName(organization)} (organization)` }]
+      : []),
     { value: `account:${me}`, label: 'my account' }
   ]
   const hooks = h('ul', { class: 'records', id: 'webhooks' })
@@ -39,9 +41,21 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
               h(
                 'div',
                 { class: 'actions' },
-                h('button', { type: 'button', class: 'secondary small', onclick: () => void ping(hook) }, 'Ping'),
-                h('button', { type: 'button', class: 'secondary small', onclick: () => void openLog(hook) }, 'Delivery log'),
-                h('button', { type: 'button', class: 'secondary small', onclick: () => void toggle(hook) }, hook.active ? 'Deactivate' : 'Activate')
+                h(
+                  'button',
+                  { type: 'button', class: 'secondary small', onclick: () => void ping(hook) },
+                  'Ping'
+                ),
+                h(
+                  'button',
+                  { type: 'button', class: 'secondary small', onclick: () => void openLog(hook) },
+                  'Delivery log'
+                ),
+                h(
+                  'button',
+                  { type: 'button', class: 'secondary small', onclick: () => void toggle(hook) },
+                  hook.active ? 'Deactivate' : 'Activate'
+                )
               )
             )
           )
@@ -73,7 +87,17 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
       h(
         'table',
         { id: 'delivery-log' },
-        h('thead', {}, h('tr', {}, ['Event', 'Status', 'Attempts', 'Last response', 'Created', ''].map((title) => h('th', { scope: 'col' }, title)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Event', 'Status', 'Attempts', 'Last response', 'Created', ''].map((title) =>
+              h('th', { scope: 'col' }, title)
+            )
+          )
+        ),
         h(
           'tbody',
           {},
@@ -84,9 +108,25 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
               h('td', {}, d.event),
               h('td', { class: `status status-${d.status}` }, d.status),
               h('td', {}, String(d.attempts)),
-              h('td', {}, d.lastResponse ? `${d.lastResponse.status ?? ''} ${d.lastResponse.error ?? ''} · ${d.lastResponse.durationMs} ms · ${when(d.lastResponse.at)}` : '—'),
+              h(
+                'td',
+                {},
+                d.lastResponse
+                  ? `${d.lastResponse.status ?? ''} ${d.lastResponse.error ?? ''} · ${d.lastResponse.durationMs} ms · ${when(d.lastResponse.at)}`
+                  : '—'
+              ),
               h('td', {}, when(d.createdAt)),
-              h('td', {}, d.status === 'failed' ? h('button', { type: 'button', class: 'secondary small', onclick: () => void retry(d) }, 'Retry') : null)
+              h(
+                'td',
+                {},
+                d.status === 'failed'
+                  ? h(
+                      'button',
+                      { type: 'button', class: 'secondary small', onclick: () => void retry(d) },
+                      'Retry'
+                    )
+                  : null
+              )
             )
           )
         )
@@ -102,18 +142,30 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
     }
   }
 
-  const owner = h('select', {}, owners.map((o) => h('option', { value: o.value }, o.label)))
+  const owner = h(
+    'select',
+    {},
+    owners.map((o) => h('option', { value: o.value }, o.label))
+  )
   const url = h('input', { type: 'url', placeholder: 'https://hooks.example.org/clinic' })
   const events = h('input', { type: 'text', value: '*' })
   // (`events` comes back to `*` on reset: its default value)
   const register = submitForm(
     'webhook-form',
     'Register a webhook',
-    [field('Owner', owner, 'owner'), field('URL', url, 'url'), field('Events', events, 'events', 'comma-separated: * or medical-records, billing-payments.create, …')],
+    [
+      field('Owner', owner, 'owner'),
+      field('URL', url, 'url'),
+      field('Events', events, 'events', 'comma-separated: * or medical-records, billing-payments.create, …')
+    ],
     'Register',
     async () => {
       const [kind, id] = owner.value.split(':')
-      const data: WebhookData = { ...(kind === 'organization' ? { organization: id } : { account: id }), url: url.value.trim(), events: events.value.trim() }
+      const data: WebhookData = {
+        ...(kind === 'organization' ? { organization: id } : { account: id }),
+        url: url.value.trim(),
+        events: events.value.trim()
+      }
       // A registration answers the webhook and its signing secret, shown this once.
       const created = await client.service('webhook-events').create(data)
       replace(
@@ -133,14 +185,32 @@ export const renderWebhooks = async (root: HTMLElement): Promise<Cleanup> => {
     }
   )
 
-  replace(root, h('h2', {}, 'Webhooks'), secretBox, h('div', { class: 'columns' }, h('section', { 'aria-label': 'Webhooks' }, hooks, log), h('section', { class: 'card' }, register)))
+  replace(
+    root,
+    h('h2', {}, 'Webhooks'),
+    secretBox,
+    h(
+      'div',
+      { class: 'columns' },
+      h('section', { 'aria-label': 'Webhooks' }, hooks, log),
+      h('section', { class: 'card' }, register)
+    )
+  )
   await loadHooks()
   // Deliveries change in the background (the worker): the open log is read again every 1.5 s and on events.
   const poll = setInterval(() => {
     if (openHook) void openLog(openHook)
   }, 1500)
-  const stop = listen('webhook-events', ['created', 'patched'], debounce(() => openHook && void openLog(openHook)))
-  const stopHooks = listen('webhooks', ['patched', 'removed'], debounce(() => void loadHooks()))
+  const stop = listen(
+    'webhook-events',
+    ['created', 'patched'],
+    debounce(() => openHook && void openLog(openHook))
+  )
+  const stopHooks = listen(
+    'webhooks',
+    ['patched', 'removed'],
+    debounce(() => void loadHooks())
+  )
   return () => {
     clearInterval(poll)
     stop()

@@ -13,13 +13,24 @@ const root = path.resolve(__dirname, '..')
 const destination = path.resolve(process.argv[2] ?? root)
 const out = path.join(destination, 'client-package')
 const server = require(path.join(root, 'package.json'))
-const run = (command, args, cwd = root) => execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString()
+const run = (command, args, cwd = root) =>
+  execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString()
 
 fs.rmSync(out, { recursive: true, force: true })
-run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.client.json', '--outDir', path.join(out, 'lib')])
+run(process.execPath, [
+  require.resolve('typescript/bin/tsc'),
+  '-p',
+  'tsconfig.client.json',
+  '--outDir',
+  path.join(out, 'lib')
+])
 
 // The runtime needs lib/client.js, the shared files (paths and methods) and client-params; the rest is types.
-const keep = (file) => file.endsWith('.d.ts') || file === 'client.js' || file.endsWith('.shared.js') || file.endsWith('client-params.js')
+const keep = (file) =>
+  file.endsWith('.d.ts') ||
+  file === 'client.js' ||
+  file.endsWith('.shared.js') ||
+  file.endsWith('client-params.js')
 const prune = (dir) => {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name)
@@ -31,11 +42,15 @@ prune(path.join(out, 'lib'))
 
 // The declarations reachable from lib/client.d.ts through relative imports; the others (server modules the
 // compiler went through) are left out. Returns the bare modules the shipped files import.
-const specifiers = (text) => [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1])
+const specifiers = (text) =>
+  [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map(
+    (m) => m[1]
+  )
 const declarationOf = (from, specifier) => {
   const base = path.resolve(path.dirname(from), specifier)
   const found = [`${base}.d.ts`, path.join(base, 'index.d.ts')].find((file) => fs.existsSync(file))
-  if (!found) throw new Error(`${path.relative(out, from)} imports ${specifier}, which the package does not have`)
+  if (!found)
+    throw new Error(`${path.relative(out, from)} imports ${specifier}, which the package does not have`)
   return found
 }
 const shipped = new Set()
@@ -49,14 +64,26 @@ const visit = (file) => {
   }
 }
 visit(path.join(out, 'lib/client.d.ts'))
-const files = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]))
+const files = (dir) =>
+  fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) =>
+      entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
+    )
 for (const file of files(path.join(out, 'lib'))) {
   if (file.endsWith('.d.ts') && !shipped.has(file)) fs.rmSync(file)
-  else if (file.endsWith('.js')) for (const specifier of specifiers(fs.readFileSync(file, 'utf8'))) if (!specifier.startsWith('.')) bare.set(specifier, file)
+  else if (file.endsWith('.js'))
+    for (const specifier of specifiers(fs.readFileSync(file, 'utf8')))
+      if (!specifier.startsWith('.')) bare.set(specifier, file)
 }
 
 // Its dependencies: the @feathersjs packages at the server's versions, and TypeBox at the version @feathersjs/typebox uses.
-const typeboxOwn = require(path.join(path.dirname(require.resolve('@feathersjs/typebox/package.json', { paths: [root] })), 'package.json'))
+const typeboxOwn = require(
+  path.join(
+    path.dirname(require.resolve('@feathersjs/typebox/package.json', { paths: [root] })),
+    'package.json'
+  )
+)
 const dependencies = {
   '@feathersjs/authentication': server.dependencies['@feathersjs/authentication'],
   '@feathersjs/authentication-client': server.dependencies['@feathersjs/authentication-client'],
@@ -66,10 +93,16 @@ const dependencies = {
   '@feathersjs/typebox': server.dependencies['@feathersjs/typebox'],
   '@sinclair/typebox': typeboxOwn.dependencies['@sinclair/typebox']
 }
-const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/')
 for (const [specifier, file] of bare) {
   if (!dependencies[packageName(specifier)]) {
-    throw new Error(`${path.relative(out, file)} imports ${specifier}, which is not a dependency of the client package (a server-only module?)`)
+    throw new Error(
+      `${path.relative(out, file)} imports ${specifier}, which is not a dependency of the client package (a server-only module?)`
+    )
   }
 }
 
@@ -86,7 +119,9 @@ fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(pkg, null, 2)
 fs.writeFileSync(
   path.join(out, 'README.md'),
   `# ${pkg.name}\n\nTyped client of ${server.name}. With a transport of your choice:\n\n` +
-    "```ts\nimport { createClient } from '" + pkg.name + "'\nimport socketio from '@feathersjs/socketio-client'\nimport { io } from 'socket.io-client'\n\n" +
+    "```ts\nimport { createClient } from '" +
+    pkg.name +
+    "'\nimport socketio from '@feathersjs/socketio-client'\nimport { io } from 'socket.io-client'\n\n" +
     "const client = createClient(socketio(io('https://clinic.example.com')))\n```\n"
 )
 const packed = run('npm', ['pack', '--pack-destination', destination], out).trim().split('\n').pop()

@@ -18,7 +18,8 @@ const variablesBySetting = (): Map<string, string> => {
     for (const [key, value] of Object.entries(node)) {
       const dotted = prefix ? `${prefix}.${key}` : key
       if (typeof value === 'string') names.set(dotted, value)
-      else if (value && typeof value === 'object' && '__name' in value) names.set(dotted, String(value.__name))
+      else if (value && typeof value === 'object' && '__name' in value)
+        names.set(dotted, String(value.__name))
       else if (value && typeof value === 'object') walk(value, dotted)
     }
   }
@@ -73,8 +74,18 @@ const settingRows = (): Row[] => {
       if (value === undefined && !variable) continue // optional parts nobody sets (the library describes some)
       const inSeconds = !!variable && seconds.has(variable)
       const type = typeOf(child) + (inSeconds ? ' (ms; the variable: seconds)' : '')
-      const shown = defaultOf(value) + (inSeconds ? ` (variable: ${defaultOf(Array.isArray(value) ? value.map(toSeconds).join(',') : toSeconds(value))})` : '')
-      rows.push({ variable: variable ? code(variable) : '—', setting: code(dotted), type, default: shown, description: child.description ?? '' })
+      const shown =
+        defaultOf(value) +
+        (inSeconds
+          ? ` (variable: ${defaultOf(Array.isArray(value) ? value.map(toSeconds).join(',') : toSeconds(value))})`
+          : '')
+      rows.push({
+        variable: variable ? code(variable) : '—',
+        setting: code(dotted),
+        type,
+        default: shown,
+        description: child.description ?? ''
+      })
     }
   }
   walk(configurationSchema, '', defaults)
@@ -104,13 +115,18 @@ export const renderConfigurationDoc = (): string => {
     '',
     '| Variable | Setting | Type | Default | Description |',
     '|---|---|---|---|---|',
-    ...rows.map((row) => `| ${row.variable} | ${row.setting} | ${row.type} | ${row.default} | ${escape(row.description)} |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.variable} | ${row.setting} | ${row.type} | ${row.default} | ${escape(row.description)} |`
+    ),
     '',
     '## Variables outside the settings',
     '',
     '| Variable | Description |',
     '|---|---|',
-    ...Object.entries(environmentOnlyVariables).map(([name, description]) => `| ${code(name)} | ${escape(description)} |`),
+    ...Object.entries(environmentOnlyVariables).map(
+      ([name, description]) => `| ${code(name)} | ${escape(description)} |`
+    ),
     ''
   ]
   return lines.join('\n')

@@ -11,7 +11,9 @@ const production = process.env.NODE_ENV === 'production'
 
 // One line for the operator: JSON in production (as every log line there), plain text otherwise.
 const say = (level, msg) => {
-  const line = production ? JSON.stringify({ level, time: Date.now(), msg }) : `${level === 'error' ? 'Error: ' : ''}${msg}`
+  const line = production
+    ? JSON.stringify({ level, time: Date.now(), msg })
+    : `${level === 'error' ? 'Error: ' : ''}${msg}`
   ;(level === 'error' ? process.stderr : process.stdout).write(`${line}\n`)
 }
 
@@ -59,20 +61,36 @@ const canBuild = ['typescript', 'esbuild'].every((name) => {
 
 if (stale.length > 0 && !production) {
   if (canBuild) {
-    say('info', `Building (${stale.map(({ file }) => file).join(' and ')} missing or older than the sources): npm run build`)
-    const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' })
+    say(
+      'info',
+      `Building (${stale.map(({ file }) => file).join(' and ')} missing or older than the sources): npm run build`
+    )
+    const build = spawnSync('npm', ['run', '--silent', 'build'], {
+      cwd: root,
+      stdio: 'inherit',
+      shell: process.platform === 'win32'
+    })
     if (build.status !== 0) {
       say('error', 'npm run build failed (its errors are above); fix them, then run npm start again')
       process.exit(1)
     }
   } else if (!built) {
-    say('error', 'lib/index.js is missing and the dev dependencies that build it are not installed; run npm install, then npm start')
+    say(
+      'error',
+      'lib/index.js is missing and the dev dependencies that build it are not installed; run npm install, then npm start'
+    )
     process.exit(1)
   } else {
-    say('info', `Starting the existing build: ${stale.map(({ file }) => file).join(' and ')} is older than the sources, and the dev dependencies that rebuild it are not installed (npm install)`)
+    say(
+      'info',
+      `Starting the existing build: ${stale.map(({ file }) => file).join(' and ')} is older than the sources, and the dev dependencies that rebuild it are not installed (npm install)`
+    )
   }
 } else if (!built) {
-  say('error', 'lib/index.js is missing: build on a machine with the dev dependencies (npm ci, then npm run build) and ship lib/ and public/ with the production install')
+  say(
+    'error',
+    'lib/index.js is missing: build on a machine with the dev dependencies (npm ci, then npm run build) and ship lib/ and public/ with the production install'
+  )
   process.exit(1)
 }
 

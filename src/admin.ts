@@ -12,7 +12,15 @@ import { logger } from './logger'
 import { recordChange } from './audit/changes'
 
 const recordPromotion = (app: Application, accountId: string) =>
-  recordChange(app, { action: 'admin-promote', service: 'accounts', actor: null, account: accountId, ids: [accountId], before: { admin: false }, after: { admin: true } })
+  recordChange(app, {
+    action: 'admin-promote',
+    service: 'accounts',
+    actor: null,
+    account: accountId,
+    ids: [accountId],
+    before: { admin: false },
+    after: { admin: true }
+  })
 
 export const ensureAdmin = async (app: Application) => {
   const { email, password, promoteExisting } = app.get('admin')
@@ -30,7 +38,9 @@ export const ensureAdmin = async (app: Application) => {
       )
     }
     // Its tokens were issued to a non-admin: they all end, so only a fresh sign-in carries the admin rights.
-    const promoted = await endSessions(app, existing.id, 'rights-changed', { change: { admin: true, updatedAt: Date.now() } })
+    const promoted = await endSessions(app, existing.id, 'rights-changed', {
+      change: { admin: true, updatedAt: Date.now() }
+    })
     await announceChange(app, 'accounts', 'patched', promoted)
     await recordPromotion(app, existing.id)
     logger.info(`Promoted the existing account ${normalized} to application admin (ADMIN_PROMOTE_EXISTING)`)

@@ -4,7 +4,12 @@ import configuration from '@feathersjs/configuration'
 import { koa, rest, bodyParser, cors, parseAuthentication } from '@feathersjs/koa'
 import socketio from '@feathersjs/socketio'
 import type { Application, Configuration, HookContext, NextFunction } from './declarations'
-import { checkConfiguration, mergeSettings, settingsFromSecondsVariables, type ConfigurationOverrides } from './configuration'
+import {
+  checkConfiguration,
+  mergeSettings,
+  settingsFromSecondsVariables,
+  type ConfigurationOverrides
+} from './configuration'
 import { logger } from './logger'
 import { errorHandler, guardRouteLookup, requireJson, securityHeaders, staticFiles } from './http'
 import { store, storeReady, closeStore } from './store'
@@ -50,7 +55,9 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   const app: Application = koa(feathers())
   // config/ and the environment, the variables given in seconds, then the caller's overrides; checked before anything reads them.
   const loaded = configuration()(app) as unknown as Record<string, unknown> // (cast: node-config's object, checked just below)
-  const settings = checkConfiguration(mergeSettings(mergeSettings({ ...loaded }, settingsFromSecondsVariables()), overrides))
+  const settings = checkConfiguration(
+    mergeSettings(mergeSettings({ ...loaded }, settingsFromSecondsVariables()), overrides)
+  )
   for (const [key, value] of Object.entries(settings)) app.set(key as keyof Configuration, value)
   logger.setLevel(app.get('logLevel'))
   // Production takes real money only, unless ALLOW_SANDBOX_PAYMENTS says otherwise (then a warning at every start).
@@ -79,7 +86,17 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   // Signed processor events are verified over their raw bytes, so they are read before the body parser.
   app.use(processorEvents(app))
   app.use(requireJson())
-  app.use(bodyParser({ jsonLimit: app.get('bodyLimit'), formLimit: app.get('bodyLimit'), textLimit: app.get('bodyLimit'), jsonStrict: true, multipart: false, urlencoded: false, text: false }))
+  app.use(
+    bodyParser({
+      jsonLimit: app.get('bodyLimit'),
+      formLimit: app.get('bodyLimit'),
+      textLimit: app.get('bodyLimit'),
+      jsonStrict: true,
+      multipart: false,
+      urlencoded: false,
+      text: false
+    })
+  )
   app.configure(rest())
   const clientIp = clientIpForSockets(app.proxy)
   app.configure(
@@ -102,7 +119,18 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   guardRouteLookup(app)
 
   app.hooks({
-    around: { all: [observeCall, logError, requireScalarId, recordAudit, rejectUnsafeKeys, recordWebhookEvents, syncDirectory, populate] }
+    around: {
+      all: [
+        observeCall,
+        logError,
+        requireScalarId,
+        recordAudit,
+        rejectUnsafeKeys,
+        recordWebhookEvents,
+        syncDirectory,
+        populate
+      ]
+    }
   })
   app.hooks({
     setup: [

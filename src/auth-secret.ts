@@ -9,13 +9,24 @@ import path from 'node:path'
 import { StartupError } from './startup-error'
 
 /** What every refusal says to do. */
-const generateHint = 'Generate one with `openssl rand -base64 48` and set AUTH_SECRET to it (the same value on every instance).'
+const generateHint =
+  'Generate one with `openssl rand -base64 48` and set AUTH_SECRET to it (the same value on every instance).'
 
 const MIN_BYTES = 32
 const MIN_BITS = 128
 
 // Words that mark a value copied from an example rather than generated (compared without case or punctuation).
-const placeholders = ['changeme', 'replaceme', 'yoursecret', 'placeholder', 'example', 'insertsecret', 'secretkey', 'development', 'notsecret']
+const placeholders = [
+  'changeme',
+  'replaceme',
+  'yoursecret',
+  'placeholder',
+  'example',
+  'insertsecret',
+  'secretkey',
+  'development',
+  'notsecret'
+]
 
 const shannonBits = (symbols: number[]) => {
   const counts = new Map<number, number>()
@@ -48,12 +59,14 @@ export const estimatedBits = (text: string): number => {
 export const weakSecretReason = (secret: string, developmentSecret?: string): string | undefined => {
   const bytes = Buffer.byteLength(secret, 'utf8')
   if (bytes < MIN_BYTES) return `it is ${bytes} bytes long; at least ${MIN_BYTES} are needed`
-  if (developmentSecret && secret === developmentSecret) return 'it is the development secret generated in DATA_DIR/.auth-secret'
+  if (developmentSecret && secret === developmentSecret)
+    return 'it is the development secret generated in DATA_DIR/.auth-secret'
   const letters = secret.toLowerCase().replace(/[^a-z]/g, '')
   const placeholder = placeholders.find((word) => letters.includes(word))
   if (placeholder) return `it looks like a placeholder (it contains "${placeholder}")`
   const bits = estimatedBits(secret)
-  if (bits < MIN_BITS) return `it does not look random (about ${bits} bits of randomness; at least ${MIN_BITS} are needed)`
+  if (bits < MIN_BITS)
+    return `it does not look random (about ${bits} bits of randomness; at least ${MIN_BITS} are needed)`
   return undefined
 }
 
@@ -67,9 +80,14 @@ const readDevelopmentSecret = (dataDir: string) => {
   }
 }
 
-export const resolveAuthSecret = (configured: string | undefined, dataDir: string, env = process.env.NODE_ENV): string => {
+export const resolveAuthSecret = (
+  configured: string | undefined,
+  dataDir: string,
+  env = process.env.NODE_ENV
+): string => {
   if (env === 'production') {
-    if (!configured) throw new StartupError(`AUTH_SECRET is not set; production needs a long random secret. ${generateHint}`)
+    if (!configured)
+      throw new StartupError(`AUTH_SECRET is not set; production needs a long random secret. ${generateHint}`)
     const reason = weakSecretReason(configured, readDevelopmentSecret(dataDir))
     if (reason) throw new StartupError(`AUTH_SECRET is too weak for production: ${reason}. ${generateHint}`)
     return configured

@@ -56,10 +56,14 @@ const stringProblem = (value: unknown, required: boolean, maxLength: number) => 
 }
 
 const checkStrings = (data: any, fields: string[], optional: string[] = []) => {
-  const errors = [...fields.map((field) => ({ field, message: stringProblem(data[field], true, 1000) })), ...optional.map((field) => ({ field, message: stringProblem(data[field], false, 100) }))].filter(
-    (error): error is { field: string; message: string } => error.message !== undefined
-  )
-  if (errors.length) throw new BadRequest(`Invalid login: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, { errors })
+  const errors = [
+    ...fields.map((field) => ({ field, message: stringProblem(data[field], true, 1000) })),
+    ...optional.map((field) => ({ field, message: stringProblem(data[field], false, 100) }))
+  ].filter((error): error is { field: string; message: string } => error.message !== undefined)
+  if (errors.length)
+    throw new BadRequest(`Invalid login: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, {
+      errors
+    })
 }
 
 // A body without `strategy` and `action` is a password login (`{ email, password }`; a missing one is named), unless
@@ -70,7 +74,8 @@ const defaultToPasswordLogin = async (context: HookContext, next: NextFunction) 
   if (data.strategy === undefined && data.action === undefined && data.accessToken === undefined) {
     context.data = { ...data, strategy: 'local' }
   }
-  if (context.data.action === undefined && context.data.strategy === 'local') checkStrings(context.data, ['email', 'password'], ['mfaCode'])
+  if (context.data.action === undefined && context.data.strategy === 'local')
+    checkStrings(context.data, ['email', 'password'], ['mfaCode'])
   await next()
 }
 
@@ -78,7 +83,9 @@ const defaultToPasswordLogin = async (context: HookContext, next: NextFunction) 
 const runActions = async (context: HookContext, next: NextFunction) => {
   if (context.data.action === undefined) return next()
   if (context.data.strategy !== undefined) {
-    throw new BadRequest("Send either 'strategy' (a login) or 'action', not both", { errors: [{ field: 'strategy', message: 'is not allowed with action' }] })
+    throw new BadRequest("Send either 'strategy' (a login) or 'action', not both", {
+      errors: [{ field: 'strategy', message: 'is not allowed with action' }]
+    })
   }
   context.event = null
   context.result = await flowsOf(context.app).run(context.data, context.params)
@@ -93,16 +100,25 @@ const sharedLimits = (app: Application) => {
 export const authentication = (app: Application) => {
   const configured = app.get('authentication')
   const secret = resolveAuthSecret(configured.secret, app.get('dataDir'))
-  const strategies: string[] = [...new Set([...(configured.authStrategies ?? ['jwt', 'local']), ...oauthProviders])]
+  const strategies: string[] = [
+    ...new Set([...(configured.authStrategies ?? ['jwt', 'local']), ...oauthProviders])
+  ]
   app.set('authentication', { ...configured, secret, authStrategies: strategies })
 
   const settings = authSettings(app)
-  runtimeOf(app).authFlows = new AuthFlows(app, settings, createAuthLimits(settings.rateLimits, sharedLimits(app)), createAuthMessenger(settings.messaging), secret)
+  runtimeOf(app).authFlows = new AuthFlows(
+    app,
+    settings,
+    createAuthLimits(settings.rateLimits, sharedLimits(app)),
+    createAuthMessenger(settings.messaging),
+    secret
+  )
 
   const service = new SessionAuthenticationService(app)
   service.register('jwt', new SessionJWTStrategy())
   service.register('local', new EmailPasswordStrategy())
-  for (const provider of oauthProviders) service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider]))
+  for (const provider of oauthProviders)
+    service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider]))
   const unavailable = oauthProviders.filter((provider) => !isConfigured(settings.oauth[provider]))
   const available = oauthProviders.filter((provider) => isConfigured(settings.oauth[provider]))
   logger.info(

@@ -23,7 +23,8 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
   app.channel('authenticated').join(connection)
   app.channel(`accounts/${account.id}`).join(connection)
   if (access.admin) app.channel('admins').join(connection)
-  for (const membership of access.memberships) app.channel(`organizations/${membership.organization}`).join(connection)
+  for (const membership of access.memberships)
+    app.channel(`organizations/${membership.organization}`).join(connection)
   rejoinAuditWatchers(app, connection)
 }
 
@@ -60,7 +61,12 @@ export const channels = (app: Application) => {
     const rules = accessRules(context.path)
     if (!rules || !data || typeof data !== 'object') return undefined
     const names = [...new Set([...(rules.audience ? rules.audience(data) : ['authenticated']), 'admins'])]
-    const channel = app.channel(names).filter((connection: RealTimeConnection) => !!connection.access && matches(rules.read(connection.access), data))
+    const channel = app
+      .channel(names)
+      .filter(
+        (connection: RealTimeConnection) =>
+          !!connection.access && matches(rules.read(connection.access), data)
+      )
     if (rules.audit && channel.length > 0) {
       // The stored document (an event shared by another instance carries it as the context's result).
       const emitted = context?.result
@@ -69,7 +75,10 @@ export const channels = (app: Application) => {
         await recordRealtimeDelivery(app, context.path, rules.audit, stored, channel.connections)
       } catch (error) {
         // A delivery that cannot be recorded is not made.
-        logger.error(`Recording the realtime delivery of ${context.path} failed; the event is not sent:`, error)
+        logger.error(
+          `Recording the realtime delivery of ${context.path} failed; the event is not sent:`,
+          error
+        )
         return undefined
       }
     }

@@ -4,7 +4,13 @@
 // few variables below given in seconds. Durations are milliseconds throughout (keys ending in `Ms`).
 import fs from 'node:fs'
 import path from 'node:path'
-import { Type, StringEnum, authenticationSettingsSchema, type Static, type TSchema } from '@feathersjs/typebox'
+import {
+  Type,
+  StringEnum,
+  authenticationSettingsSchema,
+  type Static,
+  type TSchema
+} from '@feathersjs/typebox'
 import { dataValidator, fieldErrors } from './schema/validators'
 import { STORE_SYNC_MODES } from './store/sync'
 import { StartupError } from './startup-error'
@@ -15,8 +21,18 @@ const Count = (minimum = 0) => Type.Integer({ minimum })
 const Page = () => Type.Object({ default: Count(1), max: Count(1) })
 const List = () => Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1 })
 const Limit = () => Type.Object({ points: Count(1), durationMs: PositiveMs() })
-const OAuthProvider = () => Type.Object({ clientId: Type.String(), clientSecret: Type.String(), tokenURL: Type.String(), profileURL: Type.String(), timeoutMs: PositiveMs() })
-const Fee = Type.Object({ percent: Type.Number({ minimum: 0, maximum: 100 }), fixed: Type.Number({ minimum: 0 }) })
+const OAuthProvider = () =>
+  Type.Object({
+    clientId: Type.String(),
+    clientSecret: Type.String(),
+    tokenURL: Type.String(),
+    profileURL: Type.String(),
+    timeoutMs: PositiveMs()
+  })
+const Fee = Type.Object({
+  percent: Type.Number({ minimum: 0, maximum: 100 }),
+  fixed: Type.Number({ minimum: 0 })
+})
 
 export const configurationSchema = Type.Object(
   {
@@ -38,7 +54,12 @@ export const configurationSchema = Type.Object(
     accessCache: Type.Object({ ttlMs: Ms() }),
     bodyLimit: Type.String({ minLength: 1 }),
     paginate: Page(),
-    directory: Type.Object({ defaultRadiusKm: Type.Number({ exclusiveMinimum: 0 }), maxRadiusKm: Type.Number({ exclusiveMinimum: 0 }), maxWords: Count(1), paginate: Page() }),
+    directory: Type.Object({
+      defaultRadiusKm: Type.Number({ exclusiveMinimum: 0 }),
+      maxRadiusKm: Type.Number({ exclusiveMinimum: 0 }),
+      maxWords: Count(1),
+      paginate: Page()
+    }),
     populate: Type.Object({ maxDepth: Count(0), maxFanOut: Count(1) }),
     admin: Type.Object({ email: Type.String(), password: Type.String(), promoteExisting: Type.Boolean() }),
     medicalRecords: Type.Object({ paginate: Page() }),
@@ -48,7 +69,11 @@ export const configurationSchema = Type.Object(
     trustProxy: Type.Boolean(),
     oauth: Type.Object({ google: OAuthProvider(), facebook: OAuthProvider() }),
     actionCodes: Type.Object({ expiresInMs: PositiveMs(), maxAttempts: Count(1) }),
-    passwordPolicy: Type.Object({ minLength: Count(1), maxLength: Count(1), minCharacterClasses: Type.Integer({ minimum: 1, maximum: 4 }) }),
+    passwordPolicy: Type.Object({
+      minLength: Count(1),
+      maxLength: Count(1),
+      minCharacterClasses: Type.Integer({ minimum: 1, maximum: 4 })
+    }),
     mfa: Type.Object({ issuer: Type.String({ minLength: 1 }), window: Count(0) }),
     rateLimits: Type.Object({
       failedLoginsPerEmail: Limit(),
@@ -57,7 +82,12 @@ export const configurationSchema = Type.Object(
       actionCodesPerIp: Limit(),
       messagesPerAccount: Limit()
     }),
-    messaging: Type.Object({ smtpUrl: Type.String(), mailFrom: Type.String(), smsWebhookUrl: Type.String(), timeoutMs: PositiveMs() }),
+    messaging: Type.Object({
+      smtpUrl: Type.String(),
+      mailFrom: Type.String(),
+      smsWebhookUrl: Type.String(),
+      timeoutMs: PositiveMs()
+    }),
     billing: Type.Object({
       currency: Type.String({ pattern: '^[A-Z]{3}$' }),
       moneyDecimals: Type.Integer({ minimum: 0, maximum: 4 }),
@@ -75,8 +105,17 @@ export const configurationSchema = Type.Object(
       recoveryIntervalMs: Ms(),
       totalsSweepWindowMs: Ms()
     }),
-    inventory: Type.Object({ privilege: Type.String({ minLength: 1 }), staleAfterMs: Ms(), recoveryIntervalMs: Ms() }),
-    orders: Type.Object({ requestedForTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, contains: { const: 'patient' } }) }),
+    inventory: Type.Object({
+      privilege: Type.String({ minLength: 1 }),
+      staleAfterMs: Ms(),
+      recoveryIntervalMs: Ms()
+    }),
+    orders: Type.Object({
+      requestedForTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        contains: { const: 'patient' }
+      })
+    }),
     // Webhook delivery (each key is explained in src/jobs/webhook-settings.ts and docs/configuration.md).
     webhooks: Type.Object({
       allowPrivate: Type.Boolean(),
@@ -90,7 +129,12 @@ export const configurationSchema = Type.Object(
       retentionMs: Ms()
     }),
     /** The audit trail (src/audit/log.ts): recording of calls on or off, retention, and how often the chain's head is anchored. */
-    audit: Type.Object({ enabled: Type.Boolean(), retentionDays: Type.Number({ exclusiveMinimum: 0 }), retentionIntervalMs: PositiveMs(), anchorIntervalMs: PositiveMs() }),
+    audit: Type.Object({
+      enabled: Type.Boolean(),
+      retentionDays: Type.Number({ exclusiveMinimum: 0 }),
+      retentionIntervalMs: PositiveMs(),
+      anchorIntervalMs: PositiveMs()
+    }),
     /** Graceful shutdown: the longest a SIGTERM/SIGINT shutdown may take. */
     shutdown: Type.Object({ graceMs: Ms() }),
     /** GET /metrics: the Bearer token scrapes must send (empty: none). */
@@ -114,7 +158,12 @@ export const configurationSchema = Type.Object(
       defaultReturnURL: Type.String(),
       defaultCancelURL: Type.String(),
       expireAfterMs: PositiveMs(),
-      paypal: Type.Object({ clientId: Type.String(), clientSecret: Type.String(), baseURL: Type.String({ minLength: 1 }), timeoutMs: PositiveMs() }),
+      paypal: Type.Object({
+        clientId: Type.String(),
+        clientSecret: Type.String(),
+        baseURL: Type.String({ minLength: 1 }),
+        timeoutMs: PositiveMs()
+      }),
       fees: Type.Record(Type.String(), Fee)
     }),
     /** ALLOW_SANDBOX_PAYMENTS: production may start on payments that take no real money (src/providers/payments-mode.ts). */
@@ -152,7 +201,11 @@ export interface TestSettings {
 
 export type Configuration = Static<typeof configurationSchema> & TestSettings
 
-type DeepPartial<T> = T extends (infer U)[] ? U[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T
+type DeepPartial<T> = T extends (infer U)[]
+  ? U[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T
 
 /** What createApp takes over config/ (tests, tools): any part of any setting; objects merge key by key. */
 export type ConfigurationOverrides = DeepPartial<Configuration>
@@ -210,14 +263,16 @@ export const settingsFromSecondsVariables = (env: NodeJS.ProcessEnv = process.en
   return settings
 }
 
-const isPlainObject = (value: unknown): value is Record<string, any> => !!value && typeof value === 'object' && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, any> =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
 
 /** `given` over `base`: settings with fixed keys merge key by key; anything else (lists, maps such as fees) replaces. */
 export const mergeSettings = (base: unknown, given: unknown, schema: TSchema = configurationSchema): any => {
   const properties = (schema as { properties?: Record<string, TSchema> }).properties
   if (!properties || !isPlainObject(base) || !isPlainObject(given)) return given === undefined ? base : given
   const merged: Record<string, any> = { ...base }
-  for (const [key, value] of Object.entries(given)) merged[key] = properties[key] ? mergeSettings(base[key], value, properties[key]) : value
+  for (const [key, value] of Object.entries(given))
+    merged[key] = properties[key] ? mergeSettings(base[key], value, properties[key]) : value
   return merged
 }
 
@@ -236,7 +291,12 @@ const variableOf = (() => {
       } else if (value && typeof value === 'object') walk(value, dotted)
     }
   }
-  walk(JSON.parse(fs.readFileSync(path.resolve(__dirname, '../config/custom-environment-variables.json'), 'utf8')), '')
+  walk(
+    JSON.parse(
+      fs.readFileSync(path.resolve(__dirname, '../config/custom-environment-variables.json'), 'utf8')
+    ),
+    ''
+  )
   for (const [name, dotted] of Object.entries(secondsVariables)) names.set(dotted, name)
   names.set('webhooks.retryDelaysMs', retryDelaysVariable)
   return (field: string) => names.get(field) ?? names.get(field.replace(/\.\d+$/, ''))
@@ -245,17 +305,26 @@ const variableOf = (() => {
 const validate = dataValidator.compile<Configuration>(configurationSchema as TSchema)
 
 const valueAt = (settings: unknown, field: string): unknown =>
-  field.split('.').reduce<any>((node, key) => (node && typeof node === 'object' ? node[key] : undefined), settings)
+  field
+    .split('.')
+    .reduce<any>((node, key) => (node && typeof node === 'object' ? node[key] : undefined), settings)
 
 // A number variable that is not one (PORT=abc) reaches the settings as nothing at all: the message then names
 // the text given rather than calling the setting missing.
-const formatRule: Record<string, string> = { number: 'must be a number', boolean: 'must be true or false', json: 'must be JSON' }
+const formatRule: Record<string, string> = {
+  number: 'must be a number',
+  boolean: 'must be true or false',
+  json: 'must be JSON'
+}
 
 /**
  * Checks the settings against the schema; a bad one throws a StartupError naming each offending setting, its
  * variable and the value given (`env`: the variables the settings were read from).
  */
-export const checkConfiguration = (settings: unknown, env: NodeJS.ProcessEnv = process.env): Configuration => {
+export const checkConfiguration = (
+  settings: unknown,
+  env: NodeJS.ProcessEnv = process.env
+): Configuration => {
   if (validate(settings)) return settings
   const problems = fieldErrors(validate.errors).map(({ field, message }) => {
     const variable = variableOf(field)
@@ -279,13 +348,20 @@ export const settingDescriptions: Record<string, string> = {
   port: 'Port for REST and Socket.IO (`0`: any free port)',
   public: 'Folder of the static files served at `/` (the console)',
   dataDir: 'Embedded datastore files (one per collection) and, in development, the generated JWT secret',
-  mongodb: '`mongodb://…/dbname`: use MongoDB instead of the embedded engine; empty: the embedded engine under `dataDir`',
-  mongodbConnectTimeoutMs: 'How long start-up (and each later connection) waits for MongoDB before it gives up with a message naming `MONGODB_URL`',
-  redis: '`redis://…` (or `rediss://user:pass@…`): the bus shared by several instances — service events, rate-limit counters, leases, notices ([several instances](several-instances.md)). Empty: all of it stays in the process',
-  redisPrefix: 'Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis',
-  'nedb.compactionIntervalMs': 'How often each embedded data file is rewritten compactly (also at shut-down, never at start-up)',
-  storeSync: "Embedded engine: when a write counts as written — `batch` (fdatasync'ed, shared by concurrent writes), `os` (handed to the OS: survives a process crash, not a power loss) or `always` (fdatasync'ed one write at a time). See [performance](performance.md)",
-  'accessCache.ttlMs': 'Longest reuse of a cached access context (memberships); changes are seen by the next call anyway — this only bounds a process dying mid-change ([performance](performance.md))',
+  mongodb:
+    '`mongodb://…/dbname`: use MongoDB instead of the embedded engine; empty: the embedded engine under `dataDir`',
+  mongodbConnectTimeoutMs:
+    'How long start-up (and each later connection) waits for MongoDB before it gives up with a message naming `MONGODB_URL`',
+  redis:
+    '`redis://…` (or `rediss://user:pass@…`): the bus shared by several instances — service events, rate-limit counters, leases, notices ([several instances](several-instances.md)). Empty: all of it stays in the process',
+  redisPrefix:
+    'Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis',
+  'nedb.compactionIntervalMs':
+    'How often each embedded data file is rewritten compactly (also at shut-down, never at start-up)',
+  storeSync:
+    "Embedded engine: when a write counts as written — `batch` (fdatasync'ed, shared by concurrent writes), `os` (handed to the OS: survives a process crash, not a power loss) or `always` (fdatasync'ed one write at a time). See [performance](performance.md)",
+  'accessCache.ttlMs':
+    'Longest reuse of a cached access context (memberships); changes are seen by the next call anyway — this only bounds a process dying mid-change ([performance](performance.md))',
   bodyLimit: 'Largest accepted request body (larger: 413)',
   'paginate.default': 'Page size of a list without `$limit`',
   'paginate.max': 'Largest `$limit` of a list (larger values are capped)',
@@ -296,20 +372,25 @@ export const settingDescriptions: Record<string, string> = {
   'directory.paginate.max': 'Largest directory `$limit` (larger values are capped)',
   'populate.maxDepth': 'How deep `$populate` follows references',
   'populate.maxFanOut': 'Lookups `$populate` may make per request',
-  'admin.email': 'With `admin.password`: an application admin with these credentials is created at start-up (idempotent). If the email belongs to a non-admin account, the server refuses to start',
+  'admin.email':
+    'With `admin.password`: an application admin with these credentials is created at start-up (idempotent). If the email belongs to a non-admin account, the server refuses to start',
   'admin.password': 'The password of that application admin',
-  'admin.promoteExisting': '`true`: promote an existing non-admin account with `ADMIN_EMAIL` instead (it keeps its password; its sessions end)',
+  'admin.promoteExisting':
+    '`true`: promote an existing non-admin account with `ADMIN_EMAIL` instead (it keeps its password; its sessions end)',
   'medicalRecords.paginate.default': 'Medical records per page without `$limit`',
   'medicalRecords.paginate.max': 'The largest page of medical records',
-  'authentication.secret': 'JWT signing secret (also keys action codes). Empty in development: created once in `DATA_DIR/.auth-secret`. In production the server refuses to start unless it is at least 32 bytes of random-looking text (`openssl rand -base64 48`)',
+  'authentication.secret':
+    'JWT signing secret (also keys action codes). Empty in development: created once in `DATA_DIR/.auth-secret`. In production the server refuses to start unless it is at least 32 bytes of random-looking text (`openssl rand -base64 48`)',
   'authentication.entity': 'The entity a token authenticates (the account)',
   'authentication.service': 'The service holding that entity',
   'authentication.authStrategies': 'Strategies `POST /authentication` accepts',
   'authentication.jwtOptions': 'Access token options; `expiresIn` is the token lifetime (one day)',
   'authentication.local': 'Password login: the email and password fields, and the bcrypt cost',
   logLevel: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
-  trustProxy: '`true` behind a reverse proxy: the client IP (rate limits, audit) is the first `X-Forwarded-For` address',
-  'oauth.google.clientId': 'The Google OAuth client id. Empty: google login answers 501 and is listed as unavailable at start-up',
+  trustProxy:
+    '`true` behind a reverse proxy: the client IP (rate limits, audit) is the first `X-Forwarded-For` address',
+  'oauth.google.clientId':
+    'The Google OAuth client id. Empty: google login answers 501 and is listed as unavailable at start-up',
   'oauth.google.clientSecret': 'The Google OAuth client secret',
   'oauth.google.tokenURL': "Google's token endpoint",
   'oauth.google.profileURL': "Google's profile endpoint",
@@ -319,14 +400,17 @@ export const settingDescriptions: Record<string, string> = {
   'oauth.facebook.tokenURL': "Facebook's token endpoint",
   'oauth.facebook.profileURL': "Facebook's profile endpoint",
   'oauth.facebook.timeoutMs': 'Longest wait for Facebook per call (then 502)',
-  'actionCodes.expiresInMs': 'Lifetime of action codes (identity and password changes, OAuth links, MFA set-up)',
+  'actionCodes.expiresInMs':
+    'Lifetime of action codes (identity and password changes, OAuth links, MFA set-up)',
   'actionCodes.maxAttempts': 'Wrong tries before an action code is withdrawn',
   'passwordPolicy.minLength': 'Shortest accepted new password',
   'passwordPolicy.maxLength': 'Longest accepted new password',
-  'passwordPolicy.minCharacterClasses': 'Character classes (lower case, upper case, digits, other) a new password mixes',
+  'passwordPolicy.minCharacterClasses':
+    'Character classes (lower case, upper case, digits, other) a new password mixes',
   'mfa.issuer': 'Issuer shown by authenticator apps',
   'mfa.window': 'TOTP steps accepted before and after the current one',
-  'rateLimits.failedLoginsPerEmail.points': 'Failed password logins (and wrong current passwords or TOTPs) per email per window',
+  'rateLimits.failedLoginsPerEmail.points':
+    'Failed password logins (and wrong current passwords or TOTPs) per email per window',
   'rateLimits.failedLoginsPerEmail.durationMs': 'Its window',
   'rateLimits.loginsPerIp.points': 'Logins and password-confirmed actions per client IP per window',
   'rateLimits.loginsPerIp.durationMs': 'Its window',
@@ -336,9 +420,11 @@ export const settingDescriptions: Record<string, string> = {
   'rateLimits.actionCodesPerIp.durationMs': 'Its window',
   'rateLimits.messagesPerAccount.points': 'Confirmation messages per account per window',
   'rateLimits.messagesPerAccount.durationMs': 'Its window',
-  'messaging.smtpUrl': 'SMTP server for confirmation emails (`smtp://user:pass@host:587`); empty: messages are written to the log',
+  'messaging.smtpUrl':
+    'SMTP server for confirmation emails (`smtp://user:pass@host:587`); empty: messages are written to the log',
   'messaging.mailFrom': 'Sender of confirmation emails (empty: `no-reply@localhost`)',
-  'messaging.smsWebhookUrl': 'Confirmation SMS are `POST { to, text }` to this URL; empty: written to the log',
+  'messaging.smsWebhookUrl':
+    'Confirmation SMS are `POST { to, text }` to this URL; empty: written to the log',
   'messaging.timeoutMs': 'Longest wait for SMTP or the SMS URL (then 502)',
   'billing.currency': 'Currency of invoices and services when none is sent',
   'billing.moneyDecimals': 'Decimals allowed in prices and amounts (0–4)',
@@ -351,15 +437,21 @@ export const settingDescriptions: Record<string, string> = {
   'billing.paymentTypes': 'Allowed payment `type` values ([billing](billing.md))',
   'billing.paymentMethods': 'Allowed `paymentMethod` values ([billing](billing.md))',
   'billing.encounterInvoiceType': '`type` of the invoice an encounter creates',
-  'billing.staleAfterMs': 'On MongoDB, when an unfinished payment counts as interrupted; also the age for the periodic recovery pass',
+  'billing.staleAfterMs':
+    'On MongoDB, when an unfinished payment counts as interrupted; also the age for the periodic recovery pass',
   'billing.recoveryIntervalMs': 'Period of the billing recovery pass (`0`: only at start-up)',
-  'billing.totalsSweepWindowMs': 'At start-up, invoices whose items changed this recently get their totals recomputed (`0`: none)',
-  'inventory.privilege': 'Organization privilege that allows managing stockrooms, variants and stocks and moving stock (superadmins always may)',
-  'inventory.staleAfterMs': 'On MongoDB, when an unfinished stock movement or order dispatch counts as interrupted',
+  'billing.totalsSweepWindowMs':
+    'At start-up, invoices whose items changed this recently get their totals recomputed (`0`: none)',
+  'inventory.privilege':
+    'Organization privilege that allows managing stockrooms, variants and stocks and moving stock (superadmins always may)',
+  'inventory.staleAfterMs':
+    'On MongoDB, when an unfinished stock movement or order dispatch counts as interrupted',
   'inventory.recoveryIntervalMs': 'Period of the inventory recovery pass (`0`: only at start-up)',
   'orders.requestedForTypes': 'The accepted order `requestedForType` values (must include `patient`)',
-  'webhooks.allowPrivate': '`true`: allow webhook URLs on private, loopback and link-local addresses (development and tests only)',
-  'webhooks.retryDelaysMs': 'Delay before each retry (the variable: seconds, comma-separated, fractions allowed; `none`: no retries)',
+  'webhooks.allowPrivate':
+    '`true`: allow webhook URLs on private, loopback and link-local addresses (development and tests only)',
+  'webhooks.retryDelaysMs':
+    'Delay before each retry (the variable: seconds, comma-separated, fractions allowed; `none`: no retries)',
   'webhooks.timeoutMs': 'How long one delivery attempt may take',
   'webhooks.deactivateAfterMs': 'Time of failures without a success before a webhook is deactivated (5 days)',
   'webhooks.pollIntervalMs': 'Time between looks for due deliveries',
@@ -370,54 +462,84 @@ export const settingDescriptions: Record<string, string> = {
   'audit.enabled': '`false` switches the audit trail off (measurements only, never in production)',
   'audit.retentionDays': 'Audit events older than this are removed, oldest first (6 years)',
   'audit.retentionIntervalMs': 'How often the audit retention job runs (also at start-up)',
-  'audit.anchorIntervalMs': "How often the audit chain's head is anchored (an `anchor` event, and `audit.anchor` webhooks)",
-  'shutdown.graceMs': 'On SIGTERM/SIGINT, time to finish requests and webhook attempts and close the store before exiting',
-  'metrics.token': 'Set: `GET /metrics` needs `Authorization: Bearer <token>` (else 401). Empty: served in development and test, 404 in production',
-  'processor.kind': 'Card processor of billing customers: `sandbox` (in-process, test tokens, cards kept in memory) or `stripe` ([payments](payments.md))',
+  'audit.anchorIntervalMs':
+    "How often the audit chain's head is anchored (an `anchor` event, and `audit.anchor` webhooks)",
+  'shutdown.graceMs':
+    'On SIGTERM/SIGINT, time to finish requests and webhook attempts and close the store before exiting',
+  'metrics.token':
+    'Set: `GET /metrics` needs `Authorization: Bearer <token>` (else 401). Empty: served in development and test, 404 in production',
+  'processor.kind':
+    'Card processor of billing customers: `sandbox` (in-process, test tokens, cards kept in memory) or `stripe` ([payments](payments.md))',
   'processor.timeoutMs': 'Longest wait for one card processor call (then 502, nothing half-saved)',
   'processor.stripe.secretKey': 'Stripe secret key; required with `PROCESSOR=stripe`; never logged or sent',
-  'processor.stripe.host': 'Point the Stripe SDK at a compatible server (e.g. a local Stripe mock); empty: `api.stripe.com`',
+  'processor.stripe.host':
+    'Point the Stripe SDK at a compatible server (e.g. a local Stripe mock); empty: `api.stripe.com`',
   'processor.stripe.port': 'Its port; empty: `443`',
   'processor.stripe.protocol': 'Its protocol; empty: `https`',
-  'processor.stripe.webhookSecret': 'Signing secret of the Stripe webhook endpoint `POST /processor/events` (checkout outcomes of subscriptions); events whose `Stripe-Signature` does not verify are a 400; never logged or sent',
-  'gateways.enabled': 'The payment gateways offered (`sandbox`, `paypal`); another known gateway in a `gatewayType` is a 400 saying it is not configured',
-  'gateways.publicURL': "This server's public origin, for the sandbox approval page and the default return/cancel pages (empty: the origin the caller used)",
-  'gateways.returnOrigins': "Comma-separated origins allowed in `gatewayReturnURL` / `gatewayCancelURL`; empty: this server's origin plus `http://localhost` and `http://127.0.0.1` on any port",
-  'gateways.defaultReturnURL': 'Where the payer lands when an intent names no return URL (empty: `/gateways/return` of this server)',
-  'gateways.defaultCancelURL': 'Where the payer lands when an intent names no cancel URL (empty: `/gateways/cancel` of this server)',
+  'processor.stripe.webhookSecret':
+    'Signing secret of the Stripe webhook endpoint `POST /processor/events` (checkout outcomes of subscriptions); events whose `Stripe-Signature` does not verify are a 400; never logged or sent',
+  'gateways.enabled':
+    'The payment gateways offered (`sandbox`, `paypal`); another known gateway in a `gatewayType` is a 400 saying it is not configured',
+  'gateways.publicURL':
+    "This server's public origin, for the sandbox approval page and the default return/cancel pages (empty: the origin the caller used)",
+  'gateways.returnOrigins':
+    "Comma-separated origins allowed in `gatewayReturnURL` / `gatewayCancelURL`; empty: this server's origin plus `http://localhost` and `http://127.0.0.1` on any port",
+  'gateways.defaultReturnURL':
+    'Where the payer lands when an intent names no return URL (empty: `/gateways/return` of this server)',
+  'gateways.defaultCancelURL':
+    'Where the payer lands when an intent names no cancel URL (empty: `/gateways/cancel` of this server)',
   'gateways.expireAfterMs': 'A payment intent not approved within this time is cancelled (3 h)',
-  'gateways.paypal.clientId': 'PayPal REST app client id; required when `GATEWAYS` includes `paypal`; never logged or sent',
+  'gateways.paypal.clientId':
+    'PayPal REST app client id; required when `GATEWAYS` includes `paypal`; never logged or sent',
   'gateways.paypal.clientSecret': 'PayPal REST app secret; never logged or sent',
-  'gateways.paypal.baseURL': "PayPal's API (`https://api-m.paypal.com` for live payments, or a compatible server)",
+  'gateways.paypal.baseURL':
+    "PayPal's API (`https://api-m.paypal.com` for live payments, or a compatible server)",
   'gateways.paypal.timeoutMs': 'Longest wait for one PayPal call (then 502; nothing captured)',
-  'gateways.fees': '`{ "<gateway>-<method>": { "percent": 2.9, "fixed": 0.3 } }`: the fee schedule behind `receivables.fees` ([payments](payments.md))',
-  allowSandboxPayments: '`true`: production may start on payments that take no real money (`PROCESSOR=sandbox`, `GATEWAYS` with `sandbox`, a Stripe test key, PayPal\'s sandbox) — for a demonstration; warned at every start, `"payments":"sandbox"` in `/health/ready`. Otherwise production refuses to start on them ([deployment](deployment.md))',
-  'subscriptions.defaultPackage': 'Key of the package whose base values a facility without a live subscription has',
-  'subscriptions.defaultTrialDays': 'Trial length when a sign-up asks for a trial of a package that names none',
-  'subscriptions.incompleteWindowMs': 'How long a subscription whose first payment failed stays `incomplete` before it becomes `incomplete_expired` (23 h)',
-  'subscriptions.retryDays': 'Days after a failed renewal at which the charge is tried again; after the last one the subscription is `unpaid`',
-  'subscriptions.checkoutExpiresAfterMs': 'Lifetime of a checkout session (kept between 31 minutes and 24 hours less a minute)',
-  'subscriptions.jobIntervalMs': 'How often the subscription pass runs (trial ends, renewals, retries, expiry of incomplete subscriptions; also at start-up; `0`: only at start-up)',
-  'subscriptions.successURL': 'Where the payer lands after a subscription checkout is paid (empty: `/processor/checkout/done` of this server)',
-  'subscriptions.cancelURL': 'Where the payer lands after a subscription checkout is not paid (empty: `/processor/checkout/cancel` of this server)',
-  'subscriptions.packages': 'Packages created on first start when no package with their key exists ([subscriptions](subscriptions.md))'
+  'gateways.fees':
+    '`{ "<gateway>-<method>": { "percent": 2.9, "fixed": 0.3 } }`: the fee schedule behind `receivables.fees` ([payments](payments.md))',
+  allowSandboxPayments:
+    '`true`: production may start on payments that take no real money (`PROCESSOR=sandbox`, `GATEWAYS` with `sandbox`, a Stripe test key, PayPal\'s sandbox) — for a demonstration; warned at every start, `"payments":"sandbox"` in `/health/ready`. Otherwise production refuses to start on them ([deployment](deployment.md))',
+  'subscriptions.defaultPackage':
+    'Key of the package whose base values a facility without a live subscription has',
+  'subscriptions.defaultTrialDays':
+    'Trial length when a sign-up asks for a trial of a package that names none',
+  'subscriptions.incompleteWindowMs':
+    'How long a subscription whose first payment failed stays `incomplete` before it becomes `incomplete_expired` (23 h)',
+  'subscriptions.retryDays':
+    'Days after a failed renewal at which the charge is tried again; after the last one the subscription is `unpaid`',
+  'subscriptions.checkoutExpiresAfterMs':
+    'Lifetime of a checkout session (kept between 31 minutes and 24 hours less a minute)',
+  'subscriptions.jobIntervalMs':
+    'How often the subscription pass runs (trial ends, renewals, retries, expiry of incomplete subscriptions; also at start-up; `0`: only at start-up)',
+  'subscriptions.successURL':
+    'Where the payer lands after a subscription checkout is paid (empty: `/processor/checkout/done` of this server)',
+  'subscriptions.cancelURL':
+    'Where the payer lands after a subscription checkout is not paid (empty: `/processor/checkout/cancel` of this server)',
+  'subscriptions.packages':
+    'Packages created on first start when no package with their key exists ([subscriptions](subscriptions.md))'
 }
 
 /** Variables read outside the settings, with what they do (listed in docs/configuration.md too). */
 export const environmentOnlyVariables: Record<string, string> = {
   NODE_ENV:
-    '`production`: requires `AUTH_SECRET`, hides error details, `HOST` 0.0.0.0, JSON logs, `/metrics` only with `METRICS_TOKEN`. `test`: the test suite\'s settings. Default `development`',
-  LOG_FORMAT: '`json`: one JSON object per line; `pretty`: human-readable (pino-pretty). Default `pretty` in development, else `json`',
-  FAULT_AFTER_STEP: 'Tests only (with `NODE_ENV=test`): the process kills itself right after the named billing step'
+    "`production`: requires `AUTH_SECRET`, hides error details, `HOST` 0.0.0.0, JSON logs, `/metrics` only with `METRICS_TOKEN`. `test`: the test suite's settings. Default `development`",
+  LOG_FORMAT:
+    '`json`: one JSON object per line; `pretty`: human-readable (pino-pretty). Default `pretty` in development, else `json`',
+  FAULT_AFTER_STEP:
+    'Tests only (with `NODE_ENV=test`): the process kills itself right after the named billing step'
 }
 
 /** The seconds variables and the settings they set (docs/configuration.md lists them with their settings). */
-export const secondsVariableSettings: Readonly<Record<string, string>> = { ...secondsVariables, [retryDelaysVariable]: 'webhooks.retryDelaysMs' }
+export const secondsVariableSettings: Readonly<Record<string, string>> = {
+  ...secondsVariables,
+  [retryDelaysVariable]: 'webhooks.retryDelaysMs'
+}
 
 // Each description lands on its schema node; one naming no setting stops the load, so none goes stale.
 for (const [dotted, description] of Object.entries(settingDescriptions)) {
   let node: any = configurationSchema
   for (const key of dotted.split('.')) node = node?.properties?.[key]
-  if (!node) throw new Error(`settingDescriptions names ${dotted}, which the configuration schema does not have`)
+  if (!node)
+    throw new Error(`settingDescriptions names ${dotted}, which the configuration schema does not have`)
   node.description = description
 }

@@ -1,4 +1,8 @@
-import type { HookContext as FeathersHookContext, NextFunction, Params as FeathersParams } from '@feathersjs/feathers'
+import type {
+  HookContext as FeathersHookContext,
+  NextFunction,
+  Params as FeathersParams
+} from '@feathersjs/feathers'
 import type { Application as FeathersApplication } from '@feathersjs/koa'
 import type { AccessContext } from './access/types'
 import type { Configuration } from './configuration'

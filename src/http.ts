@@ -23,23 +23,32 @@ class ClientError extends FeathersError {
 }
 
 // `errors` also maps each status code to its class (400 → BadRequest, ...).
-const errorClassByCode = errors as unknown as Record<number, (new (message: string) => FeathersError) | undefined>
+const errorClassByCode = errors as unknown as Record<
+  number,
+  (new (message: string) => FeathersError) | undefined
+>
 
 export const toFeathersError = (error: any): FeathersError => {
   if (error instanceof FeathersError) return error
   const status = error?.status ?? error?.statusCode
-  if (status === 413 || error?.type === 'entity.too.large') return new PayloadTooLarge('The request body is larger than the limit')
+  if (status === 413 || error?.type === 'entity.too.large')
+    return new PayloadTooLarge('The request body is larger than the limit')
   if (status === 415) return new UnsupportedMediaType('Send the body as application/json')
-  if (/prototype/i.test(error?.message ?? '')) return new BadRequest('The request body contains a forbidden key (__proto__ or constructor.prototype)')
-  if (error instanceof SyntaxError || error?.type === 'entity.parse.failed') return new BadRequest('The request body is not valid JSON')
+  if (/prototype/i.test(error?.message ?? ''))
+    return new BadRequest('The request body contains a forbidden key (__proto__ or constructor.prototype)')
+  if (error instanceof SyntaxError || error?.type === 'entity.parse.failed')
+    return new BadRequest('The request body is not valid JSON')
   // Other http-errors client errors (Koa's ctx.throw, body parsing) keep their 4xx; only exposed messages are shown.
   if (Number.isInteger(status) && status >= 400 && status < 500) {
-    const message = error?.expose === true && typeof error?.message === 'string' ? error.message : 'Bad request'
+    const message =
+      error?.expose === true && typeof error?.message === 'string' ? error.message : 'Bad request'
     const Known = errorClassByCode[status]
     return Known ? new Known(message) : new ClientError(message, status)
   }
   logger.error('Unhandled request error:', error)
-  return new GeneralError(process.env.NODE_ENV === 'production' ? 'Internal error' : (error?.message ?? 'Internal error'))
+  return new GeneralError(
+    process.env.NODE_ENV === 'production' ? 'Internal error' : (error?.message ?? 'Internal error')
+  )
 }
 
 export const errorHandler = () => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
@@ -99,7 +108,11 @@ export const securityHeaders = () => async (ctx: FeathersKoaContext, next: () =>
 // Bodies of POST/PUT/PATCH must be JSON.
 export const requireJson = () => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
   const hasBody = ctx.request.length > 0 || ctx.get('transfer-encoding') !== ''
-  if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json', 'application/*+json')) {
+  if (
+    ['POST', 'PUT', 'PATCH'].includes(ctx.method) &&
+    hasBody &&
+    !ctx.is('application/json', 'application/*+json')
+  ) {
     throw new UnsupportedMediaType('Send the body as application/json')
   }
   await next()
@@ -113,7 +126,11 @@ export const requireJson = () => async (ctx: FeathersKoaContext, next: () => Pro
 export const staticFiles = (root: string, app: { lookup(path: string): unknown }) => {
   const serve = serveStatic(root)
   return async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || (ctx.path.length > 1 && app.lookup(ctx.path) !== null)) return next()
+    if (
+      (ctx.method !== 'GET' && ctx.method !== 'HEAD') ||
+      (ctx.path.length > 1 && app.lookup(ctx.path) !== null)
+    )
+      return next()
     let downstream = false
     try {
       await serve(ctx, () => {
@@ -122,7 +139,13 @@ export const staticFiles = (root: string, app: { lookup(path: string): unknown }
       })
     } catch (error: any) {
       const status = error?.status ?? error?.statusCode
-      if (!downstream && !(error instanceof FeathersError) && Number.isInteger(status) && status >= 400 && status < 500) {
+      if (
+        !downstream &&
+        !(error instanceof FeathersError) &&
+        Number.isInteger(status) &&
+        status >= 400 &&
+        status < 500
+      ) {
         throw new NotFound('Not found')
       }
       throw error
@@ -138,7 +161,8 @@ export const staticFiles = (root: string, app: { lookup(path: string): unknown }
 export const guardRouteLookup = (app: { lookup(path: string): unknown }) => {
   const lookup = app.lookup.bind(app)
   app.lookup = (path: string) => {
-    if (typeof path === 'string' && path.split('/').some((segment) => segment in Object.prototype)) return null
+    if (typeof path === 'string' && path.split('/').some((segment) => segment in Object.prototype))
+      return null
     return lookup(path)
   }
 }

@@ -13,17 +13,28 @@ import { StartupError } from './startup-error'
 
 /** The StartupError of a listen that failed (the port taken, not allowed, or an address this host does not have). */
 const listenError = (error: NodeJS.ErrnoException, host: string, port: number): Error => {
-  if (error.code === 'EADDRINUSE') return new StartupError(`PORT ${port} is in use (another server?); set PORT to a free port`, { cause: error })
-  if (error.code === 'EACCES') return new StartupError(`PORT ${port} needs privileges this process does not have; set PORT to 1024 or above`, { cause: error })
+  if (error.code === 'EADDRINUSE')
+    return new StartupError(`PORT ${port} is in use (another server?); set PORT to a free port`, {
+      cause: error
+    })
+  if (error.code === 'EACCES')
+    return new StartupError(
+      `PORT ${port} needs privileges this process does not have; set PORT to 1024 or above`,
+      { cause: error }
+    )
   if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
-    return new StartupError(`HOST ${host} is not an address of this machine (${error.code}); set HOST to one of its addresses, 0.0.0.0 for all of them, or localhost`, { cause: error })
+    return new StartupError(
+      `HOST ${host} is not an address of this machine (${error.code}); set HOST to one of its addresses, 0.0.0.0 for all of them, or localhost`,
+      { cause: error }
+    )
   }
   return error
 }
 
 /** The address people and scripts use to reach the server (`localhost` when it listens on every interface). */
 const baseUrl = (host: string, port: number) => {
-  const shown = host === '' || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
+  const shown =
+    host === '' || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
   return `http://${shown}:${port}`
 }
 
@@ -37,7 +48,10 @@ const loadApp = async (): Promise<Application> => {
     ;({ createApp } = await import('./app'))
   } catch (error: any) {
     const parse = /^__format parser error in (\w+): (.*)$/.exec(String(error?.message ?? ''))
-    if (parse) throw new StartupError(`${parse[1]} must be JSON (${parse[2]}); fix the value or unset it`, { cause: error })
+    if (parse)
+      throw new StartupError(`${parse[1]} must be JSON (${parse[2]}); fix the value or unset it`, {
+        cause: error
+      })
     throw error
   }
   return createApp()
@@ -92,7 +106,10 @@ const main = async () => {
   const base = baseUrl(host, actualPort)
   const urls = { console: `${base}/`, docs: `${base}/docs`, ready: `${base}/health/ready` }
   // The start line: scripts and tests wait for it (its `port` and `urls` in JSON).
-  logger.notice({ port: actualPort, urls }, `Listening on ${base}: console ${urls.console}, API docs ${urls.docs}, readiness ${urls.ready}`)
+  logger.notice(
+    { port: actualPort, urls },
+    `Listening on ${base}: console ${urls.console}, API docs ${urls.docs}, readiness ${urls.ready}`
+  )
 }
 
 main().catch((error) => {

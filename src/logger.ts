@@ -10,11 +10,25 @@ export type LogLevel = (typeof levels)[number]
 export type LogFormat = 'json' | 'pretty'
 
 /** Field names whose values never reach a log line (top level or one level down). */
-const secretFields = ['password', 'newPassword', 'currentPassword', 'accessToken', 'token', 'mfaCode', 'secret', 'authorization', 'cookie']
+const secretFields = [
+  'password',
+  'newPassword',
+  'currentPassword',
+  'accessToken',
+  'token',
+  'mfaCode',
+  'secret',
+  'authorization',
+  'cookie'
+]
 // (`code` only at the top level: an action code there, while `err.code` is an error's own code.)
-const redact = { paths: ['code', ...secretFields, ...secretFields.map((field) => `*.${field}`)], censor: '[redacted]' }
+const redact = {
+  paths: ['code', ...secretFields, ...secretFields.map((field) => `*.${field}`)],
+  censor: '[redacted]'
+}
 
-const isLevel = (value: unknown): value is LogLevel => typeof value === 'string' && (levels as readonly string[]).includes(value)
+const isLevel = (value: unknown): value is LogLevel =>
+  typeof value === 'string' && (levels as readonly string[]).includes(value)
 const defaultFormat = (): LogFormat => {
   const configured = process.env.LOG_FORMAT
   if (configured === 'json' || configured === 'pretty') return configured
@@ -29,7 +43,13 @@ const destination = (target: NodeJS.WriteStream): DestinationStream => {
   if (format === 'json') return target
   // Loaded only when used: production images format as JSON.
   const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream
-  return pretty({ destination: target, sync: true, colorize: target.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+  return pretty({
+    destination: target,
+    sync: true,
+    colorize: target.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname'
+  })
 }
 
 const build = (): Logger =>

@@ -22,15 +22,25 @@ describe('password login (POST /authentication)', () => {
 
   it('accepts strategy "local" too, and an email in another case', async () => {
     const user = await signUp(server.url)
-    const res = await api.post('/authentication', { strategy: 'local', email: ` ${user.email.toUpperCase()} `, password: user.password })
+    const res = await api.post('/authentication', {
+      strategy: 'local',
+      email: ` ${user.email.toUpperCase()} `,
+      password: user.password
+    })
     assert.equal(res.status, 201)
     assert.equal(res.body.account.id, user.account.id)
   })
 
   it('gives the same 401 for a wrong email and a wrong password', async () => {
     const user = await signUp(server.url)
-    const wrongPassword = await api.post('/authentication', { email: user.email, password: 'not the password' })
-    const wrongEmail = await api.post('/authentication', { email: `nobody-${user.email}`, password: user.password })
+    const wrongPassword = await api.post('/authentication', {
+      email: user.email,
+      password: 'not the password'
+    })
+    const wrongEmail = await api.post('/authentication', {
+      email: `nobody-${user.email}`,
+      password: user.password
+    })
     assert.equal(wrongPassword.status, 401)
     assert.equal(wrongEmail.status, 401)
     assert.deepEqual(wrongPassword.body, wrongEmail.body)
@@ -45,7 +55,10 @@ describe('password login (POST /authentication)', () => {
   it('refuses a login whose fields are not strings with 400 naming them', async () => {
     const res = await api.post('/authentication', { email: 'a@b.test', password: 42 })
     assert.equal(res.status, 400)
-    assert.deepEqual(res.body.errors.map((e: any) => e.field), ['password'])
+    assert.deepEqual(
+      res.body.errors.map((e: any) => e.field),
+      ['password']
+    )
   })
 
   it('refuses an unknown strategy with 401', async () => {

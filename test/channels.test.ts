@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict'
-import { startServer, restClient, signUp, socketClient, recordEvents, sleep, waitUntil, type TestServer } from './helpers/app'
+import {
+  startServer,
+  restClient,
+  signUp,
+  socketClient,
+  recordEvents,
+  sleep,
+  waitUntil,
+  type TestServer
+} from './helpers/app'
 
 describe('realtime visibility (Socket.IO channels)', () => {
   let server: TestServer
@@ -17,7 +26,8 @@ describe('realtime visibility (Socket.IO channels)', () => {
   const connect = async (user?: { email: string; password: string }) => {
     const socket = socketClient(server.url)
     sockets.push(socket)
-    if (user) await socket.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
+    if (user)
+      await socket.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
     return socket.client
   }
 
@@ -63,12 +73,24 @@ describe('realtime visibility (Socket.IO channels)', () => {
     const joiner = await signUp(server.url)
     const joinerClient = await connect(joiner)
     const seen: { event: string; data: any }[] = recordEvents(joinerClient, 'organizations')
-    await api.patch(`/organizations/${owner.organization.id}`, { description: 'before joining' }, { token: owner.token })
+    await api.patch(
+      `/organizations/${owner.organization.id}`,
+      { description: 'before joining' },
+      { token: owner.token }
+    )
     await sleep(200)
     assert.equal(seen.length, 0, 'not a member yet')
-    await api.post('/organization-members', { organization: owner.organization.id, uid: joiner.account.id }, { token: owner.token })
+    await api.post(
+      '/organization-members',
+      { organization: owner.organization.id, uid: joiner.account.id },
+      { token: owner.token }
+    )
     await sleep(200)
-    await api.patch(`/organizations/${owner.organization.id}`, { description: 'after joining' }, { token: owner.token })
+    await api.patch(
+      `/organizations/${owner.organization.id}`,
+      { description: 'after joining' },
+      { token: owner.token }
+    )
     await waitUntil(() => seen.length === 1, 5000, 'organization patched event')
     assert.equal(seen[0].data.description, 'after joining')
   })

@@ -12,7 +12,8 @@ import { tempDir } from './helpers/app'
 
 const run = promisify(execFile)
 const root = path.resolve(__dirname, '..')
-const versionOf = (name: string) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version as string
+const versionOf = (name: string) =>
+  JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version as string
 
 const APP = `import { createClient, type SessionEnded } from 'clinic-backend-client'
 import socketio from '@feathersjs/socketio-client'
@@ -68,7 +69,9 @@ describe('typed client package', function () {
 
   before(async () => {
     dir = tempDir('clinic-client-package-')
-    const { stdout } = await run(process.execPath, [path.join(root, 'scripts/bundle-client.js'), dir], { cwd: root })
+    const { stdout } = await run(process.execPath, [path.join(root, 'scripts/bundle-client.js'), dir], {
+      cwd: root
+    })
     const tarball = /Client package: (.+\.tgz)/.exec(stdout)?.[1]
     assert.ok(tarball && fs.existsSync(tarball), stdout)
     const app = path.join(dir, 'app')
@@ -77,7 +80,16 @@ describe('typed client package', function () {
     fs.writeFileSync(path.join(app, 'app.ts'), APP)
     await run(
       'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `@feathersjs/socketio-client@${versionOf('@feathersjs/socketio-client')}`, `socket.io-client@${versionOf('socket.io-client')}`],
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        tarball,
+        `@feathersjs/socketio-client@${versionOf('@feathersjs/socketio-client')}`,
+        `socket.io-client@${versionOf('socket.io-client')}`
+      ],
       { cwd: app }
     )
   })
@@ -87,9 +99,22 @@ describe('typed client package', function () {
     it(`type-checks in a strict app with skipLibCheck ${skipLibCheck}: sign-up answers its organization, results carry no hidden field`, async () => {
       const app = path.join(dir, 'app')
       const config = `tsconfig.${skipLibCheck}.json`
-      const compilerOptions = { strict: true, skipLibCheck, noEmit: true, target: 'ES2022', module: 'commonjs', moduleResolution: 'node', lib: ['ES2022', 'DOM'], esModuleInterop: true }
+      const compilerOptions = {
+        strict: true,
+        skipLibCheck,
+        noEmit: true,
+        target: 'ES2022',
+        module: 'commonjs',
+        moduleResolution: 'node',
+        lib: ['ES2022', 'DOM'],
+        esModuleInterop: true
+      }
       fs.writeFileSync(path.join(app, config), JSON.stringify({ compilerOptions, files: ['app.ts'] }))
-      const result = await run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', config], { cwd: app }).catch((error) => error)
+      const result = await run(
+        process.execPath,
+        [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', config],
+        { cwd: app }
+      ).catch((error) => error)
       assert.equal(`${result.stdout}${result.stderr}`, '', 'tsc reports nothing')
       assert.equal(result.code ?? 0, 0)
     })
@@ -99,7 +124,10 @@ describe('typed client package', function () {
     const lib = path.join(dir, 'app/node_modules/clinic-backend-client/lib')
     assert.ok(fs.existsSync(path.join(lib, 'client.d.ts')))
     assert.equal(fs.existsSync(path.join(lib, 'declarations.d.ts')), false)
-    const texts = fs.readdirSync(lib, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') || file.endsWith('.js')).map((file) => fs.readFileSync(path.join(lib, file), 'utf8'))
+    const texts = fs
+      .readdirSync(lib, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') || file.endsWith('.js'))
+      .map((file) => fs.readFileSync(path.join(lib, file), 'utf8'))
     assert.ok(texts.every((text) => !text.includes('@feathersjs/koa')))
   })
 })

@@ -6,28 +6,55 @@ import type { ClientApplication } from '../src/client'
 export const correctCalls = async (client: ClientApplication) => {
   await client.authenticate({ strategy: 'local', email: 'nurse@example.com', password: 'a long passphrase' })
 
-  const account = await client.service('accounts').create({ email: 'new@example.com', password: 'a long passphrase', firstName: 'Ada' })
+  const account = await client
+    .service('accounts')
+    .create({ email: 'new@example.com', password: 'a long passphrase', firstName: 'Ada' })
   const accountId: string = account.id
   // A sign-up with an organization answers it (and its subscription when one was asked for).
-  const signedUp = await client.service('accounts').create({ email: 'boss@example.com', password: 'a long passphrase', organization: { name: 'South clinic', type: 'facility' } })
+  const signedUp = await client.service('accounts').create({
+    email: 'boss@example.com',
+    password: 'a long passphrase',
+    organization: { name: 'South clinic', type: 'facility' }
+  })
   const ownOrganization: string = signedUp.organization.id
   const ownSubscription: string | undefined = signedUp.subscription?.id
 
-  const organization = await client.service('organizations').create({ name: 'North clinic', type: 'facility', coordinates: { lat: 1, lng: 2 } })
-  await client.service('organization-members').create({ organization: organization.id, uid: accountId, roles: ['nurse'] })
+  const organization = await client
+    .service('organizations')
+    .create({ name: 'North clinic', type: 'facility', coordinates: { lat: 1, lng: 2 } })
+  await client
+    .service('organization-members')
+    .create({ organization: organization.id, uid: accountId, roles: ['nurse'] })
 
-  const invoice = await client.service('billing-invoices').create({ facility: organization.id, subject: accountId, subjectType: 'patient', type: 'consultation', currency: 'EUR' })
-  const item = await client.service('billing-items').create({ invoice: invoice.id, type: 'product', price: 12.5, quantity: 2 })
+  const invoice = await client.service('billing-invoices').create({
+    facility: organization.id,
+    subject: accountId,
+    subjectType: 'patient',
+    type: 'consultation',
+    currency: 'EUR'
+  })
+  const item = await client
+    .service('billing-items')
+    .create({ invoice: invoice.id, type: 'product', price: 12.5, quantity: 2 })
   const amount: number = item.amount
-  await client.service('services').create({ facility: organization.id, name: 'X-ray', type: 'imaging', price: 10 })
-  const items = await client.service('billing-items').find({ query: { invoice: invoice.id, $limit: 10, $sort: { createdAt: -1 } } })
+  await client
+    .service('services')
+    .create({ facility: organization.id, name: 'X-ray', type: 'imaging', price: 10 })
+  const items = await client
+    .service('billing-items')
+    .find({ query: { invoice: invoice.id, $limit: 10, $sort: { createdAt: -1 } } })
   const total: number = items.total
   const firstInvoice: string | undefined = items.data[0]?.invoice
   await client.service('billing-items').patch(item.id, { quantity: 3, finalize: true })
-  await client.service('billing-payments').create({ item: item.id, amount: 10, type: 'payment', paymentMethod: 'cash' })
+  await client
+    .service('billing-payments')
+    .create({ item: item.id, amount: 10, type: 'payment', paymentMethod: 'cash' })
 
   const members = await client.service('organization-members').find({
-    query: { organization: organization.id, $populate: { org: { service: 'organizations', localKey: 'organization' } } }
+    query: {
+      organization: organization.id,
+      $populate: { org: { service: 'organizations', localKey: 'organization' } }
+    }
   })
   const superadmin: boolean | undefined = members.data[0]?.superadmin
 
@@ -39,14 +66,28 @@ export const correctCalls = async (client: ClientApplication) => {
   const name: string | undefined = page.data[0]?.name
 
   // A webhook registration answers the webhook with its one-time secret; a ping answers the queued delivery.
-  const registered = await client.service('webhook-events').create({ organization: organization.id, url: 'https://hooks.example.com/in', events: '*' })
+  const registered = await client
+    .service('webhook-events')
+    .create({ organization: organization.id, url: 'https://hooks.example.com/in', events: '*' })
   const secret: string = registered.secret
   const delivery = await client.service('webhook-events').create({ webhook: registered.id, event: 'ping' })
   const attempts: number = delivery.attempts
   // @ts-expect-error: a ping answers a delivery, which carries no secret
   const noSecret: string = delivery.secret
 
-  return { amount, total, firstInvoice, superadmin, stocks, name, secret, attempts, noSecret, ownOrganization, ownSubscription }
+  return {
+    amount,
+    total,
+    firstInvoice,
+    superadmin,
+    stocks,
+    name,
+    secret,
+    attempts,
+    noSecret,
+    ownOrganization,
+    ownSubscription
+  }
 }
 
 export const refusedCalls = async (client: ClientApplication) => {
@@ -65,11 +106,15 @@ export const refusedCalls = async (client: ClientApplication) => {
   // @ts-expect-error: `name` must be a string
   await client.service('organizations').patch('o1', { name: 7 })
 
-  // @ts-expect-error: a field the data schema does not have
-  await client.service('services').create({ facility: 'f1', name: 'X-ray', type: 'imaging', price: 10, colour: 'red' })
+  await client
+    .service('services')
+    // @ts-expect-error: a field the data schema does not have
+    .create({ facility: 'f1', name: 'X-ray', type: 'imaging', price: 10, colour: 'red' })
 
-  // @ts-expect-error: webhooks are created through POST /webhook-events, not on /webhooks
-  await client.service('webhooks').create({ url: 'https://example.com/hook', events: ['billing-items.created'] })
+  await client
+    .service('webhooks')
+    // @ts-expect-error: webhooks are created through POST /webhook-events, not on /webhooks
+    .create({ url: 'https://example.com/hook', events: ['billing-items.created'] })
 
   // @ts-expect-error: the stock-movement ledger is read-only
   await client.service('inventory-stock-movements').create({})
@@ -87,7 +132,9 @@ export const refusedCalls = async (client: ClientApplication) => {
   void account.googleId
   // @ts-expect-error: nor the signed-out tokens
   void account.revokedTokens
-  const signedUp = await client.service('accounts').create({ email: 'new@example.com', password: 'a long passphrase' })
+  const signedUp = await client
+    .service('accounts')
+    .create({ email: 'new@example.com', password: 'a long passphrase' })
   // @ts-expect-error: a sign-up answer carries no password either
   void signedUp.password
   // @ts-expect-error: without an organization in the body, the answer may have none

@@ -17,20 +17,28 @@ describe('HTTP transport', () => {
   })
 
   it('answers malformed JSON with a Feathers 400', async () => {
-    const res = await http(server.url, 'POST', '/accounts', { raw: '{"email": ', headers: { 'content-type': 'application/json' } })
+    const res = await http(server.url, 'POST', '/accounts', {
+      raw: '{"email": ',
+      headers: { 'content-type': 'application/json' }
+    })
     assert.equal(res.status, 400)
     assert.equal(res.body.name, 'BadRequest')
     assert.equal(res.body.stack, undefined)
   })
 
   it('answers a body over the size limit with 413', async () => {
-    const res = await http(server.url, 'POST', '/accounts', { body: { email: 'big@example.test', password: 'x'.repeat(5000) } })
+    const res = await http(server.url, 'POST', '/accounts', {
+      body: { email: 'big@example.test', password: 'x'.repeat(5000) }
+    })
     assert.equal(res.status, 413)
     assert.equal(res.body.name, 'PayloadTooLarge')
   })
 
   it('answers a body that is not JSON with 415', async () => {
-    const res = await http(server.url, 'POST', '/accounts', { raw: 'email=a@b.test', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const res = await http(server.url, 'POST', '/accounts', {
+      raw: 'email=a@b.test',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' }
+    })
     assert.equal(res.status, 415)
     assert.equal(res.body.name, 'UnsupportedMediaType')
   })
@@ -42,7 +50,9 @@ describe('HTTP transport', () => {
   })
 
   it('answers a JSON array body with 400, not 500', async () => {
-    const res = await http(server.url, 'POST', '/accounts', { body: [{ email: 'a@b.test', password: 'long enough pw' }] })
+    const res = await http(server.url, 'POST', '/accounts', {
+      body: [{ email: 'a@b.test', password: 'long enough pw' }]
+    })
     assert.equal(res.status, 400)
   })
 
@@ -68,7 +78,15 @@ describe('HTTP transport', () => {
   }
 
   it('answers traversal, backslash and NUL paths with a JSON 404, logging no error', async () => {
-    const paths = ['/..%2F..%2Fetc%2Fpasswd', '/%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/..%5c..%5cetc%5cpasswd', '/index.html%00', '/%00', '/a%00b.txt', '/%E0%A4%A']
+    const paths = [
+      '/..%2F..%2Fetc%2Fpasswd',
+      '/%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+      '/..%5c..%5cetc%5cpasswd',
+      '/index.html%00',
+      '/%00',
+      '/a%00b.txt',
+      '/%E0%A4%A'
+    ]
     const logged = await stderrDuring(async () => {
       for (const path of paths) {
         for (const method of ['GET', 'HEAD']) {

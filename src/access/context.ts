@@ -39,7 +39,9 @@ const ttlOf = (app: Application) => {
 
 /** The version stamp of an account document (a missing field counts as 0). */
 export const accessVersionOf = (account: { accessVersion?: unknown }) =>
-  typeof account.accessVersion === 'number' && Number.isFinite(account.accessVersion) ? account.accessVersion : 0
+  typeof account.accessVersion === 'number' && Number.isFinite(account.accessVersion)
+    ? account.accessVersion
+    : 0
 
 /** Forgets this process's cached memberships of an account (the store's version stamp covers other processes). */
 export const forgetAccess = (app: Application, accountId: string) => {
@@ -51,20 +53,32 @@ const readMemberships = async (app: Application, accountId: string) => {
     query: { uid: accountId },
     paginate: false
   })) as Membership[]
-  return Object.freeze(found.map((membership) => Object.freeze({ ...membership, roles: Object.freeze([...membership.roles]), privileges: Object.freeze([...membership.privileges]) }))) as unknown as Membership[] // frozen: shared by every call of the account
+  return Object.freeze(
+    found.map((membership) =>
+      Object.freeze({
+        ...membership,
+        roles: Object.freeze([...membership.roles]),
+        privileges: Object.freeze([...membership.privileges])
+      })
+    )
+  ) as unknown as Membership[] // frozen: shared by every call of the account
 }
 
 /**
  * The caller's access context. With the account's version as read for this call (`ACCESS_VERSION`, set by the
  * session check) the memberships come from the cache when their stamp matches; otherwise from the store.
  */
-export const loadAccessContext = async (app: Application, account: { id: string; admin?: boolean; [ACCESS_VERSION]?: number }): Promise<AccessContext> => {
+export const loadAccessContext = async (
+  app: Application,
+  account: { id: string; admin?: boolean; [ACCESS_VERSION]?: number }
+): Promise<AccessContext> => {
   const version = account[ACCESS_VERSION]
   const base = { accountId: account.id, admin: account.admin === true }
   if (typeof version !== 'number') return { ...base, memberships: await readMemberships(app, account.id) }
   const cache = cacheOf(app)
   const hit = cache.get(account.id)
-  if (hit && hit.version === version && Date.now() - hit.at < ttlOf(app)) return { ...base, memberships: hit.memberships as Membership[] }
+  if (hit && hit.version === version && Date.now() - hit.at < ttlOf(app))
+    return { ...base, memberships: hit.memberships as Membership[] }
   const at = Date.now()
   const memberships = await readMemberships(app, account.id)
   cache.set(account.id, { version, at, memberships })
@@ -75,7 +89,8 @@ export const loadAccessContext = async (app: Application, account: { id: string;
 export const organizationIds = (access: AccessContext) => access.memberships.map((m) => m.organization)
 
 /** Ids of the organizations in which the caller is a superadmin. */
-export const superadminOf = (access: AccessContext) => access.memberships.filter((m) => m.superadmin).map((m) => m.organization)
+export const superadminOf = (access: AccessContext) =>
+  access.memberships.filter((m) => m.superadmin).map((m) => m.organization)
 
 /**
  * Is the caller a member of `organization` holding any of `roles` or any of `privileges`?
@@ -92,7 +107,10 @@ export const isMemberWith = (
   const roles = criteria.roles ?? []
   const privileges = criteria.privileges ?? []
   if (roles.length === 0 && privileges.length === 0) return true
-  return roles.some((r) => membership.roles.includes(r)) || privileges.some((p) => membership.privileges.includes(p))
+  return (
+    roles.some((r) => membership.roles.includes(r)) ||
+    privileges.some((p) => membership.privileges.includes(p))
+  )
 }
 
 /** The same question asked of the store for any account: "is account X a member of O with any of R or P?" */

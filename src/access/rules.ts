@@ -65,7 +65,8 @@ export const matches = (query: Query | null, doc: any) => query === null || sift
 export const within = (query: Query | undefined, ...scopes: (Query | null | undefined)[]): Query => {
   const extra = scopes.filter((scope): scope is Query => !!scope)
   const base: Query = { ...(query ?? {}) }
-  const existing = base.$and === undefined ? [] : Array.isArray(base.$and) ? (base.$and as Query[]) : [base.$and as Query]
+  const existing =
+    base.$and === undefined ? [] : Array.isArray(base.$and) ? (base.$and as Query[]) : [base.$and as Query]
   return extra.length ? { ...base, $and: [...existing, ...extra] } : base
 }
 

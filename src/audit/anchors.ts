@@ -17,7 +17,10 @@ export interface ChainHead {
 /** Queues the `audit.anchor` delivery of `head` to every active subscribed webhook of a current application admin. */
 export const deliverAnchor = async (app: Application, head: ChainHead) => {
   if (!app.services.webhooks) return 0
-  const webhooks: any[] = await webhookStore(app)._find({ query: { active: true, topics: { $in: [ANCHOR_EVENT] } }, paginate: false })
+  const webhooks: any[] = await webhookStore(app)._find({
+    query: { active: true, topics: { $in: [ANCHOR_EVENT] } },
+    paginate: false
+  })
   let queued = 0
   for (const webhook of webhooks) {
     if (!webhook.account) continue

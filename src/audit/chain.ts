@@ -112,7 +112,23 @@ export interface AuditEvent extends AuditEntry {
 export const GENESIS_HASH = '0'.repeat(64)
 
 // Every hashed field, in a fixed order; absent optional fields hash as null, so the JSON is canonical.
-const HASHED_FIELDS = ['seq', 'at', 'actor', 'subject', 'action', 'service', 'ids', 'patient', 'facility', 'outcome', 'status', 'ip', 'userAgent', 'requestId', 'prevHash'] as const
+const HASHED_FIELDS = [
+  'seq',
+  'at',
+  'actor',
+  'subject',
+  'action',
+  'service',
+  'ids',
+  'patient',
+  'facility',
+  'outcome',
+  'status',
+  'ip',
+  'userAgent',
+  'requestId',
+  'prevHash'
+] as const
 
 // Fields hashed after those, each only when the event has it (so older events, which have none, hash as before).
 const OPTIONAL_FIELDS = ['via', 'webhook', 'account', 'before', 'after'] as const
@@ -126,7 +142,9 @@ const sortedJson = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map((item) => sortedJson(item ?? null)).join(',')}]`
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort()
+    const keys = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort()
     return `{${keys.map((key) => `${JSON.stringify(key)}:${sortedJson(record[key])}`).join(',')}}`
   }
   return JSON.stringify(value ?? null)
@@ -135,15 +153,18 @@ const sortedJson = (value: unknown): string => {
 /** The canonical JSON an event's hash is computed over. */
 export const canonicalJson = (event: Record<string, unknown>) => {
   let text = ''
-  for (let i = 0; i < HASHED_FIELDS.length; i++) text += OPENINGS[i] + JSON.stringify(event[HASHED_FIELDS[i]] ?? null)
+  for (let i = 0; i < HASHED_FIELDS.length; i++)
+    text += OPENINGS[i] + JSON.stringify(event[HASHED_FIELDS[i]] ?? null)
   for (const field of OPTIONAL_FIELDS) {
-    if (event[field] !== undefined && event[field] !== null) text += `],["${field}",${sortedJson(event[field])}`
+    if (event[field] !== undefined && event[field] !== null)
+      text += `],["${field}",${sortedJson(event[field])}`
   }
   return text + ']]'
 }
 
 /** sha256 (hex) of the event's canonical JSON, `prevHash` included. */
-export const hashEvent = (event: Record<string, unknown>) => createHash('sha256').update(canonicalJson(event)).digest('hex')
+export const hashEvent = (event: Record<string, unknown>) =>
+  createHash('sha256').update(canonicalJson(event)).digest('hex')
 
 /** The end of the chain: the last event's `seq`, `hash` and `at` (seq 0 and GENESIS_HASH before the first). */
 export interface ChainTail {

@@ -35,7 +35,9 @@ export interface Circumstances {
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
 /** The call's circumstances (ip, userAgent, requestId) and account, for an internal call made on its behalf. */
-export const onBehalfOf = (params: Circumstances & { account?: unknown }): { account?: any; ip?: string; userAgent?: string; requestId?: string } => ({
+export const onBehalfOf = (
+  params: Circumstances & { account?: unknown }
+): { account?: any; ip?: string; userAgent?: string; requestId?: string } => ({
   ...(params.account ? { account: params.account } : {}),
   ...(text(params.ip) ? { ip: text(params.ip) } : {}),
   ...(text(params.userAgent) ? { userAgent: text(params.userAgent) } : {}),
@@ -66,4 +68,6 @@ export const recordChange = async (app: Application, change: Change, params: Cir
 
 /** The fields whose values differ between `before` and `after` (compared as JSON). */
 export const changed = (before: ChangeFields, after: ChangeFields) =>
-  Object.keys({ ...before, ...after }).some((key) => JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null))
+  Object.keys({ ...before, ...after }).some(
+    (key) => JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null)
+  )

@@ -35,7 +35,14 @@ const NEEDS_QUOTES = /[",\r\n]/
 
 /** One cell: formula-guarded, then quoted when it must be. */
 export const csvCell = (value: unknown): string => {
-  let text = value === undefined || value === null ? '' : typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  let text =
+    value === undefined || value === null
+      ? ''
+      : typeof value === 'string'
+        ? value
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value)
   if (FORMULA_START.test(text)) text = `'${text}`
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
@@ -49,4 +56,5 @@ const cellsOf = (event: Partial<AuditEvent>): unknown[] =>
 
 /** The CSV text of `events`, header row first. */
 export const auditEventsCsv = (events: Partial<AuditEvent>[]) =>
-  [CSV_COLUMNS.join(','), ...events.map((event) => cellsOf(event).map(csvCell).join(','))].join('\r\n') + '\r\n'
+  [CSV_COLUMNS.join(','), ...events.map((event) => cellsOf(event).map(csvCell).join(','))].join('\r\n') +
+  '\r\n'

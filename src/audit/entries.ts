@@ -7,25 +7,37 @@ import type { AuditDeclaration } from '../access/rules'
 import { randomUUID } from 'node:crypto'
 import type { AuditEntry, AuditVia } from './chain'
 
-export const isObject = (value: unknown): value is Record<string, any> => !!value && typeof value === 'object' && !Array.isArray(value)
+export const isObject = (value: unknown): value is Record<string, any> =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
 
-export const idString = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined)
+export const idString = (value: unknown) =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : undefined
 
 /** The documents of a result: a page, a list or one document. */
 export const docsOf = (result: unknown): Record<string, any>[] => {
-  const list = isObject(result) && Array.isArray(result.data) ? result.data : Array.isArray(result) ? result : [result]
+  const list =
+    isObject(result) && Array.isArray(result.data) ? result.data : Array.isArray(result) ? result : [result]
   return list.filter(isObject)
 }
 
 /** The patient and facility of one stored document, as its service's declaration says. */
-export const patientAndFacility = async (app: Application, declaration: AuditDeclaration, doc: Record<string, any>) => {
+export const patientAndFacility = async (
+  app: Application,
+  declaration: AuditDeclaration,
+  doc: Record<string, any>
+) => {
   const patient = idString(await declaration.patient(doc, app))
   const facility = idString(await declaration.facility?.(doc, app))
   return { ...(patient ? { patient } : {}), ...(facility ? { facility } : {}) }
 }
 
 /** One entry per (patient, facility) of the stored `docs` (one entry without ids when there are none). */
-export const entriesFor = async (app: Application, declaration: AuditDeclaration, base: Omit<AuditEntry, 'ids'>, docs: Record<string, any>[]) => {
+export const entriesFor = async (
+  app: Application,
+  declaration: AuditDeclaration,
+  base: Omit<AuditEntry, 'ids'>,
+  docs: Record<string, any>[]
+) => {
   if (docs.length === 0) return [{ ...base, ids: [] }]
   const groups = new Map<string, { entry: AuditEntry; ids: Set<string> }>()
   for (const doc of docs) {
@@ -50,5 +62,7 @@ export const callCircumstances = (params: Record<string, any>) => ({
   ...(typeof params.ip === 'string' ? { ip: params.ip } : {}),
   ...(typeof params.userAgent === 'string' ? { userAgent: params.userAgent } : {}),
   requestId: typeof params.requestId === 'string' ? params.requestId : randomUUID(),
-  ...(params.provider === 'rest' || params.provider === 'socketio' ? { via: params.provider as AuditVia } : {})
+  ...(params.provider === 'rest' || params.provider === 'socketio'
+    ? { via: params.provider as AuditVia }
+    : {})
 })

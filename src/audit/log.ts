@@ -27,7 +27,14 @@ import type { Application, Configuration } from '../declarations'
 import { logger } from '../logger'
 import { newId, type StoreService } from '../store'
 import { auditWriter } from './writer'
-import { chainEntries, GENESIS_HASH, hashEvent, type AuditEntry, type AuditEvent, type ChangeFields } from './chain'
+import {
+  chainEntries,
+  GENESIS_HASH,
+  hashEvent,
+  type AuditEntry,
+  type AuditEvent,
+  type ChangeFields
+} from './chain'
 import { deliverAnchor, type ChainHead } from './anchors'
 import { claimPeriod, withLease } from '../cluster/lease'
 import { runtimeOf } from '../runtime'
@@ -76,7 +83,10 @@ const MAX_MISSING = 1000
 const LEASE_MS = 60_000
 
 /** An entry of the log's own (the audit-events service), not of a call. */
-const ownEntry = (action: 'retention' | 'anchor' | 'audit-config', fields: { before?: ChangeFields; after?: ChangeFields } = {}): AuditEntry => ({
+const ownEntry = (
+  action: 'retention' | 'anchor' | 'audit-config',
+  fields: { before?: ChangeFields; after?: ChangeFields } = {}
+): AuditEntry => ({
   at: Date.now(),
   actor: null,
   action,
@@ -87,7 +97,8 @@ const ownEntry = (action: 'retention' | 'anchor' | 'audit-config', fields: { bef
   ...fields
 })
 
-const sameFields = (a: ChangeFields | undefined, b: ChangeFields) => !!a && JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort())
+const sameFields = (a: ChangeFields | undefined, b: ChangeFields) =>
+  !!a && JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort())
 
 export class AuditLog {
   private tail: { seq: number; hash: string; at: number } | null = null
@@ -149,7 +160,9 @@ export class AuditLog {
       pending.resolve(stored.slice(offset, offset + pending.entries.length))
       offset += pending.entries.length
     }
-    emitAuditEvents(this.app, auditEventPath, stored).catch((error) => logger.error('Emitting audit events failed:', error))
+    emitAuditEvents(this.app, auditEventPath, stored).catch((error) =>
+      logger.error('Emitting audit events failed:', error)
+    )
   }
 
   /** Resolves once no append is being written. */
@@ -193,7 +206,15 @@ export class AuditLog {
     const tail = this.threadHasTail ? undefined : this.tail!
     this.threadHasTail = true
     try {
-      const stored = await this.track(auditWriter.append(journal.filename, journal.sync, tail, entries, entries.map(() => newId())))
+      const stored = await this.track(
+        auditWriter.append(
+          journal.filename,
+          journal.sync,
+          tail,
+          entries,
+          entries.map(() => newId())
+        )
+      )
       this.stats.batches += 1
       this.stats.events += stored.length
       this.settle(batch, stored)
@@ -240,7 +261,10 @@ export class AuditLog {
   }
 
   private async loadTail() {
-    const [last] = (await this.store._find({ query: { $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
+    const [last] = (await this.store._find({
+      query: { $sort: { seq: -1 }, $limit: 1 },
+      paginate: false
+    })) as AuditEvent[]
     this.tail = last ? { seq: last.seq, hash: last.hash, at: last.at } : { seq: 0, hash: GENESIS_HASH, at: 0 }
   }
 
@@ -259,14 +283,25 @@ export class AuditLog {
         const created = (await this.store._create(docs)) as unknown as AuditEvent[]
         this.stats.batches += 1
         this.stats.events += docs.length
-        this.tail = { seq: docs[docs.length - 1].seq, hash: docs[docs.length - 1].hash, at: docs[docs.length - 1].at }
+        this.tail = {
+          seq: docs[docs.length - 1].seq,
+          hash: docs[docs.length - 1].hash,
+          at: docs[docs.length - 1].at
+        }
         return [...stored, ...created]
       } catch (error) {
         if (!(error instanceof Conflict) || attempt >= MAX_RETRIES) throw error
         // Another writer took some of these `seq`s. Events of ours that did get in (MongoDB inserts in order
         // up to the first duplicate) are recognised by their hash; the rest is chained after the new tail.
-        const ours = (await this.store._find({ query: { seq: { $in: docs.map((doc) => doc.seq) } }, paginate: false })) as AuditEvent[]
-        const inserted = new Set(ours.filter((event) => docs.some((doc) => doc.seq === event.seq && doc.hash === event.hash)).map((event) => event.hash))
+        const ours = (await this.store._find({
+          query: { seq: { $in: docs.map((doc) => doc.seq) } },
+          paginate: false
+        })) as AuditEvent[]
+        const inserted = new Set(
+          ours
+            .filter((event) => docs.some((doc) => doc.seq === event.seq && doc.hash === event.hash))
+            .map((event) => event.hash)
+        )
         stored.push(...ours.filter((event) => inserted.has(event.hash)))
         remaining = remaining.filter((_entry, index) => !inserted.has(docs[index].hash))
         this.tail = null
@@ -290,29 +325,46 @@ export class AuditLog {
       if (previous) query.seq = { $gt: previous.seq }
       const page = (await this.store._find({ query, paginate: false })) as AuditEvent[]
       for (const event of page) {
-        const sound = typeof event.hash === 'string' && hashEvent(event as unknown as Record<string, unknown>) === event.hash
+        const sound =
+          typeof event.hash === 'string' &&
+          hashEvent(event as unknown as Record<string, unknown>) === event.hash
         // Linked: follows its predecessor (or, the very first event, the genesis); after a gap it cannot be checked.
         const linked =
-          previous === null || event.seq !== previous.seq + 1 ? event.seq !== 1 || event.prevHash === GENESIS_HASH : event.prevHash === previous.hash
+          previous === null || event.seq !== previous.seq + 1
+            ? event.seq !== 1 || event.prevHash === GENESIS_HASH
+            : event.prevHash === previous.hash
         if (!(sound && linked)) brokenAt ??= event.id
         const expected = previous === null ? 1 : previous.seq + 1
         if (event.seq > expected) gaps.push([expected, event.seq - 1])
         // What retention removed legitimately: below the floor its (checked) event recorded.
         const recorded = event.after?.floor
-        if (sound && event.action === 'retention' && typeof recorded === 'number') floor = Math.max(floor, recorded)
+        if (sound && event.action === 'retention' && typeof recorded === 'number')
+          floor = Math.max(floor, recorded)
         checked += 1
         previous = event
       }
       if (page.length < PAGE) break
     }
-    const head: ChainHead | null = previous ? { seq: previous.seq, hash: previous.hash, at: previous.at } : null
+    const head: ChainHead | null = previous
+      ? { seq: previous.seq, hash: previous.hash, at: previous.at }
+      : null
     let witness: VerifyResult['witness']
     if (witnessed) {
-      const [stored] = (await this.store._find({ query: { seq: witnessed.seq, $limit: 1 }, paginate: false })) as AuditEvent[]
-      const status: WitnessStatus = stored ? (stored.hash === witnessed.hash ? 'present' : 'altered') : witnessed.seq < floor ? 'removed-by-retention' : 'missing'
+      const [stored] = (await this.store._find({
+        query: { seq: witnessed.seq, $limit: 1 },
+        paginate: false
+      })) as AuditEvent[]
+      const status: WitnessStatus = stored
+        ? stored.hash === witnessed.hash
+          ? 'present'
+          : 'altered'
+        : witnessed.seq < floor
+          ? 'removed-by-retention'
+          : 'missing'
       witness = { seq: witnessed.seq, hash: witnessed.hash, status }
       // A witnessed head beyond the stored one: the tail up to it was cut off.
-      if (status === 'missing' && witnessed.seq > (head?.seq ?? 0)) gaps.push([(head?.seq ?? 0) + 1, witnessed.seq])
+      if (status === 'missing' && witnessed.seq > (head?.seq ?? 0))
+        gaps.push([(head?.seq ?? 0) + 1, witnessed.seq])
     }
     const missing: number[] = []
     let missingCount = 0
@@ -322,7 +374,10 @@ export class AuditLog {
       missingCount += to - first + 1
       for (let seq = first; seq <= to && missing.length < MAX_MISSING; seq++) missing.push(seq)
     }
-    const intact = !brokenAt && missingCount === 0 && (!witness || witness.status === 'present' || witness.status === 'removed-by-retention')
+    const intact =
+      !brokenAt &&
+      missingCount === 0 &&
+      (!witness || witness.status === 'present' || witness.status === 'removed-by-retention')
     return {
       intact,
       checked,
@@ -341,12 +396,23 @@ export class AuditLog {
   async applyRetention(now = Date.now()): Promise<number> {
     const retentionDays = this.settings.retentionDays
     const cutoff = now - retentionDays * 86400000
-    const [oldest] = (await this.store._find({ query: { $sort: { seq: 1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
+    const [oldest] = (await this.store._find({
+      query: { $sort: { seq: 1 }, $limit: 1 },
+      paginate: false
+    })) as AuditEvent[]
     if (!oldest || oldest.at >= cutoff) return 0
     // The chain is cut before its first event inside the period, so what is kept stays one unbroken chain; with
     // none inside it, after the last event (everything appended from now on is kept).
-    const [firstKept] = (await this.store._find({ query: { at: { $gte: cutoff }, $sort: { seq: 1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
-    const [last] = firstKept ? [] : ((await this.store._find({ query: { $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[])
+    const [firstKept] = (await this.store._find({
+      query: { at: { $gte: cutoff }, $sort: { seq: 1 }, $limit: 1 },
+      paginate: false
+    })) as AuditEvent[]
+    const [last] = firstKept
+      ? []
+      : ((await this.store._find({
+          query: { $sort: { seq: -1 }, $limit: 1 },
+          paginate: false
+        })) as AuditEvent[])
     const floor = firstKept ? firstKept.seq : last.seq + 1
     await this.append([ownEntry('retention', { after: { floor, retentionDays } })])
     // On the embedded engine the removal rewrites the journal file: the writer thread lets go of it first.
@@ -366,7 +432,10 @@ export class AuditLog {
    * `audit.anchor` webhooks; resolves with the anchored head (null: nothing new).
    */
   async anchor(): Promise<ChainHead | null> {
-    const [last] = (await this.store._find({ query: { $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
+    const [last] = (await this.store._find({
+      query: { $sort: { seq: -1 }, $limit: 1 },
+      paginate: false
+    })) as AuditEvent[]
     if (!last || last.action === 'anchor') return null
     const [event] = await this.append([ownEntry('anchor')])
     const head = { seq: event.seq, hash: event.hash, at: event.at }
@@ -378,9 +447,14 @@ export class AuditLog {
   async recordConfiguration(): Promise<boolean> {
     const { enabled, retentionDays, anchorIntervalMs } = this.settings
     const current: ChangeFields = { enabled, retentionDays, anchorIntervalMs }
-    const [last] = (await this.store._find({ query: { action: 'audit-config', $sort: { seq: -1 }, $limit: 1 }, paginate: false })) as AuditEvent[]
+    const [last] = (await this.store._find({
+      query: { action: 'audit-config', $sort: { seq: -1 }, $limit: 1 },
+      paginate: false
+    })) as AuditEvent[]
     if (last && sameFields(last.after, current)) return false
-    await this.append([ownEntry('audit-config', { ...(last?.after ? { before: last.after } : {}), after: current })])
+    await this.append([
+      ownEntry('audit-config', { ...(last?.after ? { before: last.after } : {}), after: current })
+    ])
     return true
   }
 
@@ -395,7 +469,10 @@ export class AuditLog {
   start() {
     if (this.timer) return
     // One instance at a time; another holding the lease is doing it.
-    const retention = () => this.runInBackground('retention', () => withLease(this.app, 'audit-retention', LEASE_MS, () => this.applyRetention()))
+    const retention = () =>
+      this.runInBackground('retention', () =>
+        withLease(this.app, 'audit-retention', LEASE_MS, () => this.applyRetention())
+      )
     this.timer = setInterval(retention, this.settings.retentionIntervalMs)
     this.timer.unref?.()
     retention()
@@ -408,7 +485,9 @@ export class AuditLog {
       })
     this.anchorTimer = setInterval(anchor, period)
     this.anchorTimer.unref?.()
-    this.runInBackground('configuration record', () => withLease(this.app, 'audit-config', LEASE_MS, () => this.recordConfiguration()))
+    this.runInBackground('configuration record', () =>
+      withLease(this.app, 'audit-config', LEASE_MS, () => this.recordConfiguration())
+    )
   }
 
   /** Stops the retention and anchor jobs and waits for them and for queued appends. */
@@ -419,7 +498,8 @@ export class AuditLog {
     this.timer = null
     this.anchorTimer = null
     while (this.background.size > 0) await Promise.allSettled([...this.background])
-    while (this.writing || this.posting || this.queue.length > 0 || this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    while (this.writing || this.posting || this.queue.length > 0 || this.inFlight.size > 0)
+      await new Promise((resolve) => setTimeout(resolve, 5))
     const journal = this.journal
     if (journal) {
       await auditWriter.release(journal.filename)

@@ -54,7 +54,13 @@ const currentBatch = (app: Application): Batch => {
  * Records that the stored document `doc` of service `path` is being sent to `connections` (this instance's own
  * sockets); resolves once that is durable. Rejects when it cannot be recorded: the event must then not be sent.
  */
-export const recordRealtimeDelivery = async (app: Application, path: string, declaration: AuditDeclaration, doc: Record<string, any>, connections: RealTimeConnection[]) => {
+export const recordRealtimeDelivery = async (
+  app: Application,
+  path: string,
+  declaration: AuditDeclaration,
+  doc: Record<string, any>,
+  connections: RealTimeConnection[]
+) => {
   const log = auditLog(app)
   if (!log || !log.settings.enabled || connections.length === 0) return
   const where = await patientAndFacility(app, declaration, doc)

@@ -29,7 +29,8 @@ export const repairAuditChain = (docs: LineDoc[], now = Date.now()): ResolverRes
     group.push(entry)
     bySeq.set(entry.doc.seq, group)
   }
-  if ([...bySeq.values()].every((group) => group.length === 1)) return { docs, unique, notes: [], changed: false }
+  if ([...bySeq.values()].every((group) => group.length === 1))
+    return { docs, unique, notes: [], changed: false }
   const seqs = [...bySeq.keys()].sort((a, b) => a - b)
   for (const group of bySeq.values()) group.sort((a, b) => a.line - b.line)
 
@@ -52,7 +53,9 @@ export const repairAuditChain = (docs: LineDoc[], now = Date.now()): ResolverRes
     main.push(candidates.reduce((best, entry) => (depth.get(entry)! > depth.get(best)! ? entry : best)))
   }
   const onMain = new Set(main)
-  const others = events.filter((entry) => !onMain.has(entry)).sort((a, b) => a.doc.seq - b.doc.seq || a.line - b.line)
+  const others = events
+    .filter((entry) => !onMain.has(entry))
+    .sort((a, b) => a.doc.seq - b.doc.seq || a.line - b.line)
 
   // Every event as verify checks it: its own hash, and its link to a predecessor of the main chain or its branch.
   const hashes = new Set(events.map((entry) => `${entry.doc.seq}:${entry.doc.hash}`))
@@ -60,7 +63,10 @@ export const repairAuditChain = (docs: LineDoc[], now = Date.now()): ResolverRes
   for (const entry of [...main, ...others]) {
     const doc = entry.doc
     const intact = typeof doc.hash === 'string' && hashEvent(doc) === doc.hash
-    const linked = onMain.has(entry) || hashes.has(`${doc.seq - 1}:${doc.prevHash}`) || (doc.seq === main[0].doc.seq && doc.prevHash === firstPrev)
+    const linked =
+      onMain.has(entry) ||
+      hashes.has(`${doc.seq - 1}:${doc.prevHash}`) ||
+      (doc.seq === main[0].doc.seq && doc.prevHash === firstPrev)
     if (!intact || !linked) {
       throw new ChainRepairRefused(
         `audit-events.db: the event on line ${entry.line} (id ${doc.id}, seq ${doc.seq}) ${intact ? 'follows no event of the file' : 'does not match its hash'}: it was changed, or an event before it removed — not what two writers leave. Nothing was changed: keep the file as evidence and restore the data folder from a backup`
@@ -101,5 +107,14 @@ export const repairAuditChain = (docs: LineDoc[], now = Date.now()): ResolverRes
     ...others.map((entry, i) => `  id ${entry.doc.id}: seq ${entry.doc.seq} -> ${rechained[i].doc.seq}`)
   ]
   const kept = docs.filter((entry) => !others.includes(entry))
-  return { docs: [...kept, { line: lastLine + 1, doc: repair }, ...rechained.map((entry, i) => ({ line: lastLine + 2 + i, doc: entry.doc }))], unique, notes, changed: true }
+  return {
+    docs: [
+      ...kept,
+      { line: lastLine + 1, doc: repair },
+      ...rechained.map((entry, i) => ({ line: lastLine + 2 + i, doc: entry.doc }))
+    ],
+    unique,
+    notes,
+    changed: true
+  }
 }

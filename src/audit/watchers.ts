@@ -35,15 +35,19 @@ export interface WatchState {
 const WATCHING = Symbol('watchesAudit')
 type Connection = RealTimeConnection & { access?: AccessContext; [WATCHING]?: boolean }
 
-const stateOf = (app: Application): WatchState => (runtimeOf(app).auditWatch ??= { remoteUntil: 0, repeat: null })
+const stateOf = (app: Application): WatchState =>
+  (runtimeOf(app).auditWatch ??= { remoteUntil: 0, repeat: null })
 
 const localWatchers = (app: Application) => app.channel(AUDIT_WATCHERS).connections.length
 
 /** Whether appended events must be emitted: an admin watches here or on another instance. */
-export const auditWatched = (app: Application) => localWatchers(app) > 0 || stateOf(app).remoteUntil > Date.now()
+export const auditWatched = (app: Application) =>
+  localWatchers(app) > 0 || stateOf(app).remoteUntil > Date.now()
 
 const announceWatching = (app: Application) =>
-  sendNotice(app, WATCH_NOTICE, {}).catch((error: Error) => logger.error('Audit watch notice not sent:', error?.message ?? error))
+  sendNotice(app, WATCH_NOTICE, {}).catch((error: Error) =>
+    logger.error('Audit watch notice not sent:', error?.message ?? error)
+  )
 
 // While this instance has watchers, the others are reminded; the reminder stops with the last watcher.
 const keepAnnouncing = (app: Application) => {
@@ -58,8 +62,13 @@ const keepAnnouncing = (app: Application) => {
 }
 
 /** `subscribe` of /audit-events: an admin's realtime connection starts receiving audit events. */
-export const watchAudit = async (app: Application, connection: Connection | undefined, access: AccessContext) => {
-  if (!connection) throw new BadRequest('Audit events are sent over a realtime (Socket.IO) connection; subscribe on one')
+export const watchAudit = async (
+  app: Application,
+  connection: Connection | undefined,
+  access: AccessContext
+) => {
+  if (!connection)
+    throw new BadRequest('Audit events are sent over a realtime (Socket.IO) connection; subscribe on one')
   if (!access.admin) throw new Forbidden('Only application admins may receive audit events')
   connection[WATCHING] = true
   app.channel(AUDIT_WATCHERS).join(connection)
@@ -70,7 +79,8 @@ export const watchAudit = async (app: Application, connection: Connection | unde
 
 /** `unsubscribe`: the connection stops receiving audit events. */
 export const unwatchAudit = (app: Application, connection: Connection | undefined) => {
-  if (!connection) throw new BadRequest('Audit events are sent over a realtime (Socket.IO) connection; unsubscribe on it')
+  if (!connection)
+    throw new BadRequest('Audit events are sent over a realtime (Socket.IO) connection; unsubscribe on it')
   delete connection[WATCHING]
   app.channel(AUDIT_WATCHERS).leave(connection)
   return { subscribed: false }
@@ -98,7 +108,9 @@ export const auditWatchers = (app: Application, path: string) => {
   onNotice(app, WATCH_NOTICE, () => {
     stateOf(app).remoteUntil = Date.now() + REMOTE_WATCH_MS
   })
-  serviceAt(app, path).publish(() => app.channel(AUDIT_WATCHERS).filter((connection: Connection) => !!connection.access?.admin))
+  serviceAt(app, path).publish(() =>
+    app.channel(AUDIT_WATCHERS).filter((connection: Connection) => !!connection.access?.admin)
+  )
 }
 
 /** Stops the reminder (shut-down). */

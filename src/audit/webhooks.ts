@@ -22,7 +22,9 @@ export interface DeliveryDoc {
 }
 
 /** The audited service of a delivery's event and the document it carries (undefined when it carries no patient data). */
-export const auditedPayload = (delivery: DeliveryDoc): { service: string; declaration: AuditDeclaration; doc: Record<string, any> } | undefined => {
+export const auditedPayload = (
+  delivery: DeliveryDoc
+): { service: string; declaration: AuditDeclaration; doc: Record<string, any> } | undefined => {
   const dot = typeof delivery.event === 'string' ? delivery.event.lastIndexOf('.') : -1
   if (dot <= 0 || typeof delivery.payloadJson !== 'string') return undefined
   const service = delivery.event.slice(0, dot)
@@ -37,19 +39,42 @@ export const auditedPayload = (delivery: DeliveryDoc): { service: string; declar
 }
 
 /** The audit events of a read of `deliveries` by a caller (`base`: actor and circumstances). */
-export const deliveryReadEntries = async (app: Application, base: Omit<AuditEntry, 'ids' | 'service'>, deliveries: DeliveryDoc[]) => {
-  const groups = new Map<string, { service: string; webhook: string; declaration: AuditDeclaration; docs: Record<string, any>[] }>()
+export const deliveryReadEntries = async (
+  app: Application,
+  base: Omit<AuditEntry, 'ids' | 'service'>,
+  deliveries: DeliveryDoc[]
+) => {
+  const groups = new Map<
+    string,
+    { service: string; webhook: string; declaration: AuditDeclaration; docs: Record<string, any>[] }
+  >()
   for (const delivery of deliveries) {
     const payload = auditedPayload(delivery)
     if (!payload) continue
     const key = JSON.stringify([payload.service, delivery.webhook])
     let group = groups.get(key)
-    if (!group) groups.set(key, (group = { service: payload.service, webhook: delivery.webhook, declaration: payload.declaration, docs: [] }))
+    if (!group)
+      groups.set(
+        key,
+        (group = {
+          service: payload.service,
+          webhook: delivery.webhook,
+          declaration: payload.declaration,
+          docs: []
+        })
+      )
     group.docs.push(payload.doc)
   }
   const entries: AuditEntry[] = []
   for (const group of groups.values()) {
-    entries.push(...(await entriesFor(app, group.declaration, { ...base, service: group.service, webhook: group.webhook }, group.docs)))
+    entries.push(
+      ...(await entriesFor(
+        app,
+        group.declaration,
+        { ...base, service: group.service, webhook: group.webhook },
+        group.docs
+      ))
+    )
   }
   return entries
 }
@@ -59,7 +84,11 @@ export const deliveryReadEntries = async (app: Application, base: Omit<AuditEntr
  * record (no patient data, or the audit trail is off). Rejects when it cannot be recorded: the attempt must then
  * not be sent.
  */
-export const recordWebhookDelivery = async (app: Application, delivery: DeliveryDoc, webhook: { id: string; account?: string }) => {
+export const recordWebhookDelivery = async (
+  app: Application,
+  delivery: DeliveryDoc,
+  webhook: { id: string; account?: string }
+) => {
   const log = auditLog(app)
   const payload = auditedPayload(delivery)
   if (!log || !log.settings.enabled || !payload) return false

@@ -11,10 +11,19 @@ import { chainEntries, type AuditEntry, type ChainTail } from './chain'
 import type { StoreSync } from '../store/sync'
 
 export type WriterRequest =
-  | { id: number; op: 'append'; filename: string; sync: StoreSync; tail?: ChainTail; entries: AuditEntry[]; ids: string[] }
+  | {
+      id: number
+      op: 'append'
+      filename: string
+      sync: StoreSync
+      tail?: ChainTail
+      entries: AuditEntry[]
+      ids: string[]
+    }
   | { id: number; op: 'release'; filename: string }
 
-export type WriterReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string }
+export type WriterReply =
+  { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string }
 
 const files = new Map<string, number>()
 const tails = new Map<string, ChainTail>()
@@ -73,7 +82,12 @@ const append = ({ filename, tail, entries, ids }: Extract<WriterRequest, { op: '
 
 const failure = (id: number, error: unknown): WriterReply => {
   const failed = error as NodeJS.ErrnoException
-  return { id, ok: false, message: failed?.message ?? String(error), ...(failed?.code ? { code: failed.code } : {}) }
+  return {
+    id,
+    ok: false,
+    message: failed?.message ?? String(error),
+    ...(failed?.code ? { code: failed.code } : {})
+  }
 }
 
 // Group commit across batches: the requests that arrived while the thread was busy (writing or syncing) are handled
@@ -88,7 +102,9 @@ const flush = () => {
   let unsynced: { reply: WriterReply; filename: string; sync: StoreSync }[] = []
   const settle = () => {
     const failedFiles = new Map<string, unknown>()
-    for (const filename of new Set(unsynced.filter((item) => item.reply.ok && item.sync !== 'os').map((item) => item.filename))) {
+    for (const filename of new Set(
+      unsynced.filter((item) => item.reply.ok && item.sync !== 'os').map((item) => item.filename)
+    )) {
       const fd = files.get(filename)
       try {
         if (fd !== undefined) fs.fdatasyncSync(fd)
@@ -97,7 +113,9 @@ const flush = () => {
       }
     }
     for (const { reply, filename } of unsynced) {
-      parentPort!.postMessage(reply.ok && failedFiles.has(filename) ? failure(reply.id, failedFiles.get(filename)) : reply)
+      parentPort!.postMessage(
+        reply.ok && failedFiles.has(filename) ? failure(reply.id, failedFiles.get(filename)) : reply
+      )
     }
     unsynced = []
   }

@@ -22,7 +22,10 @@ interface Waiting {
 const startWorker = () => {
   const file = path.join(__dirname, `writer-thread${path.extname(__filename)}`)
   if (file.endsWith('.ts')) {
-    return new Worker(`require('ts-node').register({ transpileOnly: true }); require(${JSON.stringify(file)})`, { eval: true })
+    return new Worker(
+      `require('ts-node').register({ transpileOnly: true }); require(${JSON.stringify(file)})`,
+      { eval: true }
+    )
   }
   return new Worker(file)
 }
@@ -76,7 +79,13 @@ class WriterThread {
    * a failure or a release), else the last event it wrote there — appends them and syncs as `sync` says. Batches are
    * written in the order they are posted.
    */
-  append(filename: string, sync: StoreSync, tail: ChainTail | undefined, entries: AuditEntry[], ids: string[]) {
+  append(
+    filename: string,
+    sync: StoreSync,
+    tail: ChainTail | undefined,
+    entries: AuditEntry[],
+    ids: string[]
+  ) {
     return this.request<AuditEvent[]>({ op: 'append', filename, sync, tail, entries, ids })
   }
 

@@ -42,7 +42,8 @@ const randomString = (length: number, alphabet: string) => {
   return out
 }
 
-const invalidCode = () => new BadRequest('The action code is not valid', { errors: [{ field: 'code', message: 'is not valid' }] })
+const invalidCode = () =>
+  new BadRequest('The action code is not valid', { errors: [{ field: 'code', message: 'is not valid' }] })
 
 /** What applying a code needs from its caller. */
 export interface RedeemRequest<T> {
@@ -71,7 +72,11 @@ export class ActionCodes {
   ) {
     this.store = createStore<ActionCodeRecord>(app, {
       name: 'action-codes',
-      indexes: [{ fields: { selector: 1 }, unique: true }, { fields: { scope: 1 } }, { fields: { expiresAt: 1 } }],
+      indexes: [
+        { fields: { selector: 1 }, unique: true },
+        { fields: { scope: 1 } },
+        { fields: { expiresAt: 1 } }
+      ],
       multi: true,
       paginate: false
     })
@@ -86,14 +91,23 @@ export class ActionCodes {
   }
 
   /** Issues a new code for `account` and `action`; earlier pending codes of the same scope stop working. */
-  async issue(account: string, action: ActionName, data: Record<string, any>, kind: CodeKind, scopeSuffix = ''): Promise<{ code: string; expiresAt: number; id: string }> {
+  async issue(
+    account: string,
+    action: ActionName,
+    data: Record<string, any>,
+    kind: CodeKind,
+    scopeSuffix = ''
+  ): Promise<{ code: string; expiresAt: number; id: string }> {
     const now = Date.now()
     const scope = `${account}:${action}${scopeSuffix ? `:${scopeSuffix}` : ''}`
     await this.store._remove(null, { query: { expiresAt: { $lt: now - KEEP_AFTER_EXPIRY_MS } } })
     await this.store._patch(null, { status: 'superseded', data: {} }, { query: { scope, status: 'pending' } })
     for (let tries = 0; ; tries++) {
       const selector = randomString(SELECTOR_LENGTH, ALPHABET)
-      const secret = kind === 'token' ? randomString(TOKEN_SECRET_LENGTH, ALPHABET) : randomString(MESSAGE_SECRET_DIGITS, '0123456789')
+      const secret =
+        kind === 'token'
+          ? randomString(TOKEN_SECRET_LENGTH, ALPHABET)
+          : randomString(MESSAGE_SECRET_DIGITS, '0123456789')
       const expiresAt = now + this.settings.expiresInMs
       try {
         const record = await this.store._create({
@@ -129,14 +143,24 @@ export class ActionCodes {
 
   // A wrong try: counted against the code (unless its attempt was already claimed) and the account; the try that
   // uses up the last attempt says the code is now locked.
-  private async wrongTry<T>(record: ActionCodeRecord, request: RedeemRequest<T>, error: Error, alreadyCounted = false): Promise<never> {
-    const updated = alreadyCounted ? record : await this.store._patch(record.id, { $inc: { attempts: 1 } }).catch(() => record)
+  private async wrongTry<T>(
+    record: ActionCodeRecord,
+    request: RedeemRequest<T>,
+    error: Error,
+    alreadyCounted = false
+  ): Promise<never> {
+    const updated = alreadyCounted
+      ? record
+      : await this.store._patch(record.id, { $inc: { attempts: 1 } }).catch(() => record)
     await request.onWrongTry?.(record.account)
     if (updated.attempts >= this.settings.maxAttempts) {
-      throw new BadRequest(`${error.message}; the action code is now locked after ${this.settings.maxAttempts} wrong tries, request a new one`, {
-        ...((error as { data?: object }).data ?? {}),
-        reason: 'code-locked'
-      })
+      throw new BadRequest(
+        `${error.message}; the action code is now locked after ${this.settings.maxAttempts} wrong tries, request a new one`,
+        {
+          ...((error as { data?: object }).data ?? {}),
+          reason: 'code-locked'
+        }
+      )
     }
     throw error
   }
@@ -146,7 +170,10 @@ export class ActionCodes {
     if (request.accountId) await request.checkAccount?.(request.accountId)
     const parsed = this.parse(request.code)
     const [record] = parsed
-      ? ((await this.store._find({ query: { selector: parsed.selector, $limit: 1 }, paginate: false })) as ActionCodeRecord[])
+      ? ((await this.store._find({
+          query: { selector: parsed.selector, $limit: 1 },
+          paginate: false
+        })) as ActionCodeRecord[])
       : []
     if (!parsed || !record) {
       // Nothing to lock; the wrong try counts against the signed-in account (and the caller's IP).
@@ -155,32 +182,55 @@ export class ActionCodes {
     }
     await request.checkAccount?.(record.account)
 
-    const locked = () => new BadRequest(`The action code is locked after ${this.settings.maxAttempts} wrong tries; request a new one`, { reason: 'code-locked' })
+    const locked = () =>
+      new BadRequest(
+        `The action code is locked after ${this.settings.maxAttempts} wrong tries; request a new one`,
+        { reason: 'code-locked' }
+      )
     if (record.attempts >= this.settings.maxAttempts) throw locked()
     // Every try first claims one of the code's attempts with a conditional update, and only a try that got one
     // compares the secret: however many tries run at once, the secret is compared at most maxAttempts times
     // while the code is locked. The right secret gives its attempt back.
     let claimed: ActionCodeRecord
     try {
-      claimed = await this.store._patch(record.id, { $inc: { attempts: 1 } }, { query: { attempts: { $lt: this.settings.maxAttempts } } })
+      claimed = await this.store._patch(
+        record.id,
+        { $inc: { attempts: 1 } },
+        { query: { attempts: { $lt: this.settings.maxAttempts } } }
+      )
     } catch (error) {
       if (error instanceof NotFound) throw locked()
       throw error
     }
     const expected = Buffer.from(record.secretHash, 'hex')
     const given = Buffer.from(this.hash(parsed.selector, parsed.secret), 'hex')
-    if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return this.wrongTry(claimed, request, invalidCode(), true)
+    if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given))
+      return this.wrongTry(claimed, request, invalidCode(), true)
     await this.store._patch(record.id, { $inc: { attempts: -1 } })
 
-    if (record.status === 'used' || record.status === 'claimed') throw new BadRequest('The action code has already been used', { reason: 'code-used' })
-    if (record.status === 'superseded') throw new BadRequest('The action code was replaced by a newer one or withdrawn; use the latest code', { reason: 'code-superseded' })
-    if (record.expiresAt <= Date.now()) throw new BadRequest('The action code has expired; request a new one', { reason: 'code-expired' })
+    if (record.status === 'used' || record.status === 'claimed')
+      throw new BadRequest('The action code has already been used', { reason: 'code-used' })
+    if (record.status === 'superseded')
+      throw new BadRequest('The action code was replaced by a newer one or withdrawn; use the latest code', {
+        reason: 'code-superseded'
+      })
+    if (record.expiresAt <= Date.now())
+      throw new BadRequest('The action code has expired; request a new one', { reason: 'code-expired' })
     if (request.accountId && request.accountId !== record.account) {
-      return this.wrongTry(record, request, new BadRequest('The action code belongs to another account than the one signed in', { reason: 'code-wrong-account' }))
+      return this.wrongTry(
+        record,
+        request,
+        new BadRequest('The action code belongs to another account than the one signed in', {
+          reason: 'code-wrong-account'
+        })
+      )
     }
     const allowed = Array.isArray(request.action) ? request.action : [request.action]
     if (!allowed.includes(record.action)) {
-      throw new BadRequest(`The action code is for '${record.action}', not for '${allowed.join("' or '")}'`, { reason: 'code-wrong-action', action: record.action })
+      throw new BadRequest(`The action code is for '${record.action}', not for '${allowed.join("' or '")}'`, {
+        reason: 'code-wrong-action',
+        action: record.action
+      })
     }
     if ((record.action === 'connectOAuthAccount' || record.action === 'setupMFA') && !request.accountId) {
       throw new NotAuthenticated(`A '${record.action}' code is applied with the Bearer token of its account`)
@@ -188,9 +238,14 @@ export class ActionCodes {
 
     // Claim it atomically: of two concurrent calls only one gets past this point.
     try {
-      await this.store._patch(record.id, { status: 'claimed' }, { query: { status: 'pending', attempts: { $lt: this.settings.maxAttempts } } })
+      await this.store._patch(
+        record.id,
+        { status: 'claimed' },
+        { query: { status: 'pending', attempts: { $lt: this.settings.maxAttempts } } }
+      )
     } catch (error) {
-      if (error instanceof NotFound) throw new BadRequest('The action code has already been used', { reason: 'code-used' })
+      if (error instanceof NotFound)
+        throw new BadRequest('The action code has already been used', { reason: 'code-used' })
       throw error
     }
     try {

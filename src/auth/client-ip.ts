@@ -34,7 +34,11 @@ export const clientIpForRest = () => async (ctx: FeathersKoaContext, next: () =>
 
 export const clientIpForSockets = (trustProxy: boolean) => (io: Server) => {
   io.use((socket: Socket, next) => {
-    const forwarded = trustProxy ? String(socket.handshake.headers['x-forwarded-for'] ?? '').split(',')[0].trim() : ''
+    const forwarded = trustProxy
+      ? String(socket.handshake.headers['x-forwarded-for'] ?? '')
+          .split(',')[0]
+          .trim()
+      : ''
     // Mutated in place: Feathers keys its connection map by this very object.
     const params = (socket as Socket & { feathers?: Record<string, unknown> }).feathers
     if (params) params.ip = forwarded || socket.handshake.address

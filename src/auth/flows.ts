@@ -30,14 +30,24 @@ const passwordField = () => Type.String({ minLength: 1, maxLength: 1000 })
 const otpField = () => Type.String({ minLength: 1, maxLength: 20 })
 
 export const actionSchemas: Record<string, TSchema> = {
-  connectOAuthAccount: Type.Object({ action: actionField('connectOAuthAccount'), provider: Type.Union(oauthProviders.map((p) => Type.Literal(p))) }, { additionalProperties: false }),
+  connectOAuthAccount: Type.Object(
+    {
+      action: actionField('connectOAuthAccount'),
+      provider: Type.Union(oauthProviders.map((p) => Type.Literal(p)))
+    },
+    { additionalProperties: false }
+  ),
   applyActionCode: Type.Object(
     {
       action: actionField('applyActionCode'),
       code: Type.String({ minLength: 1, maxLength: 100 }),
       payload: Type.Optional(
         Type.Object(
-          { code: Type.Optional(Type.String({ maxLength: 4096 })), redirectURI: Type.Optional(Type.String({ maxLength: 2000 })), mfaCode: Type.Optional(otpField()) },
+          {
+            code: Type.Optional(Type.String({ maxLength: 4096 })),
+            redirectURI: Type.Optional(Type.String({ maxLength: 2000 })),
+            mfaCode: Type.Optional(otpField())
+          },
           { additionalProperties: false }
         )
       )
@@ -45,24 +55,47 @@ export const actionSchemas: Record<string, TSchema> = {
     { additionalProperties: false }
   ),
   changeIdentity: Type.Object(
-    { action: actionField('changeIdentity'), email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })), mobileNo: Type.Optional(mobileNo()), password: passwordField() },
+    {
+      action: actionField('changeIdentity'),
+      email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+      mobileNo: Type.Optional(mobileNo()),
+      password: passwordField()
+    },
     { additionalProperties: false }
   ),
-  changePassword: Type.Object({ action: actionField('changePassword'), password: Type.Optional(passwordField()), newPassword: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
-  setupMFA: Type.Object({ action: actionField('setupMFA'), password: passwordField() }, { additionalProperties: false }),
-  disableMFA: Type.Object({ action: actionField('disableMFA'), password: passwordField(), mfaCode: otpField() }, { additionalProperties: false }),
-  'logout-everywhere': Type.Object({ action: actionField('logout-everywhere') }, { additionalProperties: false })
+  changePassword: Type.Object(
+    {
+      action: actionField('changePassword'),
+      password: Type.Optional(passwordField()),
+      newPassword: Type.String({ maxLength: 1000 })
+    },
+    { additionalProperties: false }
+  ),
+  setupMFA: Type.Object(
+    { action: actionField('setupMFA'), password: passwordField() },
+    { additionalProperties: false }
+  ),
+  disableMFA: Type.Object(
+    { action: actionField('disableMFA'), password: passwordField(), mfaCode: otpField() },
+    { additionalProperties: false }
+  ),
+  'logout-everywhere': Type.Object(
+    { action: actionField('logout-everywhere') },
+    { additionalProperties: false }
+  )
 }
 
 export const actionNames = Object.keys(actionSchemas)
 
-
 class WrongMfaCode extends BadRequest {
   constructor() {
-    super("Invalid 'payload.mfaCode': it is not the current code of the authenticator app set up with this secret", {
-      errors: [{ field: 'payload.mfaCode', message: 'is not a current code' }],
-      reason: 'mfa-code-invalid'
-    })
+    super(
+      "Invalid 'payload.mfaCode': it is not the current code of the authenticator app set up with this secret",
+      {
+        errors: [{ field: 'payload.mfaCode', message: 'is not a current code' }],
+        reason: 'mfa-code-invalid'
+      }
+    )
   }
 }
 
@@ -95,7 +128,9 @@ export class AuthFlows {
   async run(data: any, params: AppParams) {
     const action = data.action
     if (typeof action !== 'string' || !Object.hasOwn(actionSchemas, action)) {
-      throw new BadRequest(`Invalid 'action': must be one of: ${actionNames.join(', ')}`, { errors: [{ field: 'action', message: `must be one of: ${actionNames.join(', ')}` }] })
+      throw new BadRequest(`Invalid 'action': must be one of: ${actionNames.join(', ')}`, {
+        errors: [{ field: 'action', message: `must be one of: ${actionNames.join(', ')}` }]
+      })
     }
     const body = check(dataValidator, actionSchemas[action], { ...data }, 'data')
     switch (action) {
@@ -137,8 +172,27 @@ export class AuthFlows {
   }
 
   /** The audit event of a change of the account's sign-in settings (answered as a POST /authentication: 201). */
-  private recordAccountChange(action: AuditAction, accountId: string, before: ChangeFields, after: ChangeFields, params: AppParams) {
-    return recordChange(this.app, { action, service: 'authentication', actor: accountId, account: accountId, ids: [accountId], before, after, status: 201 }, params)
+  private recordAccountChange(
+    action: AuditAction,
+    accountId: string,
+    before: ChangeFields,
+    after: ChangeFields,
+    params: AppParams
+  ) {
+    return recordChange(
+      this.app,
+      {
+        action,
+        service: 'authentication',
+        actor: accountId,
+        account: accountId,
+        ids: [accountId],
+        before,
+        after,
+        status: 201
+      },
+      params
+    )
   }
 
   /** Checks the current password of a signed-in account; wrong tries count like failed logins. */
@@ -146,12 +200,23 @@ export class AuthFlows {
     await this.limits.failedLoginsPerEmail.check(account.email)
     await this.limits.loginsPerIp.consume(params.ip)
     if (!account.password) {
-      throw new BadRequest('This account has no password yet (it signs in through OAuth); set one first with changePassword', { reason: 'no-password' })
+      throw new BadRequest(
+        'This account has no password yet (it signs in through OAuth); set one first with changePassword',
+        { reason: 'no-password' }
+      )
     }
-    const ok = typeof password === 'string' && (await this.local.comparePassword(account, password).then(() => true, () => false))
+    const ok =
+      typeof password === 'string' &&
+      (await this.local.comparePassword(account, password).then(
+        () => true,
+        () => false
+      ))
     if (!ok) {
       await this.limits.failedLoginsPerEmail.record(account.email)
-      throw new NotAuthenticated("Invalid 'password': it is not the account's current password", { reason: 'invalid-password', errors: [{ field: 'password', message: 'is not correct' }] })
+      throw new NotAuthenticated("Invalid 'password': it is not the account's current password", {
+        reason: 'invalid-password',
+        errors: [{ field: 'password', message: 'is not correct' }]
+      })
     }
   }
 
@@ -165,7 +230,11 @@ export class AuthFlows {
     const claimed =
       step !== null &&
       (await accountsStore(this.app)
-        ._patch(account.id, { mfaLastStep: step }, { query: { $or: [{ mfaLastStep: { $exists: false } }, { mfaLastStep: { $lt: step } }] } })
+        ._patch(
+          account.id,
+          { mfaLastStep: step },
+          { query: { $or: [{ mfaLastStep: { $exists: false } }, { mfaLastStep: { $lt: step } }] } }
+        )
         .then(
           () => true,
           (error: unknown) => {
@@ -175,8 +244,13 @@ export class AuthFlows {
         ))
     if (!claimed) {
       const message =
-        step === null ? "Invalid 'mfaCode': it is not the current code of the authenticator app" : "Invalid 'mfaCode': this code was already used; wait for the next code of the authenticator app"
-      throw new NotAuthenticated(message, { reason: 'mfa-required', errors: [{ field: 'mfaCode', message: step === null ? 'is not a current code' : 'was already used' }] })
+        step === null
+          ? "Invalid 'mfaCode': it is not the current code of the authenticator app"
+          : "Invalid 'mfaCode': this code was already used; wait for the next code of the authenticator app"
+      throw new NotAuthenticated(message, {
+        reason: 'mfa-required',
+        errors: [{ field: 'mfaCode', message: step === null ? 'is not a current code' : 'was already used' }]
+      })
     }
   }
 
@@ -191,18 +265,27 @@ export class AuthFlows {
       // An unknown email and an account without a password (OAuth only) take as long as a wrong password.
       if (!account || !account.password) {
         this.dummyHash ??= this.local.hashPassword(randomBytes(16).toString('hex'), {})
-        await this.local.comparePassword({ password: await this.dummyHash }, data.password).catch(() => undefined)
+        await this.local
+          .comparePassword({ password: await this.dummyHash }, data.password)
+          .catch(() => undefined)
         throw new NotAuthenticated('Invalid login')
       }
       await this.local.comparePassword(account, data.password)
       if (account.mfaEnabled) {
         if (data.mfaCode === undefined) {
-          throw new NotAuthenticated('This account uses two-factor authentication: send the current code of the authenticator app as mfaCode', { reason: 'mfa-required' })
+          throw new NotAuthenticated(
+            'This account uses two-factor authentication: send the current code of the authenticator app as mfaCode',
+            { reason: 'mfa-required' }
+          )
         }
         await this.useTotp(account, data.mfaCode)
       }
       // The token gets the session version read together with the password it was checked against.
-      result = { authentication: { strategy: 'local' }, account: getDispatchValue(await this.local.getEntity(account, params)), [SESSION_VERSION]: account.sessionVersion ?? 0 }
+      result = {
+        authentication: { strategy: 'local' },
+        account: getDispatchValue(await this.local.getEntity(account, params)),
+        [SESSION_VERSION]: account.sessionVersion ?? 0
+      }
     } catch (error: any) {
       if (error?.code === 401) await this.limits.failedLoginsPerEmail.record(email)
       throw error
@@ -215,7 +298,13 @@ export class AuthFlows {
     const account = await this.requireCaller(params, 'connectOAuthAccount')
     const provider = body.provider as OAuthProviderName
     requireConfigured(provider, this.settings.oauth[provider])
-    const { code, expiresAt } = await this.codes.issue(account.id, 'connectOAuthAccount', { provider }, 'token', provider)
+    const { code, expiresAt } = await this.codes.issue(
+      account.id,
+      'connectOAuthAccount',
+      { provider },
+      'token',
+      provider
+    )
     return { action: 'connectOAuthAccount', provider, code, expiresAt }
   }
 
@@ -225,11 +314,18 @@ export class AuthFlows {
     const linking = payload.code !== undefined || payload.redirectURI !== undefined
     const confirmingMfa = payload.mfaCode !== undefined
     if (linking && confirmingMfa) {
-      throw new BadRequest("Invalid 'payload': either { code, redirectURI } to link an OAuth account or { mfaCode } to turn on MFA, not both", {
-        errors: [{ field: 'payload', message: 'mixes two actions' }]
-      })
+      throw new BadRequest(
+        "Invalid 'payload': either { code, redirectURI } to link an OAuth account or { mfaCode } to turn on MFA, not both",
+        {
+          errors: [{ field: 'payload', message: 'mixes two actions' }]
+        }
+      )
     }
-    const expected: ActionName[] = linking ? ['connectOAuthAccount'] : confirmingMfa ? ['setupMFA'] : ['changeIdentity', 'changePassword']
+    const expected: ActionName[] = linking
+      ? ['connectOAuthAccount']
+      : confirmingMfa
+        ? ['setupMFA']
+        : ['changeIdentity', 'changePassword']
     const caller = await this.caller(params)
     const limits = this.limits
     const record = await this.codes.redeem({
@@ -258,7 +354,11 @@ export class AuthFlows {
         const profile = await exchangeCode(provider, this.settings.oauth[provider], redirectURI, oauthCode)
         const field = identityField(provider)
         const [owner] = await accounts._find({ query: { [field]: profile.id, $limit: 1 }, paginate: false })
-        const linkedElsewhere = () => new Conflict(`This ${provider} account is already linked to another account`, { provider, reason: 'identity-linked-elsewhere' })
+        const linkedElsewhere = () =>
+          new Conflict(`This ${provider} account is already linked to another account`, {
+            provider,
+            reason: 'identity-linked-elsewhere'
+          })
         if (owner && owner.id !== account.id) throw linkedElsewhere()
         try {
           patched = await accounts._patch(account.id, { [field]: profile.id, updatedAt: now })
@@ -268,33 +368,67 @@ export class AuthFlows {
         }
         await announceChange(this.app, 'accounts', 'patched', patched)
         // Which provider is linked, never the provider's user id.
-        await this.recordAccountChange('identity-link', account.id, { [`${provider}Linked`]: !!account[field] }, { [`${provider}Linked`]: true }, params)
+        await this.recordAccountChange(
+          'identity-link',
+          account.id,
+          { [`${provider}Linked`]: !!account[field] },
+          { [`${provider}Linked`]: true },
+          params
+        )
         return { action: code.action, provider, account: await safeAccount(this.app, patched) }
       }
       case 'setupMFA': {
-        if (account.mfaEnabled) throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
-        if (!account.mfaPending) throw new BadRequest('No MFA set-up is waiting for this code; call setupMFA again', { reason: 'mfa-not-pending' })
+        if (account.mfaEnabled)
+          throw new Conflict('MFA is already on for this account', { reason: 'mfa-enabled' })
+        if (!account.mfaPending)
+          throw new BadRequest('No MFA set-up is waiting for this code; call setupMFA again', {
+            reason: 'mfa-not-pending'
+          })
         if (!this.totp.verify(payload.mfaCode, account.mfaPending)) throw new WrongMfaCode()
         patched = await endSessions(this.app, account.id, 'mfa-changed', {
-          change: { mfaSecret: account.mfaPending, mfaEnabled: true, updatedAt: now, $unset: { mfaPending: '', mfaLastStep: '' } },
+          change: {
+            mfaSecret: account.mfaPending,
+            mfaEnabled: true,
+            updatedAt: now,
+            $unset: { mfaPending: '', mfaLastStep: '' }
+          },
           announce: true,
           keep: params.connection
         })
-        await this.recordAccountChange('mfa-enable', account.id, { mfaEnabled: false }, { mfaEnabled: true }, params)
+        await this.recordAccountChange(
+          'mfa-enable',
+          account.id,
+          { mfaEnabled: false },
+          { mfaEnabled: true },
+          params
+        )
         break
       }
       case 'changeIdentity': {
         const change: Record<string, string> = {}
         if (code.data.email) {
-          const [owner] = await accounts._find({ query: { email: code.data.email, $limit: 1 }, paginate: false })
-          if (owner && owner.id !== account.id) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
+          const [owner] = await accounts._find({
+            query: { email: code.data.email, $limit: 1 },
+            paginate: false
+          })
+          if (owner && owner.id !== account.id)
+            throw new Conflict('The new email now belongs to another account', {
+              errors: [{ field: 'email', message: 'is already registered' }]
+            })
           change.email = code.data.email
         }
         if (code.data.mobileNo) change.mobileNo = code.data.mobileNo
         try {
-          patched = await endSessions(this.app, account.id, 'identity-changed', { change: { ...change, updatedAt: now }, announce: true, keep: params.connection })
+          patched = await endSessions(this.app, account.id, 'identity-changed', {
+            change: { ...change, updatedAt: now },
+            announce: true,
+            keep: params.connection
+          })
         } catch (error: any) {
-          if (error?.code === 409) throw new Conflict('The new email now belongs to another account', { errors: [{ field: 'email', message: 'is already registered' }] })
+          if (error?.code === 409)
+            throw new Conflict('The new email now belongs to another account', {
+              errors: [{ field: 'email', message: 'is already registered' }]
+            })
           throw error
         }
         const before = Object.fromEntries(Object.keys(change).map((key) => [key, account[key] ?? null]))
@@ -302,20 +436,43 @@ export class AuthFlows {
         break
       }
       case 'changePassword':
-        patched = await endSessions(this.app, account.id, 'password-changed', { change: { password: code.data.passwordHash, updatedAt: now }, announce: true, keep: params.connection })
+        patched = await endSessions(this.app, account.id, 'password-changed', {
+          change: { password: code.data.passwordHash, updatedAt: now },
+          announce: true,
+          keep: params.connection
+        })
         // Whether the account had a password (an OAuth-only account setting its first one), never the hash.
-        await this.recordAccountChange('password-change', account.id, { passwordSet: !!account.password }, { passwordSet: true }, params)
+        await this.recordAccountChange(
+          'password-change',
+          account.id,
+          { passwordSet: !!account.password },
+          { passwordSet: true },
+          params
+        )
         break
     }
     return { action: code.action, account: await safeAccount(this.app, patched) }
   }
 
   // Issues a message code and sends it; a code whose message could not go out is withdrawn.
-  private async sendCode(account: any, action: 'changeIdentity' | 'changePassword', data: Record<string, any>, to: { email?: string; mobileNo?: string }, purpose: string, explanation: string) {
+  private async sendCode(
+    account: any,
+    action: 'changeIdentity' | 'changePassword',
+    data: Record<string, any>,
+    to: { email?: string; mobileNo?: string },
+    purpose: string,
+    explanation: string
+  ) {
     await this.limits.messagesPerAccount.consume(account.id)
     const { code, expiresAt, id } = await this.codes.issue(account.id, action, data, 'message')
     try {
-      await sendConfirmation(this.messenger, { to, purpose, explanation, code, expiresInMs: this.codes.expiresInMs })
+      await sendConfirmation(this.messenger, {
+        to,
+        purpose,
+        explanation,
+        code,
+        expiresInMs: this.codes.expiresInMs
+      })
     } catch (error) {
       await this.codes.revoke(id)
       throw error
@@ -326,24 +483,43 @@ export class AuthFlows {
   private async changeIdentity(body: any, params: AppParams) {
     const account = await this.requireCaller(params, 'changeIdentity')
     if (body.email === undefined && body.mobileNo === undefined) {
-      throw new BadRequest("Invalid data: send the new 'email' and/or 'mobileNo'", { errors: [{ field: 'email', message: 'or mobileNo is required' }] })
+      throw new BadRequest("Invalid data: send the new 'email' and/or 'mobileNo'", {
+        errors: [{ field: 'email', message: 'or mobileNo is required' }]
+      })
     }
     const email = body.email === undefined ? undefined : (normalizeEmail(body.email) as string)
     const change: { email?: string; mobileNo?: string } = {}
     if (email !== undefined && email !== account.email) change.email = email
     if (body.mobileNo !== undefined && body.mobileNo !== account.mobileNo) change.mobileNo = body.mobileNo
-    if (!change.email && !change.mobileNo) throw new BadRequest('The new identity is the same as the current one', { errors: [{ field: body.email !== undefined ? 'email' : 'mobileNo', message: 'is unchanged' }] })
+    if (!change.email && !change.mobileNo)
+      throw new BadRequest('The new identity is the same as the current one', {
+        errors: [{ field: body.email !== undefined ? 'email' : 'mobileNo', message: 'is unchanged' }]
+      })
     await this.verifyPassword(account, body.password, params)
     const accounts = accountsStore(this.app)
     if (change.email) {
       const [owner] = await accounts._find({ query: { email: change.email, $limit: 1 }, paginate: false })
-      if (owner) throw new Conflict('An account with this email already exists', { errors: [{ field: 'email', message: 'is already registered' }] })
+      if (owner)
+        throw new Conflict('An account with this email already exists', {
+          errors: [{ field: 'email', message: 'is already registered' }]
+        })
     }
     if (change.mobileNo) {
-      const [owner] = await accounts._find({ query: { mobileNo: change.mobileNo, $limit: 1 }, paginate: false })
-      if (owner) throw new Conflict('Another account already uses this mobile number', { errors: [{ field: 'mobileNo', message: 'is already registered' }] })
+      const [owner] = await accounts._find({
+        query: { mobileNo: change.mobileNo, $limit: 1 },
+        paginate: false
+      })
+      if (owner)
+        throw new Conflict('Another account already uses this mobile number', {
+          errors: [{ field: 'mobileNo', message: 'is already registered' }]
+        })
     }
-    const what = [change.email && `email to ${change.email}`, change.mobileNo && `mobile number to ${change.mobileNo}`].filter(Boolean).join(' and ')
+    const what = [
+      change.email && `email to ${change.email}`,
+      change.mobileNo && `mobile number to ${change.mobileNo}`
+    ]
+      .filter(Boolean)
+      .join(' and ')
     return this.sendCode(
       account,
       'changeIdentity',
@@ -358,9 +534,15 @@ export class AuthFlows {
     const account = await this.requireCaller(params, 'changePassword')
     checkPasswordStrength(this.settings.passwordPolicy, body.newPassword, 'newPassword', account.email)
     if (account.password) {
-      if (body.password === undefined) throw new BadRequest("Invalid data: 'password' (the current password) is required", { errors: [{ field: 'password', message: 'is required' }] })
+      if (body.password === undefined)
+        throw new BadRequest("Invalid data: 'password' (the current password) is required", {
+          errors: [{ field: 'password', message: 'is required' }]
+        })
       await this.verifyPassword(account, body.password, params)
-      if (body.password === body.newPassword) throw new BadRequest("Invalid 'newPassword': it is the current password", { errors: [{ field: 'newPassword', message: 'must differ from the current password' }] })
+      if (body.password === body.newPassword)
+        throw new BadRequest("Invalid 'newPassword': it is the current password", {
+          errors: [{ field: 'newPassword', message: 'must differ from the current password' }]
+        })
     }
     const passwordHash = await this.local.hashPassword(body.newPassword, {})
     return this.sendCode(
@@ -376,17 +558,27 @@ export class AuthFlows {
   private async setupMFA(body: any, params: AppParams) {
     const account = await this.requireCaller(params, 'setupMFA')
     await this.verifyPassword(account, body.password, params)
-    if (account.mfaEnabled) throw new Conflict('MFA is already on for this account; turn it off first (disableMFA)', { reason: 'mfa-enabled' })
+    if (account.mfaEnabled)
+      throw new Conflict('MFA is already on for this account; turn it off first (disableMFA)', {
+        reason: 'mfa-enabled'
+      })
     const secret = this.totp.generateSecret()
     await accountsStore(this.app)._patch(account.id, { mfaPending: secret })
     const { code, expiresAt } = await this.codes.issue(account.id, 'setupMFA', {}, 'token')
-    return { action: 'setupMFA', code, secret, otpauthURI: this.totp.uri(account.email, this.settings.mfa.issuer, secret), expiresAt }
+    return {
+      action: 'setupMFA',
+      code,
+      secret,
+      otpauthURI: this.totp.uri(account.email, this.settings.mfa.issuer, secret),
+      expiresAt
+    }
   }
 
   private async disableMFA(body: any, params: AppParams) {
     const account = await this.requireCaller(params, 'disableMFA')
     await this.verifyPassword(account, body.password, params)
-    if (!account.mfaEnabled) throw new BadRequest('MFA is not on for this account', { reason: 'mfa-not-enabled' })
+    if (!account.mfaEnabled)
+      throw new BadRequest('MFA is not on for this account', { reason: 'mfa-not-enabled' })
     try {
       await this.useTotp(account, body.mfaCode)
     } catch (error) {
@@ -395,11 +587,21 @@ export class AuthFlows {
     }
     // Turning MFA off ends every session, like turning it on.
     const patched = await endSessions(this.app, account.id, 'mfa-changed', {
-      change: { mfaEnabled: false, updatedAt: Date.now(), $unset: { mfaSecret: '', mfaPending: '', mfaLastStep: '' } },
+      change: {
+        mfaEnabled: false,
+        updatedAt: Date.now(),
+        $unset: { mfaSecret: '', mfaPending: '', mfaLastStep: '' }
+      },
       announce: true,
       keep: params.connection
     })
-    await this.recordAccountChange('mfa-disable', account.id, { mfaEnabled: true }, { mfaEnabled: false }, params)
+    await this.recordAccountChange(
+      'mfa-disable',
+      account.id,
+      { mfaEnabled: true },
+      { mfaEnabled: false },
+      params
+    )
     return { action: 'disableMFA', account: await safeAccount(this.app, patched) }
   }
 

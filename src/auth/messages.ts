@@ -7,7 +7,12 @@ import type { AuthSettings } from './settings'
 
 export const createAuthMessenger = (settings: AuthSettings['messaging']): Messenger =>
   createMessenger(
-    { smtpUrl: settings.smtpUrl, mailFrom: settings.mailFrom, smsWebhookUrl: settings.smsWebhookUrl, timeoutMs: settings.timeoutMs },
+    {
+      smtpUrl: settings.smtpUrl,
+      mailFrom: settings.mailFrom,
+      smsWebhookUrl: settings.smsWebhookUrl,
+      timeoutMs: settings.timeoutMs
+    },
     // Development without SMTP/SMS: the message (with its code) goes to the log so a developer can read it.
     (line) => logger.warn(line)
   )
@@ -39,7 +44,9 @@ export const sendConfirmation = async (messenger: Messenger, message: Confirmati
   try {
     await messenger.send({ to: message.to, subject: message.purpose, text: confirmationText(message) })
   } catch (error) {
-    logger.warn(`${message.purpose} message could not be sent: ${error instanceof Error ? error.message : String(error)}`)
+    logger.warn(
+      `${message.purpose} message could not be sent: ${error instanceof Error ? error.message : String(error)}`
+    )
     throw new BadGateway('The confirmation message could not be sent; try again later')
   }
 }

@@ -31,14 +31,18 @@ const displayName: Record<OAuthProviderName, string> = { google: 'Google', faceb
 /** The account field holding the provider's user id (hidden from every response; sparse unique index). */
 export const identityField = (provider: OAuthProviderName) => `${provider}Id` as const
 
-const fieldError = (field: string, message: string) => new BadRequest(`Invalid '${field}': ${message}`, { errors: [{ field, message }] })
+const fieldError = (field: string, message: string) =>
+  new BadRequest(`Invalid '${field}': ${message}`, { errors: [{ field, message }] })
 
 /** Checks `{ redirectURI, code }` before anything is sent to the provider. */
 export const checkCodeRequest = (provider: OAuthProviderName, data: any, prefix = '') => {
   const redirectURI = data?.redirectURI
   const code = data?.code
   if (typeof redirectURI !== 'string' || redirectURI.length === 0 || redirectURI.length > 2000) {
-    throw fieldError(`${prefix}redirectURI`, 'is required and must be the redirect_uri used to ask for the code')
+    throw fieldError(
+      `${prefix}redirectURI`,
+      'is required and must be the redirect_uri used to ask for the code'
+    )
   }
   let url: URL
   try {
@@ -46,11 +50,16 @@ export const checkCodeRequest = (provider: OAuthProviderName, data: any, prefix 
   } catch {
     throw fieldError(`${prefix}redirectURI`, 'must be an absolute http(s) URL')
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fieldError(`${prefix}redirectURI`, 'must be an absolute http(s) URL')
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw fieldError(`${prefix}redirectURI`, 'must be an absolute http(s) URL')
   if (provider === 'facebook' && !redirectURI.endsWith('/')) {
-    throw fieldError(`${prefix}redirectURI`, "must end with '/' for facebook (use exactly the redirect_uri registered with facebook and sent to its dialog)")
+    throw fieldError(
+      `${prefix}redirectURI`,
+      "must end with '/' for facebook (use exactly the redirect_uri registered with facebook and sent to its dialog)"
+    )
   }
-  if (typeof code !== 'string' || code.length === 0 || code.length > 4096) throw fieldError(`${prefix}code`, 'is required and must be the authorization code from the provider')
+  if (typeof code !== 'string' || code.length === 0 || code.length > 4096)
+    throw fieldError(`${prefix}code`, 'is required and must be the authorization code from the provider')
   return { redirectURI, code }
 }
 
@@ -60,7 +69,13 @@ interface ProviderAnswer {
 }
 
 // One provider call with a deadline; network failures and timeouts are a 502 naming the provider.
-const call = async (provider: OAuthProviderName, what: string, url: string, init: RequestInit, timeoutMs: number): Promise<ProviderAnswer> => {
+const call = async (
+  provider: OAuthProviderName,
+  what: string,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number
+): Promise<ProviderAnswer> => {
   let response: Response
   let text: string
   try {
@@ -69,9 +84,15 @@ const call = async (provider: OAuthProviderName, what: string, url: string, init
     if (length > MAX_RESPONSE_BYTES) throw new Error('response too large')
     text = await response.text()
   } catch (error: any) {
-    const reason = error?.name === 'TimeoutError' || error?.name === 'AbortError' ? `did not answer within ${timeoutMs} ms` : 'could not be reached'
+    const reason =
+      error?.name === 'TimeoutError' || error?.name === 'AbortError'
+        ? `did not answer within ${timeoutMs} ms`
+        : 'could not be reached'
     logger.warn(`${provider} ${what} failed: ${error?.message ?? error}`)
-    throw new BadGateway(`${displayName[provider]} ${reason}; try again later`, { provider, reason: 'provider-unavailable' })
+    throw new BadGateway(`${displayName[provider]} ${reason}; try again later`, {
+      provider,
+      reason: 'provider-unavailable'
+    })
   }
   let body: any
   try {
@@ -89,14 +110,25 @@ const providerError = (body: any): string | undefined => {
   return undefined
 }
 
-const text = (value: unknown, max = 100) => (typeof value === 'string' && value.trim() ? value.trim().slice(0, max) : undefined)
+const text = (value: unknown, max = 100) =>
+  typeof value === 'string' && value.trim() ? value.trim().slice(0, max) : undefined
 
 const toProfile = (provider: OAuthProviderName, body: any): ProviderProfile => {
   const id = body?.sub ?? body?.id
-  if ((typeof id !== 'string' && typeof id !== 'number') || String(id).length === 0 || String(id).length > 200) {
-    throw new BadGateway(`${displayName[provider]} returned a profile without a user id`, { provider, reason: 'provider-invalid-answer' })
+  if (
+    (typeof id !== 'string' && typeof id !== 'number') ||
+    String(id).length === 0 ||
+    String(id).length > 200
+  ) {
+    throw new BadGateway(`${displayName[provider]} returned a profile without a user id`, {
+      provider,
+      reason: 'provider-invalid-answer'
+    })
   }
-  const email = typeof body.email === 'string' && /^[^\s@]+@[^\s@]+$/.test(body.email.trim()) && body.email.length <= 254 ? (normalizeEmail(body.email) as string) : undefined
+  const email =
+    typeof body.email === 'string' && /^[^\s@]+@[^\s@]+$/.test(body.email.trim()) && body.email.length <= 254
+      ? (normalizeEmail(body.email) as string)
+      : undefined
   let firstName = text(body.given_name ?? body.first_name)
   let lastName = text(body.family_name ?? body.last_name)
   const name = text(body.name, 200)
@@ -105,21 +137,39 @@ const toProfile = (provider: OAuthProviderName, body: any): ProviderProfile => {
     firstName = first.slice(0, 100)
     lastName = rest.length ? rest.join(' ').slice(0, 100) : undefined
   }
-  return { id: String(id), email, emailVerified: typeof body.email_verified === 'boolean' ? body.email_verified : undefined, firstName, lastName }
+  return {
+    id: String(id),
+    email,
+    emailVerified: typeof body.email_verified === 'boolean' ? body.email_verified : undefined,
+    firstName,
+    lastName
+  }
 }
 
 /** A provider counts as configured when it has a client id (an empty one counts as none). */
-export const isConfigured = (settings: OAuthProviderSettings | undefined) => typeof settings?.clientId === 'string' && settings.clientId.trim() !== ''
+export const isConfigured = (settings: OAuthProviderSettings | undefined) =>
+  typeof settings?.clientId === 'string' && settings.clientId.trim() !== ''
 
 /** 501 for a provider without a configured client: nothing is sent anywhere. */
-export const requireConfigured = (provider: OAuthProviderName, settings: OAuthProviderSettings | undefined) => {
+export const requireConfigured = (
+  provider: OAuthProviderName,
+  settings: OAuthProviderSettings | undefined
+) => {
   if (!isConfigured(settings)) {
-    throw new NotImplemented(`${provider} login is not configured`, { provider, reason: 'provider-not-configured' })
+    throw new NotImplemented(`${provider} login is not configured`, {
+      provider,
+      reason: 'provider-not-configured'
+    })
   }
 }
 
 /** Exchanges an authorization code at the provider and reads the user's profile. */
-export const exchangeCode = async (provider: OAuthProviderName, settings: OAuthProviderSettings, redirectURI: string, code: string): Promise<ProviderProfile> => {
+export const exchangeCode = async (
+  provider: OAuthProviderName,
+  settings: OAuthProviderSettings,
+  redirectURI: string,
+  code: string
+): Promise<ProviderProfile> => {
   requireConfigured(provider, settings)
   const form = new URLSearchParams({
     grant_type: 'authorization_code',
@@ -132,17 +182,29 @@ export const exchangeCode = async (provider: OAuthProviderName, settings: OAuthP
     provider,
     'token exchange',
     settings.tokenURL,
-    { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString()
+    },
     settings.timeoutMs
   )
   const error = providerError(token.body)
   if (token.status < 200 || token.status >= 300) {
-    if (error === 'invalid_client' || error === 'unauthorized_client' || token.status >= 500 || ![400, 401, 403].includes(token.status)) {
+    if (
+      error === 'invalid_client' ||
+      error === 'unauthorized_client' ||
+      token.status >= 500 ||
+      ![400, 401, 403].includes(token.status)
+    ) {
       logger.warn(`${provider} token exchange answered HTTP ${token.status}${error ? ` (${error})` : ''}`)
-      throw new BadGateway(`${displayName[provider]} refused the token exchange (HTTP ${token.status}${error ? `, ${error}` : ''}); try again later`, {
-        provider,
-        reason: 'provider-error'
-      })
+      throw new BadGateway(
+        `${displayName[provider]} refused the token exchange (HTTP ${token.status}${error ? `, ${error}` : ''}); try again later`,
+        {
+          provider,
+          reason: 'provider-error'
+        }
+      )
     }
     throw new NotAuthenticated(
       `${displayName[provider]} did not accept the authorization code${error ? ` (${error})` : ''}: it is wrong, expired, already used, or was issued for another redirectURI`,
@@ -151,7 +213,10 @@ export const exchangeCode = async (provider: OAuthProviderName, settings: OAuthP
   }
   const accessToken = token.body?.access_token
   if (typeof accessToken !== 'string' || !accessToken) {
-    throw new BadGateway(`${displayName[provider]} answered the token exchange without an access token`, { provider, reason: 'provider-invalid-answer' })
+    throw new BadGateway(`${displayName[provider]} answered the token exchange without an access token`, {
+      provider,
+      reason: 'provider-invalid-answer'
+    })
   }
   const profile = await call(
     provider,
@@ -162,7 +227,10 @@ export const exchangeCode = async (provider: OAuthProviderName, settings: OAuthP
   )
   if (profile.status < 200 || profile.status >= 300 || !profile.body || typeof profile.body !== 'object') {
     logger.warn(`${provider} profile request answered HTTP ${profile.status}`)
-    throw new BadGateway(`${displayName[provider]} did not return the user's profile (HTTP ${profile.status}); try again later`, { provider, reason: 'provider-error' })
+    throw new BadGateway(
+      `${displayName[provider]} did not return the user's profile (HTTP ${profile.status}); try again later`,
+      { provider, reason: 'provider-error' }
+    )
   }
   return toProfile(provider, profile.body)
 }
@@ -209,7 +277,10 @@ export class ProviderStrategy extends OAuthStrategy {
   /** The account linked to this provider identity, read without hooks (so with its hidden fields). */
   async findEntity(profile: OAuthProfile, params: Params) {
     const query = await this.getEntityQuery(profile, params)
-    const [account] = await accountsStore(this.application)._find({ query: { ...query, $limit: 1 }, paginate: false })
+    const [account] = await accountsStore(this.application)._find({
+      query: { ...query, $limit: 1 },
+      paginate: false
+    })
     return account ?? null
   }
 
@@ -217,13 +288,19 @@ export class ProviderStrategy extends OAuthStrategy {
   async createEntity(profile: ProviderProfile, params: Params) {
     const email = profile.email
     if (!email) {
-      throw new BadRequest(`The ${this.provider} profile carries no email, which a new account needs: allow access to the email address and sign in again`, {
-        provider: this.provider,
-        reason: 'email-scope-missing'
-      })
+      throw new BadRequest(
+        `The ${this.provider} profile carries no email, which a new account needs: allow access to the email address and sign in again`,
+        {
+          provider: this.provider,
+          reason: 'email-scope-missing'
+        }
+      )
     }
     if (profile.emailVerified === false) {
-      throw new NotAuthenticated(`The email of this ${this.provider} account is not verified with ${displayName[this.provider]}`, { provider: this.provider, reason: 'email-not-verified' })
+      throw new NotAuthenticated(
+        `The email of this ${this.provider} account is not verified with ${displayName[this.provider]}`,
+        { provider: this.provider, reason: 'email-not-verified' }
+      )
     }
     const accounts = accountsStore(this.application)
     const takenBy = async () => (await accounts._find({ query: { email, $limit: 1 }, paginate: false }))[0]

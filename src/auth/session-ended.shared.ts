@@ -28,4 +28,7 @@ export interface SessionEnded {
 }
 
 /** The payload for `reason`. */
-export const sessionEnded = (reason: SessionEndReason): SessionEnded => ({ reason, message: sessionEndMessages[reason] })
+export const sessionEnded = (reason: SessionEndReason): SessionEnded => ({
+  reason,
+  message: sessionEndMessages[reason]
+})

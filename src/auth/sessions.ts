@@ -12,7 +12,13 @@
 // token for real too: its `jti` goes on the account's `revokedTokens` until the token expires (expired entries are
 // dropped at each sign-out), the same per-call account read refuses it from then on, on every instance, and this
 // process's other connections authenticated with that token are cut.
-import { AuthenticationService, JWTStrategy, type AuthenticationParams, type AuthenticationRequest, type AuthenticationResult } from '@feathersjs/authentication'
+import {
+  AuthenticationService,
+  JWTStrategy,
+  type AuthenticationParams,
+  type AuthenticationRequest,
+  type AuthenticationResult
+} from '@feathersjs/authentication'
 import { NotAuthenticated, NotFound } from '@feathersjs/errors'
 import { createSecretKey, type KeyObject } from 'node:crypto'
 import type { Params, RealTimeConnection } from '@feathersjs/feathers'
@@ -23,7 +29,12 @@ import { ACCESS_VERSION, accessVersionOf } from '../access/context'
 import { onNotice, sendNotice } from '../cluster/notices'
 import { logger } from '../logger'
 import { announceChange } from '../jobs/announce'
-import { SESSION_ENDED_EVENT, sessionEnded as endedFor, sessionEndMessages, type SessionEndReason } from './session-ended.shared'
+import {
+  SESSION_ENDED_EVENT,
+  sessionEnded as endedFor,
+  sessionEndMessages,
+  type SessionEndReason
+} from './session-ended.shared'
 
 /** The JWT claim holding the session version. */
 export const SESSION_CLAIM = 'sv'
@@ -32,13 +43,15 @@ export const SESSION_VERSION = Symbol('sessionVersion')
 
 const versionOf = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
 
-const sessionEnded = () => new NotAuthenticated('This session has ended; sign in again', { reason: 'session-ended' })
+const sessionEnded = () =>
+  new NotAuthenticated('This session has ended; sign in again', { reason: 'session-ended' })
 
 // jsonwebtoken's refusals (`jwt expired`, `jwt malformed`, `invalid signature`, …) in words for people; the
 // library's error name stays out of the answer, `data.reason` is what clients branch on.
 const tokenRefusal = (error: unknown) => {
   const name = (error as { data?: { name?: unknown } })?.data?.name // Feathers keeps jsonwebtoken's error fields in `data`
-  if (name === 'TokenExpiredError') return new NotAuthenticated('The access token has expired; sign in again', { reason: 'token-expired' })
+  if (name === 'TokenExpiredError')
+    return new NotAuthenticated('The access token has expired; sign in again', { reason: 'token-expired' })
   return new NotAuthenticated('The access token is invalid', { reason: 'token-invalid' })
 }
 
@@ -60,12 +73,20 @@ export class SessionJWTStrategy extends JWTStrategy {
         throw error
       })
     if (versionOf(payload[SESSION_CLAIM]) !== versionOf(account.sessionVersion)) throw sessionEnded()
-    if (typeof payload.jti === 'string' && Array.isArray(account.revokedTokens) && account.revokedTokens.some((revoked: { jti?: unknown }) => revoked?.jti === payload.jti)) {
+    if (
+      typeof payload.jti === 'string' &&
+      Array.isArray(account.revokedTokens) &&
+      account.revokedTokens.some((revoked: { jti?: unknown }) => revoked?.jti === payload.jti)
+    ) {
       throw sessionEnded()
     }
     const entity = params.provider ? await safeAccount(this.app as Application, account) : { ...account }
     entity[ACCESS_VERSION] = accessVersionOf(account)
-    return { accessToken, authentication: { strategy: 'jwt', accessToken, payload }, [this.configuration.entity]: entity }
+    return {
+      accessToken,
+      authentication: { strategy: 'jwt', accessToken, payload },
+      [this.configuration.entity]: entity
+    }
   }
 }
 
@@ -75,7 +96,10 @@ export class SessionAuthenticationService extends AuthenticationService {
     const payload = await super.getPayload(authResult, params)
     const id = authResult.account?.id
     if (!id) return payload
-    const version = SESSION_VERSION in authResult ? authResult[SESSION_VERSION as any] : (await accountsStore(this.app as Application)._get(id)).sessionVersion // symbol key: not in the result's type
+    const version =
+      SESSION_VERSION in authResult
+        ? authResult[SESSION_VERSION as any]
+        : (await accountsStore(this.app as Application)._get(id)).sessionVersion // symbol key: not in the result's type
     return { ...payload, [SESSION_CLAIM]: versionOf(version) }
   }
 
@@ -84,7 +108,13 @@ export class SessionAuthenticationService extends AuthenticationService {
     const result = await super.remove(id, params)
     const payload = result?.authentication?.payload
     if (typeof payload?.sub === 'string' && typeof payload.jti === 'string') {
-      await revokeToken(this.app as Application, payload.sub, payload.jti, typeof payload.exp === 'number' ? payload.exp * 1000 : Date.now() + 86400000, params.connection)
+      await revokeToken(
+        this.app as Application,
+        payload.sub,
+        payload.jti,
+        typeof payload.exp === 'number' ? payload.exp * 1000 : Date.now() + 86400000,
+        params.connection
+      )
     }
     return result
   }
@@ -98,12 +128,16 @@ export class SessionAuthenticationService extends AuthenticationService {
     return this.secretKey
   }
 
-  async createAccessToken(...[payload, optsOverride, secretOverride]: Parameters<AuthenticationService['createAccessToken']>) {
+  async createAccessToken(
+    ...[payload, optsOverride, secretOverride]: Parameters<AuthenticationService['createAccessToken']>
+  ) {
     return super.createAccessToken(payload, optsOverride, secretOverride ?? this.key())
   }
 
   /** Verifies a token; a refusal says in words whether it expired or is invalid, with a machine-readable `data.reason`. */
-  async verifyAccessToken(...[accessToken, optsOverride, secretOverride]: Parameters<AuthenticationService['verifyAccessToken']>) {
+  async verifyAccessToken(
+    ...[accessToken, optsOverride, secretOverride]: Parameters<AuthenticationService['verifyAccessToken']>
+  ) {
     try {
       return await super.verifyAccessToken(accessToken, optsOverride, secretOverride ?? this.key())
     } catch (error) {
@@ -156,7 +190,8 @@ export const trackConnections = (app: Application) => {
   })
   // One token signed out on another instance: cut its connections here too.
   onNotice(app, TOKEN_REVOKED, (payload: { account?: unknown; jti?: unknown }) => {
-    if (typeof payload?.account === 'string' && typeof payload.jti === 'string') cutToken(app, payload.account, payload.jti)
+    if (typeof payload?.account === 'string' && typeof payload.jti === 'string')
+      cutToken(app, payload.account, payload.jti)
   })
 }
 
@@ -164,7 +199,9 @@ const SESSIONS_ENDED = 'sessions-ended'
 const TOKEN_REVOKED = 'token-revoked'
 // A notice's reason, as sent by an instance of this version (anything else: signed out everywhere).
 const reasonOf = (value: unknown): SessionEndReason =>
-  typeof value === 'string' && Object.hasOwn(sessionEndMessages, value) ? (value as SessionEndReason) : 'signed-out-everywhere'
+  typeof value === 'string' && Object.hasOwn(sessionEndMessages, value)
+    ? (value as SessionEndReason)
+    : 'signed-out-everywhere'
 /** Signed-out tokens kept per account before signing out everywhere instead (src/auth/sessions.ts revokeToken). */
 export const MAX_REVOKED = 100
 
@@ -174,10 +211,19 @@ export const MAX_REVOKED = 100
  * disconnected — except `keep` (the caller's own connection), which stays connected but anonymous and learns the
  * outcome from its call's answer.
  */
-export const cutConnections = (app: Application, accountId: string, reason: SessionEndReason, keep?: unknown, which: (connection: RealTimeConnection) => boolean = () => true) => {
+export const cutConnections = (
+  app: Application,
+  accountId: string,
+  reason: SessionEndReason,
+  keep?: unknown,
+  which: (connection: RealTimeConnection) => boolean = () => true
+) => {
   const connectionsByAccount = connectionsOf(app)
   const tracked = connectionsByAccount.get(accountId)
-  const connections = new Set<RealTimeConnection>([...app.channel(`accounts/${accountId}`).connections, ...(tracked ?? [])])
+  const connections = new Set<RealTimeConnection>([
+    ...app.channel(`accounts/${accountId}`).connections,
+    ...(tracked ?? [])
+  ])
   for (const connection of connections) {
     if (!which(connection)) continue
     tracked?.delete(connection)
@@ -195,9 +241,16 @@ export const cutConnections = (app: Application, accountId: string, reason: Sess
 }
 
 /** Cuts the account's open connections (but `keep`) here and, through a notice, on the other instances. */
-export const cutAccountConnections = async (app: Application, accountId: string, reason: SessionEndReason, keep?: unknown) => {
+export const cutAccountConnections = async (
+  app: Application,
+  accountId: string,
+  reason: SessionEndReason,
+  keep?: unknown
+) => {
   cutConnections(app, accountId, reason, keep)
-  await sendNotice(app, SESSIONS_ENDED, { account: accountId, reason }).catch((error: Error) => logger.error('Sessions-ended notice not sent:', error?.message ?? error))
+  await sendNotice(app, SESSIONS_ENDED, { account: accountId, reason }).catch((error: Error) =>
+    logger.error('Sessions-ended notice not sent:', error?.message ?? error)
+  )
 }
 
 /**
@@ -206,8 +259,16 @@ export const cutAccountConnections = async (app: Application, accountId: string,
  * (e.g. a new password); with `announce` the updated account is announced (announceChange); returns it (hidden
  * fields included).
  */
-export const endSessions = async (app: Application, accountId: string, reason: SessionEndReason, options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}) => {
-  const updated = await accountsStore(app)._patch(accountId, { ...(options.change ?? {}), $inc: { sessionVersion: 1 } })
+export const endSessions = async (
+  app: Application,
+  accountId: string,
+  reason: SessionEndReason,
+  options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}
+) => {
+  const updated = await accountsStore(app)._patch(accountId, {
+    ...(options.change ?? {}),
+    $inc: { sessionVersion: 1 }
+  })
   // The change is announced first, so the account's own sockets still get its event before they are cut.
   if (options.announce) await announceChange(app, 'accounts', 'patched', updated)
   await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut
@@ -228,14 +289,26 @@ const jtiOf = (token: unknown) => {
 
 // This process's connections signed in with the token `jti` of the account (but `keep`) are cut.
 const cutToken = (app: Application, accountId: string, jti: string, keep?: unknown) =>
-  cutConnections(app, accountId, 'signed-out', keep, (connection) => jtiOf(connection.authentication?.accessToken) === jti)
+  cutConnections(
+    app,
+    accountId,
+    'signed-out',
+    keep,
+    (connection) => jtiOf(connection.authentication?.accessToken) === jti
+  )
 
 /**
  * Revokes one access token (its `jti`, until `expiresAt` ms): the account's expired entries are dropped, the token's
  * added; the jwt strategy refuses it from the next call on. Other connections signed in with it are cut here and,
  * through a notice, on the other instances.
  */
-export const revokeToken = async (app: Application, accountId: string, jti: string, expiresAt: number, keep?: unknown) => {
+export const revokeToken = async (
+  app: Application,
+  accountId: string,
+  jti: string,
+  expiresAt: number,
+  keep?: unknown
+) => {
   const accounts = accountsStore(app)
   // Two atomic updates (concurrent sign-outs lose nothing); the push first, so the list exists for the pull.
   await accounts._patch(accountId, { $push: { revokedTokens: { jti, exp: expiresAt } } })
@@ -247,5 +320,7 @@ export const revokeToken = async (app: Application, accountId: string, jti: stri
     return
   }
   cutToken(app, accountId, jti, keep)
-  await sendNotice(app, TOKEN_REVOKED, { account: accountId, jti }).catch((error: Error) => logger.error('Token-revoked notice not sent:', error?.message ?? error))
+  await sendNotice(app, TOKEN_REVOKED, { account: accountId, jti }).catch((error: Error) =>
+    logger.error('Token-revoked notice not sent:', error?.message ?? error)
+  )
 }

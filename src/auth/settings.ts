@@ -11,7 +11,10 @@ export type OAuthProviderSettings = Configuration['oauth'][OAuthProviderName]
 /** One counter family: `points` per key within `durationMs`. */
 export type LimitSettings = Configuration['rateLimits']['loginsPerIp']
 
-export type AuthSettings = Pick<Configuration, 'oauth' | 'actionCodes' | 'passwordPolicy' | 'mfa' | 'rateLimits' | 'messaging'>
+export type AuthSettings = Pick<
+  Configuration,
+  'oauth' | 'actionCodes' | 'passwordPolicy' | 'mfa' | 'rateLimits' | 'messaging'
+>
 
 /** The settings the app was started with. */
 export const authSettings = (app: Application): AuthSettings => ({

@@ -11,11 +11,15 @@ import { organizationIds } from '../access/context'
 
 /** Facilities in which the caller may handle money (billing privilege or superadmin). */
 export const billingFacilities = (access: AccessContext, privilege: string) =>
-  access.memberships.filter((m) => m.superadmin || (m.privileges ?? []).includes(privilege)).map((m) => m.organization)
+  access.memberships
+    .filter((m) => m.superadmin || (m.privileges ?? []).includes(privilege))
+    .map((m) => m.organization)
 
-export const isMember = (access: AccessContext, facility: string) => organizationIds(access).includes(facility)
+export const isMember = (access: AccessContext, facility: string) =>
+  organizationIds(access).includes(facility)
 
-export const mayBill = (access: AccessContext, facility: string, privilege: string) => billingFacilities(access, privilege).includes(facility)
+export const mayBill = (access: AccessContext, facility: string, privilege: string) =>
+  billingFacilities(access, privilege).includes(facility)
 
 /** A facility the caller is not a member of does not exist for them. */
 export const requireMember = (access: AccessContext, facility: string) => {
@@ -23,7 +27,12 @@ export const requireMember = (access: AccessContext, facility: string) => {
 }
 
 /** Money operations need the billing privilege (or superadmin) in the facility. */
-export const requireBilling = (access: AccessContext, facility: string, privilege: string, action: string) => {
+export const requireBilling = (
+  access: AccessContext,
+  facility: string,
+  privilege: string,
+  action: string
+) => {
   requireMember(access, facility)
   if (!mayBill(access, facility, privilege)) {
     throw new Forbidden(`${action} needs the '${privilege}' privilege or superadmin in the facility`)
@@ -34,7 +43,9 @@ export const requireBilling = (access: AccessContext, facility: string, privileg
 export const facilityScope = (access: AccessContext) => ({ facility: { $in: organizationIds(access) } })
 
 /** The money scope: documents of the facilities where the caller holds the billing privilege or is superadmin. */
-export const billingScope = (access: AccessContext, privilege: string) => ({ facility: { $in: billingFacilities(access, privilege) } })
+export const billingScope = (access: AccessContext, privilege: string) => ({
+  facility: { $in: billingFacilities(access, privilege) }
+})
 
 /** A facility's documents are announced to its members' connections and to its organization webhooks. */
 export const facilityOwned = {

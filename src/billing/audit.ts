@@ -14,6 +14,9 @@ export const invoiceAudit: AuditDeclaration = {
 
 export const invoiceChildAudit: AuditDeclaration = {
   fields: ['invoice', 'facility'],
-  patient: async (doc, app) => (typeof doc.invoice === 'string' ? patientOfInvoice(await orNull(stores(app).invoices._get(doc.invoice))) : undefined),
+  patient: async (doc, app) =>
+    typeof doc.invoice === 'string'
+      ? patientOfInvoice(await orNull(stores(app).invoices._get(doc.invoice)))
+      : undefined,
   facility: (doc) => doc.facility
 }

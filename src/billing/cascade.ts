@@ -26,27 +26,49 @@ export interface CascadeOptions {
 
 /** Deletes an invoice with its items and their payments; resolves with the removed invoice. `draftOnly`
  *  refuses (409) an invoice that is finalized when the cascade starts. */
-export const removeInvoiceCascade = async (app: Application, invoiceId: string, options: CascadeOptions & { draftOnly?: boolean } = {}) => {
+export const removeInvoiceCascade = async (
+  app: Application,
+  invoiceId: string,
+  options: CascadeOptions & { draftOnly?: boolean } = {}
+) => {
   const { invoices, items, payments, encounters } = stores(app)
   const now = Date.now()
   let invoice = await orNull(invoices._get(invoiceId, { query: within({}, options.scope) }))
   if (!invoice) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
   if (!invoice.deleting) {
-    invoice = await orNull(invoices._patch(invoice.id, { deleting: true, deletingAt: now }, { query: within(options.draftOnly ? { status: 'draft' } : {}, options.scope) }))
+    invoice = await orNull(
+      invoices._patch(
+        invoice.id,
+        { deleting: true, deletingAt: now },
+        { query: within(options.draftOnly ? { status: 'draft' } : {}, options.scope) }
+      )
+    )
     if (!invoice) {
       const fresh = await orNull(invoices._get(invoiceId, { query: within({}, options.scope) }))
       if (!fresh) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
-      throw new Conflict(`Billing invoice ${invoiceId} is finalized and cannot be removed`, { invoice: invoiceId, status: fresh.status })
+      throw new Conflict(`Billing invoice ${invoiceId} is finalized and cannot be removed`, {
+        invoice: invoiceId,
+        status: fresh.status
+      })
     }
   }
   invoiceId = invoice.id
   faultPoint('invoice-cascade:marked', options)
 
-  await items._patch(null, { deleting: true, deletingAt: now }, multi({ invoice: invoiceId, deleting: { $ne: true } }))
+  await items._patch(
+    null,
+    { deleting: true, deletingAt: now },
+    multi({ invoice: invoiceId, deleting: { $ne: true } })
+  )
   faultPoint('invoice-cascade:items-marked', options)
 
   const removedPayments = await payments._remove(null, multi({ invoice: invoiceId }))
-  await announceChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
+  await announceChange(
+    app,
+    paths.payments,
+    'removed',
+    removedPayments.filter((p: any) => p.status !== 'pending')
+  )
   faultPoint('invoice-cascade:payments-removed', options)
 
   const removedItems = await items._remove(null, multi({ invoice: invoiceId }))
@@ -54,7 +76,13 @@ export const removeInvoiceCascade = async (app: Application, invoiceId: string, 
   faultPoint('invoice-cascade:items-removed', options)
 
   if (invoice.encounter) {
-    const unlinked = await orNull(encounters._patch(invoice.encounter, { invoice: null, updatedAt: Date.now() }, { query: { invoice: invoiceId, deleting: { $ne: true } } }))
+    const unlinked = await orNull(
+      encounters._patch(
+        invoice.encounter,
+        { invoice: null, updatedAt: Date.now() },
+        { query: { invoice: invoiceId, deleting: { $ne: true } } }
+      )
+    )
     if (unlinked) await announceChange(app, paths.encounters, 'patched', unlinked)
   }
   const removed = await orNull(invoices._remove(invoiceId))
@@ -62,7 +90,11 @@ export const removeInvoiceCascade = async (app: Application, invoiceId: string, 
 }
 
 /** Deletes an item with its payments; `draftOnly` refuses finalized items (a direct DELETE). */
-export const removeItemCascade = async (app: Application, itemId: string, options: CascadeOptions & { draftOnly?: boolean } = {}) => {
+export const removeItemCascade = async (
+  app: Application,
+  itemId: string,
+  options: CascadeOptions & { draftOnly?: boolean } = {}
+) => {
   const { items, payments } = stores(app)
   let item = await orNull(items._get(itemId, { query: within({}, options.scope) }))
   if (!item) throw new NotFound(`No billing item found for id '${itemId}'`)
@@ -73,7 +105,10 @@ export const removeItemCascade = async (app: Application, itemId: string, option
     if (!item) {
       const fresh = await orNull(items._get(itemId, { query: within({}, options.scope) }))
       if (!fresh) throw new NotFound(`No billing item found for id '${itemId}'`)
-      throw new Conflict(`Billing item ${itemId} is finalized and cannot be removed`, { item: itemId, status: fresh.status })
+      throw new Conflict(`Billing item ${itemId} is finalized and cannot be removed`, {
+        item: itemId,
+        status: fresh.status
+      })
     }
   }
   faultPoint('item-cascade:marked', options)
@@ -81,7 +116,12 @@ export const removeItemCascade = async (app: Application, itemId: string, option
   await refreshTotalsAfterChange(app, item.invoice)
 
   const removedPayments = await payments._remove(null, multi({ item: itemId }))
-  await announceChange(app, paths.payments, 'removed', removedPayments.filter((p: any) => p.status !== 'pending'))
+  await announceChange(
+    app,
+    paths.payments,
+    'removed',
+    removedPayments.filter((p: any) => p.status !== 'pending')
+  )
   faultPoint('item-cascade:payments-removed', options)
 
   const removed = (await orNull(items._remove(itemId))) ?? item
@@ -89,7 +129,8 @@ export const removeItemCascade = async (app: Application, itemId: string, option
   return removed
 }
 
-const encounterFinalized = (id: string, why: string) => new Conflict(`Medical encounter ${id} cannot be removed: ${why}`, { encounter: id })
+const encounterFinalized = (id: string, why: string) =>
+  new Conflict(`Medical encounter ${id} cannot be removed: ${why}`, { encounter: id })
 
 /**
  * Removes a draft encounter with its draft invoice, the invoice's items and their payments (the invoice
@@ -97,16 +138,25 @@ const encounterFinalized = (id: string, why: string) => new Conflict(`Medical en
  * `deleting` first (hidden from reads, closed to patches and finalizing): the durable record of the cascade,
  * which startup recovery runs again.
  */
-export const removeEncounterCascade = async (app: Application, encounterId: string, options: CascadeOptions = {}) => {
+export const removeEncounterCascade = async (
+  app: Application,
+  encounterId: string,
+  options: CascadeOptions = {}
+) => {
   const { encounters, invoices } = stores(app)
   let encounter = await orNull(encounters._get(encounterId, { query: within({}, options.scope) }))
   if (!encounter) throw new NotFound(`No medical encounter found for id '${encounterId}'`)
   if (!encounter.deleting) {
     if (encounter.status !== 'draft') throw encounterFinalized(encounter.id, 'it is finalized')
     const invoice = encounter.invoice ? await orNull(invoices._get(encounter.invoice)) : null
-    if (invoice && !invoice.deleting && invoice.status !== 'draft') throw encounterFinalized(encounter.id, `its invoice ${invoice.id} is finalized`)
+    if (invoice && !invoice.deleting && invoice.status !== 'draft')
+      throw encounterFinalized(encounter.id, `its invoice ${invoice.id} is finalized`)
     encounter = await orNull(
-      encounters._patch(encounter.id, { deleting: true, deletingAt: Date.now() }, { query: within({ status: 'draft', deleting: { $ne: true } }, options.scope) })
+      encounters._patch(
+        encounter.id,
+        { deleting: true, deletingAt: Date.now() },
+        { query: within({ status: 'draft', deleting: { $ne: true } }, options.scope) }
+      )
     )
     if (!encounter) {
       const fresh = await orNull(encounters._get(encounterId, { query: within({}, options.scope) }))
@@ -118,7 +168,10 @@ export const removeEncounterCascade = async (app: Application, encounterId: stri
 
   if (encounter.invoice) {
     try {
-      const removedInvoice = await removeInvoiceCascade(app, encounter.invoice, { recovering: options.recovering, draftOnly: true })
+      const removedInvoice = await removeInvoiceCascade(app, encounter.invoice, {
+        recovering: options.recovering,
+        draftOnly: true
+      })
       await announceChange(app, paths.invoices, 'removed', removedInvoice)
     } catch (error: any) {
       if (error?.code === 409) {

@@ -11,7 +11,12 @@
 import { BadGateway, BadRequest, Conflict, PaymentError } from '@feathersjs/errors'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
-import { ProcessorDeclined, ProcessorUnavailable, processorOf, type ProcessorCard } from '../providers/processor'
+import {
+  ProcessorDeclined,
+  ProcessorUnavailable,
+  processorOf,
+  type ProcessorCard
+} from '../providers/processor'
 import { serviceAt } from '../store'
 
 export const customerPath = 'billing/customers'
@@ -24,7 +29,8 @@ export interface CustomerOwner {
 }
 
 /** The one key per owner the unique index holds. */
-export const ownerKeyOf = (owner: CustomerOwner) => (owner.account ? `account:${owner.account}` : `organization:${owner.organization}`)
+export const ownerKeyOf = (owner: CustomerOwner) =>
+  owner.account ? `account:${owner.account}` : `organization:${owner.organization}`
 
 /** Processor errors as client errors: 402 with the processor's message, 502 without details. */
 export const processorFailure = (error: unknown): never => {
@@ -41,15 +47,24 @@ const undo = async (what: string, step: () => Promise<void>) => {
   try {
     await step()
   } catch (error) {
-    logger.warn(`Card processor: could not undo ${what}: ${error instanceof Error ? error.message : String(error)}`)
+    logger.warn(
+      `Card processor: could not undo ${what}: ${error instanceof Error ? error.message : String(error)}`
+    )
   }
 }
 
 const conflictWith = (existing: { id: string }, owner: CustomerOwner) =>
-  new Conflict(`A billing customer already exists for this ${owner.account ? 'account' : 'organization'}: ${existing.id}`, { customer: existing.id })
+  new Conflict(
+    `A billing customer already exists for this ${owner.account ? 'account' : 'organization'}: ${existing.id}`,
+    { customer: existing.id }
+  )
 
 /** Saves the card behind `token` and makes it the default; on any failure the card is removed again. */
-const saveDefaultCard = async (app: Application, processorCustomer: string, token: string): Promise<ProcessorCard> => {
+const saveDefaultCard = async (
+  app: Application,
+  processorCustomer: string,
+  token: string
+): Promise<ProcessorCard> => {
   const processor = processorOf(app)
   const card = await processor.addCard(processorCustomer, token)
   try {
@@ -68,7 +83,16 @@ const saveDefaultCard = async (app: Application, processorCustomer: string, toke
  * 3. store the customer (a concurrent twin loses on the unique `ownerKey`: its processor customer is removed
  *    and it is a 409 naming the winner).
  */
-export const createCustomer = async (app: Application, data: { owner: CustomerOwner; processorToken?: string; processorEmail?: string; createdAt: number; createdBy: string | null }) => {
+export const createCustomer = async (
+  app: Application,
+  data: {
+    owner: CustomerOwner
+    processorToken?: string
+    processorEmail?: string
+    createdAt: number
+    createdBy: string | null
+  }
+) => {
   const store = customers(app)
   const ownerKey = ownerKeyOf(data.owner)
   const [existing] = await store._find({ query: { ownerKey }, paginate: false })
@@ -119,11 +143,18 @@ export const customerCards = async (app: Application, customer: { processorCusto
 /** The card `cardId` among the customer's cards, or a 400 naming it. */
 const requireOwnCard = (cards: ProcessorCard[], cardId: string, field: string) => {
   const card = cards.find((candidate) => candidate.id === cardId)
-  if (!card) throw new BadRequest(`Card '${cardId}' is not a saved card of this customer`, { errors: [{ field, message: `'${cardId}' is not a saved card of this customer` }] })
+  if (!card)
+    throw new BadRequest(`Card '${cardId}' is not a saved card of this customer`, {
+      errors: [{ field, message: `'${cardId}' is not a saved card of this customer` }]
+    })
   return card
 }
 
-export type CustomerChange = { processorToken: string } | { processorEmail: string } | { deleteCard: string } | { setDefaultCard: string }
+export type CustomerChange =
+  | { processorToken: string }
+  | { processorEmail: string }
+  | { deleteCard: string }
+  | { setDefaultCard: string }
 
 /**
  * Changes a customer's cards or email at the processor (one change per call), then stamps `updatedAt`
@@ -135,7 +166,12 @@ export type CustomerChange = { processorToken: string } | { processorEmail: stri
  * - setDefaultCard: check the card is the customer's (400), make it the default;
  * - processorEmail: change the email at the processor, then in the store.
  */
-export const changeCustomer = async (app: Application, existing: any, change: CustomerChange, writeScope?: Record<string, unknown>) => {
+export const changeCustomer = async (
+  app: Application,
+  existing: any,
+  change: CustomerChange,
+  writeScope?: Record<string, unknown>
+) => {
   const processor = processorOf(app)
   const customer = existing.processorCustomerId as string
   const fields: Record<string, unknown> = {}
@@ -151,7 +187,8 @@ export const changeCustomer = async (app: Application, existing: any, change: Cu
       try {
         await processor.removeCard(customer, card.id)
       } catch (error) {
-        if (card.isDefault && next) await undo(`default card ${next.id}`, () => processor.setDefaultCard(customer, card.id))
+        if (card.isDefault && next)
+          await undo(`default card ${next.id}`, () => processor.setDefaultCard(customer, card.id))
         throw error
       }
     } else if ('setDefaultCard' in change) {

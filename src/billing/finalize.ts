@@ -25,7 +25,11 @@ interface Pending {
 }
 
 /** Completes a finalization whose invoice write is done (also used by recovery). */
-export const completeFinalize = async (app: Application, invoice: any, options: { recovering?: boolean } = {}) => {
+export const completeFinalize = async (
+  app: Application,
+  invoice: any,
+  options: { recovering?: boolean } = {}
+) => {
   const { invoices, items, encounters } = stores(app)
   const pending: Pending | null = invoice.finalizePending ?? null
   const stamp: FinalizeStamp = { finalizedAt: invoice.finalizedAt, finalizedBy: invoice.finalizedBy ?? null }
@@ -40,7 +44,11 @@ export const completeFinalize = async (app: Application, invoice: any, options: 
   let encounter = null
   if (pending?.encounter) {
     encounter = await orNull(
-      encounters._patch(pending.encounter, { ...(pending.encounterFields ?? {}), status: 'finalized', ...stamp, updatedAt: Date.now() }, { query: { status: 'draft' } })
+      encounters._patch(
+        pending.encounter,
+        { ...(pending.encounterFields ?? {}), status: 'finalized', ...stamp, updatedAt: Date.now() },
+        { query: { status: 'draft' } }
+      )
     )
   }
   const done = await orNull(invoices._patch(invoice.id, { finalizePending: null }))
@@ -67,18 +75,32 @@ export const finalizeInvoice = async (
 ) => {
   const { invoices } = stores(app)
   const now = Date.now()
-  const pending: Pending = { encounter: encounter?.id ?? null, ...(encounter?.fields ? { encounterFields: encounter.fields } : {}), at: now }
+  const pending: Pending = {
+    encounter: encounter?.id ?? null,
+    ...(encounter?.fields ? { encounterFields: encounter.fields } : {}),
+    at: now
+  }
   const invoice = await orNull(
     invoices._patch(
       invoiceId,
-      { ...invoiceFields, status: 'finalized', finalizedAt: now, finalizedBy: by, finalizePending: pending, updatedAt: now },
+      {
+        ...invoiceFields,
+        status: 'finalized',
+        finalizedAt: now,
+        finalizedBy: by,
+        finalizePending: pending,
+        updatedAt: now
+      },
       { query: within({ status: 'draft', deleting: { $ne: true } }, scope) }
     )
   )
   if (!invoice) {
     const fresh = await orNull(invoices._get(invoiceId, { query: within({}, scope) }))
     if (!fresh || fresh.deleting) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
-    throw new Conflict(`Billing invoice ${invoiceId} is already finalized`, { invoice: invoiceId, status: fresh.status })
+    throw new Conflict(`Billing invoice ${invoiceId} is already finalized`, {
+      invoice: invoiceId,
+      status: fresh.status
+    })
   }
   faultPoint('finalize:invoice')
   return completeFinalize(app, invoice)

@@ -9,7 +9,8 @@ import { billingSettings } from './settings'
 
 // Billing documents change one at a time: a PATCH or DELETE without an id is refused.
 export const oneAtATime = async (context: HookContext, next: NextFunction) => {
-  if (context.id === null || context.id === undefined) throw new MethodNotAllowed(`${context.method} needs an id`)
+  if (context.id === null || context.id === undefined)
+    throw new MethodNotAllowed(`${context.method} needs an id`)
   await next()
 }
 
@@ -18,7 +19,11 @@ export const oneAtATime = async (context: HookContext, next: NextFunction) => {
  * document (403), and returned as the store scope of the finalizing write (the call's write scope narrowed to
  * the facilities where the caller may bill). Internal calls have no scope.
  */
-export const finalizeScope = async (context: Pick<HookContext, 'app' | 'params'>, existing: { facility: string }, action: string): Promise<Query | undefined> => {
+export const finalizeScope = async (
+  context: Pick<HookContext, 'app' | 'params'>,
+  existing: { facility: string },
+  action: string
+): Promise<Query | undefined> => {
   if (!context.params.provider) return undefined
   const access = await accessOf(context)
   const privilege = billingSettings(context.app).privilege
@@ -27,4 +32,5 @@ export const finalizeScope = async (context: Pick<HookContext, 'app' | 'params'>
 }
 
 /** The acting account id (null for internal calls). */
-export const actorOf = (context: Pick<HookContext, 'params'>): string | null => context.params.account?.id ?? null
+export const actorOf = (context: Pick<HookContext, 'params'>): string | null =>
+  context.params.account?.id ?? null

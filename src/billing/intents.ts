@@ -23,7 +23,13 @@ import type { Application } from '../declarations'
 import { sumByGroup, type StoreService } from '../store'
 import { logger } from '../logger'
 import { within } from '../access/rules'
-import { GatewayUnavailable, gatewayOf, gatewaySettings, knownGateways, type GatewaySettings } from '../providers/gateways'
+import {
+  GatewayUnavailable,
+  gatewayOf,
+  gatewaySettings,
+  knownGateways,
+  type GatewaySettings
+} from '../providers/gateways'
 import { hasAtMostDecimals, isWholeQuantity, maxAmountMinor, toMajor, toMinor } from './money'
 import { recordPayment } from './payments'
 import { billingSettings } from './settings'
@@ -35,7 +41,8 @@ import { serviceAt } from '../store'
 export const intentPath = 'billing-payment-intents'
 const intents = (app: Application) => serviceAt(app, intentPath)
 
-const badField = (field: string, message: string) => new BadRequest(`Invalid data: '${field}' ${message}`, { errors: [{ field, message }] })
+const badField = (field: string, message: string) =>
+  new BadRequest(`Invalid data: '${field}' ${message}`, { errors: [{ field, message }] })
 
 /** `<gateway>-<method>` → its parts, or a 400 naming what is unknown or not configured. */
 export const parseGatewayType = (settings: GatewaySettings, gatewayType: string) => {
@@ -44,13 +51,26 @@ export const parseGatewayType = (settings: GatewaySettings, gatewayType: string)
   const method = dash < 0 ? '' : gatewayType.slice(dash + 1)
   // Own keys only: a name such as `constructor` or `toString` is an unknown gateway, not an inherited member.
   const methods = Object.hasOwn(knownGateways, gateway) ? knownGateways[gateway] : undefined
-  if (!methods) throw badField('gatewayType', `names an unknown gateway '${gateway}' (known: ${Object.keys(knownGateways).join(', ')})`)
-  if (!methods.includes(method)) throw badField('gatewayType', `names an unknown method '${method}' of gateway '${gateway}' (known: ${methods.join(', ')})`)
-  if (!settings.enabled.includes(gateway)) throw badField('gatewayType', `names gateway '${gateway}', which is not configured on this server (GATEWAYS: ${settings.enabled.join(', ')})`)
+  if (!methods)
+    throw badField(
+      'gatewayType',
+      `names an unknown gateway '${gateway}' (known: ${Object.keys(knownGateways).join(', ')})`
+    )
+  if (!methods.includes(method))
+    throw badField(
+      'gatewayType',
+      `names an unknown method '${method}' of gateway '${gateway}' (known: ${methods.join(', ')})`
+    )
+  if (!settings.enabled.includes(gateway))
+    throw badField(
+      'gatewayType',
+      `names gateway '${gateway}', which is not configured on this server (GATEWAYS: ${settings.enabled.join(', ')})`
+    )
   return { gateway, method }
 }
 
-const isLoopbackHttp = (url: URL) => url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1')
+const isLoopbackHttp = (url: URL) =>
+  url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1')
 
 /** A return/cancel URL: http(s), on an allowed origin; anything else would be an open redirect (400). */
 export const checkReturnURL = (settings: GatewaySettings, origin: string, field: string, value: string) => {
@@ -60,9 +80,13 @@ export const checkReturnURL = (settings: GatewaySettings, origin: string, field:
   } catch {
     throw badField(field, 'must be an absolute http(s) URL')
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badField(field, 'must be an absolute http(s) URL')
-  const allowed = settings.returnOrigins.length ? settings.returnOrigins.includes(url.origin) : url.origin === origin || isLoopbackHttp(url)
-  if (!allowed) throw badField(field, `has origin ${url.origin}, which is not on the allow-list (GATEWAY_RETURN_ORIGINS)`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badField(field, 'must be an absolute http(s) URL')
+  const allowed = settings.returnOrigins.length
+    ? settings.returnOrigins.includes(url.origin)
+    : url.origin === origin || isLoopbackHttp(url)
+  if (!allowed)
+    throw badField(field, `has origin ${url.origin}, which is not on the allow-list (GATEWAY_RETURN_ORIGINS)`)
   return url.toString()
 }
 
@@ -75,37 +99,62 @@ export interface IntentItemInput {
 }
 
 /** Each item with its server-side unit price (minor units) and name; a 400 naming the item otherwise. */
-const priceItems = async (app: Application, items: IntentItemInput[], currency: string, facility: string | null, decimals: number) => {
+const priceItems = async (
+  app: Application,
+  items: IntentItemInput[],
+  currency: string,
+  facility: string | null,
+  decimals: number
+) => {
   const priced = []
   for (const [index, item] of items.entries()) {
     const field = `items.${index}`
     let unitMinor: number
     let name: string
     if (item.type === 'inventory-variant' || item.type === 'service') {
-      if (!isWholeQuantity(item.quantity)) throw badField(`${field}.quantity`, `must be a whole number of at least 1 for ${item.type} items (${item.type === 'service' ? 'services' : 'stock'} are sold in whole units)`)
+      if (!isWholeQuantity(item.quantity))
+        throw badField(
+          `${field}.quantity`,
+          `must be a whole number of at least 1 for ${item.type} items (${item.type === 'service' ? 'services' : 'stock'} are sold in whole units)`
+        )
       if (!facility) throw badField(field, `of type ${item.type} needs the intent's facility`)
       let doc: any
       if (item.type === 'inventory-variant') {
-        ;[doc] = await serviceAt(app, 'inventory-variants')._find({ query: { facility, sku: item.ref }, paginate: false })
-        if (!doc || doc.archived) throw badField(field, `names no inventory variant with sku '${item.ref}' in the facility`)
+        ;[doc] = await serviceAt(app, 'inventory-variants')._find({
+          query: { facility, sku: item.ref },
+          paginate: false
+        })
+        if (!doc || doc.archived)
+          throw badField(field, `names no inventory variant with sku '${item.ref}' in the facility`)
       } else {
         doc = await orNull(stores(app).services._get(item.ref as string))
-        if (!doc || doc.facility !== facility || doc.active === false) throw badField(field, `names no service '${item.ref}' of the facility`)
+        if (!doc || doc.facility !== facility || doc.active === false)
+          throw badField(field, `names no service '${item.ref}' of the facility`)
       }
       if (typeof doc.price !== 'number') throw badField(field, `has no price ('${item.ref}' is not priced)`)
-      if (doc.currency !== currency) throw badField(field, `is priced in ${doc.currency}, not in the intent's currency ${currency}`)
+      if (doc.currency !== currency)
+        throw badField(field, `is priced in ${doc.currency}, not in the intent's currency ${currency}`)
       unitMinor = toMinor(doc.price, decimals)
       name = doc.name
     } else {
-      if (!hasAtMostDecimals(item.amountPerItem as number, decimals)) throw badField(`${field}.amountPerItem`, `has more than ${decimals} decimals`)
+      if (!hasAtMostDecimals(item.amountPerItem as number, decimals))
+        throw badField(`${field}.amountPerItem`, `has more than ${decimals} decimals`)
       unitMinor = toMinor(item.amountPerItem as number, decimals)
       name = item.name as string
     }
     const amountMinor = Math.round(unitMinor * item.quantity)
     // Money stays exact: one line at most what one billing item may be (about 9 billion at 2 decimals).
-    if (amountMinor > maxAmountMinor) throw badField(`${field}.quantity`, `makes quantity × unit price larger than ${toMajor(maxAmountMinor, decimals)}`)
+    if (amountMinor > maxAmountMinor)
+      throw badField(
+        `${field}.quantity`,
+        `makes quantity × unit price larger than ${toMajor(maxAmountMinor, decimals)}`
+      )
     // A line that costs nothing once rounded (0.001 × 2.25, or a price of 0) is no part of a payment.
-    if (amountMinor <= 0) throw badField(field, `costs 0 (quantity × unit price rounds to 0 at ${decimals} decimals): every line must come to at least ${toMajor(1, decimals)}`)
+    if (amountMinor <= 0)
+      throw badField(
+        field,
+        `costs 0 (quantity × unit price rounds to 0 at ${decimals} decimals): every line must come to at least ${toMajor(1, decimals)}`
+      )
     priced.push({
       ...(item.type ? { type: item.type, ref: item.ref } : {}),
       name,
@@ -119,7 +168,12 @@ const priceItems = async (app: Application, items: IntentItemInput[], currency: 
 }
 
 /** The fee of `gatewayType` on `grossMinor`: percent of gross plus the fixed part, never above gross. */
-export const feeMinorOf = (settings: GatewaySettings, gatewayType: string, grossMinor: number, decimals: number) => {
+export const feeMinorOf = (
+  settings: GatewaySettings,
+  gatewayType: string,
+  grossMinor: number,
+  decimals: number
+) => {
   const fee = settings.fees[gatewayType]
   if (!fee || grossMinor === 0) return 0
   return Math.min(grossMinor, Math.round((grossMinor * fee.percent) / 100) + toMinor(fee.fixed, decimals))
@@ -141,7 +195,11 @@ export interface IntentInput {
 const checkInvoiceCurrency = async (app: Application, invoiceId: string, currency: string) => {
   const invoice = await orNull(stores(app).invoices._get(invoiceId))
   if (!invoice || invoice.deleting) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
-  if (invoice.currency !== currency) throw badField('currency', `is ${currency}, but invoice ${invoiceId} is in ${invoice.currency}: an intent paying an invoice must be in the invoice's currency`)
+  if (invoice.currency !== currency)
+    throw badField(
+      'currency',
+      `is ${currency}, but invoice ${invoiceId} is in ${invoice.currency}: an intent paying an invoice must be in the invoice's currency`
+    )
 }
 
 /**
@@ -155,15 +213,20 @@ const checkInvoiceCurrency = async (app: Application, invoiceId: string, currenc
 export const createIntent = async (app: Application, data: IntentInput, origin: string) => {
   const settings = gatewaySettings(app)
   const { gateway, method } = parseGatewayType(settings, data.gatewayType)
-  const returnURL = data.gatewayReturnURL ? checkReturnURL(settings, origin, 'gatewayReturnURL', data.gatewayReturnURL) : settings.defaultReturnURL || `${origin}/gateways/return`
-  const cancelURL = data.gatewayCancelURL ? checkReturnURL(settings, origin, 'gatewayCancelURL', data.gatewayCancelURL) : settings.defaultCancelURL || `${origin}/gateways/cancel`
+  const returnURL = data.gatewayReturnURL
+    ? checkReturnURL(settings, origin, 'gatewayReturnURL', data.gatewayReturnURL)
+    : settings.defaultReturnURL || `${origin}/gateways/return`
+  const cancelURL = data.gatewayCancelURL
+    ? checkReturnURL(settings, origin, 'gatewayCancelURL', data.gatewayCancelURL)
+    : settings.defaultCancelURL || `${origin}/gateways/cancel`
   if (data.invoice !== undefined) await checkInvoiceCurrency(app, data.invoice, data.currency)
   const decimals = billingSettings(app).moneyDecimals
   const facility = data.facility ?? null
   const items = await priceItems(app, data.items, data.currency, facility, decimals)
   // Every line costs more than 0, so the total does too (gateways refuse a zero order); past the exact range: 400.
   const grossMinor = items.reduce((sum, item) => sum + item.amountMinor, 0)
-  if (grossMinor > maxAmountMinor) throw badField('items', `add up to more than ${toMajor(maxAmountMinor, decimals)}`)
+  if (grossMinor > maxAmountMinor)
+    throw badField('items', `add up to more than ${toMajor(maxAmountMinor, decimals)}`)
   const feesMinor = feeMinorOf(settings, data.gatewayType, grossMinor, decimals)
   const now = data.createdAt
   const checkoutSecret = crypto.randomBytes(18).toString('base64url')
@@ -174,7 +237,11 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
     currency: data.currency,
     items: items.map(({ amountMinor: _minor, ...item }) => item),
     netAmount: toMajor(grossMinor, decimals),
-    receivables: { gross: toMajor(grossMinor, decimals), fees: toMajor(feesMinor, decimals), net: toMajor(grossMinor - feesMinor, decimals) },
+    receivables: {
+      gross: toMajor(grossMinor, decimals),
+      fees: toMajor(feesMinor, decimals),
+      net: toMajor(grossMinor - feesMinor, decimals)
+    },
     // Minor units for exact sums (analytics).
     amounts: { net: grossMinor, gross: grossMinor, fees: feesMinor, receivable: grossMinor - feesMinor },
     facility,
@@ -191,8 +258,19 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
     updatedAt: now
   })
   try {
-    const order = await gatewayOf(app, gateway).createOrder({ intent: intent.id, currency: data.currency, amount: toMajor(grossMinor, decimals).toFixed(decimals), returnURL, cancelURL, origin, checkoutSecret })
-    return await intents(app)._patch(intent.id, { gatewayOrderId: order.orderId, checkout: { approvalURL: order.approvalURL } })
+    const order = await gatewayOf(app, gateway).createOrder({
+      intent: intent.id,
+      currency: data.currency,
+      amount: toMajor(grossMinor, decimals).toFixed(decimals),
+      returnURL,
+      cancelURL,
+      origin,
+      checkoutSecret
+    })
+    return await intents(app)._patch(intent.id, {
+      gatewayOrderId: order.orderId,
+      checkout: { approvalURL: order.approvalURL }
+    })
   } catch (error) {
     await intents(app)._remove(intent.id)
     if (error instanceof GatewayUnavailable) {
@@ -204,9 +282,25 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
 }
 
 /** Moves an intent between states in one conditional write; `null` when it was not in `from` any more. */
-const move = async (app: Application, id: string, from: string, to: string, extra: Record<string, unknown> = {}, scope?: Record<string, unknown>) => {
+const move = async (
+  app: Application,
+  id: string,
+  from: string,
+  to: string,
+  extra: Record<string, unknown> = {},
+  scope?: Record<string, unknown>
+) => {
   const now = Date.now()
-  return orNull(intents(app)._patch(id, { $set: { status: to, [`${to}At`]: now, updatedAt: now, ...extra }, $push: { statusHistory: { status: to, at: now } } }, { query: within({ status: from }, scope) }))
+  return orNull(
+    intents(app)._patch(
+      id,
+      {
+        $set: { status: to, [`${to}At`]: now, updatedAt: now, ...extra },
+        $push: { statusHistory: { status: to, at: now } }
+      },
+      { query: within({ status: from }, scope) }
+    )
+  )
 }
 
 /** A created intent past its expiry is cancelled (on first touch); resolves to the current document. */
@@ -218,14 +312,31 @@ const expireIfDue = async (app: Application, intent: any) => {
 }
 
 /** The sandbox approval page's buttons: created → approved or cancelled (the secret of its URL required). */
-export const answerCheckout = async (app: Application, id: string, secret: string, answer: 'approve' | 'cancel') => {
+export const answerCheckout = async (
+  app: Application,
+  id: string,
+  secret: string,
+  answer: 'approve' | 'cancel'
+) => {
   const found = await orNull(intents(app)._get(id))
   const given = Buffer.from(String(secret))
   const expected = Buffer.from(String(found?.checkoutSecret ?? ''))
-  if (!found || found.gateway !== 'sandbox' || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw new NotFound('No checkout found')
+  if (
+    !found ||
+    found.gateway !== 'sandbox' ||
+    given.length !== expected.length ||
+    !crypto.timingSafeEqual(given, expected)
+  )
+    throw new NotFound('No checkout found')
   const intent = await expireIfDue(app, found)
   if (intent.status !== 'created') return { intent, moved: false }
-  const moved = await move(app, intent.id, 'created', answer === 'approve' ? 'approved' : 'cancelled', answer === 'cancel' ? { cancelReason: 'payer' } : {})
+  const moved = await move(
+    app,
+    intent.id,
+    'created',
+    answer === 'approve' ? 'approved' : 'cancelled',
+    answer === 'cancel' ? { cancelReason: 'payer' } : {}
+  )
   // A change outside a service call: announced as the service would (realtime and webhooks).
   if (moved) await announceChange(app, intentPath, 'patched', moved)
   return { intent: moved ?? (await intents(app)._get(id)), moved: Boolean(moved) }
@@ -233,11 +344,16 @@ export const answerCheckout = async (app: Application, id: string, secret: strin
 
 export const loadCheckout = async (app: Application, id: string, secret: string) => {
   const found = await orNull(intents(app)._get(id))
-  if (!found || found.gateway !== 'sandbox' || found.checkoutSecret !== secret) throw new NotFound('No checkout found')
+  if (!found || found.gateway !== 'sandbox' || found.checkoutSecret !== secret)
+    throw new NotFound('No checkout found')
   return expireIfDue(app, found)
 }
 
-const notCapturable = (intent: any) => new Conflict(`Payment intent ${intent.id} is ${intent.status} and cannot be captured (only an approved intent can)`, { intent: intent.id, status: intent.status })
+const notCapturable = (intent: any) =>
+  new Conflict(
+    `Payment intent ${intent.id} is ${intent.status} and cannot be captured (only an approved intent can)`,
+    { intent: intent.id, status: intent.status }
+  )
 
 /**
  * The invoice's items with balance, in order, taking `amountMinor` from their balances; 409 when it does not fit,
@@ -247,14 +363,25 @@ const notCapturable = (intent: any) => new Conflict(`Payment intent ${intent.id}
 const shares = async (app: Application, intent: any, amountMinor: number, decimals: number) => {
   const invoice = await orNull(stores(app).invoices._get(intent.invoice))
   const items = await stores(app).items._find({ query: { invoice: intent.invoice }, paginate: false })
-  const open = items.filter((item) => !item.deleting && item.status !== 'voided').sort((a, b) => a.createdAt - b.createdAt)
-  const foreign = invoice?.currency !== undefined && invoice.currency !== intent.currency ? invoice.currency : open.find((item) => item.currency !== intent.currency)?.currency
+  const open = items
+    .filter((item) => !item.deleting && item.status !== 'voided')
+    .sort((a, b) => a.createdAt - b.createdAt)
+  const foreign =
+    invoice?.currency !== undefined && invoice.currency !== intent.currency
+      ? invoice.currency
+      : open.find((item) => item.currency !== intent.currency)?.currency
   if (foreign !== undefined) {
-    throw new Conflict(`Payment intent ${intent.id} is in ${intent.currency} but invoice ${intent.invoice} is in ${foreign}: nothing was captured`, { intent: intent.id, invoice: intent.invoice, currency: intent.currency, invoiceCurrency: foreign })
+    throw new Conflict(
+      `Payment intent ${intent.id} is in ${intent.currency} but invoice ${intent.invoice} is in ${foreign}: nothing was captured`,
+      { intent: intent.id, invoice: intent.invoice, currency: intent.currency, invoiceCurrency: foreign }
+    )
   }
   const balance = open.reduce((sum, item) => sum + Math.max(0, item.amountMinor - (item.reserved ?? 0)), 0)
   if (balance < amountMinor) {
-    throw new Conflict(`Capturing ${toMajor(amountMinor, decimals)} would overpay invoice ${intent.invoice}: its remaining balance is ${toMajor(balance, decimals)}`, { intent: intent.id, invoice: intent.invoice, remainingBalance: toMajor(balance, decimals) })
+    throw new Conflict(
+      `Capturing ${toMajor(amountMinor, decimals)} would overpay invoice ${intent.invoice}: its remaining balance is ${toMajor(balance, decimals)}`,
+      { intent: intent.id, invoice: intent.invoice, remainingBalance: toMajor(balance, decimals) }
+    )
   }
   const result: { item: any; amountMinor: number }[] = []
   let left = amountMinor
@@ -279,16 +406,24 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
  * 4. capture at the gateway: captured → keep the payments; declined → void them, `failed`; gateway down →
  *    void them, back to approved, 502.
  */
-export const captureIntent = async (app: Application, existing: any, by: string | null, scope?: Record<string, unknown>) => {
+export const captureIntent = async (
+  app: Application,
+  existing: any,
+  by: string | null,
+  scope?: Record<string, unknown>
+) => {
   let intent = await expireIfDue(app, existing)
   // An intent of a gateway this server no longer offers (e.g. approved on the sandbox before production) is never captured.
   const enabled = gatewaySettings(app).enabled
   if (!enabled.includes(intent.gateway)) {
-    throw new Conflict(`Payment intent ${intent.id} was made through gateway '${intent.gateway}', which is not configured on this server (GATEWAYS: ${enabled.join(', ') || 'none'}); it cannot be captured`, {
-      intent: intent.id,
-      status: intent.status,
-      reason: 'gateway-not-configured'
-    })
+    throw new Conflict(
+      `Payment intent ${intent.id} was made through gateway '${intent.gateway}', which is not configured on this server (GATEWAYS: ${enabled.join(', ') || 'none'}); it cannot be captured`,
+      {
+        intent: intent.id,
+        status: intent.status,
+        reason: 'gateway-not-configured'
+      }
+    )
   }
   const gateway = gatewayOf(app, intent.gateway)
   if (intent.status === 'created' && intent.gatewayOrderId) {
@@ -313,7 +448,14 @@ export const captureIntent = async (app: Application, existing: any, by: string 
     if (intent.invoice) {
       for (const share of await shares(app, intent, intent.amounts.net, decimals)) {
         const now = Date.now()
-        const payment = await recordPayment(app, share.item, { type: 'payment', paymentMethod: intent.method === 'card' ? 'card' : 'online', amount: toMajor(share.amountMinor, decimals), reference: `payment intent ${intent.id}`, createdAt: now, createdBy: by })
+        const payment = await recordPayment(app, share.item, {
+          type: 'payment',
+          paymentMethod: intent.method === 'card' ? 'card' : 'online',
+          amount: toMajor(share.amountMinor, decimals),
+          reference: `payment intent ${intent.id}`,
+          createdAt: now,
+          createdBy: by
+        })
         payments.push(payment.id)
       }
     }
@@ -324,19 +466,27 @@ export const captureIntent = async (app: Application, existing: any, by: string 
   }
   let outcome: Awaited<ReturnType<typeof gateway.capture>>
   try {
-    outcome = await gateway.capture(intent.gatewayOrderId, { currency: intent.currency, amount: toMajor(intent.amounts.net, decimals).toFixed(decimals) })
+    outcome = await gateway.capture(intent.gatewayOrderId, {
+      currency: intent.currency,
+      amount: toMajor(intent.amounts.net, decimals).toFixed(decimals)
+    })
   } catch (error) {
     await release('the payment gateway was unavailable')
     await move(app, intent.id, 'capturing', 'approved')
     if (error instanceof GatewayUnavailable) {
       logger.warn(`Payment gateway ${intent.gateway} unavailable at capture: ${error.message}`)
-      throw new BadGateway(`The payment gateway ${intent.gateway} is unavailable; nothing was captured, try again`)
+      throw new BadGateway(
+        `The payment gateway ${intent.gateway} is unavailable; nothing was captured, try again`
+      )
     }
     throw error
   }
   if (outcome.status === 'failed') {
     await release('the capture was declined')
-    return (await move(app, intent.id, 'capturing', 'failed', { failureReason: outcome.reason })) ?? intents(app)._get(intent.id)
+    return (
+      (await move(app, intent.id, 'capturing', 'failed', { failureReason: outcome.reason })) ??
+      intents(app)._get(intent.id)
+    )
   }
   return (await move(app, intent.id, 'capturing', 'captured', { payments })) ?? intents(app)._get(intent.id)
 }
@@ -352,16 +502,42 @@ export type AnalyticsType = (typeof analyticsTypes)[number]
  * 3. the answer lists every currency in `currencies`; when all selected intents share one currency (or none
  *    is selected) `value`, `currency` and `count` are also given at the top.
  */
-export const intentAnalytics = async (app: Application, service: StoreService, params: any, type: AnalyticsType) => {
+export const intentAnalytics = async (
+  app: Application,
+  service: StoreService,
+  params: any,
+  type: AnalyticsType
+) => {
   const decimals = billingSettings(app).moneyDecimals
   const { $limit: _limit, $skip: _skip, $sort: _sort, $select: _select, ...query } = params.query ?? {}
-  const rows = await sumByGroup(app, service, { ...params, query }, 'currency', { net: 'amounts.net', gross: 'amounts.gross', fees: 'amounts.fees', receivable: 'amounts.receivable' })
+  const rows = await sumByGroup(app, service, { ...params, query }, 'currency', {
+    net: 'amounts.net',
+    gross: 'amounts.gross',
+    fees: 'amounts.fees',
+    receivable: 'amounts.receivable'
+  })
   const valueOf = (sums: Record<string, number>) =>
-    type === 'net-amount-total' ? toMajor(sums.net, decimals) : { gross: toMajor(sums.gross, decimals), fees: toMajor(sums.fees, decimals), net: toMajor(sums.receivable, decimals) }
-  const currencies = rows.map((row) => ({ currency: row.group as string, value: valueOf(row.sums), count: row.count }))
+    type === 'net-amount-total'
+      ? toMajor(sums.net, decimals)
+      : {
+          gross: toMajor(sums.gross, decimals),
+          fees: toMajor(sums.fees, decimals),
+          net: toMajor(sums.receivable, decimals)
+        }
+  const currencies = rows.map((row) => ({
+    currency: row.group as string,
+    value: valueOf(row.sums),
+    count: row.count
+  }))
   const count = currencies.reduce((sum, row) => sum + row.count, 0)
   if (currencies.length === 0) {
-    return { type, value: valueOf({ net: 0, gross: 0, fees: 0, receivable: 0 }), currency: typeof query.currency === 'string' ? query.currency : billingSettings(app).currency, count: 0, currencies }
+    return {
+      type,
+      value: valueOf({ net: 0, gross: 0, fees: 0, receivable: 0 }),
+      currency: typeof query.currency === 'string' ? query.currency : billingSettings(app).currency,
+      count: 0,
+      currencies
+    }
   }
   if (currencies.length === 1) return { type, ...currencies[0], currencies }
   return { type, count, currencies }
@@ -376,7 +552,10 @@ export const intentAnalytics = async (app: Application, service: StoreService, p
  * A gateway that cannot be asked leaves the intent for the next pass.
  */
 export const recoverCaptures = async (app: Application, before: number) => {
-  const stuck = await intents(app)._find({ query: { status: 'capturing', capturingAt: { $lt: before } }, paginate: false })
+  const stuck = await intents(app)._find({
+    query: { status: 'capturing', capturingAt: { $lt: before } },
+    paginate: false
+  })
   let finished = 0
   for (const intent of stuck) {
     let seen: string | null
@@ -385,12 +564,23 @@ export const recoverCaptures = async (app: Application, before: number) => {
     } catch {
       continue
     }
-    const recorded = (await stores(app).payments._find({ query: { reference: `payment intent ${intent.id}` }, paginate: false })).filter((payment) => payment.status !== 'voided')
+    const recorded = (
+      await stores(app).payments._find({
+        query: { reference: `payment intent ${intent.id}` },
+        paginate: false
+      })
+    ).filter((payment) => payment.status !== 'voided')
     if (seen === 'captured') {
-      if (await move(app, intent.id, 'capturing', 'captured', { payments: recorded.map((payment) => payment.id) })) finished++
+      if (
+        await move(app, intent.id, 'capturing', 'captured', {
+          payments: recorded.map((payment) => payment.id)
+        })
+      )
+        finished++
       continue
     }
-    for (const payment of recorded) await voidPayment(app, payment.id, null, 'the capture was interrupted and is undone')
+    for (const payment of recorded)
+      await voidPayment(app, payment.id, null, 'the capture was interrupted and is undone')
     const back = await move(app, intent.id, 'capturing', 'approved')
     if (back) {
       await announceChange(app, intentPath, 'patched', back)

@@ -35,13 +35,29 @@ const remainingConflict = (item: any, amountMinor: number, decimals: number) => 
   const remainingBalance = toMajor(remaining, decimals)
   return new Conflict(
     `Payment of ${toMajor(amountMinor, decimals)} exceeds the remaining balance of item ${item.id}: the remaining balance is ${remainingBalance}`,
-    { item: item.id, amount: toMajor(amountMinor, decimals), remainingBalance, total: toMajor(item.amountMinor, decimals) }
+    {
+      item: item.id,
+      amount: toMajor(amountMinor, decimals),
+      remainingBalance,
+      total: toMajor(item.amountMinor, decimals)
+    }
   )
 }
 
 /** Gives back a reservation exactly once (only while its pending entry is still on the item). */
-export const releaseReservation = async (app: Application, itemId: string, key: string, amountMinor: number) => {
-  return orNull(stores(app).items._patch(itemId, { $inc: { reserved: -amountMinor }, $pull: { pending: { key } }, $set: { updatedAt: Date.now() } }, { query: { 'pending.key': key } }))
+export const releaseReservation = async (
+  app: Application,
+  itemId: string,
+  key: string,
+  amountMinor: number
+) => {
+  return orNull(
+    stores(app).items._patch(
+      itemId,
+      { $inc: { reserved: -amountMinor }, $pull: { pending: { key } }, $set: { updatedAt: Date.now() } },
+      { query: { 'pending.key': key } }
+    )
+  )
 }
 
 /** Removes a settled pending entry from the item (the reservation stays: its payment is recorded). */
@@ -54,7 +70,8 @@ export const recordPayment = async (app: Application, item: any, input: PaymentI
   const decimals = billingSettings(app).moneyDecimals
   const amountMinor = toMinor(input.amount, decimals)
   // Cheap early answer when the item is plainly paid up (the atomic step below is what guarantees it).
-  if (item.amountMinor - (item.reserved ?? 0) < amountMinor) throw remainingConflict(item, amountMinor, decimals)
+  if (item.amountMinor - (item.reserved ?? 0) < amountMinor)
+    throw remainingConflict(item, amountMinor, decimals)
 
   const payment = await payments._create({
     facility: item.facility,
@@ -81,8 +98,18 @@ export const recordPayment = async (app: Application, item: any, input: PaymentI
     const reserved = await orNull(
       items._patch(
         current.id,
-        { $inc: { reserved: amountMinor }, $push: { pending: { key: payment.id, amount: amountMinor, at: Date.now() } }, $set: { updatedAt: Date.now() } },
-        { query: { amountMinor: current.amountMinor, reserved: { $lte: current.amountMinor - amountMinor }, deleting: { $ne: true } } }
+        {
+          $inc: { reserved: amountMinor },
+          $push: { pending: { key: payment.id, amount: amountMinor, at: Date.now() } },
+          $set: { updatedAt: Date.now() }
+        },
+        {
+          query: {
+            amountMinor: current.amountMinor,
+            reserved: { $lte: current.amountMinor - amountMinor },
+            deleting: { $ne: true }
+          }
+        }
       )
     )
     if (reserved) {
@@ -103,7 +130,9 @@ export const recordPayment = async (app: Application, item: any, input: PaymentI
   }
   faultPoint('payment:reserved')
 
-  let recorded = await orNull(payments._patch(payment.id, { status: 'draft' }, { query: { status: 'pending' } }))
+  let recorded = await orNull(
+    payments._patch(payment.id, { status: 'draft' }, { query: { status: 'pending' } })
+  )
   if (!recorded) {
     // Someone else moved it first: recovery recorded it (fine), or an invoice/item deletion removed it.
     recorded = await orNull(payments._get(payment.id))

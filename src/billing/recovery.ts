@@ -47,7 +47,8 @@ export interface RecoveryReport {
   invoicesRefreshed: number
 }
 
-const all = (service: any, query: Record<string, unknown>) => service._find({ query, paginate: false }) as Promise<any[]>
+const all = (service: any, query: Record<string, unknown>) =>
+  service._find({ query, paginate: false }) as Promise<any[]>
 
 export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport> => {
   const { invoices, items, payments, encounters } = stores(app)
@@ -67,8 +68,13 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   const touched = new Set<string>()
   const recovering = { recovering: true }
 
-  for (const encounter of await all(encounters, { deleting: true, deletingAt: { $lt: cutoffs.operationsBefore } })) {
-    await orNull(removeEncounterCascade(app, encounter.id, recovering)).catch((error) => logger.warn(`Encounter ${encounter.id} removal undone: ${error?.message}`))
+  for (const encounter of await all(encounters, {
+    deleting: true,
+    deletingAt: { $lt: cutoffs.operationsBefore }
+  })) {
+    await orNull(removeEncounterCascade(app, encounter.id, recovering)).catch((error) =>
+      logger.warn(`Encounter ${encounter.id} removal undone: ${error?.message}`)
+    )
     report.encounterCascades++
   }
   for (const invoice of await all(invoices, { deletingAt: { $lt: cutoffs.operationsBefore } })) {
@@ -85,15 +91,22 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   }
 
   // Voids whose release of the amount (or its bookkeeping) did not finish.
-  for (const payment of await all(payments, { voidPending: true, updatedAt: { $lt: cutoffs.operationsBefore } })) {
+  for (const payment of await all(payments, {
+    voidPending: true,
+    updatedAt: { $lt: cutoffs.operationsBefore }
+  })) {
     await completeVoid(app, payment, recovering)
     report.voidsCompleted++
   }
 
   // Payments inserted but never recorded: recorded if their reservation was made, dropped otherwise.
-  for (const payment of await all(payments, { status: 'pending', createdAt: { $lt: cutoffs.paymentsBefore } })) {
+  for (const payment of await all(payments, {
+    status: 'pending',
+    createdAt: { $lt: cutoffs.paymentsBefore }
+  })) {
     const item = await orNull(items._get(payment.item))
-    const reserved = !!item && !item.deleting && (item.pending ?? []).some((entry: any) => entry.key === payment.id)
+    const reserved =
+      !!item && !item.deleting && (item.pending ?? []).some((entry: any) => entry.key === payment.id)
     if (reserved) {
       await orNull(payments._patch(payment.id, { status: 'draft' }, { query: { status: 'pending' } }))
       await settleReservation(app, item.id, payment.id)
@@ -130,7 +143,8 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
       const invoice = await orNull(invoices._get(invoiceId))
       for (const item of list) {
         // An item whose creation was cut short: its invoice is gone, or was finalized while it was inserted.
-        const leftover = !invoice || (invoice.status === 'finalized' && !invoice.finalizePending && item.status === 'draft')
+        const leftover =
+          !invoice || (invoice.status === 'finalized' && !invoice.finalizePending && item.status === 'draft')
         if (leftover && !item.deleting) {
           await orNull(removeItemCascade(app, item.id, recovering))
           report.leftoverItems++
@@ -141,12 +155,17 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
     // An encounter whose invoice was created but not yet recorded on it.
     for (const invoice of await all(invoices, { createdAt: { $gte: cutoffs.sweepSince } })) {
       if (!invoice.encounter || invoice.deleting) continue
-      const linked = await orNull(encounters._patch(invoice.encounter, { invoice: invoice.id }, { query: { invoice: null } }))
+      const linked = await orNull(
+        encounters._patch(invoice.encounter, { invoice: invoice.id }, { query: { invoice: null } })
+      )
       if (!linked) continue
       report.encountersLinked++
       // A deletion of the invoice that ran meanwhile (on another process) must not be left pointed at.
       const still = await orNull(invoices._get(invoice.id))
-      if (!still || still.deleting) await orNull(encounters._patch(invoice.encounter, { invoice: null }, { query: { invoice: invoice.id } }))
+      if (!still || still.deleting)
+        await orNull(
+          encounters._patch(invoice.encounter, { invoice: null }, { query: { invoice: invoice.id } })
+        )
     }
   }
 
@@ -157,8 +176,10 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
 }
 
 /** One recovery pass on one instance at a time: the report, or null when another instance is running a pass. */
-export const recoverBillingOnce = (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport | null> =>
-  recoveryPass(app, 'billing', () => recoverBilling(app, cutoffs))
+export const recoverBillingOnce = (
+  app: Application,
+  cutoffs: RecoveryCutoffs
+): Promise<RecoveryReport | null> => recoveryPass(app, 'billing', () => recoverBilling(app, cutoffs))
 
 const summary = (report: RecoveryReport) =>
   Object.entries(report)
@@ -177,8 +198,16 @@ export const billingRecoveryJob = (app: Application) =>
       // and the totals of recently changed invoices; afterwards what is older than the stale cutoff.
       const cutoffs: RecoveryCutoffs =
         when === 'startup'
-          ? { operationsBefore: now, paymentsBefore: staleCutoff(app, when, settings.staleAfterMs), sweepSince: now - settings.totalsSweepWindowMs }
-          : { operationsBefore: now - settings.staleAfterMs, paymentsBefore: now - settings.staleAfterMs, sweepSince: null }
+          ? {
+              operationsBefore: now,
+              paymentsBefore: staleCutoff(app, when, settings.staleAfterMs),
+              sweepSince: now - settings.totalsSweepWindowMs
+            }
+          : {
+              operationsBefore: now - settings.staleAfterMs,
+              paymentsBefore: now - settings.staleAfterMs,
+              sweepSince: null
+            }
       return summary(await recoverBilling(app, cutoffs))
     }
   })
@@ -195,7 +224,10 @@ export const paymentIntentsRecoveryJob = (app: Application) =>
       const finished = await recoverCaptures(app, staleCutoff(app, when, app.get('billing').staleAfterMs))
       // Idempotency keys (of intents and billing customers) whose 24 hours are over.
       const purged = await purgeExpiredKeys(app)
-      const done = [finished ? `${finished} interrupted captures settled` : '', purged ? `${purged} expired idempotency keys removed` : ''].filter(Boolean)
+      const done = [
+        finished ? `${finished} interrupted captures settled` : '',
+        purged ? `${purged} expired idempotency keys removed` : ''
+      ].filter(Boolean)
       return done.length ? done.join(', ') : null
     }
   })

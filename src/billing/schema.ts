@@ -3,7 +3,8 @@ import { Type } from '@feathersjs/typebox'
 import { IdString, Timestamp } from '../schema/common'
 
 /** A money value in major units (checked against `billing.moneyDecimals` by `checkBillingValues`). */
-export const Money = (options: Record<string, unknown> = {}) => Type.Number({ minimum: 0, maximum: 1e12, ...options })
+export const Money = (options: Record<string, unknown> = {}) =>
+  Type.Number({ minimum: 0, maximum: 1e12, ...options })
 /** An ISO 4217 style currency code. */
 export const Currency = () => Type.String({ pattern: '^[A-Z]{3}$' })
 /** A value of one of the configurable lists (checked by `checkBillingValues`). */

@@ -6,7 +6,14 @@ import type { Application, Configuration } from '../declarations'
 export type BillingSettings = Configuration['billing']
 
 /** Names of the configurable value lists, by the body field they validate. */
-export type BillingList = 'encounterTypes' | 'invoiceTypes' | 'subjectTypes' | 'itemTypes' | 'serviceTypes' | 'paymentTypes' | 'paymentMethods'
+export type BillingList =
+  | 'encounterTypes'
+  | 'invoiceTypes'
+  | 'subjectTypes'
+  | 'itemTypes'
+  | 'serviceTypes'
+  | 'paymentTypes'
+  | 'paymentMethods'
 
 /** The billing settings. */
 export const billingSettings = (app: Application): BillingSettings => app.get('billing')

@@ -13,7 +13,11 @@ export const paths = {
 export const stores = (app: Application) => storesByPath(app, paths)
 
 /** Params for an internal call that touches every matching document (never reachable from a client). */
-export const multi = (query: Record<string, unknown>) => ({ query, paginate: false as const, adapter: { multi: true } })
+export const multi = (query: Record<string, unknown>) => ({
+  query,
+  paginate: false as const,
+  adapter: { multi: true }
+})
 
 /** Runs a store call, turning NotFound into `null`. */
 export const orNull = async <T>(call: Promise<T>): Promise<T | null> => {

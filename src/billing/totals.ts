@@ -30,20 +30,34 @@ const computeAndWrite = async (app: Application, invoiceId: string) => {
     const invoice = await orNull(invoices._get(invoiceId))
     if (!invoice || invoice.deleting) return null
     const startedAt = Date.now()
-    const list = await items._find({ query: { invoice: invoiceId, deleting: { $ne: true }, $select: ['amountMinor', 'reserved'] }, paginate: false })
+    const list = await items._find({
+      query: { invoice: invoiceId, deleting: { $ne: true }, $select: ['amountMinor', 'reserved'] },
+      paginate: false
+    })
     let total = 0
     let paid = 0
     for (const item of list) {
       total += item.amountMinor ?? 0
       paid += item.reserved ?? 0
     }
-    const totals = { total: toMajor(total, decimals), paid: toMajor(paid, decimals), balance: toMajor(total - paid, decimals), itemCount: list.length }
+    const totals = {
+      total: toMajor(total, decimals),
+      paid: toMajor(paid, decimals),
+      balance: toMajor(total - paid, decimals),
+      itemCount: list.length
+    }
     const rev = invoice.totalsRev ?? 0
     const updated = await orNull(
-      invoices._patch(invoiceId, { ...totals, totalsAt: startedAt, totalsRev: rev + 1 }, { query: { totalsRev: rev, deleting: { $ne: true } } })
+      invoices._patch(
+        invoiceId,
+        { ...totals, totalsAt: startedAt, totalsRev: rev + 1 },
+        { query: { totalsRev: rev, deleting: { $ne: true } } }
+      )
     )
     if (updated) {
-      const changed = (Object.keys(totals) as (keyof typeof totals)[]).some((key) => invoice[key] !== totals[key])
+      const changed = (Object.keys(totals) as (keyof typeof totals)[]).some(
+        (key) => invoice[key] !== totals[key]
+      )
       if (changed) await announceChange(app, paths.invoices, 'patched', updated)
       return updated
     }

@@ -19,12 +19,20 @@ import { orNull, paths, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
 
 /** Steps 2–3 for a payment already marked voided (also run by recovery). */
-export const completeVoid = async (app: Application, payment: any, options: { recovering?: boolean } = {}) => {
+export const completeVoid = async (
+  app: Application,
+  payment: any,
+  options: { recovering?: boolean } = {}
+) => {
   const { items, payments } = stores(app)
   const amountMinor = toMinor(payment.amount, billingSettings(app).moneyDecimals)
   const key = `voided.${payment.id}`
   const item = await orNull(
-    items._patch(payment.item, { $inc: { reserved: -amountMinor }, $set: { [key]: amountMinor, updatedAt: Date.now() } }, { query: { [key]: { $exists: false } } })
+    items._patch(
+      payment.item,
+      { $inc: { reserved: -amountMinor }, $set: { [key]: amountMinor, updatedAt: Date.now() } },
+      { query: { [key]: { $exists: false } } }
+    )
   )
   if (item) await announceChange(app, paths.items, 'patched', item)
   faultPoint('void:released', options)
@@ -34,20 +42,36 @@ export const completeVoid = async (app: Application, payment: any, options: { re
 }
 
 /** Voids a draft or finalized payment; `scope` (the caller's write scope) is part of the first write's query. */
-export const voidPayment = async (app: Application, paymentId: string, by: string | null, reason: string | undefined, scope?: Query) => {
+export const voidPayment = async (
+  app: Application,
+  paymentId: string,
+  by: string | null,
+  reason: string | undefined,
+  scope?: Query
+) => {
   const { payments } = stores(app)
   const now = Date.now()
   const voided = await orNull(
     payments._patch(
       paymentId,
-      { status: 'voided', voidedAt: now, voidedBy: by, ...(reason !== undefined ? { voidReason: reason } : {}), voidPending: true, updatedAt: now },
+      {
+        status: 'voided',
+        voidedAt: now,
+        voidedBy: by,
+        ...(reason !== undefined ? { voidReason: reason } : {}),
+        voidPending: true,
+        updatedAt: now
+      },
       { query: within({ status: { $in: ['draft', 'finalized'] } }, scope) }
     )
   )
   if (!voided) {
     const fresh = await orNull(payments._get(paymentId, { query: within({}, scope) }))
     if (!fresh) throw new NotFound(`No billing payment found for id '${paymentId}'`)
-    throw new Conflict(`Billing payment ${paymentId} is ${fresh.status} and cannot be voided`, { payment: paymentId, status: fresh.status })
+    throw new Conflict(`Billing payment ${paymentId} is ${fresh.status} and cannot be voided`, {
+      payment: paymentId,
+      status: fresh.status
+    })
   }
   faultPoint('void:marked')
   return completeVoid(app, voided)

@@ -64,15 +64,37 @@ export const sharedEvents = (app: Application) => {
       uri: url,
       key: redisKey(app, 'events'),
       redisClient: newRedisClient(url),
-      serialize: ({ event, path, data, context }: { event: string; path: string; data: unknown; context?: Record<string, any> }) => {
-        const synced: SyncedContext = { path, method: context?.method, type: context?.type, id: context?.id ?? null, event, origin: instance }
+      serialize: ({
+        event,
+        path,
+        data,
+        context
+      }: {
+        event: string
+        path: string
+        data: unknown
+        context?: Record<string, any>
+      }) => {
+        const synced: SyncedContext = {
+          path,
+          method: context?.method,
+          type: context?.type,
+          id: context?.id ?? null,
+          event,
+          origin: instance
+        }
         return JSON.stringify({ event, path, data, dispatch: dispatchOf(context, data), context: synced })
       },
       deserialize: (raw: string) => {
         const { event, path, data, dispatch, context } = JSON.parse(raw)
         // What the socket transport sends to each connection and what channels match against: the external view
         // when there is one (as `app.publish` sees it in the emitting instance), else the data.
-        return { event, path, data: dispatch ?? data, context: { ...context, result: data, ...(dispatch === undefined ? {} : { dispatch }) } }
+        return {
+          event,
+          path,
+          data: dispatch ?? data,
+          context: { ...context, result: data, ...(dispatch === undefined ? {} : { dispatch }) }
+        }
       }
     }) as (app: Application) => void // (cast: feathers-sync types its configure function for the plain Feathers app, not the Koa-typed one)
   )

@@ -7,8 +7,10 @@ import { logger } from '../logger'
 import { redisKey, redisOf } from './redis'
 
 // Extends the lease only while it is still ours; deletes it only while it is still ours.
-const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
-const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+const RENEW =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+const RELEASE =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 export type LeaseResult<T> = { ran: true; value: T } | { ran: false }
 
@@ -16,22 +18,34 @@ export type LeaseResult<T> = { ran: true; value: T } | { ran: false }
  * Runs `task` while holding the lease `name`; when another instance holds it, does not run it. The lease lasts
  * `ttlMs` and is renewed every third of it while `task` runs, so a crashed holder frees it within `ttlMs`.
  */
-export const withLease = async <T>(app: Application, name: string, ttlMs: number, task: () => Promise<T>): Promise<LeaseResult<T>> => {
+export const withLease = async <T>(
+  app: Application,
+  name: string,
+  ttlMs: number,
+  task: () => Promise<T>
+): Promise<LeaseResult<T>> => {
   const client = redisOf(app)
   if (!client) return { ran: true, value: await task() }
   const key = redisKey(app, `lease:${name}`)
   const token = randomBytes(12).toString('hex')
   const taken = await client.set(key, token, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } })
   if (taken !== 'OK') return { ran: false }
-  const renew = setInterval(() => {
-    client.eval(RENEW, { keys: [key], arguments: [token, String(ttlMs)] }).catch((error: Error) => logger.warn(`Lease ${name} not renewed:`, error?.message))
-  }, Math.max(10, Math.floor(ttlMs / 3)))
+  const renew = setInterval(
+    () => {
+      client
+        .eval(RENEW, { keys: [key], arguments: [token, String(ttlMs)] })
+        .catch((error: Error) => logger.warn(`Lease ${name} not renewed:`, error?.message))
+    },
+    Math.max(10, Math.floor(ttlMs / 3))
+  )
   renew.unref()
   try {
     return { ran: true, value: await task() }
   } finally {
     clearInterval(renew)
-    await client.eval(RELEASE, { keys: [key], arguments: [token] }).catch((error: Error) => logger.warn(`Lease ${name} not released:`, error?.message))
+    await client
+      .eval(RELEASE, { keys: [key], arguments: [token] })
+      .catch((error: Error) => logger.warn(`Lease ${name} not released:`, error?.message))
   }
 }
 
@@ -39,7 +53,13 @@ export const withLease = async <T>(app: Application, name: string, ttlMs: number
  * Runs `task` while holding the lease `name`, waiting (up to `waitMs`) while another instance holds it: for start-up
  * steps every instance must see done before serving (e.g. the admin bootstrap), run one instance at a time.
  */
-export const withLeaseWaiting = async <T>(app: Application, name: string, ttlMs: number, task: () => Promise<T>, waitMs = 60_000): Promise<T> => {
+export const withLeaseWaiting = async <T>(
+  app: Application,
+  name: string,
+  ttlMs: number,
+  task: () => Promise<T>,
+  waitMs = 60_000
+): Promise<T> => {
   const end = Date.now() + waitMs
   for (;;) {
     const result = await withLease(app, name, ttlMs, task)
@@ -57,6 +77,9 @@ export const withLeaseWaiting = async <T>(app: Application, name: string, ttlMs:
 export const claimPeriod = async (app: Application, name: string, periodMs: number): Promise<boolean> => {
   const client = redisOf(app)
   if (!client) return true
-  const taken = await client.set(redisKey(app, `period:${name}`), randomBytes(6).toString('hex'), { condition: 'NX', expiration: { type: 'PX', value: Math.max(1, Math.floor(periodMs)) } })
+  const taken = await client.set(redisKey(app, `period:${name}`), randomBytes(6).toString('hex'), {
+    condition: 'NX',
+    expiration: { type: 'PX', value: Math.max(1, Math.floor(periodMs)) }
+  })
   return taken === 'OK'
 }

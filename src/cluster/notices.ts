@@ -5,7 +5,14 @@
 import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { instanceIdOf } from './events'
-import { logRedisErrors, redisKey, redisOf, redisStartupError, stopRedisClient, type RedisClient } from './redis'
+import {
+  logRedisErrors,
+  redisKey,
+  redisOf,
+  redisStartupError,
+  stopRedisClient,
+  type RedisClient
+} from './redis'
 import { runtimeOf } from '../runtime'
 
 type Handler = (payload: any) => void
@@ -31,7 +38,10 @@ export const onNotice = (app: Application, topic: string, handler: Handler) => {
 export const sendNotice = async (app: Application, topic: string, payload: unknown) => {
   const client = redisOf(app)
   if (!client) return
-  await client.publish(redisKey(app, `notice:${topic}`), JSON.stringify({ origin: instanceIdOf(app), payload }))
+  await client.publish(
+    redisKey(app, `notice:${topic}`),
+    JSON.stringify({ origin: instanceIdOf(app), payload })
+  )
 }
 
 /** Subscribes to other instances' notices (after `redis` and `sharedEvents` are configured). */

@@ -32,10 +32,14 @@ const checkRedisUrl = (url: string) => {
   try {
     protocol = new URL(url).protocol
   } catch {
-    throw new StartupError(`REDIS_URL is not a URL; set it to redis://host:6379 (rediss:// for TLS), ${leaveEmpty}`)
+    throw new StartupError(
+      `REDIS_URL is not a URL; set it to redis://host:6379 (rediss:// for TLS), ${leaveEmpty}`
+    )
   }
   if (protocol !== 'redis:' && protocol !== 'rediss:') {
-    throw new StartupError(`REDIS_URL ${shownUrl(url)} is not a Redis URL (it starts with ${protocol}//); set it to redis://host:6379 (rediss:// for TLS), ${leaveEmpty}`)
+    throw new StartupError(
+      `REDIS_URL ${shownUrl(url)} is not a Redis URL (it starts with ${protocol}//); set it to redis://host:6379 (rediss:// for TLS), ${leaveEmpty}`
+    )
   }
 }
 
@@ -59,7 +63,12 @@ export const newRedisClient = (url: string) => {
 }
 
 /** Stops a client: closed (pending commands answered first) when connected, else dropped with its retries. */
-export const stopRedisClient = async (client: { isOpen: boolean; isReady: boolean; close(): Promise<unknown>; destroy(): void }) => {
+export const stopRedisClient = async (client: {
+  isOpen: boolean
+  isReady: boolean
+  close(): Promise<unknown>
+  destroy(): void
+}) => {
   if (!client.isOpen) return
   if (client.isReady) await client.close().catch(() => client.destroy())
   else client.destroy()
@@ -67,14 +76,19 @@ export const stopRedisClient = async (client: { isOpen: boolean; isReady: boolea
 
 /** The StartupError of a Redis connection that could not be opened at start-up. */
 export const redisStartupError = (url: string, error: unknown) =>
-  new StartupError(`Redis at REDIS_URL ${shownUrl(url)} could not be reached (${reasonOf(error)}); start Redis or set REDIS_URL to a server this host can reach, ${leaveEmpty}`, { cause: error })
+  new StartupError(
+    `Redis at REDIS_URL ${shownUrl(url)} could not be reached (${reasonOf(error)}); start Redis or set REDIS_URL to a server this host can reach, ${leaveEmpty}`,
+    { cause: error }
+  )
 
 /** Opens the Redis client when REDIS_URL is set; warns when MONGODB_URL is set without it. */
 export const redis = (app: Application) => {
   const url = app.get('redis')
   if (!url) {
     if (app.get('mongodb')) {
-      logger.warn('MONGODB_URL is set without REDIS_URL: rate limits, realtime events and caches stay per process, so run one instance only (several instances need both).')
+      logger.warn(
+        'MONGODB_URL is set without REDIS_URL: rate limits, realtime events and caches stay per process, so run one instance only (several instances need both).'
+      )
     }
     return
   }

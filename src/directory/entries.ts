@@ -112,10 +112,15 @@ export const serialized = (key: string, task: () => Promise<void>) => {
 }
 
 const sameContent = (a: Omit<DirectoryEntry, 'id'>, b: Omit<DirectoryEntry, 'id'>) =>
-  (['type', 'key', 'ref', 'name', 'description', 'tags', 'coordinates'] as const).every((field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null))
+  (['type', 'key', 'ref', 'name', 'description', 'tags', 'coordinates'] as const).every(
+    (field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null)
+  )
 
 const findByKey = async (app: Application, key: string) =>
-  (await directoryStore(app)._find({ query: { key, $select: indexedFields }, paginate: false })) as DirectoryEntry[]
+  (await directoryStore(app)._find({
+    query: { key, $select: indexedFields },
+    paginate: false
+  })) as DirectoryEntry[]
 
 /** Puts the stored entry of `key` (or its absence) into this instance's index. */
 const indexStored = async (app: Application, key: string, stored: DirectoryEntry | null) => {
@@ -149,10 +154,12 @@ export const rebuildEntry = (app: Application, source: EntrySource, id: string) 
   return serialized(key, async () => {
     injectedFailure(app)
     const store = directoryStore(app)
-    const doc = await serviceAt(app, source.path)._get(id).catch((error: any) => {
-      if (error?.code === 404) return null
-      throw error
-    })
+    const doc = await serviceAt(app, source.path)
+      ._get(id)
+      .catch((error: any) => {
+        if (error?.code === 404) return null
+        throw error
+      })
     const content = doc ? await source.build(app, doc) : null
     const existing = await findByKey(app, key)
     let stored: DirectoryEntry | null = null
@@ -177,7 +184,9 @@ export const rebuildEntry = (app: Application, source: EntrySource, id: string) 
       }
     }
     await indexStored(app, key, stored)
-    await sendNotice(app, ENTRY_NOTICE, { key }).catch((error: any) => logger.error(`Directory notice for ${key} failed:`, error?.message ?? error))
+    await sendNotice(app, ENTRY_NOTICE, { key }).catch((error: any) =>
+      logger.error(`Directory notice for ${key} failed:`, error?.message ?? error)
+    )
   })
 }
 

@@ -42,12 +42,21 @@ const boxesOf = (center: Point, radiusKm: number): Box[] => {
   const maxLat = center.lat + deg(angular)
   const s = Math.sin(angular) / Math.cos(rad(center.lat))
   // A circle around a pole (or reaching it) spans every longitude.
-  if (minLat <= -90 || maxLat >= 90 || s >= 1) return [[Math.max(-90, minLat), -180, Math.min(90, maxLat), 180]]
+  if (minLat <= -90 || maxLat >= 90 || s >= 1)
+    return [[Math.max(-90, minLat), -180, Math.min(90, maxLat), 180]]
   const dLng = deg(Math.asin(s))
   const west = center.lng - dLng
   const east = center.lng + dLng
-  if (west < -180) return [[minLat, west + 360, maxLat, 180], [minLat, -180, maxLat, east]]
-  if (east > 180) return [[minLat, west, maxLat, 180], [minLat, -180, maxLat, east - 360]]
+  if (west < -180)
+    return [
+      [minLat, west + 360, maxLat, 180],
+      [minLat, -180, maxLat, east]
+    ]
+  if (east > 180)
+    return [
+      [minLat, west, maxLat, 180],
+      [minLat, -180, maxLat, east - 360]
+    ]
   return [[minLat, west, maxLat, east]]
 }
 
@@ -64,7 +73,9 @@ const cellDistances = (center: Point, cell: string) => {
     const lng = Math.min(maxLng, Math.max(minLng, center.lng + shift))
     nearest = Math.min(nearest, distanceKm(center, { lat, lng: lng - shift }))
   }
-  const farthest = Math.max(...[minLat, maxLat].flatMap((a) => [minLng, maxLng].map((b) => distanceKm(center, { lat: a, lng: b }))))
+  const farthest = Math.max(
+    ...[minLat, maxLat].flatMap((a) => [minLng, maxLng].map((b) => distanceKm(center, { lat: a, lng: b })))
+  )
   return { nearest, farthest }
 }
 
@@ -105,10 +116,16 @@ const boundingCells = (center: Point, radiusKm: number): string[] => {
     // A cheap estimate first: cell sizes at this precision (lat bits, lng bits) against the box sizes.
     const lngBits = Math.ceil((5 * precision) / 2)
     const latBits = Math.floor((5 * precision) / 2)
-    const estimate = boxes.reduce((sum, [a, b, c, d]) => sum + (Math.floor((c - a) / (180 / 2 ** latBits)) + 2) * (Math.floor((d - b) / (360 / 2 ** lngBits)) + 2), 0)
+    const estimate = boxes.reduce(
+      (sum, [a, b, c, d]) =>
+        sum +
+        (Math.floor((c - a) / (180 / 2 ** latBits)) + 2) * (Math.floor((d - b) / (360 / 2 ** lngBits)) + 2),
+      0
+    )
     if (estimate > MAX_CELLS * 2 && precision > 1) continue
     const cells = new Set<string>()
-    for (const [a, b, c, d] of boxes) for (const cell of ngeohash.bboxes(a, b, c, d, precision)) cells.add(cell)
+    for (const [a, b, c, d] of boxes)
+      for (const cell of ngeohash.bboxes(a, b, c, d, precision)) cells.add(cell)
     if (cells.size <= MAX_CELLS || precision === 1) return [...cells]
   }
   return []

@@ -17,7 +17,9 @@ export const rebuildOnRemoteChanges = (app: Application) => {
   onNotice(app, ENTRY_NOTICE, (payload: { key?: unknown }) => {
     if (typeof payload?.key !== 'string') return
     const key = payload.key
-    refreshEntry(app, key).catch((error: any) => logger.error(`Directory entry ${key} could not be refreshed:`, error?.message ?? error))
+    refreshEntry(app, key).catch((error: any) =>
+      logger.error(`Directory entry ${key} could not be refreshed:`, error?.message ?? error)
+    )
   })
   const paths = new Set<string>()
   for (const source of entrySources()) {
@@ -31,7 +33,12 @@ export const rebuildOnRemoteChanges = (app: Application) => {
         if (!fromOtherInstance(app, context)) return
         for (const doc of Array.isArray(data) ? data : [data]) {
           for (const [source, id] of affectedBy(path, doc)) {
-            rebuildEntry(app, source, id).catch((error: any) => logger.error(`Directory entry ${source.kind}:${id} could not be rebuilt:`, error?.message ?? error))
+            rebuildEntry(app, source, id).catch((error: any) =>
+              logger.error(
+                `Directory entry ${source.kind}:${id} could not be rebuilt:`,
+                error?.message ?? error
+              )
+            )
           }
         }
       })

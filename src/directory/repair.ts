@@ -46,7 +46,11 @@ const stateOf = (app: Application): RepairState => runtimeOf(app).directoryRepai
 
 /** Creates the pending records' store (small; part of start-up like every store). */
 export const setupDirectoryRepair = (app: Application) => {
-  const store = createStore<PendingRecord>(app, { name: 'directory-pending', paginate: false, indexes: [{ fields: { at: 1 } }] })
+  const store = createStore<PendingRecord>(app, {
+    name: 'directory-pending',
+    paginate: false,
+    indexes: [{ fields: { at: 1 } }]
+  })
   runtimeOf(app).directoryRepair = { store, timers: new Set(), stopped: false, since: Date.now() }
 }
 
@@ -81,10 +85,13 @@ const beforeWrite = async (context: HookContext): Promise<{ keys: string[]; kind
   } else if (context.id === null || context.id === undefined) {
     // A multi write: which documents it reaches is not known before.
     for (const source of entrySources()) {
-      if (source.path === context.path || (source.triggers ?? []).some((t) => t.path === context.path)) kinds.add(source.kind)
+      if (source.path === context.path || (source.triggers ?? []).some((t) => t.path === context.path))
+        kinds.add(source.kind)
     }
   } else {
-    const doc = await serviceAt(context.app, context.path)._get(context.id).catch(() => null)
+    const doc = await serviceAt(context.app, context.path)
+      ._get(context.id)
+      .catch(() => null)
     add(doc ?? { id: String(context.id) })
   }
   return { keys: [...keys], kinds: [...kinds] }
@@ -110,7 +117,9 @@ const rebuildKeys = async (app: Application, keys: string[]) => {
 const rebuildKind = async (app: Application, kind: string) => {
   const source = sourceByKind(kind)
   if (!source) return []
-  const docs = (await serviceAt(app, source.path)._find({ query: { $select: ['id'] }, paginate: false })) as { id: string }[]
+  const docs = (await serviceAt(app, source.path)._find({ query: { $select: ['id'] }, paginate: false })) as {
+    id: string
+  }[]
   const keys = new Set(docs.map((doc) => keyOf(source, doc.id)))
   for (const key of (await directoryIndex(app)).keysOfType(kind)) keys.add(key)
   return rebuildKeys(app, [...keys])
@@ -123,7 +132,10 @@ const settle = async (app: Application, record: Pick<PendingRecord, 'keys' | 'ki
     try {
       failed = failed.concat(await rebuildKind(app, kind))
     } catch (error: any) {
-      logger.error(`Directory entries of ${kind} could not be repaired (will retry):`, error?.message ?? error)
+      logger.error(
+        `Directory entries of ${kind} could not be repaired (will retry):`,
+        error?.message ?? error
+      )
       failed.push(kind)
     }
   }
@@ -134,7 +146,8 @@ const removeRecord = async (app: Application, id: string) => {
   await stateOf(app)
     .store._remove(id)
     .catch((error: any) => {
-      if (error?.code !== 404) logger.error('Directory pending record could not be removed:', error?.message ?? error)
+      if (error?.code !== 404)
+        logger.error('Directory pending record could not be removed:', error?.message ?? error)
     })
 }
 
@@ -161,7 +174,8 @@ const settleWithRetries = async (app: Application, record: PendingRecord, attemp
  * rebuild is logged and retried; the write's own answer is not changed by it.
  */
 export const syncDirectory = async (context: HookContext, next: NextFunction) => {
-  if (!WRITES.includes(context.method) || !watchedPaths().has(context.path) || !stateOf(context.app)) return next()
+  if (!WRITES.includes(context.method) || !watchedPaths().has(context.path) || !stateOf(context.app))
+    return next()
   const app = context.app
   const state = stateOf(app)
   const before = await beforeWrite(context)
@@ -187,7 +201,10 @@ export const syncDirectory = async (context: HookContext, next: NextFunction) =>
 /** Repairs every record written before `before` (epoch ms). */
 export const repairPending = async (app: Application, before: number) => {
   const state = stateOf(app)
-  const records = (await state.store._find({ query: { at: { $lt: before } }, paginate: false })) as PendingRecord[]
+  const records = (await state.store._find({
+    query: { at: { $lt: before } },
+    paginate: false
+  })) as PendingRecord[]
   if (records.length === 0) return
   logger.info(`Directory: repairing ${records.length} pending change(s) from their sources`)
   const keys = [...new Set(records.flatMap((r) => r.keys))]
@@ -211,7 +228,9 @@ export const startDirectoryRepair = (app: Application): Promise<void> => {
     await repairPending(app, state.since)
   })().catch((error: any) => logger.error('Directory start-up repair failed:', error?.message ?? error))
   const timer = setInterval(() => {
-    repairPending(app, Date.now() - REPAIR_INTERVAL_MS).catch((error: any) => logger.error('Directory repair failed:', error?.message ?? error))
+    repairPending(app, Date.now() - REPAIR_INTERVAL_MS).catch((error: any) =>
+      logger.error('Directory repair failed:', error?.message ?? error)
+    )
   }, REPAIR_INTERVAL_MS)
   timer.unref()
   state.timers.add(timer)

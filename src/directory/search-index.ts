@@ -79,7 +79,12 @@ const prefixesOf = (word: string) => {
   return found
 }
 // One cache per tier, keyed by the word itself (no key string made just to look one up).
-const keyCaches = [new Map<string, string>(), new Map<string, string>(), new Map<string, string>(), new Map<string, string>()]
+const keyCaches = [
+  new Map<string, string>(),
+  new Map<string, string>(),
+  new Map<string, string>(),
+  new Map<string, string>()
+]
 const tierKey = (tier: number, word: string) => {
   const cache = keyCaches[tier]
   let key = cache.get(word)
@@ -115,7 +120,15 @@ const keysOf = (entry: IndexedEntry, foldedName = fold(entry.name ?? '')): strin
 
 /** A 32-bit hash (FNV-1a) of everything the index takes from an entry: whether the indexed copy is current. */
 export const signatureOf = (entry: IndexedEntry) => {
-  const text = JSON.stringify([entry.id, entry.type, entry.ref, entry.tags ?? [], entry.name, entry.description ?? '', entry.coordinates ?? null])
+  const text = JSON.stringify([
+    entry.id,
+    entry.type,
+    entry.ref,
+    entry.tags ?? [],
+    entry.name,
+    entry.description ?? '',
+    entry.coordinates ?? null
+  ])
   let hash = 0x811c9dc5
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
   return hash | 0 || 1
@@ -193,7 +206,9 @@ export class SearchIndex {
       this.insert(entry)
     })
     // (sorting strings natively is much faster than with a comparator; NUL sorts first, so this is name, then id)
-    const sortable = [...this.byKey.values()].map((n) => `${this.sortNames[n]}\u0000${this.ids[n]}\u0000${n}`).sort()
+    const sortable = [...this.byKey.values()]
+      .map((n) => `${this.sortNames[n]}\u0000${this.ids[n]}\u0000${n}`)
+      .sort()
     this.order = sortable.map((text) => Number(text.slice(text.lastIndexOf('\u0000') + 1)))
     this.ranksCurrent = false
   }
@@ -295,7 +310,10 @@ export class SearchIndex {
    * The live entries meeting every condition, each with the sum of the scores of the keys it has (per condition,
    * the first of its keys it has), and, with `circle`, its distance (entries beyond it or without a point left out).
    */
-  match(conditions: Condition[], circle: (Point & { radiusKm: number; distance(to: Point): number }) | null): Hits {
+  match(
+    conditions: Condition[],
+    circle: (Point & { radiusKm: number; distance(to: Point): number }) | null
+  ): Hits {
     const capacity = this.ids.length
     if (this.mark.length < capacity) {
       this.mark = new Int32Array(Math.max(1024, capacity * 2))
@@ -389,7 +407,8 @@ export class SearchIndex {
     const ranks = this.nameRanks()
     // Hit i before hit j: higher score, then nearer, then earlier in name order (name, then id).
     const before = distances
-      ? (i: number, j: number) => scores[j] - scores[i] || distances[i] - distances[j] || ranks[ns[i]] - ranks[ns[j]]
+      ? (i: number, j: number) =>
+          scores[j] - scores[i] || distances[i] - distances[j] || ranks[ns[i]] - ranks[ns[j]]
       : (i: number, j: number) => scores[j] - scores[i] || ranks[ns[i]] - ranks[ns[j]]
     const wanted = Math.min(skip + limit, count)
     let best: number[]
@@ -411,7 +430,9 @@ export class SearchIndex {
         if (best.length > wanted) best.pop()
       }
     }
-    return best.slice(skip, wanted).map((i) => ({ n: ns[i], score: scores[i], distance: distances ? distances[i] : 0 }))
+    return best
+      .slice(skip, wanted)
+      .map((i) => ({ n: ns[i], score: scores[i], distance: distances ? distances[i] : 0 }))
   }
 
   /** Every live entry in name order: the count, and the entry ids from `skip` to `skip + limit`. */

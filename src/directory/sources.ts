@@ -59,14 +59,19 @@ defineEntrySource({
       query: { facility: doc.id, active: true, $select: ['type'] },
       paginate: false
     })) as { type?: string }[]
-    const offered = [...new Set(services.map((s) => s.type).filter((t): t is string => typeof t === 'string'))].map((t) => `sto:${t}`)
+    const offered = [
+      ...new Set(services.map((s) => s.type).filter((t): t is string => typeof t === 'string'))
+    ].map((t) => `sto:${t}`)
     const own: string[] = Array.isArray(doc.tags) ? doc.tags : []
     return {
       ref: { id: doc.id, type: doc.type, types: Array.isArray(doc.types) ? doc.types : [] },
       name: doc.name,
       description: doc.description ?? '',
       tags: [...new Set([...own, ...offered])].sort(),
-      coordinates: doc.coordinates && typeof doc.coordinates.lat === 'number' && typeof doc.coordinates.lng === 'number' ? { lat: doc.coordinates.lat, lng: doc.coordinates.lng } : null
+      coordinates:
+        doc.coordinates && typeof doc.coordinates.lat === 'number' && typeof doc.coordinates.lng === 'number'
+          ? { lat: doc.coordinates.lat, lng: doc.coordinates.lng }
+          : null
     }
   },
   triggers: [{ path: 'services', sources: (service) => [service.facility] }]

@@ -2,7 +2,11 @@
 // The same functions build the index fields of entries and read the words of a query, so both always agree.
 
 /** Lower-case and accent-folded: `Clínica` → `clinica`. */
-export const fold = (text: string) => text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase()
+export const fold = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
 
 /** Longest word kept in the index (longer words are cut; a query word is cut the same way). */
 export const MAX_WORD = 40
@@ -13,7 +17,8 @@ export const words = (text: string | undefined | null): string[] => foldedWords(
 /** The words of an already folded text (`words` without the fold). */
 export const foldedWords = (folded: string): string[] => {
   const out: string[] = []
-  for (const word of folded.split(/[^\p{L}\p{N}]+/u)) if (word) out.push(word.length > MAX_WORD ? word.slice(0, MAX_WORD) : word)
+  for (const word of folded.split(/[^\p{L}\p{N}]+/u))
+    if (word) out.push(word.length > MAX_WORD ? word.slice(0, MAX_WORD) : word)
   return out
 }
 

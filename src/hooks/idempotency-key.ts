@@ -17,7 +17,11 @@ const WAIT_MS = 60_000
 export const idempotencyStore = (app: Application): StoreService => {
   const runtime = runtimeOf(app)
   if (runtime.idempotencyStore) return runtime.idempotencyStore
-  const store = createStore(app, { name: 'idempotency-keys', paginate: false, indexes: [{ fields: { key: 1 }, unique: true }, { fields: { expiresAt: 1 } }] })
+  const store = createStore(app, {
+    name: 'idempotency-keys',
+    paginate: false,
+    indexes: [{ fields: { key: 1 }, unique: true }, { fields: { expiresAt: 1 } }]
+  })
   runtime.idempotencyStore = store
   return store
 }
@@ -27,13 +31,21 @@ export const idempotencyStore = (app: Application): StoreService => {
  * grow with every key ever sent. Answers how many were removed.
  */
 export const purgeExpiredKeys = async (app: Application, now = Date.now()) => {
-  const removed = await idempotencyStore(app)._remove(null, { query: { expiresAt: { $lte: now } }, paginate: false, adapter: { multi: true } })
+  const removed = await idempotencyStore(app)._remove(null, {
+    query: { expiresAt: { $lte: now } },
+    paginate: false,
+    adapter: { multi: true }
+  })
   return Array.isArray(removed) ? removed.length : removed ? 1 : 0
 }
 
 const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`
   return JSON.stringify(value) ?? 'null'
 }
 
@@ -47,10 +59,20 @@ const replay = (record: any) => {
 export const idempotencyKey = async (context: HookContext, next: NextFunction) => {
   const header = context.params.headers?.['idempotency-key']
   if (!context.params.provider || header === undefined) return next()
-  if (typeof header !== 'string' || header.length === 0 || header.length > 255) throw new BadRequest('The Idempotency-Key header must be 1 to 255 characters')
+  if (typeof header !== 'string' || header.length === 0 || header.length > 255)
+    throw new BadRequest('The Idempotency-Key header must be 1 to 255 characters')
   const store = idempotencyStore(context.app)
   const key = `${context.params.account?.id ?? 'anonymous'}:${context.path}:${context.method}:${header}`
-  const request = crypto.createHash('sha256').update(canonical({ id: context.id ?? null, data: context.data ?? null, operators: context.params.operators ?? null })).digest('hex')
+  const request = crypto
+    .createHash('sha256')
+    .update(
+      canonical({
+        id: context.id ?? null,
+        data: context.data ?? null,
+        operators: context.params.operators ?? null
+      })
+    )
+    .digest('hex')
   const now = Date.now()
   let mine: any = null
   // The key is looked up first (a retry finds it without an insert); the unique index on `key` decides between
@@ -59,7 +81,13 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
     let [found] = await store._find({ query: { key }, paginate: false })
     if (!found) {
       try {
-        mine = await store._create({ key, request, state: 'pending', createdAt: now, expiresAt: now + DAY_MS })
+        mine = await store._create({
+          key,
+          request,
+          state: 'pending',
+          createdAt: now,
+          expiresAt: now + DAY_MS
+        })
         break
       } catch (error: any) {
         if (error?.code !== 409) throw error
@@ -71,7 +99,10 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
       await store._remove(found.id, { query: { expiresAt: { $lte: Date.now() } } }).catch(() => null)
       continue
     }
-    if (found.request !== request) throw new Conflict('This Idempotency-Key was used with a different request; use a new key', { idempotencyKey: header })
+    if (found.request !== request)
+      throw new Conflict('This Idempotency-Key was used with a different request; use a new key', {
+        idempotencyKey: header
+      })
     // The first request under this key: its result, once it has one.
     const deadline = Date.now() + WAIT_MS
     let current = found
@@ -80,7 +111,10 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
       ;[current] = await store._find({ query: { key }, paginate: false })
     }
     if (!current) continue
-    if (current.state === 'pending') throw new Conflict('A request with this Idempotency-Key is still in progress; retry later', { idempotencyKey: header })
+    if (current.state === 'pending')
+      throw new Conflict('A request with this Idempotency-Key is still in progress; retry later', {
+        idempotencyKey: header
+      })
     context.result = replay(current)
     return
   }
@@ -89,7 +123,8 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
     await next()
   } catch (error: any) {
     const code = typeof error?.code === 'number' ? error.code : 500
-    if (code >= 400 && code < 500) await store._patch(mine.id, { state: 'done', error: convert(error).toJSON() })
+    if (code >= 400 && code < 500)
+      await store._patch(mine.id, { state: 'done', error: convert(error).toJSON() })
     else await store._remove(mine.id).catch(() => null)
     throw error
   }

@@ -10,7 +10,9 @@ export const logError = async (context: HookContext, next: NextFunction) => {
     const code = typeof error?.code === 'number' ? error.code : 500
     if (!error?.className) {
       logger.error(`${context.path}.${context.method} failed:`, error)
-      throw new GeneralError(process.env.NODE_ENV === 'production' ? 'Internal error' : (error?.message ?? 'Internal error'))
+      throw new GeneralError(
+        process.env.NODE_ENV === 'production' ? 'Internal error' : (error?.message ?? 'Internal error')
+      )
     }
     // Known server-side failures (a provider down, 502) are logged as one line; client errors are not logged.
     if (code >= 500) logger.warn(`${context.path}.${context.method} failed: ${error.name}: ${error.message}`)

@@ -21,8 +21,11 @@ export const observeCall = async (context: HookContext, next: NextFunction) => {
     throw error
   } finally {
     state?.end()
-    const account = context.params.account?.id ?? (context.path === 'authentication' ? context.result?.account?.id : undefined)
+    const account =
+      context.params.account?.id ??
+      (context.path === 'authentication' ? context.result?.account?.id : undefined)
     if (context.params.requestLog && typeof account === 'string') context.params.requestLog.account = account
-    if (socket) metricsOf(context.app)?.observe('socketio', context.path, context.method, status, seconds(started))
+    if (socket)
+      metricsOf(context.app)?.observe('socketio', context.path, context.method, status, seconds(started))
   }
 }

@@ -15,12 +15,25 @@ import { getDispatch, setDispatch } from '@feathersjs/schema'
 import { normalizeEmail } from '../services/accounts/accounts'
 import { logger } from '../logger'
 
-const METHOD_ACTIONS: Record<string, AuditAction> = { find: 'read', get: 'read', create: 'create', patch: 'patch', update: 'update', remove: 'remove' }
+const METHOD_ACTIONS: Record<string, AuditAction> = {
+  find: 'read',
+  get: 'read',
+  create: 'create',
+  patch: 'patch',
+  update: 'update',
+  remove: 'remove'
+}
 
 // The authentication actions that are audit events (the others only issue codes, whose use is 'action-code').
-const AUTH_ACTIONS: Record<string, AuditAction> = { applyActionCode: 'action-code', setupMFA: 'mfa', disableMFA: 'mfa', 'logout-everywhere': 'logout-everywhere' }
+const AUTH_ACTIONS: Record<string, AuditAction> = {
+  applyActionCode: 'action-code',
+  setupMFA: 'mfa',
+  disableMFA: 'mfa',
+  'logout-everywhere': 'logout-everywhere'
+}
 
-const statusOf = (error: any) => (typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : 500)
+const statusOf = (error: any) =>
+  typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : 500
 
 const circumstances = (context: HookContext) => callCircumstances(context.params)
 
@@ -33,10 +46,16 @@ const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b
  */
 const widenSelect = (context: HookContext, declaration: AuditDeclaration): string[] => {
   const query = context.params.query
-  if (!isObject(query) || !Array.isArray(query.$select) || !query.$select.every((name) => typeof name === 'string')) return []
+  if (
+    !isObject(query) ||
+    !Array.isArray(query.$select) ||
+    !query.$select.every((name) => typeof name === 'string')
+  )
+    return []
   const select = query.$select as string[]
   const added = declaration.fields.filter((field) => !select.some((name) => overlaps(name, field)))
-  if (added.length > 0) context.params = { ...context.params, query: { ...query, $select: [...select, ...added] } }
+  if (added.length > 0)
+    context.params = { ...context.params, query: { ...query, $select: [...select, ...added] } }
   return added
 }
 
@@ -71,7 +90,8 @@ const hideAdded = (context: HookContext, added: string[]) => {
   }
   if (context.dispatch !== undefined) return
   const result: any = context.result
-  if (isObject(result) && Array.isArray(result.data)) context.dispatch = { ...result, data: result.data.map((doc: unknown) => getDispatch(doc) ?? doc) }
+  if (isObject(result) && Array.isArray(result.data))
+    context.dispatch = { ...result, data: result.data.map((doc: unknown) => getDispatch(doc) ?? doc) }
   else if (Array.isArray(result)) context.dispatch = result.map((doc) => getDispatch(doc) ?? doc)
   else context.dispatch = getDispatch(result) ?? result
 }
@@ -91,7 +111,9 @@ const tokenAccount = async (context: HookContext): Promise<string | null> => {
   const token = context.params.authentication?.accessToken
   if (typeof token !== 'string') return null
   try {
-    const payload = await (context.app.service('authentication') as unknown as AuthenticationService).verifyAccessToken(token)
+    const payload = await (
+      context.app.service('authentication') as unknown as AuthenticationService
+    ).verifyAccessToken(token)
     return typeof payload?.sub === 'string' ? payload.sub : null
   } catch {
     return null
@@ -102,31 +124,58 @@ const auditAuthentication = async (context: HookContext, next: NextFunction, log
   const data = isObject(context.data) ? context.data : {}
   const at = Date.now()
   // (own keys only: `{ action: 'constructor' }` is no audit action)
-  const action = typeof data.action === 'string' && Object.hasOwn(AUTH_ACTIONS, data.action) ? AUTH_ACTIONS[data.action] : undefined
+  const action =
+    typeof data.action === 'string' && Object.hasOwn(AUTH_ACTIONS, data.action)
+      ? AUTH_ACTIONS[data.action]
+      : undefined
   const login = data.action === undefined
   if (!action && !login) return next()
-  const strategy = typeof data.strategy === 'string' ? data.strategy : data.email !== undefined ? 'local' : undefined
-  const subject = strategy === 'local' && typeof data.email === 'string' ? String(normalizeEmail(data.email)).slice(0, 254) : undefined
+  const strategy =
+    typeof data.strategy === 'string' ? data.strategy : data.email !== undefined ? 'local' : undefined
+  const subject =
+    strategy === 'local' && typeof data.email === 'string'
+      ? String(normalizeEmail(data.email)).slice(0, 254)
+      : undefined
   const base = { at, service: 'authentication', ...circumstances(context) }
   try {
     await next()
   } catch (error) {
     const actor = login ? null : await tokenAccount(context)
-    const entry: AuditEntry = { ...base, actor, action: login ? 'login-failed' : (action as AuditAction), ids: [], outcome: 'denied', status: statusOf(error), ...(subject ? { subject } : {}) }
+    const entry: AuditEntry = {
+      ...base,
+      actor,
+      action: login ? 'login-failed' : (action as AuditAction),
+      ids: [],
+      outcome: 'denied',
+      status: statusOf(error),
+      ...(subject ? { subject } : {})
+    }
     await record(log, [entry], context)
     throw error
   }
   const result = context.result
-  const account = isObject(result) ? (isObject(result.account) ? idString(result.account.id) : idString(result.account)) : undefined
+  const account = isObject(result)
+    ? isObject(result.account)
+      ? idString(result.account.id)
+      : idString(result.account)
+    : undefined
   const actor = account ?? (await tokenAccount(context))
-  const entry: AuditEntry = { ...base, actor, action: login ? 'login' : (action as AuditAction), ids: actor ? [actor] : [], outcome: 'allowed', status: 201 }
+  const entry: AuditEntry = {
+    ...base,
+    actor,
+    action: login ? 'login' : (action as AuditAction),
+    ids: actor ? [actor] : [],
+    outcome: 'allowed',
+    status: 201
+  }
   await record(log, [entry], context)
 }
 
 export const recordAudit = async (context: HookContext, next: NextFunction) => {
   const log = context.params.provider ? auditLog(context.app) : undefined
   if (!log || !log.settings.enabled) return next()
-  if (context.path === 'authentication') return context.method === 'create' ? auditAuthentication(context, next, log) : next()
+  if (context.path === 'authentication')
+    return context.method === 'create' ? auditAuthentication(context, next, log) : next()
   const declaration = accessRules(context.path)?.audit
   const action = Object.hasOwn(METHOD_ACTIONS, context.method) ? METHOD_ACTIONS[context.method] : undefined
   if (!declaration || !action) return next()
@@ -139,12 +188,23 @@ export const recordAudit = async (context: HookContext, next: NextFunction) => {
     await next()
   } catch (error) {
     // Denied (or failed): who tried what; the patient and facility of a document they may not see stay unsaid.
-    const entry: AuditEntry = { ...base, actor: idString(context.params.account?.id) ?? null, ids: requested ? [requested] : [], outcome: 'denied', status: statusOf(error) }
+    const entry: AuditEntry = {
+      ...base,
+      actor: idString(context.params.account?.id) ?? null,
+      ids: requested ? [requested] : [],
+      outcome: 'denied',
+      status: statusOf(error)
+    }
     await record(log, [entry], context)
     throw error
   }
   const status = context.http?.status ?? (context.method === 'create' ? 201 : 200)
-  const allowed = { ...base, actor: idString(context.params.account?.id) ?? null, outcome: 'allowed' as const, status }
+  const allowed = {
+    ...base,
+    actor: idString(context.params.account?.id) ?? null,
+    outcome: 'allowed' as const,
+    status
+  }
   // From the stored documents (the call's `$select` was widened to the fields the audit reads).
   await record(log, await entriesFor(context.app, declaration, allowed, docsOf(context.result)), context)
   if (added.length > 0) hideAdded(context, added)

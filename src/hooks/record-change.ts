@@ -14,12 +14,22 @@ export interface ChangeSubject {
 }
 
 export const recordChanges =
-  (describe: (doc: any) => ChangeSubject, actions: { create: AuditAction; patch: AuditAction; remove: AuditAction }) =>
+  (
+    describe: (doc: any) => ChangeSubject,
+    actions: { create: AuditAction; patch: AuditAction; remove: AuditAction }
+  ) =>
   async (context: HookContext, next: NextFunction) => {
     const method = context.method as 'create' | 'patch' | 'remove'
-    if (!Object.hasOwn(actions, method) || (method !== 'create' && (context.id === null || context.id === undefined))) return next()
+    if (
+      !Object.hasOwn(actions, method) ||
+      (method !== 'create' && (context.id === null || context.id === undefined))
+    )
+      return next()
     // The document as it was (loaded under the caller's scope by scopeAccess, or read here for internal calls).
-    const existing = method === 'create' ? undefined : (context.params.existing ?? (await context.service._get(context.id).catch(() => undefined)))
+    const existing =
+      method === 'create'
+        ? undefined
+        : (context.params.existing ?? (await context.service._get(context.id).catch(() => undefined)))
     await next()
     const result = context.result
     const docs: any[] = Array.isArray(result) ? result : [result]

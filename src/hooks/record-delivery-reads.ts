@@ -19,9 +19,19 @@ export const recordDeliveryReads = async (context: HookContext, next: NextFuncti
     // A `$select` may have left the event or the payload out: the stored deliveries say what was read.
     const store: StoreService<DeliveryDoc> = context.service.deliveries
     const ids = deliveries.map((delivery) => delivery.id)
-    deliveries = (await store._find({ query: { id: { $in: ids }, $select: ['id', 'webhook', 'event', 'payloadJson'] }, paginate: false })) as DeliveryDoc[]
+    deliveries = (await store._find({
+      query: { id: { $in: ids }, $select: ['id', 'webhook', 'event', 'payloadJson'] },
+      paginate: false
+    })) as DeliveryDoc[]
   }
-  const base = { at, actor: idString(context.params.account?.id) ?? null, action: 'read' as const, outcome: 'allowed' as const, status: 200, ...callCircumstances(context.params) }
+  const base = {
+    at,
+    actor: idString(context.params.account?.id) ?? null,
+    action: 'read' as const,
+    outcome: 'allowed' as const,
+    status: 200,
+    ...callCircumstances(context.params)
+  }
   const entries = await deliveryReadEntries(context.app, base, deliveries)
   try {
     await log.append(entries)

@@ -11,6 +11,8 @@ export const recordWebhookEvents = async (context: HookContext, next: NextFuncti
   if (WEBHOOK_SERVICE_PATHS.includes(context.path) || !context.app.services.webhooks) return
   // `dispatch` is what clients receive (the service's external resolver, src/schema/external.ts).
   const result = context.dispatch ?? context.result
-  const docs = (Array.isArray(result) ? result : [result]).filter((doc) => doc && typeof doc === 'object' && !Array.isArray(doc))
+  const docs = (Array.isArray(result) ? result : [result]).filter(
+    (doc) => doc && typeof doc === 'object' && !Array.isArray(doc)
+  )
   await recordServiceEvent(context.app, context.path, context.method, docs)
 }

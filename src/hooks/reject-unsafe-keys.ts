@@ -26,7 +26,12 @@ const bodyKeyProblem = (key: string): string | null => {
 const queryKeyProblem = (key: string): string | null => (forbidden.has(key) ? 'is not allowed' : null)
 
 /** One walk over a body or query: the first unsafe key or non-finite number, with its field path. */
-export const findUnsafe = (value: unknown, keyProblem: (key: string) => string | null, path = '', depth = 0): Finding | null => {
+export const findUnsafe = (
+  value: unknown,
+  keyProblem: (key: string) => string | null,
+  path = '',
+  depth = 0
+): Finding | null => {
   if (nonFinite(value)) return notFinite(path || '(body)')
   if (!value || typeof value !== 'object') return null
   if (depth > MAX_DEPTH) return { kind: 'key', field: path || '(body)', message: 'is nested too deeply' }
@@ -51,7 +56,10 @@ export const findUnsafe = (value: unknown, keyProblem: (key: string) => string |
 export const findNonFinite = (value: unknown): Finding | null => findUnsafe(value, () => null)
 
 const refuse = (where: 'Body' | 'Query', found: Finding) => {
-  const message = found.kind === 'number' ? `Invalid ${where === 'Body' ? 'data' : 'query'}: '${found.field}' ${found.message}` : `${where} key '${found.field}' ${found.message}`
+  const message =
+    found.kind === 'number'
+      ? `Invalid ${where === 'Body' ? 'data' : 'query'}: '${found.field}' ${found.message}`
+      : `${where} key '${found.field}' ${found.message}`
   return new BadRequest(message, { errors: [{ field: found.field, message: found.message }] })
 }
 
@@ -66,7 +74,8 @@ export const rejectUnsafeKeys = async (context: HookContext, next: NextFunction)
   if (unsafeQuery) throw refuse('Query', unsafeQuery)
 
   if (['create', 'update', 'patch'].includes(context.method) && context.data !== undefined) {
-    const declared: string[] = (context.service as { bodyOperators?: string[] } | undefined)?.bodyOperators ?? []
+    const declared: string[] =
+      (context.service as { bodyOperators?: string[] } | undefined)?.bodyOperators ?? []
     const data = context.data
     if (data && typeof data === 'object' && !Array.isArray(data)) {
       const operators: Record<string, unknown> = {}

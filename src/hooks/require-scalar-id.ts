@@ -16,7 +16,9 @@ export const requireScalarId = async (context: HookContext, next: NextFunction) 
     const allowedWithoutId = method === 'patch' || method === 'remove'
     const max = context.path === 'authentication' && method === 'remove' ? MAX_TOKEN_LENGTH : MAX_ID_LENGTH
     if (withoutId ? !allowedWithoutId : typeof id !== 'string' || id.length === 0 || id.length > max) {
-      throw new BadRequest(`The id must be a string of 1 to ${max} characters`, { errors: [{ field: 'id', message: 'must be a string' }] })
+      throw new BadRequest(`The id must be a string of 1 to ${max} characters`, {
+        errors: [{ field: 'id', message: 'must be a string' }]
+      })
     }
   }
   await next()

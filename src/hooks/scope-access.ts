@@ -18,7 +18,10 @@ import { enforceSubscription, enforceSubscriptionOnFind } from '../subscriptions
 /** The caller's access context, loaded once per call. */
 export const accessOf = async (context: Pick<HookContext, 'app' | 'params'>): Promise<AccessContext> => {
   if (!context.params.access) {
-    context.params = { ...context.params, access: await loadAccessContext(context.app, context.params.account) }
+    context.params = {
+      ...context.params,
+      access: await loadAccessContext(context.app, context.params.account)
+    }
   }
   return context.params.access as AccessContext
 }

@@ -10,13 +10,22 @@ import { requireMember } from '../billing/access'
 
 /** Facilities in which the caller manages inventory (inventory privilege or superadmin). */
 export const inventoryFacilities = (access: AccessContext, privilege: string) =>
-  access.memberships.filter((m) => m.superadmin || (m.privileges ?? []).includes(privilege)).map((m) => m.organization)
+  access.memberships
+    .filter((m) => m.superadmin || (m.privileges ?? []).includes(privilege))
+    .map((m) => m.organization)
 
 /** The write rule of the inventory services: documents of the facilities where the caller manages inventory. */
-export const inventoryScope = (access: AccessContext, privilege: string) => ({ facility: { $in: inventoryFacilities(access, privilege) } })
+export const inventoryScope = (access: AccessContext, privilege: string) => ({
+  facility: { $in: inventoryFacilities(access, privilege) }
+})
 
 /** Creating in a facility: not a member → 404 (the facility does not exist for them); no privilege → 403. */
-export const requireInventory = (access: AccessContext, facility: string, privilege: string, action: string) => {
+export const requireInventory = (
+  access: AccessContext,
+  facility: string,
+  privilege: string,
+  action: string
+) => {
   requireMember(access, facility)
   if (!inventoryFacilities(access, privilege).includes(facility)) {
     throw new Forbidden(`${action} needs the '${privilege}' privilege or superadmin in the facility`)

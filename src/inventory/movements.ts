@@ -46,23 +46,49 @@ const shortConflict = (stock: any, delta: number) =>
   })
 
 const overConflict = (stock: any, delta: number) =>
-  new Conflict(`Cannot receive ${delta} into stock ${stock.id}: it holds ${stock.quantity} and a stock holds at most ${maxStockQuantity}`, {
+  new Conflict(
+    `Cannot receive ${delta} into stock ${stock.id}: it holds ${stock.quantity} and a stock holds at most ${maxStockQuantity}`,
+    {
+      stock: stock.id,
+      requested: delta,
+      quantity: stock.quantity,
+      maximum: maxStockQuantity
+    }
+  )
+
+const closedConflict = (stock: any) =>
+  new Conflict(`Stock ${stock.id} is closed (its variant is archived): no movements`, {
     stock: stock.id,
-    requested: delta,
-    quantity: stock.quantity,
-    maximum: maxStockQuantity
+    closed: true
   })
 
-const closedConflict = (stock: any) => new Conflict(`Stock ${stock.id} is closed (its variant is archived): no movements`, { stock: stock.id, closed: true })
-
 /** Applies one movement to stock `stockId` atomically (see the steps above); `scope` narrows the stock write. */
-export const moveStock = async (app: Application, stockId: string, movement: Movement, scope?: Query | null) => (await applyMovement(app, stockId, movement, scope)).stock
+export const moveStock = async (
+  app: Application,
+  stockId: string,
+  movement: Movement,
+  scope?: Query | null
+) => (await applyMovement(app, stockId, movement, scope)).stock
 
 /** moveStock, answering both the stock after the movement and the recorded movement. */
-export const applyMovement = async (app: Application, stockId: string, movement: Movement, scope?: Query | null): Promise<{ stock: any; movement: any }> => {
+export const applyMovement = async (
+  app: Application,
+  stockId: string,
+  movement: Movement,
+  scope?: Query | null
+): Promise<{ stock: any; movement: any }> => {
   const { stocks, movements } = inventoryStores(app)
-  if (!Number.isInteger(movement.delta) || movement.delta === 0 || Math.abs(movement.delta) > maxStockQuantity) {
-    throw invalid('data', [{ field: 'adjust', message: `must be a non-zero integer between -${maxStockQuantity} and ${maxStockQuantity}` }])
+  if (
+    !Number.isInteger(movement.delta) ||
+    movement.delta === 0 ||
+    Math.abs(movement.delta) > maxStockQuantity
+  ) {
+    throw invalid('data', [
+      {
+        field: 'adjust',
+        message: `must be a non-zero integer between -${maxStockQuantity} and ${maxStockQuantity}`
+      }
+    ])
   }
   const stock = await orNull(stocks._get(stockId, { query: within({}, scope) }))
   if (!stock) throw notFound(stockId)
@@ -95,7 +121,11 @@ export const applyMovement = async (app: Application, stockId: string, movement:
   const applied = await orNull(
     stocks._patch(
       stock.id,
-      { $inc: { quantity: movement.delta }, $push: { pending: { key: pending.id, delta: movement.delta, at: now } }, $set: { updatedAt: now } },
+      {
+        $inc: { quantity: movement.delta },
+        $push: { pending: { key: pending.id, delta: movement.delta, at: now } },
+        $set: { updatedAt: now }
+      },
       { query: within(guard, scope) }
     )
   )
@@ -108,10 +138,22 @@ export const applyMovement = async (app: Application, stockId: string, movement:
   }
 
   const recorded =
-    (await orNull(movements._patch(pending.id, { status: 'applied', quantity: applied.quantity }, { query: { status: 'pending' } }))) ??
+    (await orNull(
+      movements._patch(
+        pending.id,
+        { status: 'applied', quantity: applied.quantity },
+        { query: { status: 'pending' } }
+      )
+    )) ??
     // Recovery applied it meanwhile.
     (await orNull(movements._get(pending.id)))
-  const settled = await orNull(stocks._patch(stock.id, { $pull: { pending: { key: pending.id } } }, { query: { 'pending.key': pending.id } }))
+  const settled = await orNull(
+    stocks._patch(
+      stock.id,
+      { $pull: { pending: { key: pending.id } } },
+      { query: { 'pending.key': pending.id } }
+    )
+  )
   if (recorded) await announceChange(app, inventoryPaths.movements, 'created', recorded)
   return { stock: settled ?? (await stocks._get(stock.id)), movement: recorded }
 }
@@ -137,25 +179,41 @@ export interface StockInput {
  */
 export const createStock = async (app: Application, input: StockInput) => {
   const { variants, stockrooms, stocks } = inventoryStores(app)
-  const [variant] = await variants._find({ query: { facility: input.facility, sku: input.variant, $limit: 1 }, paginate: false })
-  if (!variant) throw invalid('data', [{ field: 'variant', message: 'is not the sku of a variant of this facility' }])
+  const [variant] = await variants._find({
+    query: { facility: input.facility, sku: input.variant, $limit: 1 },
+    paginate: false
+  })
+  if (!variant)
+    throw invalid('data', [{ field: 'variant', message: 'is not the sku of a variant of this facility' }])
   if (variant.archived) throw invalid('data', [{ field: 'variant', message: 'names an archived variant' }])
   const stockroom = await orNull(stockrooms._get(input.stockroom))
-  if (!stockroom || stockroom.facility !== input.facility) throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of this facility' }])
+  if (!stockroom || stockroom.facility !== input.facility)
+    throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of this facility' }])
 
-  const marked = await orNull(variants._patch(variant.id, { stocked: true }, { query: { archived: { $ne: true } } }))
+  const marked = await orNull(
+    variants._patch(variant.id, { stocked: true }, { query: { archived: { $ne: true } } })
+  )
   if (!marked) throw invalid('data', [{ field: 'variant', message: 'names an archived variant' }])
   await orNull(stockrooms._patch(stockroom.id, { stocked: true }))
 
   const lot = input.lot ?? null
-  const sameStock = async () => (await stocks._find({ query: { facility: input.facility, variant: variant.sku, stockroom: stockroom.id, lot, $limit: 1 }, paginate: false }))[0]
+  const sameStock = async () =>
+    (
+      await stocks._find({
+        query: { facility: input.facility, variant: variant.sku, stockroom: stockroom.id, lot, $limit: 1 },
+        paginate: false
+      })
+    )[0]
   const duplicate = (existing: any) =>
-    new Conflict(`Variant ${variant.sku} already has a stock in stockroom ${stockroom.id}${lot ? ` (lot ${lot})` : ''}: ${existing?.id}`, {
-      stock: existing?.id,
-      variant: variant.sku,
-      stockroom: stockroom.id,
-      lot
-    })
+    new Conflict(
+      `Variant ${variant.sku} already has a stock in stockroom ${stockroom.id}${lot ? ` (lot ${lot})` : ''}: ${existing?.id}`,
+      {
+        stock: existing?.id,
+        variant: variant.sku,
+        stockroom: stockroom.id,
+        lot
+      }
+    )
   // One stock per (variant, stockroom, lot): checked first; the unique index settles two concurrent creates.
   const existing = await sameStock()
   if (existing) throw duplicate(existing)
@@ -182,28 +240,48 @@ export const createStock = async (app: Application, input: StockInput) => {
   const still = await orNull(variants._get(variant.id))
   if (!still || still.archived) stock = (await orNull(stocks._patch(stock.id, { closed: true }))) ?? stock
   if (input.quantity && input.quantity > 0 && !stock.closed) {
-    stock = await moveStock(app, stock.id, { delta: input.quantity, reason: 'initial stock', by: input.createdBy })
+    stock = await moveStock(app, stock.id, {
+      delta: input.quantity,
+      reason: 'initial stock',
+      by: input.createdBy
+    })
   }
   return stock
 }
 
 /** The delta a PATCH asks for: `adjust: n`, or `$inc: { quantity: n }` (never both). */
-export const requestedDelta = (fields: Record<string, any>, operators: Record<string, any> | undefined): number | undefined => {
+export const requestedDelta = (
+  fields: Record<string, any>,
+  operators: Record<string, any> | undefined
+): number | undefined => {
   const inc = operators?.$inc
   if (inc !== undefined) {
-    if (fields.adjust !== undefined) throw invalid('data', [{ field: '$inc', message: 'cannot be sent together with adjust' }])
-    if (!inc || typeof inc !== 'object' || Array.isArray(inc) || Object.keys(inc).length !== 1 || !('quantity' in inc)) {
+    if (fields.adjust !== undefined)
+      throw invalid('data', [{ field: '$inc', message: 'cannot be sent together with adjust' }])
+    if (
+      !inc ||
+      typeof inc !== 'object' ||
+      Array.isArray(inc) ||
+      Object.keys(inc).length !== 1 ||
+      !('quantity' in inc)
+    ) {
       throw invalid('data', [{ field: '$inc', message: 'must be { quantity: <non-zero integer> }' }])
     }
     if (!Number.isInteger(inc.quantity) || inc.quantity === 0 || Math.abs(inc.quantity) > maxStockQuantity) {
-      throw invalid('data', [{ field: '$inc.quantity', message: `must be a non-zero integer between -${maxStockQuantity} and ${maxStockQuantity}` }])
+      throw invalid('data', [
+        {
+          field: '$inc.quantity',
+          message: `must be a non-zero integer between -${maxStockQuantity} and ${maxStockQuantity}`
+        }
+      ])
     }
     return inc.quantity
   }
   return fields.adjust
 }
 
-const all = (service: any, query: Record<string, unknown>) => service._find({ query, paginate: false }) as Promise<any[]>
+const all = (service: any, query: Record<string, unknown>) =>
+  service._find({ query, paginate: false }) as Promise<any[]>
 
 /** Finishes or undoes movements interrupted before `before` (see the header). Returns how many it touched. */
 export const recoverStockMovements = async (app: Application, before: number) => {
@@ -213,8 +291,16 @@ export const recoverStockMovements = async (app: Application, before: number) =>
     const stock = await orNull(stocks._get(movement.stock))
     const onStock = !!stock && (stock.pending ?? []).some((entry: any) => entry.key === movement.id)
     if (onStock) {
-      const applied = await orNull(movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } }))
-      await orNull(stocks._patch(stock.id, { $pull: { pending: { key: movement.id } } }, { query: { 'pending.key': movement.id } }))
+      const applied = await orNull(
+        movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } })
+      )
+      await orNull(
+        stocks._patch(
+          stock.id,
+          { $pull: { pending: { key: movement.id } } },
+          { query: { 'pending.key': movement.id } }
+        )
+      )
       if (applied) await announceChange(app, inventoryPaths.movements, 'created', applied)
     } else {
       await orNull(movements._remove(movement.id, { query: { status: 'pending' } }))
@@ -226,14 +312,28 @@ export const recoverStockMovements = async (app: Application, before: number) =>
       if (entry.at >= before) continue
       const movement = await orNull(movements._get(entry.key))
       if (movement) {
-        if (movement.status === 'pending') await orNull(movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } }))
-        await orNull(stocks._patch(stock.id, { $pull: { pending: { key: entry.key } } }, { query: { 'pending.key': entry.key } }))
+        if (movement.status === 'pending')
+          await orNull(movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } }))
+        await orNull(
+          stocks._patch(
+            stock.id,
+            { $pull: { pending: { key: entry.key } } },
+            { query: { 'pending.key': entry.key } }
+          )
+        )
       } else {
         // A movement applied to the stock but no longer recorded: given back, so the ledger adds up.
         const released = await orNull(
-          stocks._patch(stock.id, { $inc: { quantity: -entry.delta }, $pull: { pending: { key: entry.key } } }, { query: { 'pending.key': entry.key, quantity: { $gte: entry.delta } } })
+          stocks._patch(
+            stock.id,
+            { $inc: { quantity: -entry.delta }, $pull: { pending: { key: entry.key } } },
+            { query: { 'pending.key': entry.key, quantity: { $gte: entry.delta } } }
+          )
         )
-        if (!released) logger.warn(`Stock ${stock.id}: unrecorded movement ${entry.key} (${entry.delta}) could not be given back`)
+        if (!released)
+          logger.warn(
+            `Stock ${stock.id}: unrecorded movement ${entry.key} (${entry.delta}) could not be given back`
+          )
       }
       touched++
     }

@@ -17,6 +17,8 @@ export const inventoryRecoveryJob = (app: Application) =>
       const movements = await recoverStockMovements(app, before)
       // After the movements: a dispatch's movements are all applied or gone before it is taken back.
       const dispatches = await recoverDispatches(app, before)
-      return movements || dispatches ? `${movements} movements finished or undone, ${dispatches} interrupted dispatches taken back` : null
+      return movements || dispatches
+        ? `${movements} movements finished or undone, ${dispatches} interrupted dispatches taken back`
+        : null
     }
   })

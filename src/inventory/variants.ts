@@ -27,16 +27,27 @@ const skuConflict = (facility: string, sku: string) =>
 export const createVariant = async (app: Application, data: Record<string, any>) => {
   const { variants, stockrooms } = inventoryStores(app)
   const { initialStock, stockroom, ...fields } = data
-  if (initialStock !== undefined && stockroom === undefined) throw invalid('data', [{ field: 'stockroom', message: 'is required with initialStock' }])
+  if (initialStock !== undefined && stockroom === undefined)
+    throw invalid('data', [{ field: 'stockroom', message: 'is required with initialStock' }])
   if (stockroom !== undefined) {
     const room = await orNull(stockrooms._get(stockroom))
-    if (!room || room.facility !== fields.facility) throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of this facility' }])
+    if (!room || room.facility !== fields.facility)
+      throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of this facility' }])
   }
-  const taken = await variants._find({ query: { facility: fields.facility, sku: fields.sku, $limit: 1 }, paginate: false })
+  const taken = await variants._find({
+    query: { facility: fields.facility, sku: fields.sku, $limit: 1 },
+    paginate: false
+  })
   if (taken.length > 0) throw skuConflict(fields.facility, fields.sku)
   let variant
   try {
-    variant = await variants._create({ ...fields, archived: false, stocked: false, ordered: false, updatedAt: fields.createdAt })
+    variant = await variants._create({
+      ...fields,
+      archived: false,
+      stocked: false,
+      ordered: false,
+      updatedAt: fields.createdAt
+    })
   } catch (error: any) {
     if (error?.code === 409) throw skuConflict(fields.facility, fields.sku)
     throw error
@@ -67,12 +78,24 @@ export const createVariant = async (app: Application, data: Record<string, any>)
  * of the variant, so no movement touches them; 2. mark the variant archived (or not) under the caller's write
  * scope. Both steps are idempotent: repeating the PATCH finishes an interrupted one.
  */
-export const archiveVariant = async (app: Application, existing: any, archive: boolean, by: string | null, scope?: Query | null) => {
+export const archiveVariant = async (
+  app: Application,
+  existing: any,
+  archive: boolean,
+  by: string | null,
+  scope?: Query | null
+) => {
   const { variants, stocks } = inventoryStores(app)
   const now = Date.now()
-  const changed = await stocks._patch(null, { closed: archive, updatedAt: now }, multi({ facility: existing.facility, variant: existing.sku, closed: !archive }))
+  const changed = await stocks._patch(
+    null,
+    { closed: archive, updatedAt: now },
+    multi({ facility: existing.facility, variant: existing.sku, closed: !archive })
+  )
   if (changed.length) await announceChange(app, inventoryPaths.stocks, 'patched', changed)
-  const fields = archive ? { archived: true, archivedAt: now, archivedBy: by, updatedAt: now } : { archived: false, archivedAt: null, archivedBy: null, updatedAt: now }
+  const fields = archive
+    ? { archived: true, archivedAt: now, archivedBy: by, updatedAt: now }
+    : { archived: false, archivedAt: null, archivedBy: null, updatedAt: now }
   const updated = await orNull(variants._patch(existing.id, fields, { query: within({}, scope) }))
   if (!updated) throw new NotFound(`No inventory variant found for id '${existing.id}'`)
   return updated
@@ -81,15 +104,20 @@ export const archiveVariant = async (app: Application, existing: any, archive: b
 /** Removes a variant that was never stocked nor ordered (one conditional delete); otherwise a 409. */
 export const removeVariant = async (app: Application, id: string, scope?: Query | null) => {
   const { variants } = inventoryStores(app)
-  const removed = await orNull(variants._remove(id, { query: within({ stocked: { $ne: true }, ordered: { $ne: true } }, scope) }))
+  const removed = await orNull(
+    variants._remove(id, { query: within({ stocked: { $ne: true }, ordered: { $ne: true } }, scope) })
+  )
   if (removed) return removed
   const fresh = await orNull(variants._get(id, { query: within({}, scope) }))
   if (!fresh) throw new NotFound(`No inventory variant found for id '${id}'`)
-  throw new Conflict(`Variant ${fresh.sku} has been ${fresh.ordered ? 'ordered' : 'stocked'}: archive it (PATCH { archive: true }) instead`, {
-    variant: fresh.id,
-    stocked: !!fresh.stocked,
-    ordered: !!fresh.ordered
-  })
+  throw new Conflict(
+    `Variant ${fresh.sku} has been ${fresh.ordered ? 'ordered' : 'stocked'}: archive it (PATCH { archive: true }) instead`,
+    {
+      variant: fresh.id,
+      stocked: !!fresh.stocked,
+      ordered: !!fresh.ordered
+    }
+  )
 }
 
 export interface StocksFilter {
@@ -101,11 +129,22 @@ export const parsePopulateStocks = (raw: unknown): StocksFilter | null => {
   const field = '$populateStocks'
   if (raw === undefined || raw === false || raw === 'false') return null
   if (raw === true || raw === 'true') return {}
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('query', [{ field, message: 'must be true or an object such as { stockroom }' }])
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid('query', [{ field, message: 'must be true or an object such as { stockroom }' }])
   const unknown = Object.keys(raw).filter((key) => key !== 'stockroom')
-  if (unknown.length) throw invalid('query', unknown.map((key) => ({ field: `${field}.${key}`, message: 'is not an allowed key (allowed: stockroom)' })))
+  if (unknown.length)
+    throw invalid(
+      'query',
+      unknown.map((key) => ({
+        field: `${field}.${key}`,
+        message: 'is not an allowed key (allowed: stockroom)'
+      }))
+    )
   const stockroom = (raw as Record<string, unknown>).stockroom
-  if (stockroom !== undefined && (typeof stockroom !== 'string' || stockroom.length === 0 || stockroom.length > 64)) {
+  if (
+    stockroom !== undefined &&
+    (typeof stockroom !== 'string' || stockroom.length === 0 || stockroom.length > 64)
+  ) {
     throw invalid('query', [{ field: `${field}.stockroom`, message: 'must be a stockroom id' }])
   }
   return stockroom === undefined ? {} : { stockroom }
@@ -121,7 +160,11 @@ export const attachStocks = async (app: Application, variants: any[], filter: St
   if (variants.length === 0) return variants
   const facilities = [...new Set(variants.map((v) => v.facility))]
   const skus = [...new Set(variants.map((v) => v.sku))]
-  const query: Record<string, unknown> = { facility: { $in: facilities }, variant: { $in: skus }, $sort: { stockroom: 1, lot: 1 } }
+  const query: Record<string, unknown> = {
+    facility: { $in: facilities },
+    variant: { $in: skus },
+    $sort: { stockroom: 1, lot: 1 }
+  }
   if (filter.stockroom) query.stockroom = filter.stockroom
   // The service's own `find` is called so its hooks run.
   const found = await serviceAt(app, inventoryPaths.stocks).find({ query, paginate: false })
@@ -130,5 +173,8 @@ export const attachStocks = async (app: Application, variants: any[], filter: St
     const key = `${stock.facility}\u0000${stock.variant}`
     byKey.set(key, [...(byKey.get(key) ?? []), await presentExternal(app, inventoryPaths.stocks, stock)])
   }
-  return variants.map((variant) => ({ ...variant, $stocks: byKey.get(`${variant.facility}\u0000${variant.sku}`) ?? [] }))
+  return variants.map((variant) => ({
+    ...variant,
+    $stocks: byKey.get(`${variant.facility}\u0000${variant.sku}`) ?? []
+  }))
 }

@@ -14,7 +14,9 @@ const methodOf = { created: 'create', patched: 'patch', removed: 'remove' } as c
 
 /** Announces `docs` (one, several, or none) of `path` as `event`. */
 export const announceChange = async (app: Application, path: string, event: ChangeEvent, docs: unknown) => {
-  const list = await Promise.all((Array.isArray(docs) ? docs : [docs]).filter(Boolean).map((doc) => presentExternal(app, path, doc)))
+  const list = await Promise.all(
+    (Array.isArray(docs) ? docs : [docs]).filter(Boolean).map((doc) => presentExternal(app, path, doc))
+  )
   const service = serviceAt(app, path)
   for (const doc of list) service.emit(event, doc)
   if (app.services.webhooks) await recordServiceEvent(app, path, methodOf[event], list)

@@ -14,7 +14,11 @@ const LEASE_MS = 30_000
 export type RecoveryWhen = 'startup' | 'periodic'
 
 /** One recovery pass of `name` on one instance at a time: its result, or null when another instance is running one. */
-export const recoveryPass = async <T>(app: Application, name: string, pass: () => Promise<T>): Promise<T | null> => {
+export const recoveryPass = async <T>(
+  app: Application,
+  name: string,
+  pass: () => Promise<T>
+): Promise<T | null> => {
   const result = await withLease(app, `${name}-recovery`, LEASE_MS, pass)
   return result.ran ? result.value : null
 }
@@ -31,7 +35,11 @@ export const staleCutoff = (app: Application, when: RecoveryWhen, staleAfterMs: 
  * The start-up and periodic passes of `name` as a job (started and stopped by src/ops/jobs.ts). `pass` does the
  * work (under the lease) and answers a summary worth logging, or nothing.
  */
-export const recoveryJob = (app: Application, name: string, options: { intervalMs: () => number; pass: (when: RecoveryWhen) => Promise<string | null | undefined> }): Job => {
+export const recoveryJob = (
+  app: Application,
+  name: string,
+  options: { intervalMs: () => number; pass: (when: RecoveryWhen) => Promise<string | null | undefined> }
+): Job => {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<unknown> = Promise.resolve()
   const run = (when: RecoveryWhen) => {

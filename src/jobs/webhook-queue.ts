@@ -54,16 +54,24 @@ export const deliveryBody = (delivery: Pick<StoredDelivery, 'id' | 'event' | 'pa
     delivery.payloadJson !== undefined ? `,"payload":${delivery.payloadJson}` : ''
   }}`
 
-const owner = (webhook: any) => (webhook.organization ? { organization: webhook.organization } : { account: webhook.account })
+const owner = (webhook: any) =>
+  webhook.organization ? { organization: webhook.organization } : { account: webhook.account }
 
 /** Tells the webhook's schedule (and this process's worker) that its queue changed. */
 export const wakeWebhook = async (app: Application, webhookId: string, at = Date.now()) => {
-  await webhookStore(app)._patch(webhookId, { $min: { dueAt: at }, $inc: { queueVersion: 1 } }).catch(ignoreNotFound)
+  await webhookStore(app)
+    ._patch(webhookId, { $min: { dueAt: at }, $inc: { queueVersion: 1 } })
+    .catch(ignoreNotFound)
   runtimeOf(app).webhookWorker?.nudge(webhookId)
 }
 
 /** Writes deliveries of `event` with each payload to one webhook, in order, then wakes its schedule. */
-export const enqueueDeliveries = async (app: Application, webhook: any, event: string, payloads: unknown[]): Promise<StoredDelivery[]> => {
+export const enqueueDeliveries = async (
+  app: Application,
+  webhook: any,
+  event: string,
+  payloads: unknown[]
+): Promise<StoredDelivery[]> => {
   const store = deliveryStore(app)
   const created: StoredDelivery[] = []
   for (const payload of payloads) {
@@ -99,7 +107,10 @@ export const recordServiceEvent = async (app: Application, path: string, method:
     query: {
       active: true,
       topics: { $in: topicsMatching(path, method) },
-      $or: [...(organizations.length ? [{ organization: { $in: organizations } }] : []), { account: { $exists: true } }]
+      $or: [
+        ...(organizations.length ? [{ organization: { $in: organizations } }] : []),
+        { account: { $exists: true } }
+      ]
     },
     paginate: false
   })
@@ -110,7 +121,8 @@ export const recordServiceEvent = async (app: Application, path: string, method:
     if (!accessByAccount.has(id)) {
       accessByAccount.set(
         id,
-        app.service('accounts')
+        app
+          .service('accounts')
           ._get(id)
           .then((account: any) => loadAccessContext(app, account))
           .catch(() => null)

@@ -40,4 +40,5 @@ export const deriveWebhookSettings = (config: Configuration['webhooks']): Webhoo
 })
 
 /** The app's webhook settings. */
-export const webhookSettings = (app: Application): WebhookSettings => deriveWebhookSettings(app.get('webhooks'))
+export const webhookSettings = (app: Application): WebhookSettings =>
+  deriveWebhookSettings(app.get('webhooks'))

@@ -62,7 +62,10 @@ export class WebhookWorker {
   private abandoned = false
   private lastCleanup = 0
 
-  constructor(private readonly app: Application, settings?: WebhookSettings) {
+  constructor(
+    private readonly app: Application,
+    settings?: WebhookSettings
+  ) {
     this.settings = settings ?? webhookSettings(app)
   }
 
@@ -71,7 +74,11 @@ export class WebhookWorker {
     if (this.running) return
     this.running = true
     this.abandoned = false
-    await webhookStore(this.app)._patch(null, { $min: { dueAt: Date.now() } }, { query: { active: true }, adapter: { multi: true } })
+    await webhookStore(this.app)._patch(
+      null,
+      { $min: { dueAt: Date.now() } },
+      { query: { active: true }, adapter: { multi: true } }
+    )
     this.schedule(0)
   }
 
@@ -121,10 +128,13 @@ export class WebhookWorker {
   private wakeAt(at: number, webhookId: string) {
     const delay = at - Date.now()
     if (!this.running || delay >= this.settings.pollMs) return
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      this.nudge(webhookId)
-    }, Math.max(0, delay) + 1)
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer)
+        this.nudge(webhookId)
+      },
+      Math.max(0, delay) + 1
+    )
     this.timers.add(timer)
   }
 
@@ -157,7 +167,13 @@ export class WebhookWorker {
       const busy = [...this.inflightByWebhook.keys()]
       const limit = Math.max(10, free * 2)
       const due: any[] = await webhookStore(this.app)._find({
-        query: { active: true, dueAt: { $lte: Date.now() }, ...(busy.length ? { id: { $nin: busy } } : {}), $sort: { dueAt: 1 }, $limit: limit },
+        query: {
+          active: true,
+          dueAt: { $lte: Date.now() },
+          ...(busy.length ? { id: { $nin: busy } } : {}),
+          $sort: { dueAt: 1 },
+          $limit: limit
+        },
         paginate: false
       })
       for (const webhook of due) {
@@ -215,7 +231,16 @@ export class WebhookWorker {
       let claimed: StoredDelivery | null
       try {
         claimed = await deliveries
-          ._patch(delivery.id, { leaseUntil: now + this.settings.leaseMs, leaseOwner: this.id, lastAttemptAt: now, $inc: { attempts: 1 } }, { query: { status: 'pending', leaseUntil: { $lte: now } } })
+          ._patch(
+            delivery.id,
+            {
+              leaseUntil: now + this.settings.leaseMs,
+              leaseOwner: this.id,
+              lastAttemptAt: now,
+              $inc: { attempts: 1 }
+            },
+            { query: { status: 'pending', leaseUntil: { $lte: now } } }
+          )
           .catch(ignoreNotFound)
       } finally {
         this.reserved--
@@ -231,7 +256,9 @@ export class WebhookWorker {
     if (followedHere && wake === Infinity) return
     if (wake === Infinity) wake = now + this.settings.idleMs
     // Conditional on the queue version read with the webhook: an enqueue in between keeps its wake-up.
-    await webhookStore(this.app)._patch(webhook.id, { dueAt: wake }, { query: { queueVersion: webhook.queueVersion } }).catch(ignoreNotFound)
+    await webhookStore(this.app)
+      ._patch(webhook.id, { dueAt: wake }, { query: { queueVersion: webhook.queueVersion } })
+      .catch(ignoreNotFound)
   }
 
   private launch(delivery: StoredDelivery, webhook: any) {
@@ -267,7 +294,11 @@ export class WebhookWorker {
   private async attempt(delivery: StoredDelivery, webhook: any) {
     if (delivery.auditedAt === undefined && (await recordWebhookDelivery(this.app, delivery, webhook))) {
       await deliveryStore(this.app)
-        ._patch(delivery.id, { auditedAt: Date.now() }, { query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil } })
+        ._patch(
+          delivery.id,
+          { auditedAt: Date.now() },
+          { query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil } }
+        )
         .catch(ignoreNotFound)
     }
     const started = Date.now()
@@ -308,11 +339,15 @@ export class WebhookWorker {
     // delivered delivery also reads the webhook without the streak (the endpoint answered, whoever records it).
     if (result.ok) await this.recordOnWebhook(webhook, result, started, now)
     const recorded = await deliveryStore(this.app)
-      ._patch(delivery.id, update, { query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil } })
+      ._patch(delivery.id, update, {
+        query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil }
+      })
       .catch(ignoreNotFound)
     metricsOf(this.app)?.webhookDeliveries.inc({ outcome: recorded ? outcome : 'lease-lost' })
     if (!recorded) {
-      logger.warn(`Webhook delivery ${delivery.id}: lease lost before the outcome was recorded (another worker retries it)`)
+      logger.warn(
+        `Webhook delivery ${delivery.id}: lease lost before the outcome was recorded (another worker retries it)`
+      )
       return
     }
     if (retryAt !== undefined) this.wakeAt(retryAt, webhook.id)
@@ -320,16 +355,27 @@ export class WebhookWorker {
   }
 
   /** A success ends the webhook's failure streak; a failure extends it and, once it spans the window, deactivates the webhook. */
-  private async recordOnWebhook(webhook: Stored<Webhook>, result: WebhookDeliveryResult, started: number, now: number) {
+  private async recordOnWebhook(
+    webhook: Stored<Webhook>,
+    result: WebhookDeliveryResult,
+    started: number,
+    now: number
+  ) {
     const webhooks = webhookStore(this.app)
     if (result.ok) {
       if (webhook.failingSince !== undefined || (webhook.consecutiveFailures ?? 0) > 0) {
-        await webhooks._patch(webhook.id, { consecutiveFailures: 0, $unset: { failingSince: '', lastFailureAt: '' } }).catch(ignoreNotFound)
+        await webhooks
+          ._patch(webhook.id, { consecutiveFailures: 0, $unset: { failingSince: '', lastFailureAt: '' } })
+          .catch(ignoreNotFound)
       }
       return
     }
     const updated = await webhooks
-      ._patch(webhook.id, { lastFailureAt: now, $inc: { consecutiveFailures: 1 }, $min: { failingSince: started } })
+      ._patch(webhook.id, {
+        lastFailureAt: now,
+        $inc: { consecutiveFailures: 1 },
+        $min: { failingSince: started }
+      })
       .catch(ignoreNotFound)
     if (!updated || !updated.active) return
     // Set by the `$min` above.
@@ -337,7 +383,13 @@ export class WebhookWorker {
     if (now - failingSince < this.settings.deactivateAfterMs) return
     const since = new Date(failingSince).toISOString()
     const reason = `deactivated after ${updated.consecutiveFailures} consecutive failed attempts since ${since} (last: ${result.error ?? `HTTP ${result.status}`})`
-    const deactivated = await webhooks._patch(webhook.id, { active: false, deactivatedAt: now, deactivatedReason: reason }, { query: { active: true } }).catch(ignoreNotFound)
+    const deactivated = await webhooks
+      ._patch(
+        webhook.id,
+        { active: false, deactivatedAt: now, deactivatedReason: reason },
+        { query: { active: true } }
+      )
+      .catch(ignoreNotFound)
     if (deactivated) logger.warn(`Webhook ${webhook.id} ${reason}`)
   }
 

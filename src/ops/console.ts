@@ -7,8 +7,18 @@ import { authSettings, oauthProviders } from '../auth/settings'
 import { isConfigured } from '../auth/oauth'
 
 const providerPages = {
-  google: { label: 'Google', authorizeURL: 'https://accounts.google.com/o/oauth2/v2/auth', scope: 'email profile', extra: { response_type: 'code', access_type: 'offline', prompt: 'consent' } },
-  facebook: { label: 'Facebook', authorizeURL: 'https://www.facebook.com/v19.0/dialog/oauth', scope: 'email', extra: { response_type: 'code' } }
+  google: {
+    label: 'Google',
+    authorizeURL: 'https://accounts.google.com/o/oauth2/v2/auth',
+    scope: 'email profile',
+    extra: { response_type: 'code', access_type: 'offline', prompt: 'consent' }
+  },
+  facebook: {
+    label: 'Facebook',
+    authorizeURL: 'https://www.facebook.com/v19.0/dialog/oauth',
+    scope: 'email',
+    extra: { response_type: 'code' }
+  }
 }
 
 export const consoleConfig = (app: Application) => {
@@ -16,12 +26,17 @@ export const consoleConfig = (app: Application) => {
   return {
     oauth: oauthProviders
       .filter((provider) => isConfigured(settings.oauth[provider]))
-      .map((provider) => ({ provider, clientId: settings.oauth[provider].clientId, ...providerPages[provider] }))
+      .map((provider) => ({
+        provider,
+        clientId: settings.oauth[provider].clientId,
+        ...providerPages[provider]
+      }))
   }
 }
 
-export const consoleConfigEndpoint = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  if (ctx.path !== '/console/config.json' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
-  ctx.set('cache-control', 'no-store')
-  ctx.body = consoleConfig(app)
-}
+export const consoleConfigEndpoint =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    if (ctx.path !== '/console/config.json' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
+    ctx.set('cache-control', 'no-store')
+    ctx.body = consoleConfig(app)
+  }

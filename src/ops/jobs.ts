@@ -19,11 +19,19 @@ export interface Job {
 
 const jobsOf = (app: Application): Job[] => [
   // Webhook deliveries: claims due deliveries and retries them (src/jobs/webhook-worker.ts).
-  { name: 'webhook worker', start: async () => void (await startWebhookWorker(app)), stop: () => stopWebhookWorker(app) },
+  {
+    name: 'webhook worker',
+    start: async () => void (await startWebhookWorker(app)),
+    stop: () => stopWebhookWorker(app)
+  },
   // The audit trail's retention pass (src/audit/log.ts).
   { name: 'audit log', start: async () => auditLog(app)?.start(), stop: async () => auditLog(app)?.stop() },
   // The directory's search index is loaded in the background and a crash's leftovers repaired (src/directory/repair.ts).
-  { name: 'directory repair', start: async () => void setImmediate(() => void startDirectoryRepair(app)), stop: () => stopDirectoryRepair(app) },
+  {
+    name: 'directory repair',
+    start: async () => void setImmediate(() => void startDirectoryRepair(app)),
+    stop: () => stopDirectoryRepair(app)
+  },
   // Trial ends, renewals, retries and expiry of incomplete subscriptions (src/subscriptions/renewals.ts).
   subscriptionsJob(app),
   // The configured subscription packages that do not exist yet (src/subscriptions/packages.ts).

@@ -92,7 +92,10 @@ export const lifecycle = (app: Application) => {
         const drainBy = state.deadline - closeReserve(state.graceMs)
         const { server, closed } = closeListener(app)
         const drained = await state.idle(drainBy)
-        if (!drained) logger.warn(`Shutdown: ${state.active} request(s) still in flight after the drain period; closing their connections`)
+        if (!drained)
+          logger.warn(
+            `Shutdown: ${state.active} request(s) still in flight after the drain period; closing their connections`
+          )
         if (app.io) {
           app.io.disconnectSockets(true)
           app.io.engine?.close()

@@ -81,7 +81,10 @@ export const metricsOf = (app: Application): AppMetrics | undefined => runtimeOf
 /** Creates the app's metrics; the queue depth counts pending deliveries in the `webhook-events` store. */
 export const metrics = (app: Application) => {
   const queueDepth = async () => {
-    const page = await deliveryStore(app)._find({ query: { status: 'pending', $limit: 0 }, paginate: { default: 1, max: 1 } })
+    const page = await deliveryStore(app)._find({
+      query: { status: 'pending', $limit: 0 },
+      paginate: { default: 1, max: 1 }
+    })
     return page.total as number
   }
   runtimeOf(app).metrics = new AppMetrics(queueDepth)
@@ -94,20 +97,21 @@ const sameToken = (given: string, expected: string) => {
 }
 
 /** GET /metrics (Koa middleware). */
-export const metricsEndpoint = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  if (ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
-  const token = app.get('metrics').token
-  if (token) {
-    const header = ctx.get('authorization')
-    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1] ?? ''
-    if (!sameToken(given, token)) {
-      ctx.set('WWW-Authenticate', 'Bearer realm="metrics"')
-      throw new NotAuthenticated('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>')
+export const metricsEndpoint =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    if (ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
+    const token = app.get('metrics').token
+    if (token) {
+      const header = ctx.get('authorization')
+      const given = /^Bearer\s+(.+)$/i.exec(header)?.[1] ?? ''
+      if (!sameToken(given, token)) {
+        ctx.set('WWW-Authenticate', 'Bearer realm="metrics"')
+        throw new NotAuthenticated('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>')
+      }
+    } else if (process.env.NODE_ENV === 'production') {
+      throw new NotFound(`Path ${ctx.path} not found`)
     }
-  } else if (process.env.NODE_ENV === 'production') {
-    throw new NotFound(`Path ${ctx.path} not found`)
+    const registry = metricsOf(app)
+    ctx.set('Content-Type', registry?.registry.contentType ?? 'text/plain; version=0.0.4; charset=utf-8')
+    ctx.body = registry ? await registry.text() : ''
   }
-  const registry = metricsOf(app)
-  ctx.set('Content-Type', registry?.registry.contentType ?? 'text/plain; version=0.0.4; charset=utf-8')
-  ctx.body = registry ? await registry.text() : ''
-}

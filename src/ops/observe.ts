@@ -31,7 +31,8 @@ const pathOf = (app: Application, service: unknown): string | undefined => {
   if (!service || typeof service !== 'object') return undefined
   let found = servicePaths.get(service)
   if (found === undefined) {
-    for (const [path, registered] of Object.entries(app.services)) servicePaths.set(registered as object, path)
+    for (const [path, registered] of Object.entries(app.services))
+      servicePaths.set(registered as object, path)
     found = servicePaths.get(service)
   }
   return found
@@ -41,59 +42,80 @@ const pathOf = (app: Application, service: unknown): string | undefined => {
 // (DELETE /authentication/<token>, or any JWT-shaped segment) or a sandbox checkout session (a bearer link).
 const jwtSegment = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/
 export const loggedPath = (path: string) => {
-  const segments = path.split('/').map((segment, index, all) =>
-    (index === 2 && all[1] === 'authentication') || jwtSegment.test(segment) || segment.startsWith('cs_sandbox_') ? '[redacted]' : segment
-  )
+  const segments = path
+    .split('/')
+    .map((segment, index, all) =>
+      (index === 2 && all[1] === 'authentication') ||
+      jwtSegment.test(segment) ||
+      segment.startsWith('cs_sandbox_')
+        ? '[redacted]'
+        : segment
+    )
   const joined = segments.join('/')
   return joined.length > 300 ? `${joined.slice(0, 300)}…` : joined
 }
 
 // Client aborts (the connection closed before the response was written) are not server errors.
-const clientAbortCodes = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_DESTROYED'])
+const clientAbortCodes = new Set([
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_DESTROYED'
+])
 export const isClientAbort = (error: any) => clientAbortCodes.has(error?.code)
 
 /** Koa middleware, first in the chain. */
-export const observeRequests = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  const started = process.hrtime.bigint()
-  const state = lifecycleOf(app)
-  const given = ctx.get('x-request-id')
-  const reqId = requestIdPattern.test(given) ? given : randomUUID()
-  ctx.state.requestId = reqId
-  ctx.set('X-Request-Id', reqId)
-  const log = new RequestLog()
-  ctx.feathers = { ...ctx.feathers, requestLog: log }
-  state?.begin()
-  try {
-    await next()
-  } finally {
-    state?.end()
-    // While shutting down, a keep-alive connection is not kept for another request.
-    if (state && state.phase !== 'ready' && state.phase !== 'starting') ctx.set('Connection', 'close')
-    const elapsed = seconds(started)
-    const service = pathOf(app, (ctx as any).lookup?.service) // (cast: ctx.lookup is set by @feathersjs/koa's rest middleware, untyped)
-    metricsOf(app)?.observe('rest', service ?? '', ctx.method, ctx.status, elapsed)
-    const fields: Record<string, unknown> = {
-      reqId,
-      method: ctx.method,
-      path: loggedPath(ctx.path),
-      statusCode: ctx.status,
-      responseTime: Math.round(elapsed * 1e4) / 10
+export const observeRequests =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    const started = process.hrtime.bigint()
+    const state = lifecycleOf(app)
+    const given = ctx.get('x-request-id')
+    const reqId = requestIdPattern.test(given) ? given : randomUUID()
+    ctx.state.requestId = reqId
+    ctx.set('X-Request-Id', reqId)
+    const log = new RequestLog()
+    ctx.feathers = { ...ctx.feathers, requestLog: log }
+    state?.begin()
+    try {
+      await next()
+    } finally {
+      state?.end()
+      // While shutting down, a keep-alive connection is not kept for another request.
+      if (state && state.phase !== 'ready' && state.phase !== 'starting') ctx.set('Connection', 'close')
+      const elapsed = seconds(started)
+      const service = pathOf(app, (ctx as any).lookup?.service) // (cast: ctx.lookup is set by @feathersjs/koa's rest middleware, untyped)
+      metricsOf(app)?.observe('rest', service ?? '', ctx.method, ctx.status, elapsed)
+      const fields: Record<string, unknown> = {
+        reqId,
+        method: ctx.method,
+        path: loggedPath(ctx.path),
+        statusCode: ctx.status,
+        responseTime: Math.round(elapsed * 1e4) / 10
+      }
+      if (log.account) fields.account = log.account
+      // Probes and scrapes come every few seconds: their successes are debug lines.
+      const routine = ctx.status < 400 && (ctx.path.startsWith('/health/') || ctx.path === '/metrics')
+      logger.log(routine ? 'debug' : 'info', fields, `${ctx.method} ${fields.path} ${ctx.status}`)
     }
-    if (log.account) fields.account = log.account
-    // Probes and scrapes come every few seconds: their successes are debug lines.
-    const routine = ctx.status < 400 && (ctx.path.startsWith('/health/') || ctx.path === '/metrics')
-    logger.log(routine ? 'debug' : 'info', fields, `${ctx.method} ${fields.path} ${ctx.status}`)
   }
-}
 
 /** Koa's 'error' event (errors after the response started, e.g. a client abort while a file streams). */
 export const logStreamErrors = (app: Application) => {
   app.on('error', (error: any, ctx?: FeathersKoaContext) => {
     const reqId = ctx?.state?.requestId
     if (isClientAbort(error)) {
-      logger.log('debug', { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), errorCode: error.code }, 'client closed the connection before the response was sent')
+      logger.log(
+        'debug',
+        { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), errorCode: error.code },
+        'client closed the connection before the response was sent'
+      )
       return
     }
-    logger.log('error', { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), err: error }, 'response failed')
+    logger.log(
+      'error',
+      { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), err: error },
+      'response failed'
+    )
   })
 }

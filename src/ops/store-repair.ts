@@ -37,7 +37,9 @@ const summary = (file: string, result: RepairResult) => {
 export const main = (args: string[]): number => {
   const targets = args.filter((arg) => arg !== '--')
   if (targets.length === 0 || targets.some((arg) => arg.startsWith('-'))) {
-    complain('Usage: npm run store:repair -- <data file or DATA_DIR> [...]   (stop every server using the folder first)')
+    complain(
+      'Usage: npm run store:repair -- <data file or DATA_DIR> [...]   (stop every server using the folder first)'
+    )
     return 2
   }
   const locks = new Map<string, DataLock>()
@@ -57,9 +59,16 @@ export const main = (args: string[]): number => {
       const dir = path.dirname(file)
       if (!locks.has(dir)) locks.set(dir, lockDataDir(dir))
       const audit = path.basename(file) === `${auditCollection}.db`
-      const result = repairDataFile(file, { declared: [{ fieldName: 'id', unique: true }], resolve: audit ? (docs) => repairAuditChain(docs) : undefined })
+      const result = repairDataFile(file, {
+        declared: [{ fieldName: 'id', unique: true }],
+        resolve: audit ? (docs) => repairAuditChain(docs) : undefined
+      })
       for (const note of result.notes) say(note)
-      say(result.changed ? summary(file, result) : `${file}: nothing to repair (${result.kept} document(s); it loads as it is)`)
+      say(
+        result.changed
+          ? summary(file, result)
+          : `${file}: nothing to repair (${result.kept} document(s); it loads as it is)`
+      )
     }
     return 0
   } catch (error) {

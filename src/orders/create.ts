@@ -37,30 +37,57 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
     if (item.refType !== undefined && !(orderRefTypes as readonly string[]).includes(item.refType)) {
       errors.push({ field: `${at}.refType`, message: `must be one of: ${orderRefTypes.join(', ')}` })
     } else if (item.refType !== undefined && item.ref === undefined) {
-      errors.push({ field: `${at}.ref`, message: `is required with refType (${item.refType === 'service' ? 'a service id' : 'a variant sku'})` })
+      errors.push({
+        field: `${at}.ref`,
+        message: `is required with refType (${item.refType === 'service' ? 'a service id' : 'a variant sku'})`
+      })
     } else if (item.ref !== undefined && item.refType === undefined) {
-      errors.push({ field: `${at}.refType`, message: `is required with ref (one of: ${orderRefTypes.join(', ')})` })
+      errors.push({
+        field: `${at}.refType`,
+        message: `is required with ref (one of: ${orderRefTypes.join(', ')})`
+      })
     } else if (item.refType === undefined && item.name === undefined) {
       errors.push({ field: `${at}.name`, message: 'is required (or refType and ref)' })
     }
   })
   if (errors.length) throw invalid('data', errors)
 
-  const skus = [...new Set(items.filter((item) => item.refType === 'inventory-variant').map((item) => item.ref as string))]
-  const serviceIds = [...new Set(items.filter((item) => item.refType === 'service').map((item) => item.ref as string))]
-  const variants: any[] = skus.length ? await inventoryStores(app).variants._find({ query: { facility, sku: { $in: skus } }, paginate: false }) : []
-  const services: any[] = serviceIds.length ? await stores(app).services._find({ query: { facility, id: { $in: serviceIds } }, paginate: false }) : []
+  const skus = [
+    ...new Set(items.filter((item) => item.refType === 'inventory-variant').map((item) => item.ref as string))
+  ]
+  const serviceIds = [
+    ...new Set(items.filter((item) => item.refType === 'service').map((item) => item.ref as string))
+  ]
+  const variants: any[] = skus.length
+    ? await inventoryStores(app).variants._find({ query: { facility, sku: { $in: skus } }, paginate: false })
+    : []
+  const services: any[] = serviceIds.length
+    ? await stores(app).services._find({ query: { facility, id: { $in: serviceIds } }, paginate: false })
+    : []
   const variantBySku = new Map(variants.map((v) => [v.sku, v]))
   const serviceById = new Map(services.map((s) => [s.id, s]))
 
   const filled = items.map((item, i) => {
-    const base = { id: newId(), quantity: item.quantity ?? 1, ...(item.notes !== undefined ? { notes: item.notes } : {}) }
+    const base = {
+      id: newId(),
+      quantity: item.quantity ?? 1,
+      ...(item.notes !== undefined ? { notes: item.notes } : {})
+    }
     if (item.refType === 'inventory-variant') {
       const variant = variantBySku.get(item.ref)
-      if (!variant) return errors.push({ field: `items.${i}.ref`, message: 'is not the sku of a variant of the owner facility' })
-      if (variant.archived) return errors.push({ field: `items.${i}.ref`, message: 'names an archived variant' })
+      if (!variant)
+        return errors.push({
+          field: `items.${i}.ref`,
+          message: 'is not the sku of a variant of the owner facility'
+        })
+      if (variant.archived)
+        return errors.push({ field: `items.${i}.ref`, message: 'names an archived variant' })
       // Stock moves in whole units.
-      if (!isWholeQuantity(base.quantity)) return errors.push({ field: `items.${i}.quantity`, message: 'must be a whole number of at least 1 for inventory-variant items' })
+      if (!isWholeQuantity(base.quantity))
+        return errors.push({
+          field: `items.${i}.quantity`,
+          message: 'must be a whole number of at least 1 for inventory-variant items'
+        })
       return {
         ...base,
         refType: item.refType,
@@ -72,10 +99,22 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
     }
     if (item.refType === 'service') {
       const service = serviceById.get(item.ref)
-      if (!service) return errors.push({ field: `items.${i}.ref`, message: 'is not a service of the owner facility' })
+      if (!service)
+        return errors.push({ field: `items.${i}.ref`, message: 'is not a service of the owner facility' })
       // A catalogue service is priced per whole unit, as on payment intents.
-      if (!isWholeQuantity(base.quantity)) return errors.push({ field: `items.${i}.quantity`, message: 'must be a whole number of at least 1 for service items' })
-      return { ...base, refType: item.refType, ref: service.id, name: service.name, price: service.price, currency: service.currency }
+      if (!isWholeQuantity(base.quantity))
+        return errors.push({
+          field: `items.${i}.quantity`,
+          message: 'must be a whole number of at least 1 for service items'
+        })
+      return {
+        ...base,
+        refType: item.refType,
+        ref: service.id,
+        name: service.name,
+        price: service.price,
+        currency: service.currency
+      }
     }
     return { ...base, name: item.name, ...(item.unit !== undefined ? { unit: item.unit } : {}) }
   })
@@ -94,24 +133,41 @@ export const createOrder = async (app: Application, data: any) => {
   const { requestedForTypes } = orderSettings(app)
   const facility = data.owner.organization
   if (!requestedForTypes.includes(data.requestedForType)) {
-    throw invalid('data', [{ field: 'requestedForType', message: `must be one of: ${requestedForTypes.join(', ')}` }])
+    throw invalid('data', [
+      { field: 'requestedForType', message: `must be one of: ${requestedForTypes.join(', ')}` }
+    ])
   }
   const target =
-    data.requestedForType === 'patient' ? 'accounts'
-    : data.requestedForType === 'organization' ? 'organizations'
-    : null
+    data.requestedForType === 'patient'
+      ? 'accounts'
+      : data.requestedForType === 'organization'
+        ? 'organizations'
+        : null
   if (target && !(await orNull(serviceAt(app, target)._get(data.requestedFor)))) {
-    throw invalid('data', [{ field: 'requestedFor', message: `is not ${data.requestedForType === 'patient' ? 'an account' : 'an organization'} id` }])
+    throw invalid('data', [
+      {
+        field: 'requestedFor',
+        message: `is not ${data.requestedForType === 'patient' ? 'an account' : 'an organization'} id`
+      }
+    ])
   }
   const { items, skus } = await fillOrderItems(app, facility, data.items)
   if (skus.length) {
     const { variants } = inventoryStores(app)
-    const marked: any[] = await variants._patch(null, { ordered: true }, multi({ facility, sku: { $in: skus }, archived: { $ne: true } }))
+    const marked: any[] = await variants._patch(
+      null,
+      { ordered: true },
+      multi({ facility, sku: { $in: skus }, archived: { $ne: true } })
+    )
     const missing = skus.filter((sku) => !marked.some((v) => v.sku === sku))
     if (missing.length) {
       throw invalid(
         'data',
-        data.items.flatMap((item: any, i: number) => (item.refType === 'inventory-variant' && missing.includes(item.ref) ? [{ field: `items.${i}.ref`, message: 'names an archived variant' }] : []))
+        data.items.flatMap((item: any, i: number) =>
+          item.refType === 'inventory-variant' && missing.includes(item.ref)
+            ? [{ field: `items.${i}.ref`, message: 'names an archived variant' }]
+            : []
+        )
       )
     }
   }

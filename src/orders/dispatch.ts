@@ -20,9 +20,21 @@ interface Consumed {
 const notFound = (id: string) => new NotFound(`No request order found for id '${id}'`)
 
 /** Takes back the movements of a dispatch that did not finish (one take-back movement each). */
-const undoMovements = async (app: Application, order: any, movements: { id: string; stock: string; delta: number }[], by: string | null) => {
+const undoMovements = async (
+  app: Application,
+  order: any,
+  movements: { id: string; stock: string; delta: number }[],
+  by: string | null
+) => {
   for (const movement of movements) {
-    await applyMovement(app, movement.stock, { delta: -movement.delta, reason: `order ${order.id} dispatch undone`, by, order: order.id, undoes: movement.id, evenIfClosed: true })
+    await applyMovement(app, movement.stock, {
+      delta: -movement.delta,
+      reason: `order ${order.id} dispatch undone`,
+      by,
+      order: order.id,
+      undoes: movement.id,
+      evenIfClosed: true
+    })
   }
 }
 
@@ -43,21 +55,34 @@ const undoMovements = async (app: Application, order: any, movements: { id: stri
  * A crash between 2 and 5 leaves the claim: recovery (`recoverDispatches`) takes back the dispatch's movements
  * and releases it, so the order is `ready` again with its stock as it was.
  */
-export const dispatchOrder = async (app: Application, existing: any, stockroom: string, by: string | null, scope?: Query | null) => {
+export const dispatchOrder = async (
+  app: Application,
+  existing: any,
+  stockroom: string,
+  by: string | null,
+  scope?: Query | null
+) => {
   const { orders, stocks, stockrooms } = inventoryStores(app)
-  if (!(nextStatuses[existing.status as OrderStatus] ?? []).includes('dispatched')) throw illegalMove(existing, 'dispatched')
+  if (!(nextStatuses[existing.status as OrderStatus] ?? []).includes('dispatched'))
+    throw illegalMove(existing, 'dispatched')
   const facility = existing.owner.organization
   const room = await orNull(stockrooms._get(stockroom))
-  if (!room || room.facility !== facility) throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of the owner facility' }])
+  if (!room || room.facility !== facility)
+    throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of the owner facility' }])
 
   const at = Date.now()
   const claimed = await orNull(
-    orders._patch(existing.id, { $set: { dispatching: { stockroom, at, by }, updatedAt: at }, $inc: { rev: 1 } }, { query: within({ status: existing.status, dispatching: null }, scope) })
+    orders._patch(
+      existing.id,
+      { $set: { dispatching: { stockroom, at, by }, updatedAt: at }, $inc: { rev: 1 } },
+      { query: within({ status: existing.status, dispatching: null }, scope) }
+    )
   )
   if (!claimed) {
     const fresh = await orNull(orders._get(existing.id, { query: within({}, scope) }))
     if (!fresh) throw notFound(existing.id)
-    if (fresh.dispatching) throw new Conflict(`Order ${fresh.id} is being dispatched`, { order: fresh.id, status: fresh.status })
+    if (fresh.dispatching)
+      throw new Conflict(`Order ${fresh.id} is being dispatched`, { order: fresh.id, status: fresh.status })
     throw illegalMove(fresh, 'dispatched')
   }
 
@@ -65,19 +90,34 @@ export const dispatchOrder = async (app: Application, existing: any, stockroom: 
   const made: { id: string; stock: string; delta: number }[] = []
   const release = async () => {
     await undoMovements(app, claimed, made, by)
-    await orNull(orders._patch(claimed.id, { $set: { dispatching: null, updatedAt: Date.now() }, $inc: { rev: 1 } }, { query: { 'dispatching.at': at } }))
+    await orNull(
+      orders._patch(
+        claimed.id,
+        { $set: { dispatching: null, updatedAt: Date.now() }, $inc: { rev: 1 } },
+        { query: { 'dispatching.at': at } }
+      )
+    )
   }
   const items: any[] = claimed.items ?? []
   for (const [index, item] of items.entries()) {
     if (item.refType !== 'inventory-variant') continue
-    const found: any[] = await stocks._find({ query: { facility, variant: item.ref, stockroom, closed: false, quantity: { $gte: item.quantity } }, paginate: false })
+    const found: any[] = await stocks._find({
+      query: { facility, variant: item.ref, stockroom, closed: false, quantity: { $gte: item.quantity } },
+      paginate: false
+    })
     // Earliest expiry first; stocks without an expiry last (both engines sort a missing field first).
     const expiry = (stock: any) => (typeof stock.expiresAt === 'number' ? stock.expiresAt : Infinity)
     const candidates = found.sort((a, b) => expiry(a) - expiry(b) || a.createdAt - b.createdAt)
     let served = false
     for (const candidate of candidates) {
       try {
-        const { movement } = await applyMovement(app, candidate.id, { delta: -item.quantity, reason: `order ${claimed.id} dispatched`, by, order: claimed.id, dispatch: at })
+        const { movement } = await applyMovement(app, candidate.id, {
+          delta: -item.quantity,
+          reason: `order ${claimed.id} dispatched`,
+          by,
+          order: claimed.id,
+          dispatch: at
+        })
         made.push({ id: movement.id, stock: candidate.id, delta: -item.quantity })
         consumed.push({ item: item.id, stock: candidate.id, movement: movement.id, quantity: item.quantity })
         served = true
@@ -92,15 +132,21 @@ export const dispatchOrder = async (app: Application, existing: any, stockroom: 
     }
     if (!served) {
       await release()
-      const open: any[] = await stocks._find({ query: { facility, variant: item.ref, stockroom, closed: false }, paginate: false })
-      const available = open.reduce((sum, stock) => sum + stock.quantity, 0)
-      throw new Conflict(`Item ${index} (${item.ref}) needs ${item.quantity} but stockroom ${stockroom} holds ${available}${open.length > 1 ? ` in ${open.length} stocks` : ''}: nothing was dispatched`, {
-        field: `items.${index}`,
-        item: item.id,
-        variant: item.ref,
-        requested: item.quantity,
-        available
+      const open: any[] = await stocks._find({
+        query: { facility, variant: item.ref, stockroom, closed: false },
+        paginate: false
       })
+      const available = open.reduce((sum, stock) => sum + stock.quantity, 0)
+      throw new Conflict(
+        `Item ${index} (${item.ref}) needs ${item.quantity} but stockroom ${stockroom} holds ${available}${open.length > 1 ? ` in ${open.length} stocks` : ''}: nothing was dispatched`,
+        {
+          field: `items.${index}`,
+          item: item.id,
+          variant: item.ref,
+          requested: item.quantity,
+          available
+        }
+      )
     }
   }
 
@@ -109,7 +155,13 @@ export const dispatchOrder = async (app: Application, existing: any, stockroom: 
     orders._patch(
       claimed.id,
       {
-        $set: { ...statusStamp('dispatched', done, by), dispatching: null, dispatchedFrom: stockroom, consumed, updatedAt: done },
+        $set: {
+          ...statusStamp('dispatched', done, by),
+          dispatching: null,
+          dispatchedFrom: stockroom,
+          consumed,
+          updatedAt: done
+        },
         $push: { statusHistory: { status: 'dispatched', at: done, by } },
         $inc: { rev: 1 }
       },
@@ -130,11 +182,28 @@ export const recoverDispatches = async (app: Application, before: number) => {
   let released = 0
   for (const order of await orders._find({ query: { 'dispatching.at': { $lt: before } }, paginate: false })) {
     const at = order.dispatching.at
-    const made: any[] = await movements._find({ query: { order: order.id, dispatch: at, status: 'applied' }, paginate: false })
-    const undone: any[] = await movements._find({ query: { order: order.id, undoes: { $in: made.map((m) => m.id) } }, paginate: false })
+    const made: any[] = await movements._find({
+      query: { order: order.id, dispatch: at, status: 'applied' },
+      paginate: false
+    })
+    const undone: any[] = await movements._find({
+      query: { order: order.id, undoes: { $in: made.map((m) => m.id) } },
+      paginate: false
+    })
     const open = made.filter((m) => !undone.some((u) => u.undoes === m.id))
-    await undoMovements(app, order, open.map((m) => ({ id: m.id, stock: m.stock, delta: m.delta })), null)
-    await orNull(orders._patch(order.id, { $set: { dispatching: null, updatedAt: Date.now() }, $inc: { rev: 1 } }, { query: { 'dispatching.at': at } }))
+    await undoMovements(
+      app,
+      order,
+      open.map((m) => ({ id: m.id, stock: m.stock, delta: m.delta })),
+      null
+    )
+    await orNull(
+      orders._patch(
+        order.id,
+        { $set: { dispatching: null, updatedAt: Date.now() }, $inc: { rev: 1 } },
+        { query: { 'dispatching.at': at } }
+      )
+    )
     released++
   }
   return released

@@ -21,7 +21,14 @@ import { orNull } from '../billing/stores'
 import { invalid } from '../schema/validators'
 import { inventoryStores } from '../inventory/stores'
 
-export const orderStatuses = ['pending', 'preparing', 'ready', 'dispatched', 'completed', 'cancelled'] as const
+export const orderStatuses = [
+  'pending',
+  'preparing',
+  'ready',
+  'dispatched',
+  'completed',
+  'cancelled'
+] as const
 export type OrderStatus = (typeof orderStatuses)[number]
 
 export const nextStatuses: Record<OrderStatus, OrderStatus[]> = {
@@ -33,7 +40,8 @@ export const nextStatuses: Record<OrderStatus, OrderStatus[]> = {
   cancelled: []
 }
 
-export const isFinal = (status: string) => (nextStatuses as Record<string, OrderStatus[]>)[status]?.length === 0
+export const isFinal = (status: string) =>
+  (nextStatuses as Record<string, OrderStatus[]>)[status]?.length === 0
 
 const notFound = (id: string) => new NotFound(`No request order found for id '${id}'`)
 
@@ -46,7 +54,11 @@ export const illegalMove = (order: any, to: string) => {
 }
 
 /** The fields a move to `status` stamps. */
-export const statusStamp = (status: string, at: number, by: string | null) => ({ status, [`${status}At`]: at, [`${status}By`]: by })
+export const statusStamp = (status: string, at: number, by: string | null) => ({
+  status,
+  [`${status}At`]: at,
+  [`${status}By`]: by
+})
 
 /**
  * Moves an order to `status`. Steps: 1. an unknown status is a 400 naming `changeStatus`; 2. a move the machine
@@ -54,26 +66,41 @@ export const statusStamp = (status: string, at: number, by: string | null) => ({
  * update (still in the status it was read in, within the caller's write scope) sets the status and its stamps
  * and appends to `statusHistory`; 4. if another move won meanwhile, the order is read again and step 2 answers.
  */
-export const changeOrderStatus = async (app: Application, existing: any, status: unknown, by: string | null, scope?: Query | null) => {
+export const changeOrderStatus = async (
+  app: Application,
+  existing: any,
+  status: unknown,
+  by: string | null,
+  scope?: Query | null
+) => {
   const { orders } = inventoryStores(app)
   if (typeof status !== 'string' || !(orderStatuses as readonly string[]).includes(status)) {
     throw invalid('data', [{ field: 'changeStatus', message: `must be one of: ${orderStatuses.join(', ')}` }])
   }
   let current = existing
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (!(nextStatuses[current.status as OrderStatus] ?? []).includes(status as OrderStatus)) throw illegalMove(current, status)
+    if (!(nextStatuses[current.status as OrderStatus] ?? []).includes(status as OrderStatus))
+      throw illegalMove(current, status)
     const at = Date.now()
     const moved = await orNull(
       orders._patch(
         current.id,
-        { $set: { ...statusStamp(status, at, by), updatedAt: at }, $push: { statusHistory: { status, at, by } }, $inc: { rev: 1 } },
+        {
+          $set: { ...statusStamp(status, at, by), updatedAt: at },
+          $push: { statusHistory: { status, at, by } },
+          $inc: { rev: 1 }
+        },
         { query: within({ status: current.status, dispatching: null }, scope) }
       )
     )
     if (moved) return moved
     current = await orNull(orders._get(current.id, { query: within({}, scope) }))
     if (!current) throw notFound(existing.id)
-    if (current.dispatching) throw new Conflict(`Order ${current.id} is being dispatched`, { order: current.id, status: current.status })
+    if (current.dispatching)
+      throw new Conflict(`Order ${current.id} is being dispatched`, {
+        order: current.id,
+        status: current.status
+      })
   }
   throw illegalMove(current, status)
 }
@@ -84,21 +111,37 @@ export const changeOrderStatus = async (app: Application, existing: any, status:
  * keeps its first confirmation; 4. the items are written back only if the order did not change meanwhile
  * (its `rev`), else read again and retried.
  */
-export const confirmOrderItem = async (app: Application, existing: any, itemId: unknown, by: string | null, scope?: Query | null) => {
+export const confirmOrderItem = async (
+  app: Application,
+  existing: any,
+  itemId: unknown,
+  by: string | null,
+  scope?: Query | null
+) => {
   const { orders } = inventoryStores(app)
   let current = existing
   for (let attempt = 0; attempt < 10; attempt++) {
     const items: any[] = current.items ?? []
     const index = items.findIndex((item) => item.id === itemId)
-    if (typeof itemId !== 'string' || index === -1) throw invalid('data', [{ field: 'confirmItem', message: `is not an item id of order ${current.id}` }])
+    if (typeof itemId !== 'string' || index === -1)
+      throw invalid('data', [{ field: 'confirmItem', message: `is not an item id of order ${current.id}` }])
     if (isFinal(current.status)) {
-      throw new Conflict(`Order ${current.id} is ${current.status}: its items can no longer be confirmed`, { order: current.id, status: current.status })
+      throw new Conflict(`Order ${current.id} is ${current.status}: its items can no longer be confirmed`, {
+        order: current.id,
+        status: current.status
+      })
     }
     if (items[index].confirmedAt) return current
     const at = Date.now()
-    const changed = items.map((item, i) => (i === index ? { ...item, confirmedAt: at, confirmedBy: by } : item))
+    const changed = items.map((item, i) =>
+      i === index ? { ...item, confirmedAt: at, confirmedBy: by } : item
+    )
     const written = await orNull(
-      orders._patch(current.id, { $set: { items: changed, updatedAt: at }, $inc: { rev: 1 } }, { query: within({ rev: current.rev, status: { $nin: ['completed', 'cancelled'] } }, scope) })
+      orders._patch(
+        current.id,
+        { $set: { items: changed, updatedAt: at }, $inc: { rev: 1 } },
+        { query: within({ rev: current.rev, status: { $nin: ['completed', 'cancelled'] } }, scope) }
+      )
     )
     if (written) return written
     current = await orNull(orders._get(current.id, { query: within({}, scope) }))

@@ -25,22 +25,30 @@ const hostOf = (url: string) => {
 export const sandboxPaymentSettings = (settings: Pick<Configuration, 'processor' | 'gateways'>): string[] => {
   const found: string[] = []
   if (settings.processor.kind === 'sandbox') found.push('PROCESSOR=sandbox')
-  else if (/^(sk|rk)_test_/.test(settings.processor.stripe.secretKey)) found.push('STRIPE_SECRET_KEY is a Stripe test-mode key')
+  else if (/^(sk|rk)_test_/.test(settings.processor.stripe.secretKey))
+    found.push('STRIPE_SECRET_KEY is a Stripe test-mode key')
   if (settings.gateways.enabled.includes('sandbox')) found.push('GATEWAYS includes sandbox')
-  if (settings.gateways.enabled.includes('paypal') && paypalSandboxHosts.test(hostOf(settings.gateways.paypal.baseURL))) {
+  if (
+    settings.gateways.enabled.includes('paypal') &&
+    paypalSandboxHosts.test(hostOf(settings.gateways.paypal.baseURL))
+  ) {
     found.push(`PAYPAL_BASE_URL is PayPal's sandbox (${settings.gateways.paypal.baseURL})`)
   }
   return found
 }
 
 /** `sandbox` when any payment setting takes no real money, else `live`. */
-export const paymentsMode = (settings: Pick<Configuration, 'processor' | 'gateways'>): PaymentsMode => (sandboxPaymentSettings(settings).length ? 'sandbox' : 'live')
+export const paymentsMode = (settings: Pick<Configuration, 'processor' | 'gateways'>): PaymentsMode =>
+  sandboxPaymentSettings(settings).length ? 'sandbox' : 'live'
 
 /**
  * Production with sandbox payments: throws (a one-line message naming the settings and what to do) unless
  * ALLOW_SANDBOX_PAYMENTS=true; then resolves to the warning to log at start-up. Other environments: null.
  */
-export const checkPaymentsForProduction = (settings: PaymentSettings, env = process.env.NODE_ENV): string | null => {
+export const checkPaymentsForProduction = (
+  settings: PaymentSettings,
+  env = process.env.NODE_ENV
+): string | null => {
   if (env !== 'production') return null
   const found = sandboxPaymentSettings(settings)
   if (!found.length) return null

@@ -2,9 +2,11 @@
 import { Type, type TSchema } from '@feathersjs/typebox'
 
 /** A public id as issued by the store. */
-export const IdString = (options: Record<string, unknown> = {}) => Type.String({ minLength: 1, maxLength: 64, ...options })
+export const IdString = (options: Record<string, unknown> = {}) =>
+  Type.String({ minLength: 1, maxLength: 64, ...options })
 /** A bounded string for names and short texts. */
-export const Text = (max = 1000, options: Record<string, unknown> = {}) => Type.String({ maxLength: max, ...options })
+export const Text = (max = 1000, options: Record<string, unknown> = {}) =>
+  Type.String({ maxLength: max, ...options })
 /** Timestamps are Numbers: milliseconds since the epoch. */
 export const Timestamp = () => Type.Number({ minimum: 0 })
 
@@ -20,4 +22,8 @@ export const serverFields = {
  * for those, as on MongoDB (`{ f: null }` matches a null or missing field; `$ne: null` one that is present and not
  * null). The null alternative comes first, so the query validator's coercion never turns null into 0, '' or false.
  */
-export const QueryNullable = <T extends TSchema>(schema: T) => Type.Union([Type.Unsafe<null>({ queryNull: true, description: 'null: the field is null or missing' }), schema])
+export const QueryNullable = <T extends TSchema>(schema: T) =>
+  Type.Union([
+    Type.Unsafe<null>({ queryNull: true, description: 'null: the field is null or missing' }),
+    schema
+  ])

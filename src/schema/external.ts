@@ -24,6 +24,8 @@ export const presentExternal = async <T = unknown>(app: Application, path: strin
   const resolver = externalResolvers.get(path)
   if (!resolver || !doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
   // An internal context of the service (app, path, service), as the resolver would get in a call.
-  const context = createContext(serviceAt(app, path) as unknown as Service, 'get', { arguments: [null, {}] }) as unknown as ResolverContext
+  const context = createContext(serviceAt(app, path) as unknown as Service, 'get', {
+    arguments: [null, {}]
+  }) as unknown as ResolverContext
   return (await resolver.resolve(doc as Stored<object>, context)) as T
 }

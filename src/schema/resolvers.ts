@@ -18,8 +18,11 @@ export const hidden = <K extends string>(fields: readonly K[]): Record<K, () => 
 }
 
 /** An external resolver that only leaves `fields` out. */
-export const omittingResolver = <T extends object>(fields: readonly string[]) => resolve<Stored<T>, ResolverContext>(hidden(fields))
+export const omittingResolver = <T extends object>(fields: readonly string[]) =>
+  resolve<Stored<T>, ResolverContext>(hidden(fields))
 
 /** A document as clients receive it: `T` without the fields its external resolver leaves out (`Hidden`); unlike
  *  `Omit`, it keeps the other fields' types when `T` also allows further fields. */
-export type External<T, Hidden extends readonly string[]> = { [K in keyof T as K extends Hidden[number] ? never : K]: T[K] }
+export type External<T, Hidden extends readonly string[]> = {
+  [K in keyof T as K extends Hidden[number] ? never : K]: T[K]
+}

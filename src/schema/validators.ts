@@ -5,10 +5,31 @@ import type { TSchema } from '@feathersjs/typebox'
 import type { HookContext, NextFunction } from '@feathersjs/feathers' // (generic: no app types, so the client-side schemas need none)
 import { findNonFinite } from '../hooks/reject-unsafe-keys'
 
-const formats: FormatsPluginOptions = ['date-time', 'time', 'date', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex']
+const formats: FormatsPluginOptions = [
+  'date-time',
+  'time',
+  'date',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uri',
+  'uri-reference',
+  'uuid',
+  'uri-template',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex'
+]
 
-export const dataValidator: Ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false }), formats)
-export const queryValidator: Ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }), formats)
+export const dataValidator: Ajv = addFormats(
+  new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false }),
+  formats
+)
+export const queryValidator: Ajv = addFormats(
+  new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }),
+  formats
+)
 
 // `queryNull` (see QueryNullable in ./common.ts): the value null, or the query string's `null`, which it turns into
 // null. It never coerces anything else (Ajv's `type: 'null'` would turn 0, false and '' into null).
@@ -17,7 +38,12 @@ queryValidator.addKeyword({
   schemaType: 'boolean',
   modifying: true,
   errors: false,
-  validate: (_enabled: boolean, data: unknown, _schema: unknown, context?: { parentData: any; parentDataProperty: string | number }) => {
+  validate: (
+    _enabled: boolean,
+    data: unknown,
+    _schema: unknown,
+    context?: { parentData: any; parentDataProperty: string | number }
+  ) => {
     if (data === null) return true
     if (data !== 'null' || !context?.parentData) return false
     context.parentData[context.parentDataProperty] = null
@@ -47,7 +73,10 @@ const fieldOf = (instancePath: string, property?: string) =>
  * Turns Ajv errors into `{ field, message }` pairs, one per offending field. `serverOwned` names the top-level
  * fields the server sets, so that sending one says so instead of "is not an allowed field".
  */
-export const fieldErrors = (errors: any[] | null | undefined, options: { serverOwned?: readonly string[] } = {}): FieldError[] => {
+export const fieldErrors = (
+  errors: any[] | null | undefined,
+  options: { serverOwned?: readonly string[] } = {}
+): FieldError[] => {
   const seen = new Map<string, FieldError>()
   for (const error of errors ?? []) {
     // (the null alternative of a field that may be null: the other alternative's message says what is expected)
@@ -57,7 +86,10 @@ export const fieldErrors = (errors: any[] | null | undefined, options: { serverO
     if (error.keyword === 'additionalProperties') {
       const property = error.params.additionalProperty
       field = fieldOf(error.instancePath, property)
-      message = !error.instancePath && options.serverOwned?.includes(property) ? 'is set by the server and must not be sent' : 'is not an allowed field'
+      message =
+        !error.instancePath && options.serverOwned?.includes(property)
+          ? 'is set by the server and must not be sent'
+          : 'is not an allowed field'
     } else if (error.keyword === 'required') {
       field = fieldOf(error.instancePath, error.params.missingProperty)
       message = 'is required'
@@ -72,7 +104,10 @@ export const fieldErrors = (errors: any[] | null | undefined, options: { serverO
 }
 
 /** The 400 of a body that is no JSON object. */
-export const bodyNotAnObject = () => new BadRequest('The body must be a JSON object', { errors: [{ field: WHOLE_BODY, message: 'must be a JSON object' }] })
+export const bodyNotAnObject = () =>
+  new BadRequest('The body must be a JSON object', {
+    errors: [{ field: WHOLE_BODY, message: 'must be a JSON object' }]
+  })
 
 /** A BadRequest naming every offending field in its message and in `errors`. */
 export const invalid = (what: string, errors: FieldError[]) =>
@@ -97,10 +132,12 @@ export const check = <T = any>(ajv: Ajv, schema: TSchema, value: unknown, what =
 
 /** Validates `context.data` for create (dataSchema) and patch (patchSchema). */
 export const validateBody =
-  (schemas: { create?: TSchema; patch?: TSchema; update?: TSchema }) => async (context: HookContext, next: NextFunction) => {
+  (schemas: { create?: TSchema; patch?: TSchema; update?: TSchema }) =>
+  async (context: HookContext, next: NextFunction) => {
     const schema = schemas[context.method as 'create' | 'patch' | 'update'] // undefined for other methods
     if (schema) {
-      if (context.data === null || typeof context.data !== 'object' || Array.isArray(context.data)) throw bodyNotAnObject()
+      if (context.data === null || typeof context.data !== 'object' || Array.isArray(context.data))
+        throw bodyNotAnObject()
       context.data = check(dataValidator, schema, context.data, 'data')
     }
     await next()
@@ -114,7 +151,8 @@ const nullPaths = (value: unknown, prefix = '', out: string[] = []): string[] =>
   }
   return out
 }
-const valueAt = (value: any, path: string) => path.split('.').reduce((item, key) => (item && typeof item === 'object' ? item[key] : undefined), value)
+const valueAt = (value: any, path: string) =>
+  path.split('.').reduce((item, key) => (item && typeof item === 'object' ? item[key] : undefined), value)
 
 /**
  * Validates `params.query` (coercing REST strings into numbers and booleans). `null` asks for a null or missing
@@ -126,8 +164,17 @@ export const validateQueryWith = (schema: TSchema) => async (context: HookContex
   const nulls = nullPaths(given)
   const query = check(queryValidator, schema, given, 'query')
   // (`$limit`, `$skip`, `$sort`, `$select` are no field conditions: their own messages apply)
-  const coerced = nulls.filter((path) => !/^\$(limit|skip|sort|select)(\.|$)/.test(path) && valueAt(query, path) !== null)
-  if (coerced.length > 0) throw invalid('query', coerced.map((field) => ({ field, message: 'cannot be null: no document lacks this field or holds null in it' })))
+  const coerced = nulls.filter(
+    (path) => !/^\$(limit|skip|sort|select)(\.|$)/.test(path) && valueAt(query, path) !== null
+  )
+  if (coerced.length > 0)
+    throw invalid(
+      'query',
+      coerced.map((field) => ({
+        field,
+        message: 'cannot be null: no document lacks this field or holds null in it'
+      }))
+    )
   // Coercion turns a REST string such as `1e309` into Infinity, which no store compares meaningfully.
   const nonFinite = context.params.provider ? findNonFinite(query) : null
   if (nonFinite) throw invalid('query', [{ field: nonFinite.field, message: nonFinite.message }])

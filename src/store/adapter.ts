@@ -3,7 +3,14 @@
 // the embedded engine, chosen at start-up), to which each method hands over.
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
-import { createStore, type InternalParams, type StoreDoc, type StoreOptions, type StoreParams, type StoreService } from './index'
+import {
+  createStore,
+  type InternalParams,
+  type StoreDoc,
+  type StoreOptions,
+  type StoreParams,
+  type StoreService
+} from './index'
 
 // The overloads of every method come from StoreService (merged in); the bodies below only hand over.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -94,27 +94,40 @@ const prepareFolder = (dir: string) => {
   try {
     stat = fs.statSync(dir)
   } catch (error) {
-    if (codeOf(error) !== 'ENOENT' && codeOf(error) !== 'ENOTDIR') throw new DataDirError(`DATA_DIR=${dir} cannot be read (${codeOf(error)}): set DATA_DIR to a folder this server may use`)
+    if (codeOf(error) !== 'ENOENT' && codeOf(error) !== 'ENOTDIR')
+      throw new DataDirError(
+        `DATA_DIR=${dir} cannot be read (${codeOf(error)}): set DATA_DIR to a folder this server may use`
+      )
   }
   if (stat && !stat.isDirectory()) {
-    throw new DataDirError(`DATA_DIR=${dir} is a file, not a folder: set DATA_DIR to a folder for the data files (it is created if missing), or move that file away`)
+    throw new DataDirError(
+      `DATA_DIR=${dir} is a file, not a folder: set DATA_DIR to a folder for the data files (it is created if missing), or move that file away`
+    )
   }
   if (!stat) {
     try {
       fs.mkdirSync(dir, { recursive: true })
     } catch (error) {
-      const reason = codeOf(error) === 'ENOTDIR' || codeOf(error) === 'EEXIST' ? 'a part of its path is a file' : `${codeOf(error) ?? (error as Error).message}`
-      throw new DataDirError(`DATA_DIR=${dir} cannot be created (${reason}): set DATA_DIR to a folder this server may create, or create it with write access for this user`)
+      const reason =
+        codeOf(error) === 'ENOTDIR' || codeOf(error) === 'EEXIST'
+          ? 'a part of its path is a file'
+          : `${codeOf(error) ?? (error as Error).message}`
+      throw new DataDirError(
+        `DATA_DIR=${dir} cannot be created (${reason}): set DATA_DIR to a folder this server may create, or create it with write access for this user`
+      )
     }
   }
   try {
     fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK)
   } catch {
-    throw new DataDirError(`DATA_DIR=${dir} is not writable by this server (uid ${process.getuid?.() ?? '?'}): give that user write access to the folder (chown/chmod), or set DATA_DIR to a writable folder`)
+    throw new DataDirError(
+      `DATA_DIR=${dir} is not writable by this server (uid ${process.getuid?.() ?? '?'}): give that user write access to the folder (chown/chmod), or set DATA_DIR to a writable folder`
+    )
   }
 }
 
-const describe = (holder: Holder) => `pid ${holder.pid} on ${holder.host === os.hostname() ? 'this host' : `host ${holder.host}`}, since ${holder.startedAt}`
+const describe = (holder: Holder) =>
+  `pid ${holder.pid} on ${holder.host === os.hostname() ? 'this host' : `host ${holder.host}`}, since ${holder.startedAt}`
 
 type Seen = { kind: 'gone' } | { kind: 'held'; holder: Holder; stat: fs.Stats }
 
@@ -135,10 +148,16 @@ const inspect = (dir: string, file: string): Seen => {
     } catch {
       // named anyway
     }
-    throw new DataDirError(`DATA_DIR=${dir} cannot be locked: ${file} is a symbolic link (to ${target}), which the server never follows; ${removeHint}`)
+    throw new DataDirError(
+      `DATA_DIR=${dir} cannot be locked: ${file} is a symbolic link (to ${target}), which the server never follows; ${removeHint}`
+    )
   }
-  if (stat.isDirectory()) throw new DataDirError(`DATA_DIR=${dir} cannot be locked: ${file} is a directory, not a lock file; ${removeHint}`)
-  if (!stat.isFile()) throw new DataDirError(`DATA_DIR=${dir} cannot be locked: ${file} is not a regular file; ${removeHint}`)
+  if (stat.isDirectory())
+    throw new DataDirError(
+      `DATA_DIR=${dir} cannot be locked: ${file} is a directory, not a lock file; ${removeHint}`
+    )
+  if (!stat.isFile())
+    throw new DataDirError(`DATA_DIR=${dir} cannot be locked: ${file} is not a regular file; ${removeHint}`)
   let text = ''
   try {
     const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0))
@@ -150,7 +169,9 @@ const inspect = (dir: string, file: string): Seen => {
     }
   } catch (error) {
     if (codeOf(error) === 'ENOENT') return { kind: 'gone' }
-    throw new DataDirError(`DATA_DIR=${dir} cannot be locked: ${file} cannot be read (${codeOf(error)}); ${removeHint}`)
+    throw new DataDirError(
+      `DATA_DIR=${dir} cannot be locked: ${file} cannot be read (${codeOf(error)}); ${removeHint}`
+    )
   }
   let holder: Partial<Holder> | undefined
   try {
@@ -167,7 +188,10 @@ const inspect = (dir: string, file: string): Seen => {
     holder.host.length > 0 &&
     typeof holder.startedAt === 'string' &&
     typeof holder.instance === 'string'
-  if (!valid) throw new DataDirError(`DATA_DIR=${dir} cannot be locked: ${file} does not hold a lock this server wrote (pid, host, start time); ${removeHint}`)
+  if (!valid)
+    throw new DataDirError(
+      `DATA_DIR=${dir} cannot be locked: ${file} does not hold a lock this server wrote (pid, host, start time); ${removeHint}`
+    )
   return { kind: 'held', holder: holder as Holder, stat }
 }
 
@@ -175,7 +199,8 @@ const inspect = (dir: string, file: string): Seen => {
 const staleReason = (file: string, holder: Holder, myBoot: string | undefined): string | undefined => {
   if (holder.host !== os.hostname()) return undefined
   if (holder.bootId && myBoot && holder.bootId !== myBoot) return 'the machine restarted since'
-  if (holder.pid === process.pid) return held.get(file) === holder.instance ? undefined : 'its pid is now this process'
+  if (holder.pid === process.pid)
+    return held.get(file) === holder.instance ? undefined : 'its pid is now this process'
   return alive(holder.pid) ? undefined : 'that process no longer runs'
 }
 
@@ -185,7 +210,10 @@ const refusal = (dir: string, file: string, holder: Holder) => {
       `DATA_DIR=${dir} is in use by pid ${holder.pid} on host ${holder.host} (since ${holder.startedAt}); a lock from another host is never taken over: stop that server, or, if ${holder.host} no longer runs it, remove ${file}`
     )
   }
-  if (holder.pid === process.pid) return new DataDirError(`DATA_DIR=${dir} is in use by another app of this process (pid ${holder.pid}): one app per data folder; give this one its own DATA_DIR`)
+  if (holder.pid === process.pid)
+    return new DataDirError(
+      `DATA_DIR=${dir} is in use by another app of this process (pid ${holder.pid}): one app per data folder; give this one its own DATA_DIR`
+    )
   return new DataDirError(
     `DATA_DIR=${dir} is in use by another server (${describe(holder)}): one server per data folder — give this one its own DATA_DIR, or stop pid ${holder.pid} first; if pid ${holder.pid} is not a server of this folder (a stale lock), remove ${file}`
   )
@@ -275,17 +303,28 @@ export const lockDataDir = (dataDir: string): DataLock => {
   prepareFolder(dir)
   const file = path.join(fs.realpathSync(dir), LOCK_FILE)
   const myBoot = bootId()
-  const holder: Holder = { pid: process.pid, host: os.hostname(), ...(myBoot ? { bootId: myBoot } : {}), startedAt: new Date().toISOString(), instance: crypto.randomUUID() }
+  const holder: Holder = {
+    pid: process.pid,
+    host: os.hostname(),
+    ...(myBoot ? { bootId: myBoot } : {}),
+    startedAt: new Date().toISOString(),
+    instance: crypto.randomUUID()
+  }
   const content = JSON.stringify(holder) + '\n'
   for (let attempt = 0; ; attempt++) {
-    if (attempt === 5) throw new DataDirError(`DATA_DIR=${dir} cannot be locked: ${file} keeps changing (several servers starting on one folder?); start one server per data folder`)
+    if (attempt === 5)
+      throw new DataDirError(
+        `DATA_DIR=${dir} cannot be locked: ${file} keeps changing (several servers starting on one folder?); start one server per data folder`
+      )
     try {
       create(dir, file, content)
       break
     } catch (error) {
       if (error instanceof DataDirError) throw error
       if (codeOf(error) === 'EACCES' || codeOf(error) === 'EROFS') {
-        throw new DataDirError(`DATA_DIR=${dir} is not writable by this server (${codeOf(error)}): give it write access to the folder, or set DATA_DIR to a writable folder`)
+        throw new DataDirError(
+          `DATA_DIR=${dir} is not writable by this server (${codeOf(error)}): give it write access to the folder, or set DATA_DIR to a writable folder`
+        )
       }
       if (codeOf(error) !== 'EEXIST') throw error
     }
@@ -294,7 +333,9 @@ export const lockDataDir = (dataDir: string): DataLock => {
     const reason = staleReason(file, seen.holder, myBoot)
     if (!reason) throw refusal(dir, file, seen.holder)
     if (takeOver(file, seen.stat)) {
-      logger.warn(`DATA_DIR=${dir}: took over the lock left by ${describe(seen.holder)} (${reason}: a crash, kill -9 or power loss)`)
+      logger.warn(
+        `DATA_DIR=${dir}: took over the lock left by ${describe(seen.holder)} (${reason}: a crash, kill -9 or power loss)`
+      )
     }
   }
   held.set(file, holder.instance)

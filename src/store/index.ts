@@ -116,7 +116,10 @@ export interface StoreService<Result = any, Data = any, Patch = any, Query = Rec
   _patch<I extends NullableId>(id: I, data: StoreDoc, params?: InternalParams): Promise<ByIdResult<I, Result>>
   _remove<I extends NullableId>(id: I, params?: InternalParams): Promise<ByIdResult<I, Result>>
   /** The adapter's split of a query into conditions and filters (`$limit`, `$sort`, …). */
-  filterQuery(id: NullableId, params: InternalParams): { query: Record<string, any>; filters: Record<string, any>; paginate: any }
+  filterQuery(
+    id: NullableId,
+    params: InternalParams
+  ): { query: Record<string, any>; filters: Record<string, any>; paginate: any }
   /** The adapter's options for one call (the engine's collection is `Model`). */
   getOptions(params: InternalParams): any
   /** MongoDB only: the driver's collection. */
@@ -139,7 +142,8 @@ const strip = (doc: any) => {
 }
 const stripAll = (result: any) => {
   if (Array.isArray(result)) return result.map(strip)
-  if (result && Array.isArray(result.data) && 'total' in result) return { ...result, data: result.data.map(strip) }
+  if (result && Array.isArray(result.data) && 'total' in result)
+    return { ...result, data: result.data.map(strip) }
   return strip(result)
 }
 
@@ -147,13 +151,24 @@ const stripAll = (result: any) => {
 // (@feathersjs/mongodb wraps most of them in a GeneralError that still carries the driver's data.)
 const isDriverError = (error: any) =>
   error?.name?.startsWith?.('Mongo') ||
-  (error?.name === 'GeneralError' && error?.data && typeof error.data === 'object' && ('errorLabelSet' in error.data || 'errorResponse' in error.data || String(error.data.name ?? '').startsWith('Mongo')))
+  (error?.name === 'GeneralError' &&
+    error?.data &&
+    typeof error.data === 'object' &&
+    ('errorLabelSet' in error.data ||
+      'errorResponse' in error.data ||
+      String(error.data.name ?? '').startsWith('Mongo')))
 
 // Translate engine errors (unique violations, driver failures) into Feathers errors.
 export const storeError = (error: any): never => {
-  const duplicate = error?.errorType === 'uniqueViolated' || error?.code === 11000 || error?.data?.code === 11000
+  const duplicate =
+    error?.errorType === 'uniqueViolated' || error?.code === 11000 || error?.data?.code === 11000
   if (duplicate) {
-    const keyValue = error.keyValue ?? error.data?.keyValue ?? error.data?.writeErrors?.[0]?.keyValue ?? error.writeErrors?.[0]?.err?.keyValue ?? {}
+    const keyValue =
+      error.keyValue ??
+      error.data?.keyValue ??
+      error.data?.writeErrors?.[0]?.keyValue ??
+      error.writeErrors?.[0]?.err?.keyValue ??
+      {}
     const key = error.key ?? Object.keys(keyValue).join(',')
     throw new Conflict('A record with the same unique value already exists', key ? { key } : undefined)
   }
@@ -175,7 +190,11 @@ const writtenDocs = (result: any): any[] => (Array.isArray(result) ? result : re
 /** Starts timing one store operation; the returned function ends it (the app's metrics, src/ops/metrics.ts). */
 type OperationTimer = (operation: string) => () => void
 
-const timed = async <T>(timer: OperationTimer | undefined, operation: string, run: () => Promise<T>): Promise<T> => {
+const timed = async <T>(
+  timer: OperationTimer | undefined,
+  operation: string,
+  run: () => Promise<T>
+): Promise<T> => {
   if (!timer) return run()
   const end = timer(operation)
   try {
@@ -207,7 +226,9 @@ const mixin = (Base: any): any =>
     }
     async _find(params?: Params) {
       await this.journal?.catchUp()
-      return timed(this.options.timer, 'find', async () => stripAll(await super._find(params).catch(storeError)))
+      return timed(this.options.timer, 'find', async () =>
+        stripAll(await super._find(params).catch(storeError))
+      )
     }
     async _get(id: Id, params?: Params) {
       await this.journal?.catchUp()
@@ -218,7 +239,9 @@ const mixin = (Base: any): any =>
       })
     }
     async _create(data: any, params?: Params) {
-      const records = Array.isArray(data) ? data.map((item) => ({ ...withoutIdChange(item), id: newId() })) : { ...withoutIdChange(data), id: newId() }
+      const records = Array.isArray(data)
+        ? data.map((item) => ({ ...withoutIdChange(item), id: newId() }))
+        : { ...withoutIdChange(data), id: newId() }
       const journal = this.journal
       if (journal) {
         // Journal-first: the line (with NeDB's `_id`, the same as `id`) is the write; the copy queries use
@@ -229,15 +252,21 @@ const mixin = (Base: any): any =>
           return this.written(records)
         })
       }
-      return timed(this.options.timer, 'create', async () => this.written(stripAll(await super._create(records, params).catch(storeError))))
+      return timed(this.options.timer, 'create', async () =>
+        this.written(stripAll(await super._create(records, params).catch(storeError)))
+      )
     }
     async _update(id: Id, data: any, params?: Params) {
       if (this.journal) throw new MethodNotAllowed('An append-only log is not updated')
-      return timed(this.options.timer, 'update', async () => this.written(strip(await super._update(id, withoutIdChange(data), params).catch(storeError))))
+      return timed(this.options.timer, 'update', async () =>
+        this.written(strip(await super._update(id, withoutIdChange(data), params).catch(storeError)))
+      )
     }
     async _patch(id: NullableId, data: any, params?: Params) {
       if (this.journal) throw new MethodNotAllowed('An append-only log is not patched')
-      return timed(this.options.timer, 'patch', async () => this.written(stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError))))
+      return timed(this.options.timer, 'patch', async () =>
+        this.written(stripAll(await super._patch(id, withoutIdChange(data), params).catch(storeError)))
+      )
     }
     async _remove(id: NullableId, params?: Params) {
       const journal = this.journal
@@ -250,7 +279,9 @@ const mixin = (Base: any): any =>
           return this.written(removed)
         })
       }
-      return timed(this.options.timer, 'remove', async () => this.written(stripAll(await super._remove(id, params).catch(storeError))))
+      return timed(this.options.timer, 'remove', async () =>
+        this.written(stripAll(await super._remove(id, params).catch(storeError)))
+      )
     }
   }
 
@@ -266,13 +297,30 @@ const guardedMulti = (Base: any): any =>
       for (const field of fields) projection[field] = 1
       for await (const doc of (await this.getModel({})).find({}, { projection, batchSize: 5000 })) visit(doc)
     }
-    async _multi(method: 'patch' | 'remove', params: Params, write: (id: Id, params: Params) => Promise<any>) {
+    async _multi(
+      method: 'patch' | 'remove',
+      params: Params,
+      write: (id: Id, params: Params) => Promise<any>
+    ) {
       if (!this.allowsMulti(method, params)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
-      const { $select, $sort: _sort, $limit: _limit, $skip: _skip, ...conditions } = (params.query ?? {}) as Record<string, any>
-      const found = await this._find({ ...params, paginate: false, query: { ...params.query, $select: ['id'] } })
+      const {
+        $select,
+        $sort: _sort,
+        $limit: _limit,
+        $skip: _skip,
+        ...conditions
+      } = (params.query ?? {}) as Record<string, any>
+      const found = await this._find({
+        ...params,
+        paginate: false,
+        query: { ...params.query, $select: ['id'] }
+      })
       const written: any[] = []
       for (const { id } of found) {
-        const one = await write(id, { ...params, query: { ...conditions, ...($select ? { $select } : {}) } }).catch((error: any) => {
+        const one = await write(id, {
+          ...params,
+          query: { ...conditions, ...($select ? { $select } : {}) }
+        }).catch((error: any) => {
           if (error?.code === 404) return null
           throw error
         })
@@ -321,7 +369,12 @@ export interface Engine {
   close(): Promise<void>
 }
 
-const nedbEngine = (dataDir: string, lock: DataLock, compactionIntervalMs: number, sync: StoreSync): Engine & { commits: Map<string, GroupCommit>; journal(name: string): NeDBJournal } => {
+const nedbEngine = (
+  dataDir: string,
+  lock: DataLock,
+  compactionIntervalMs: number,
+  sync: StoreSync
+): Engine & { commits: Map<string, GroupCommit>; journal(name: string): NeDBJournal } => {
   const stores = new Map<string, NeDB>()
   const commits = new Map<string, GroupCommit>()
   const journals = new Map<string, NeDBJournal>()
@@ -362,7 +415,11 @@ const nedbEngine = (dataDir: string, lock: DataLock, compactionIntervalMs: numbe
       // alone (as MongoDB does), so a non-unique compound index is kept on its leading field here.
       const declared = indexes.map((index) => {
         const fields = Object.keys(index.fields)
-        return { fieldName: fields.length === 1 || !index.unique ? fields[0] : fields, unique: !!index.unique, sparse: !!index.sparse }
+        return {
+          fieldName: fields.length === 1 || !index.unique ? fields[0] : fields,
+          unique: !!index.unique,
+          sparse: !!index.sparse
+        }
       })
       try {
         await store.loadDatabaseAsync()
@@ -374,10 +431,17 @@ const nedbEngine = (dataDir: string, lock: DataLock, compactionIntervalMs: numbe
       } catch (error) {
         // A duplicate unique value or unreadable lines: one line naming the file, the line, the index and the fix.
         const file = path.join(dataDir, `${name}.db`)
-        const threshold = journals.has(name) ? undefined : (store as unknown as { persistence: { corruptAlertThreshold: number } }).persistence.corruptAlertThreshold
+        const threshold = journals.has(name)
+          ? undefined
+          : (store as unknown as { persistence: { corruptAlertThreshold: number } }).persistence
+              .corruptAlertThreshold
         let problem: string | undefined
         try {
-          problem = diagnoseDataFile(file, declared.map((index) => ({ ...index, fieldName: [index.fieldName].flat().sort().join(',') })), threshold)
+          problem = diagnoseDataFile(
+            file,
+            declared.map((index) => ({ ...index, fieldName: [index.fieldName].flat().sort().join(',') })),
+            threshold
+          )
         } catch {
           problem = undefined // unreadable file: the original error says why
         }
@@ -413,12 +477,18 @@ const nedbEngine = (dataDir: string, lock: DataLock, compactionIntervalMs: numbe
 // unless the URL sets them itself).
 const mongoClient = (url: string, timeoutMs: number): MongoClient => {
   const named = (option: string) => new RegExp(`[?&]${option}=`, 'i').test(url)
-  const options = { ...(named('serverSelectionTimeoutMS') ? {} : { serverSelectionTimeoutMS: timeoutMs }), ...(named('connectTimeoutMS') ? {} : { connectTimeoutMS: timeoutMs }) }
+  const options = {
+    ...(named('serverSelectionTimeoutMS') ? {} : { serverSelectionTimeoutMS: timeoutMs }),
+    ...(named('connectTimeoutMS') ? {} : { connectTimeoutMS: timeoutMs })
+  }
   try {
     return new MongoClient(url, options)
   } catch (error) {
     const reason = reasonOf(error).replaceAll(url, '…')
-    throw new StartupError(`MONGODB_URL is not a MongoDB connection string (${reason}); set it to mongodb://host:27017/clinic (or mongodb+srv://…), or leave it empty for the embedded engine`, { cause: error })
+    throw new StartupError(
+      `MONGODB_URL is not a MongoDB connection string (${reason}); set it to mongodb://host:27017/clinic (or mongodb+srv://…), or leave it empty for the embedded engine`,
+      { cause: error }
+    )
   }
 }
 
@@ -426,8 +496,14 @@ const mongoStartupError = (url: string, timeoutMs: number, error: any) => {
   const where = `MongoDB at MONGODB_URL ${shownUrl(url)}`
   const reason = reasonOf(error).replaceAll(url, '…')
   return error?.name === 'MongoServerSelectionError'
-    ? new StartupError(`${where} could not be reached within ${timeoutMs} ms (${reason}); start MongoDB or set MONGODB_URL to a server this host can reach (MONGODB_CONNECT_TIMEOUT_MS sets the wait)`, { cause: error })
-    : new StartupError(`${where} refused the connection (${reason}); check the user, password and database in MONGODB_URL`, { cause: error })
+    ? new StartupError(
+        `${where} could not be reached within ${timeoutMs} ms (${reason}); start MongoDB or set MONGODB_URL to a server this host can reach (MONGODB_CONNECT_TIMEOUT_MS sets the wait)`,
+        { cause: error }
+      )
+    : new StartupError(
+        `${where} refused the connection (${reason}); check the user, password and database in MONGODB_URL`,
+        { cause: error }
+      )
 }
 
 const mongoEngine = (url: string, timeoutMs: number): Engine => {
@@ -446,7 +522,9 @@ const mongoEngine = (url: string, timeoutMs: number): Engine => {
     async ensureIndexes(name, indexes) {
       const db = await connected
       for (const index of indexes) {
-        await db.collection(name).createIndex(index.fields, { unique: !!index.unique, sparse: !!index.sparse })
+        await db
+          .collection(name)
+          .createIndex(index.fields, { unique: !!index.unique, sparse: !!index.sparse })
       }
     },
     async ping() {
@@ -477,9 +555,16 @@ export const store = (app: Application) => {
   const url = app.get('mongodb')
   const engine = url
     ? mongoEngine(url, app.get('mongodbConnectTimeoutMs'))
-    : nedbEngine(path.resolve(app.get('dataDir')), lockDataDir(app.get('dataDir')), app.get('nedb').compactionIntervalMs, storeSyncOf(app))
+    : nedbEngine(
+        path.resolve(app.get('dataDir')),
+        lockDataDir(app.get('dataDir')),
+        app.get('nedb').compactionIntervalMs,
+        storeSyncOf(app)
+      )
   runtimeOf(app).storeEngine = engine
-  logger.info(`Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`)
+  logger.info(
+    `Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`
+  )
 }
 
 const engineOf = (app: Application): Engine => runtimeOf(app).storeEngine as Engine // opened by `store`, configured before any service
@@ -498,13 +583,18 @@ export const createStore = <Result = any, Data = any, Patch = any, Query = Adapt
 ): StoreService<Result, Data, Patch, Query> => {
   const engine = engineOf(app)
   // (made before the indexes are scheduled, which open the collection)
-  const journal = options.journal && engine.kind === 'nedb' ? (engine as ReturnType<typeof nedbEngine>).journal(options.name) : undefined
+  const journal =
+    options.journal && engine.kind === 'nedb'
+      ? (engine as ReturnType<typeof nedbEngine>).journal(options.name)
+      : undefined
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
   let loading: Promise<void> | undefined
   const load = () => (loading ??= engine.ensureIndexes(options.name, indexes))
   if (!options.deferLoad) runtimeOf(app).storeReady.push(load())
   const metrics = runtimeOf(app).metrics
-  const timer: OperationTimer | undefined = metrics ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation }) : undefined
+  const timer: OperationTimer | undefined = metrics
+    ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation })
+    : undefined
   const common = {
     id: 'id',
     timer,
@@ -513,7 +603,18 @@ export const createStore = <Result = any, Data = any, Patch = any, Query = Adapt
     events: options.events ?? [],
     afterWrite: options.afterWrite,
     // `$and`/`$or` carry the access scopes (hooks/scope-access.ts); clients' queries are checked by each service's query schema first.
-    operators: ['$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$ne', '$and', '$or', ...(options.operators ?? [])]
+    operators: [
+      '$in',
+      '$nin',
+      '$lt',
+      '$lte',
+      '$gt',
+      '$gte',
+      '$ne',
+      '$and',
+      '$or',
+      ...(options.operators ?? [])
+    ]
   }
   let service: StoreService<Result, Data, Patch, Query>
   if (engine.kind === 'mongodb') {
@@ -539,7 +640,10 @@ export const createStore = <Result = any, Data = any, Patch = any, Query = Adapt
 export const serviceAt = (app: Application, path: string): FeathersService<Application, StoreService> =>
   app.service(path as keyof ServiceTypes) as unknown as FeathersService<Application, StoreService>
 
-export const storesByPath = <P extends Record<string, keyof ServiceTypes>>(app: Application, paths: P): Record<keyof P, StoreService> => {
+export const storesByPath = <P extends Record<string, keyof ServiceTypes>>(
+  app: Application,
+  paths: P
+): Record<keyof P, StoreService> => {
   // Internal documents carry bookkeeping fields and states beyond each service's external schema: untyped results here.
   const byName = {} as Record<keyof P, StoreService>
   for (const name of Object.keys(paths) as (keyof P)[]) byName[name] = serviceAt(app, paths[name])
@@ -589,26 +693,55 @@ export interface GroupSums {
  * of the matching documents reading only the grouped and summed fields. `sums` maps a result name to a field
  * path (dot notation for nested fields). `$limit`, `$skip`, `$sort` and `$select` are ignored.
  */
-export const sumByGroup = async (app: Application, service: StoreService, params: Params, groupBy: string, sums: Record<string, string>): Promise<GroupSums[]> => {
+export const sumByGroup = async (
+  app: Application,
+  service: StoreService,
+  params: Params,
+  groupBy: string,
+  sums: Record<string, string>
+): Promise<GroupSums[]> => {
   const { query } = service.filterQuery(null, { ...params, paginate: false })
   const names = Object.keys(sums)
   if (engineOf(app).kind === 'mongodb') {
     const collection = await service.getModel(params)
     const rows = await collection
-      .aggregate([{ $match: query }, { $group: { _id: `$${groupBy}`, count: { $sum: 1 }, ...Object.fromEntries(names.map((name) => [name, { $sum: `$${sums[name]}` }])) } }, { $sort: { _id: 1 } }])
+      .aggregate([
+        { $match: query },
+        {
+          $group: {
+            _id: `$${groupBy}`,
+            count: { $sum: 1 },
+            ...Object.fromEntries(names.map((name) => [name, { $sum: `$${sums[name]}` }]))
+          }
+        },
+        { $sort: { _id: 1 } }
+      ])
       .toArray()
       .catch(storeError)
-    return rows.map((row: any) => ({ group: row._id ?? null, count: row.count, sums: Object.fromEntries(names.map((name) => [name, row[name] ?? 0])) }))
+    return rows.map((row: any) => ({
+      group: row._id ?? null,
+      count: row.count,
+      sums: Object.fromEntries(names.map((name) => [name, row[name] ?? 0]))
+    }))
   }
-  const topLevel = [...new Set([groupBy, ...names.map((name) => sums[name])].map((field) => field.split('.')[0]))]
-  const docs: any[] = await service.getOptions(params).Model.findAsync(query, Object.fromEntries(topLevel.map((field) => [field, 1]))).catch(storeError)
-  const read = (doc: any, field: string) => field.split('.').reduce((value, key) => (value && typeof value === 'object' ? value[key] : undefined), doc)
+  const topLevel = [
+    ...new Set([groupBy, ...names.map((name) => sums[name])].map((field) => field.split('.')[0]))
+  ]
+  const docs: any[] = await service
+    .getOptions(params)
+    .Model.findAsync(query, Object.fromEntries(topLevel.map((field) => [field, 1])))
+    .catch(storeError)
+  const read = (doc: any, field: string) =>
+    field
+      .split('.')
+      .reduce((value, key) => (value && typeof value === 'object' ? value[key] : undefined), doc)
   const groups = new Map<string, GroupSums>()
   for (const doc of docs) {
     const group = read(doc, groupBy) ?? null
     const key = JSON.stringify(group)
     let entry = groups.get(key)
-    if (!entry) groups.set(key, (entry = { group, count: 0, sums: Object.fromEntries(names.map((name) => [name, 0])) }))
+    if (!entry)
+      groups.set(key, (entry = { group, count: 0, sums: Object.fromEntries(names.map((name) => [name, 0])) }))
     entry.count++
     for (const name of names) {
       const value = read(doc, sums[name])

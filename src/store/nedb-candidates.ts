@@ -13,15 +13,18 @@ import { compareSortKeys, matches, sortKeyOf, useMongoMatching } from './nedb-ma
 type Docs = any[]
 type Indexes = Record<string, { getMatching(value: unknown): Docs }>
 
-const isPlainObject = (value: unknown): value is Record<string, any> => !!value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
-const isIndexable = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+const isPlainObject = (value: unknown): value is Record<string, any> =>
+  !!value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+const isIndexable = (value: unknown) =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
 
 /** Documents an index returns for `value` (a plain value, or `{ $in: [...] }`), or null when it cannot tell. */
 const fromIndex = (indexes: Indexes, field: string, value: unknown): Docs | null => {
   const index = indexes[field]
   if (!index) return null
   if (isIndexable(value)) return index.getMatching(value)
-  if (isPlainObject(value) && Array.isArray(value.$in) && value.$in.every(isIndexable)) return index.getMatching(value.$in)
+  if (isPlainObject(value) && Array.isArray(value.$in) && value.$in.every(isIndexable))
+    return index.getMatching(value.$in)
   return null
 }
 
@@ -49,7 +52,8 @@ export const indexedCandidates = (indexes: Indexes, query: unknown, bound = Infi
     }
   }
   for (const [key, value] of entries) {
-    if (key === '$and' && Array.isArray(value)) for (const part of value) consider(indexedCandidates(indexes, part, limit()))
+    if (key === '$and' && Array.isArray(value))
+      for (const part of value) consider(indexedCandidates(indexes, part, limit()))
   }
   for (const [key, value] of entries) {
     if (key !== '$or' || !Array.isArray(value) || value.length === 0) continue
@@ -74,7 +78,6 @@ export const indexedCandidates = (indexes: Indexes, query: unknown, bound = Infi
 
 // `_getRawCandidates` is NeDB's (untyped) internal hook used by find, count, update and remove alike.
 const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)._getRawCandidates
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exact conjunctions, ordered index walks and cheap projections. When a whole query is a conjunction (top-level
@@ -108,7 +111,13 @@ export const exactConjuncts = (indexes: Indexes, query: unknown): Conjunct[] | n
     }
     if (key.startsWith('$') || !indexes[key] || key === '_id') return null
     if (isIndexable(value)) out.push([key, [value]])
-    else if (isPlainObject(value) && Object.keys(value).length === 1 && Array.isArray(value.$in) && value.$in.every(isIndexable)) out.push([key, value.$in])
+    else if (
+      isPlainObject(value) &&
+      Object.keys(value).length === 1 &&
+      Array.isArray(value.$in) &&
+      value.$in.every(isIndexable)
+    )
+      out.push([key, value.$in])
     else return null
   }
   return out
@@ -130,13 +139,15 @@ const memberOf = (indexes: Indexes, [field, values]: Conjunct) => {
 }
 
 /** At most how many documents a condition selects (a document may be counted once per value it holds). */
-const estimate = (indexes: Indexes, [field, values]: Conjunct) => values.reduce((sum: number, value) => sum + indexes[field].getMatching(value).length, 0)
+const estimate = (indexes: Indexes, [field, values]: Conjunct) =>
+  values.reduce((sum: number, value) => sum + indexes[field].getMatching(value).length, 0)
 
 const satisfies = (doc: any, [field, values]: Conjunct) => {
   const value = field.includes('.') ? model.getDotValue(doc, field) : doc[field]
-  return Array.isArray(value) ? value.some((item) => isIndexable(item) && values.includes(item)) : isIndexable(value) && values.includes(value)
+  return Array.isArray(value)
+    ? value.some((item) => isIndexable(item) && values.includes(item))
+    : isIndexable(value) && values.includes(value)
 }
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // Access-scoped queries: a conjunction (top-level fields and `$and` parts) with `$or` parts, e.g. the permission
@@ -155,10 +166,16 @@ interface Branch {
   exact: ((doc: any) => boolean) | null
 }
 
-type Part = { kind: 'exact'; conjunct: Conjunct; size: number } | { kind: 'or'; query: Record<string, unknown>; branches: Branch[] | null; size: number } | { kind: 'other'; query: Record<string, unknown> }
+type Part =
+  | { kind: 'exact'; conjunct: Conjunct; size: number }
+  | { kind: 'or'; query: Record<string, unknown>; branches: Branch[] | null; size: number }
+  | { kind: 'other'; query: Record<string, unknown> }
 
 /** The conjunction's parts (each a one-key query), or null when the query is not a plain object. */
-const conjunctionParts = (query: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] | null => {
+const conjunctionParts = (
+  query: unknown,
+  out: Record<string, unknown>[] = []
+): Record<string, unknown>[] | null => {
   if (!isPlainObject(query)) return null
   for (const [key, value] of Object.entries(query)) {
     if (key === '$and' && Array.isArray(value)) {
@@ -173,14 +190,21 @@ const always = () => true
 const branchOf = (indexes: Indexes, query: unknown): Branch | null => {
   if (!isPlainObject(query)) return null
   const conjuncts = exactConjuncts(indexes, query)
-  if (conjuncts && conjuncts.length === 1) return { query, candidates: lookup(indexes, conjuncts[0]), exact: always }
+  if (conjuncts && conjuncts.length === 1)
+    return { query, candidates: lookup(indexes, conjuncts[0]), exact: always }
   const keys = Object.keys(query)
   if (keys.length === 1 && !keys[0].startsWith('$') && !keys[0].includes('.')) {
     const field = keys[0]
-    const elemMatch = isPlainObject(query[field]) && Object.keys(query[field]).length === 1 ? query[field].$elemMatch : undefined
+    const elemMatch =
+      isPlainObject(query[field]) && Object.keys(query[field]).length === 1
+        ? query[field].$elemMatch
+        : undefined
     if (isPlainObject(elemMatch) && Object.keys(elemMatch).length === 1) {
       const [sub] = Object.keys(elemMatch)
-      const candidates = sub.startsWith('$') || sub.includes('.') ? null : fromIndex(indexes, `${field}.${sub}`, elemMatch[sub])
+      const candidates =
+        sub.startsWith('$') || sub.includes('.')
+          ? null
+          : fromIndex(indexes, `${field}.${sub}`, elemMatch[sub])
       if (candidates) return { query, candidates, exact: (doc: any) => Array.isArray(doc[field]) }
     }
   }
@@ -197,10 +221,16 @@ const partOf = (indexes: Indexes, part: Record<string, unknown>): Part => {
       if (!branch) return { kind: 'or', query: part, branches: null, size: Infinity }
       branches.push(branch)
     }
-    return { kind: 'or', query: part, branches, size: branches.reduce((sum, branch) => sum + branch.candidates.length, 0) }
+    return {
+      kind: 'or',
+      query: part,
+      branches,
+      size: branches.reduce((sum, branch) => sum + branch.candidates.length, 0)
+    }
   }
   const conjuncts = key.startsWith('$') ? null : exactConjuncts(indexes, part)
-  if (conjuncts && conjuncts.length === 1) return { kind: 'exact', conjunct: conjuncts[0], size: estimate(indexes, conjuncts[0]) }
+  if (conjuncts && conjuncts.length === 1)
+    return { kind: 'exact', conjunct: conjuncts[0], size: estimate(indexes, conjuncts[0]) }
   return { kind: 'other', query: part }
 }
 
@@ -236,7 +266,11 @@ export const orPlanMatches = (indexes: Indexes, query: unknown): Docs | null => 
   } else docs = lookup(indexes, (driver as { conjunct: Conjunct }).conjunct)
   const checks = parts
     .filter((part) => part !== driver)
-    .map((part) => (part.kind === 'exact' ? (doc: any) => satisfies(doc, part.conjunct) : (doc: any) => matches(doc, part.query)))
+    .map((part) =>
+      part.kind === 'exact'
+        ? (doc: any) => satisfies(doc, part.conjunct)
+        : (doc: any) => matches(doc, part.query)
+    )
   return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
 }
 
@@ -265,11 +299,20 @@ const countOf = (docs: { length: number }) => docs.length
  * a number, without type checks: the common case, a page of records by `createdAt`.
  */
 const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], take?: number): Docs => {
-  const keyed = docs.map((doc) => ({ doc, keys: criteria.map(({ key, direction }) => sortKeyOf(doc, key, direction)) }))
-  const numeric = criteria.map((_criterion, i) => keyed.every((entry) => typeof entry.keys[i] === 'number' && !Number.isNaN(entry.keys[i])))
+  const keyed = docs.map((doc) => ({
+    doc,
+    keys: criteria.map(({ key, direction }) => sortKeyOf(doc, key, direction))
+  }))
+  const numeric = criteria.map((_criterion, i) =>
+    keyed.every((entry) => typeof entry.keys[i] === 'number' && !Number.isNaN(entry.keys[i]))
+  )
   const compare = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => {
     for (let i = 0; i < criteria.length; i++) {
-      const result = criteria[i].direction * (numeric[i] ? Math.sign((a.keys[i] as number) - (b.keys[i] as number)) : compareSortKeys(a.keys[i], b.keys[i]))
+      const result =
+        criteria[i].direction *
+        (numeric[i]
+          ? Math.sign((a.keys[i] as number) - (b.keys[i] as number))
+          : compareSortKeys(a.keys[i], b.keys[i]))
       if (result !== 0) return result
     }
     return 0
@@ -314,7 +357,14 @@ class IndexedCursor extends Cursor {
     }
 
     // Counting everything needs no documents.
-    if (conjuncts.length === 0 && !this._sort && !this._skip && !this._limit && this.mapFn === countOf && typeof db.documentCount === 'number') {
+    if (
+      conjuncts.length === 0 &&
+      !this._sort &&
+      !this._skip &&
+      !this._limit &&
+      this.mapFn === countOf &&
+      typeof db.documentCount === 'number'
+    ) {
       return this.mapFn({ length: db.documentCount })
     }
     // The matching documents: the smallest condition's documents, checked against the others.
@@ -325,10 +375,14 @@ class IndexedCursor extends Cursor {
       const docs = lookup(db.indexes, base.conjunct)
       // A condition selecting not many more documents than the base is checked by membership in its index sets
       // (cheaper than reading each document's own, possibly long, arrays); much larger ones on the documents.
-      const checks = rest.map(({ conjunct, size }) => (size <= docs.length * 8 ? memberOf(db.indexes, conjunct) : (doc: any) => satisfies(doc, conjunct)))
+      const checks = rest.map(({ conjunct, size }) =>
+        size <= docs.length * 8 ? memberOf(db.indexes, conjunct) : (doc: any) => satisfies(doc, conjunct)
+      )
       return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
     }
-    sized = conjuncts.map((conjunct) => ({ conjunct, size: estimate(db.indexes, conjunct) })).sort((a, b) => a.size - b.size)
+    sized = conjuncts
+      .map((conjunct) => ({ conjunct, size: estimate(db.indexes, conjunct) }))
+      .sort((a, b) => a.size - b.size)
     return this.finish(listMatched, { conjuncts, bound: conjuncts.length === 0 ? Infinity : sized[0].size })
   }
 
@@ -359,11 +413,15 @@ class IndexedCursor extends Cursor {
     const limit: number | undefined = this._limit || undefined
     let res: Docs
     if (this._sort) {
-      const criteria = Object.entries(this._sort as Record<string, number>).map(([key, direction]) => ({ key, direction }))
+      const criteria = Object.entries(this._sort as Record<string, number>).map(([key, direction]) => ({
+        key,
+        direction
+      }))
       const compare = (a: any, b: any, from = 0) => {
         for (let i = from; i < criteria.length; i++) {
           const { key, direction } = criteria[i]
-          const result = direction * compareSortKeys(sortKeyOf(a, key, direction), sortKeyOf(b, key, direction))
+          const result =
+            direction * compareSortKeys(sortKeyOf(a, key, direction), sortKeyOf(b, key, direction))
           if (result !== 0) return result
         }
         return 0
@@ -371,8 +429,12 @@ class IndexedCursor extends Cursor {
       // A page in index order first (bounded by what sorting the matches would cost: the smallest condition's size
       // bounds their number; no conditions: never longer than sorting everything); else every match, sorted (by
       // sort keys read once per document, not once per comparison).
-      const walked = limit !== undefined && walkable ? this.walkIndex(criteria, walkable.conjuncts, walkable.bound, skip + limit, compare) : null
-      const ordered = walked ?? sortedByKeys(listMatched(), criteria, limit === undefined ? undefined : skip + limit)
+      const walked =
+        limit !== undefined && walkable
+          ? this.walkIndex(criteria, walkable.conjuncts, walkable.bound, skip + limit, compare)
+          : null
+      const ordered =
+        walked ?? sortedByKeys(listMatched(), criteria, limit === undefined ? undefined : skip + limit)
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
     } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
 
@@ -398,11 +460,18 @@ class IndexedCursor extends Cursor {
    * empty array, is absent from the index; MongoDB sorts it first). The index orders a missing key before null;
    * MongoDB sorts them alike, so their nodes make one group ordered by the other sort keys.
    */
-  walkIndex(criteria: { key: string; direction: number }[], conjuncts: Conjunct[], matched: number, count: number, compare: (a: any, b: any, from?: number) => number): Docs | null {
+  walkIndex(
+    criteria: { key: string; direction: number }[],
+    conjuncts: Conjunct[],
+    matched: number,
+    count: number,
+    compare: (a: any, b: any, from?: number) => number
+  ): Docs | null {
     const db: any = this.db
     const [first] = criteria
     const index = db.indexes[first.key]
-    if (!index || index.sparse || first.direction !== 1 || (db.arrayFields as Set<string>).has(first.key)) return null
+    if (!index || index.sparse || first.direction !== 1 || (db.arrayFields as Set<string>).has(first.key))
+      return null
     let budget = Math.max(256, matched * Math.log2(matched + 1))
     const out: Docs = []
     let complete = true
@@ -446,7 +515,11 @@ class IndexedCursor extends Cursor {
     const projection = this._projection
     if (!projection || Object.keys(projection).length === 0) return null
     const keys = Object.keys(projection).filter((key) => key !== '_id')
-    if (keys.length === 0 || keys.some((key) => projection[key] !== 1 || key.includes('.') || key.startsWith('$'))) return null
+    if (
+      keys.length === 0 ||
+      keys.some((key) => projection[key] !== 1 || key.includes('.') || key.startsWith('$'))
+    )
+      return null
     return keys
   }
 }
@@ -478,7 +551,9 @@ export const bulkResetIndex = (index: NeDBIndex, docs: Docs): boolean => {
     if (typeof value !== 'string') return false
     keys[i] = value
   }
-  const order = Array.from({ length: docs.length }, (_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0))
+  const order = Array.from({ length: docs.length }, (_, i) => i).sort((a, b) =>
+    keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0
+  )
   // Runs of equal keys: starts[r] .. starts[r + 1] - 1 in `order`.
   const starts: number[] = []
   for (let i = 0; i < order.length; i++) {
@@ -531,11 +606,22 @@ export const candidateQuery = (query: unknown, arrayFields: Set<string>): Record
       continue
     }
     if ('$in' in value) {
-      if (Array.isArray(value.$in) && value.$in.every((item: unknown) => item !== null && (typeof item !== 'object' || item instanceof Date))) out[key] = { $in: value.$in }
+      if (
+        Array.isArray(value.$in) &&
+        value.$in.every(
+          (item: unknown) => item !== null && (typeof item !== 'object' || item instanceof Date)
+        )
+      )
+        out[key] = { $in: value.$in }
       continue
     }
-    const bounds = Object.entries(value).filter(([operator]) => ['$gt', '$gte', '$lt', '$lte'].includes(operator) && !(arrayFields.has(key) && operator.startsWith('$l')))
-    if (bounds.length > 0 && bounds.every(([, bound]) => bound !== null)) out[key] = Object.fromEntries(bounds)
+    const bounds = Object.entries(value).filter(
+      ([operator]) =>
+        ['$gt', '$gte', '$lt', '$lte'].includes(operator) &&
+        !(arrayFields.has(key) && operator.startsWith('$l'))
+    )
+    if (bounds.length > 0 && bounds.every(([, bound]) => bound !== null))
+      out[key] = Object.fromEntries(bounds)
   }
   return out
 }
@@ -566,7 +652,9 @@ export class IndexedNeDB extends NeDB {
     const usable = candidateQuery(query, this.arrayFields)
     const docs = nedbCandidates.call(this, usable)
     // (a range over an index of array elements lists a document once per element in range)
-    const ranged = Object.entries(usable).some(([key, value]) => this.arrayFields.has(key) && isPlainObject(value) && !('$in' in value))
+    const ranged = Object.entries(usable).some(
+      ([key, value]) => this.arrayFields.has(key) && isPlainObject(value) && !('$in' in value)
+    )
     return ranged ? [...new Set(docs)] : docs
   }
   async ensureIndexAsync(options: any): Promise<void> {
@@ -593,7 +681,9 @@ export class IndexedNeDB extends NeDB {
     this.arrayFields = new Set()
     const docs: Docs = Array.isArray(newData) ? newData : newData ? [newData] : []
     if (Array.isArray(newData) && newData.length >= BULK_RESET_FROM) {
-      for (const [field, index] of Object.entries((this as unknown as { indexes: Record<string, NeDBIndex> }).indexes)) {
+      for (const [field, index] of Object.entries(
+        (this as unknown as { indexes: Record<string, NeDBIndex> }).indexes
+      )) {
         // (a bulk-built index has one string key per document: no arrays there)
         if (!bulkResetIndex(index, newData)) {
           index.reset(newData)

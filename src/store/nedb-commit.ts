@@ -99,7 +99,8 @@ export const cutTornLine = (filename: string) => {
   }
 }
 
-const datasync = (fd: number) => new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())))
+const datasync = (fd: number) =>
+  new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())))
 
 /** The commit log of one data file. */
 export class GroupCommit {
@@ -268,10 +269,14 @@ export const useGroupCommit = (datastore: object, mode: StoreSync): GroupCommit 
   }
   const target = datastore as Record<string, unknown>
   target.insertAsync = (doc: unknown) => command(() => db._insertAsync(doc))
-  target.updateAsync = (query: unknown, update: unknown, options: unknown = {}) => command(() => db._updateAsync(query, update, options))
-  target.removeAsync = (query: unknown, options: unknown = {}) => command(() => db._removeAsync(query, options))
+  target.updateAsync = (query: unknown, update: unknown, options: unknown = {}) =>
+    command(() => db._updateAsync(query, update, options))
+  target.removeAsync = (query: unknown, options: unknown = {}) =>
+    command(() => db._removeAsync(query, options))
   // Index declarations are appended through the executor too; wait for them as for any write.
-  const ensureIndex = (datastore as { ensureIndexAsync(options: unknown): Promise<void> }).ensureIndexAsync.bind(datastore)
+  const ensureIndex = (
+    datastore as { ensureIndexAsync(options: unknown): Promise<void> }
+  ).ensureIndexAsync.bind(datastore)
   target.ensureIndexAsync = async (options: unknown) => {
     await ensureIndex(options)
     await commit.drain()

@@ -139,9 +139,13 @@ export class NeDBJournal {
     }
     this.commit.release()
     const docs = this.datastore.getAllData()
-    replaceFileWithLines(this.filename, `${this.filename}~`, (function* () {
-      for (const doc of docs) yield serialize(doc)
-    })())
+    replaceFileWithLines(
+      this.filename,
+      `${this.filename}~`,
+      (function* () {
+        for (const doc of docs) yield serialize(doc)
+      })()
+    )
     this.applied = fs.statSync(this.filename).size
   }
 

@@ -13,7 +13,10 @@ export interface LoadedData {
  * with a plain `JSON.parse` for lines without a `$$date` (NeDB's reviver, which only turns `{ $$date }` into a
  * Date, costs most of a large file's load). The datastores here have no (de)serialization hooks.
  */
-export const readDataLines = (stream: NodeJS.ReadableStream, corruptAlertThreshold: number): Promise<LoadedData> =>
+export const readDataLines = (
+  stream: NodeJS.ReadableStream,
+  corruptAlertThreshold: number
+): Promise<LoadedData> =>
   new Promise((resolve, reject) => {
     const byId = new Map<string, unknown>()
     const indexes: Record<string, unknown> = {}
@@ -28,7 +31,8 @@ export const readDataLines = (stream: NodeJS.ReadableStream, corruptAlertThresho
         if (doc._id) {
           if (doc.$$deleted === true) byId.delete(doc._id)
           else byId.set(doc._id, doc)
-        } else if (doc.$$indexCreated && doc.$$indexCreated.fieldName != null) indexes[doc.$$indexCreated.fieldName] = doc.$$indexCreated
+        } else if (doc.$$indexCreated && doc.$$indexCreated.fieldName != null)
+          indexes[doc.$$indexCreated.fieldName] = doc.$$indexCreated
         else if (typeof doc.$$indexRemoved === 'string') delete indexes[doc.$$indexRemoved]
       } catch {
         corrupt++
@@ -50,7 +54,9 @@ export const readDataLines = (stream: NodeJS.ReadableStream, corruptAlertThresho
         const rate = corrupt / lines
         reject(
           Object.assign(
-            new Error(`${Math.floor(100 * rate)}% of the data file is corrupt, more than given corruptAlertThreshold (${Math.floor(100 * corruptAlertThreshold)}%). Cautiously refusing to start NeDB to prevent dataloss.`),
+            new Error(
+              `${Math.floor(100 * rate)}% of the data file is corrupt, more than given corruptAlertThreshold (${Math.floor(100 * corruptAlertThreshold)}%). Cautiously refusing to start NeDB to prevent dataloss.`
+            ),
             { corruptionRate: rate, corruptItems: corrupt, dataLength: lines }
           )
         )

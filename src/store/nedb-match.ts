@@ -31,7 +31,8 @@ type Doc = Record<string, any>
 
 const isDate = (value: unknown): value is Date => value instanceof Date
 const isRegExp = (value: unknown): value is RegExp => value instanceof RegExp
-const isObject = (value: unknown): value is Record<string, any> => value !== null && typeof value === 'object' && !Array.isArray(value) && !isDate(value) && !isRegExp(value)
+const isObject = (value: unknown): value is Record<string, any> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !isDate(value) && !isRegExp(value)
 const isOperatorObject = (value: unknown): value is Record<string, any> => {
   if (!isObject(value)) return false
   const keys = Object.keys(value)
@@ -211,14 +212,16 @@ const valuesOf = (doc: unknown, path: string): unknown[] => {
 
 /** `{ f: v }` for one reached value: equal, or an array holding an equal element; `null` also means missing. */
 const equalsAt = (value: unknown, wanted: unknown): boolean => {
-  if (wanted === null) return value === undefined || value === null || (Array.isArray(value) && value.includes(null))
+  if (wanted === null)
+    return value === undefined || value === null || (Array.isArray(value) && value.includes(null))
   if (isRegExp(wanted)) return regexAt(value, wanted)
   if (equal(value, wanted)) return true
   return Array.isArray(value) && value.some((element) => equal(element, wanted))
 }
 
 const regexAt = (value: unknown, pattern: RegExp): boolean => {
-  const test = (item: unknown) => typeof item === 'string' && (pattern.lastIndex = 0) === 0 && pattern.test(item)
+  const test = (item: unknown) =>
+    typeof item === 'string' && (pattern.lastIndex = 0) === 0 && pattern.test(item)
   return test(value) || (Array.isArray(value) && value.some(test))
 }
 
@@ -231,7 +234,13 @@ const rangeAt = (value: unknown, operator: string, bound: unknown): boolean => {
   const holds = (item: unknown) => {
     if (!comparable(item, bound)) return false
     const result = compareValues(item, bound)
-    return operator === '$lt' ? result < 0 : operator === '$lte' ? result <= 0 : operator === '$gt' ? result > 0 : result >= 0
+    return operator === '$lt'
+      ? result < 0
+      : operator === '$lte'
+        ? result <= 0
+        : operator === '$gt'
+          ? result > 0
+          : result >= 0
   }
   return holds(value) || (Array.isArray(value) && value.some(holds))
 }
@@ -252,7 +261,12 @@ const sizeOf = (size: unknown) => {
 }
 
 /** One `{ $operator: argument }` of a field's condition, over the values the path reaches. */
-const operatorHolds = (values: unknown[], operator: string, argument: unknown, condition: Record<string, any>): boolean => {
+const operatorHolds = (
+  values: unknown[],
+  operator: string,
+  argument: unknown,
+  condition: Record<string, any>
+): boolean => {
   switch (operator) {
     case '$eq':
       return someValue(values, (value) => equalsAt(value, argument))
@@ -278,10 +292,19 @@ const operatorHolds = (values: unknown[], operator: string, argument: unknown, c
       // Operators on the element itself (`{ $gt: 1 }`), or a query on its fields (`$and`/`$or` included).
       const first = Object.keys(argument)[0]
       const onElement = first !== undefined && first.startsWith('$') && first !== '$and' && first !== '$or'
-      return someValue(values, (value) => Array.isArray(value) && value.some((element) => (onElement ? conditionHolds([element], argument) : isObject(element) && matches(element, argument))))
+      return someValue(
+        values,
+        (value) =>
+          Array.isArray(value) &&
+          value.some((element) =>
+            onElement ? conditionHolds([element], argument) : isObject(element) && matches(element, argument)
+          )
+      )
     }
     case '$regex': {
-      const pattern = isRegExp(argument) ? argument : new RegExp(String(argument), typeof condition.$options === 'string' ? condition.$options : '')
+      const pattern = isRegExp(argument)
+        ? argument
+        : new RegExp(String(argument), typeof condition.$options === 'string' ? condition.$options : '')
       return someValue(values, (value) => regexAt(value, pattern))
     }
     case '$options':
@@ -312,7 +335,10 @@ export const matches = (doc: Doc, query: unknown): boolean => {
     const condition = query[key]
     if (key === '$and' || key === '$or') {
       if (!Array.isArray(condition)) throw new Error(`${key} operator used without an array`)
-      const holds = key === '$and' ? condition.every((part) => matches(doc, part)) : condition.some((part) => matches(doc, part))
+      const holds =
+        key === '$and'
+          ? condition.every((part) => matches(doc, part))
+          : condition.some((part) => matches(doc, part))
       if (!holds) return false
     } else if (key.startsWith('$')) throw new Error(`Unknown logical operator ${key}`)
     else if (!conditionHolds(valuesOf(doc, key), condition)) return false
@@ -338,10 +364,13 @@ export const useMongoMatching = () => {
   if (installed) return
   const version = installedNedbVersion()
   if (version !== NEDB_VERSION) {
-    throw new Error(`The embedded engine's matcher replaces @seald-io/nedb ${NEDB_VERSION}'s model.match; ${version} is installed: check its internals and update src/store/nedb-match.ts`)
+    throw new Error(
+      `The embedded engine's matcher replaces @seald-io/nedb ${NEDB_VERSION}'s model.match; ${version} is installed: check its internals and update src/store/nedb-match.ts`
+    )
   }
   const model = nedbRequire('./lib/model.js')
-  if (typeof model.match !== 'function') throw new Error(`@seald-io/nedb ${version} has no model.match to replace`)
+  if (typeof model.match !== 'function')
+    throw new Error(`@seald-io/nedb ${version} has no model.match to replace`)
   model.match = matches
   installed = true
 }

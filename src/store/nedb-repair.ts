@@ -73,8 +73,12 @@ export const scanDataFile = (file: string): ScannedFile => {
   return { docs: [...byId.values()], unreadable, lines, indexes }
 }
 
-const dotValue = (doc: any, field: string) => field.split('.').reduce((value, key) => (value !== null && typeof value === 'object' ? value[key] : undefined), doc)
-const keyOf = (value: unknown) => (value instanceof Date ? `date:${value.getTime()}` : `${typeof value}:${JSON.stringify(value)}`)
+const dotValue = (doc: any, field: string) =>
+  field
+    .split('.')
+    .reduce((value, key) => (value !== null && typeof value === 'object' ? value[key] : undefined), doc)
+const keyOf = (value: unknown) =>
+  value instanceof Date ? `date:${value.getTime()}` : `${typeof value}:${JSON.stringify(value)}`
 
 // The keys a document holds in a unique index, as NeDB indexes them (each element of an array; a compound index
 // on the tuple; nothing for a sparse index's missing field).
@@ -93,7 +97,10 @@ const indexKeys = (doc: any, index: IndexDeclaration): string[] => {
 
 const shown = (doc: any, index: IndexDeclaration) => {
   const fields = index.fieldName.split(',')
-  const value = fields.length > 1 ? Object.fromEntries(fields.map((field) => [field, dotValue(doc, field)])) : dotValue(doc, fields[0])
+  const value =
+    fields.length > 1
+      ? Object.fromEntries(fields.map((field) => [field, dotValue(doc, field)]))
+      : dotValue(doc, fields[0])
   const text = JSON.stringify(value) ?? 'undefined'
   return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }
@@ -112,7 +119,8 @@ export interface Duplicate {
 /** The unique indexes to check: the file's own declarations and `declared` (a service's), by field name. */
 const uniqueIndexes = (scan: ScannedFile, declared: IndexDeclaration[]): IndexDeclaration[] => {
   const byName = new Map<string, IndexDeclaration>()
-  for (const index of [...Object.values(scan.indexes), ...declared]) if (index.unique && !byName.has(index.fieldName)) byName.set(index.fieldName, index)
+  for (const index of [...Object.values(scan.indexes), ...declared])
+    if (index.unique && !byName.has(index.fieldName)) byName.set(index.fieldName, index)
   return [...byName.values()]
 }
 
@@ -128,7 +136,13 @@ export const findDuplicates = (docs: LineDoc[], indexes: IndexDeclaration[]): Du
       const firstLine = indexKeys(entry.doc, index)
         .map((key) => seen[clash].get(key))
         .find((line) => line !== undefined) as number
-      duplicates.push({ index: index.fieldName, value: shown(entry.doc, index), firstLine, line: entry.line, doc: entry })
+      duplicates.push({
+        index: index.fieldName,
+        value: shown(entry.doc, index),
+        firstLine,
+        line: entry.line,
+        doc: entry
+      })
       continue
     }
     indexes.forEach((index, i) => {
@@ -145,7 +159,11 @@ export const repairCommand = (file: string) => `npm run store:repair -- ${file}`
  * Why `file` does not load, in one line naming the file, the line, the index and what to do — or undefined when the
  * file shows neither a duplicate nor an unreadable line (the original error then stands).
  */
-export const diagnoseDataFile = (file: string, declared: IndexDeclaration[], corruptAlertThreshold?: number): string | undefined => {
+export const diagnoseDataFile = (
+  file: string,
+  declared: IndexDeclaration[],
+  corruptAlertThreshold?: number
+): string | undefined => {
   const scan = scanDataFile(file)
   const dir = path.dirname(file)
   const fix = `Stop every server using ${dir}, then run: ${repairCommand(file)}`
@@ -154,8 +172,14 @@ export const diagnoseDataFile = (file: string, declared: IndexDeclaration[], cor
     return `Cannot load ${file}: line ${duplicate.line} repeats ${duplicate.index} ${duplicate.value} of line ${duplicate.firstLine} (unique index "${duplicate.index}"), which happens when two servers write to one DATA_DIR. ${fix} (it keeps every document and reports what it changed)`
   }
   const bad = scan.unreadable
-  if (bad.length > 0 && (corruptAlertThreshold === undefined || bad.length / scan.lines > corruptAlertThreshold)) {
-    const share = corruptAlertThreshold === undefined ? '' : `, more than the ${Math.floor(corruptAlertThreshold * 100)}% tolerated`
+  if (
+    bad.length > 0 &&
+    (corruptAlertThreshold === undefined || bad.length / scan.lines > corruptAlertThreshold)
+  ) {
+    const share =
+      corruptAlertThreshold === undefined
+        ? ''
+        : `, more than the ${Math.floor(corruptAlertThreshold * 100)}% tolerated`
     return `Cannot load ${file}: line ${bad[0].line} is not a readable document (${bad.length} of ${scan.lines} lines${share}). ${fix} (it sets the unreadable lines aside, verbatim, and keeps every readable document)`
   }
   return undefined
@@ -190,7 +214,10 @@ const stampOf = (date: Date) => date.toISOString().replace(/[:.]/g, '-')
 const writeAtomically = (file: string, lines: string[]) => replaceFileWithLines(file, `${file}~repair`, lines)
 
 /** Repairs `file` (see the steps at the top); `declared` adds unique indexes the file does not declare. */
-export const repairDataFile = (file: string, options: { declared?: IndexDeclaration[]; resolve?: Resolver; now?: Date } = {}): RepairResult => {
+export const repairDataFile = (
+  file: string,
+  options: { declared?: IndexDeclaration[]; resolve?: Resolver; now?: Date } = {}
+): RepairResult => {
   const scan = scanDataFile(file)
   const name = path.basename(file)
   const notes: string[] = []
@@ -207,11 +234,19 @@ export const repairDataFile = (file: string, options: { declared?: IndexDeclarat
   const duplicates = findDuplicates(docs, uniqueIndexes(scan, [{ fieldName: '_id', unique: true }, ...extra]))
   const aside = new Set(duplicates.map((duplicate) => duplicate.doc))
   for (const duplicate of duplicates) {
-    notes.push(`${name}: line ${duplicate.line} (_id ${JSON.stringify(duplicate.doc.doc._id)}) repeats ${duplicate.index} ${duplicate.value} of line ${duplicate.firstLine}: set aside`)
+    notes.push(
+      `${name}: line ${duplicate.line} (_id ${JSON.stringify(duplicate.doc.doc._id)}) repeats ${duplicate.index} ${duplicate.value} of line ${duplicate.firstLine}: set aside`
+    )
   }
-  for (const line of scan.unreadable) notes.push(`${name}: line ${line.line} is not a readable document: set aside verbatim`)
+  for (const line of scan.unreadable)
+    notes.push(`${name}: line ${line.line} is not a readable document: set aside verbatim`)
   const kept = docs.filter((entry) => !aside.has(entry))
-  const result: RepairResult = { changed: changed || aside.size > 0 || scan.unreadable.length > 0, notes, kept: kept.length, setAside: aside.size }
+  const result: RepairResult = {
+    changed: changed || aside.size > 0 || scan.unreadable.length > 0,
+    notes,
+    kept: kept.length,
+    setAside: aside.size
+  }
   if (!result.changed) return result
 
   const stamp = stampOf(options.now ?? new Date())
@@ -231,7 +266,11 @@ export const repairDataFile = (file: string, options: { declared?: IndexDeclarat
       scan.unreadable.map((line) => line.text)
     )
   }
-  const declarations = Object.values(scan.indexes).map((index) => serialize({ $$indexCreated: { fieldName: index.fieldName, unique: !!index.unique, sparse: !!index.sparse } }))
+  const declarations = Object.values(scan.indexes).map((index) =>
+    serialize({
+      $$indexCreated: { fieldName: index.fieldName, unique: !!index.unique, sparse: !!index.sparse }
+    })
+  )
   writeAtomically(file, [...kept.map((entry) => serialize(entry.doc)), ...declarations])
   return result
 }

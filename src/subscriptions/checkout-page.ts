@@ -17,51 +17,68 @@ const escape = (text: unknown) => String(text).replace(/[&<>"']/g, (c) => `&#${c
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`
 
-export const checkoutPages = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  const match = /^\/processor\/sandbox\/checkout\/(cs_sandbox_[a-f0-9]{32})(?:\/(pay|fail))?$/.exec(ctx.path)
-  if (match && processorOf(app).kind === 'sandbox') {
-    const [, session, answer] = match
-    ctx.set('Cache-Control', 'no-store')
-    const found = await checkoutOf(app, session)
-    if (!found) return next()
-    const open = found.subscription.checkoutSession?.id === session && found.subscription.checkoutSession.expiresAt > now(app)
-    if (!answer && ctx.method === 'GET') {
-      const action = (verb: string) => `/processor/sandbox/checkout/${session}/${verb}`
-      // The forms' answers redirect to the configured success or cancel page: form-action allows their origins.
-      const settings = subscriptionSettings(app)
-      ctx.state.formActions = [settings.successURL, settings.cancelURL].filter((url) => URL.canParse(url)).map((url) => new URL(url).origin)
+export const checkoutPages =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    const match = /^\/processor\/sandbox\/checkout\/(cs_sandbox_[a-f0-9]{32})(?:\/(pay|fail))?$/.exec(
+      ctx.path
+    )
+    if (match && processorOf(app).kind === 'sandbox') {
+      const [, session, answer] = match
+      ctx.set('Cache-Control', 'no-store')
+      const found = await checkoutOf(app, session)
+      if (!found) return next()
+      const open =
+        found.subscription.checkoutSession?.id === session &&
+        found.subscription.checkoutSession.expiresAt > now(app)
+      if (!answer && ctx.method === 'GET') {
+        const action = (verb: string) => `/processor/sandbox/checkout/${session}/${verb}`
+        // The forms' answers redirect to the configured success or cancel page: form-action allows their origins.
+        const settings = subscriptionSettings(app)
+        ctx.state.formActions = [settings.successURL, settings.cancelURL]
+          .filter((url) => URL.canParse(url))
+          .map((url) => new URL(url).origin)
+        ctx.type = 'text/html; charset=utf-8'
+        ctx.body = page(
+          'Sandbox checkout',
+          `<p>Pay <strong id="amount">${escape(found.amount)} ${escape(found.currency)}</strong> (smallest currency unit) for subscription ${escape(found.subscription.id)}.</p>` +
+            (open
+              ? `<form method="post" action="${escape(action('pay'))}"><button type="submit" id="pay">Pay</button></form>` +
+                `<form method="post" action="${escape(action('fail'))}"><button type="submit" id="fail">Fail the payment</button></form>`
+              : '<p id="status">This checkout is closed.</p>')
+        )
+        return
+      }
+      if (answer && ctx.method === 'POST') {
+        const settings = subscriptionSettings(app)
+        const origin = originOf(app, { headers: ctx.headers } as any) // `any`: the page reads the Host header as the REST transport would
+        if (!open) {
+          ctx.status = 409
+          ctx.type = 'text/html; charset=utf-8'
+          ctx.body = page('Checkout closed', '<p>This checkout is closed.</p>')
+          return
+        }
+        if (answer === 'pay') await completeCheckout(app, session)
+        else await failCheckout(app, session, 'the payment was declined at checkout')
+        ctx.status = 303
+        ctx.redirect(
+          answer === 'pay'
+            ? settings.successURL || `${origin}/processor/checkout/done`
+            : settings.cancelURL || `${origin}/processor/checkout/cancel`
+        )
+        return
+      }
+      return next()
+    }
+    if (
+      ctx.method === 'GET' &&
+      (ctx.path === '/processor/checkout/done' || ctx.path === '/processor/checkout/cancel')
+    ) {
       ctx.type = 'text/html; charset=utf-8'
       ctx.body = page(
-        'Sandbox checkout',
-        `<p>Pay <strong id="amount">${escape(found.amount)} ${escape(found.currency)}</strong> (smallest currency unit) for subscription ${escape(found.subscription.id)}.</p>` +
-          (open
-            ? `<form method="post" action="${escape(action('pay'))}"><button type="submit" id="pay">Pay</button></form>` +
-              `<form method="post" action="${escape(action('fail'))}"><button type="submit" id="fail">Fail the payment</button></form>`
-            : '<p id="status">This checkout is closed.</p>')
+        ctx.path.endsWith('done') ? 'Payment complete' : 'Payment not made',
+        '<p>You may close this window.</p>'
       )
       return
     }
-    if (answer && ctx.method === 'POST') {
-      const settings = subscriptionSettings(app)
-      const origin = originOf(app, { headers: ctx.headers } as any) // `any`: the page reads the Host header as the REST transport would
-      if (!open) {
-        ctx.status = 409
-        ctx.type = 'text/html; charset=utf-8'
-        ctx.body = page('Checkout closed', '<p>This checkout is closed.</p>')
-        return
-      }
-      if (answer === 'pay') await completeCheckout(app, session)
-      else await failCheckout(app, session, 'the payment was declined at checkout')
-      ctx.status = 303
-      ctx.redirect(answer === 'pay' ? settings.successURL || `${origin}/processor/checkout/done` : settings.cancelURL || `${origin}/processor/checkout/cancel`)
-      return
-    }
-    return next()
+    await next()
   }
-  if (ctx.method === 'GET' && (ctx.path === '/processor/checkout/done' || ctx.path === '/processor/checkout/cancel')) {
-    ctx.type = 'text/html; charset=utf-8'
-    ctx.body = page(ctx.path.endsWith('done') ? 'Payment complete' : 'Payment not made', '<p>You may close this window.</p>')
-    return
-  }
-  await next()
-}

@@ -31,7 +31,10 @@ const inventory = () => 'inventory'
 
 /** Every service holding facility data, how to find a document's facility, and the feature it needs. */
 export const FACILITY_DATA: Record<string, FacilityData> = {
-  'medical-records': { facility: byFacility, feature: (doc) => (DENTAL_RECORDS.includes(doc?.type) ? 'dental' : undefined) },
+  'medical-records': {
+    facility: byFacility,
+    feature: (doc) => (DENTAL_RECORDS.includes(doc?.type) ? 'dental' : undefined)
+  },
   'medical-encounters': { facility: byFacility },
   services: { facility: byFacility },
   'billing-invoices': { facility: byFacility },
@@ -60,7 +63,8 @@ export interface Standing {
 export const standingOf = async (app: Application, facility: string): Promise<Standing> => {
   const subscription = await liveSubscription(app, facility)
   if (!subscription) return { subscription: null, features: baseValues(await defaultPackage(app)) }
-  if (subscription.status === 'incomplete') return { subscription, features: baseValues(await packageOf(app, subscription)) }
+  if (subscription.status === 'incomplete')
+    return { subscription, features: baseValues(await packageOf(app, subscription)) }
   return { subscription, features: subscription }
 }
 
@@ -72,7 +76,10 @@ const paymentData = (sub: Subscription) => ({
 
 const refuseFeature = (standing: Standing, feature: string | undefined) => {
   if (feature && standing.features[feature] !== true) {
-    throw new PaymentError(`The feature '${feature}' is not part of this facility's subscription`, { feature, ...(standing.subscription ? { subscription: standing.subscription.id } : {}) })
+    throw new PaymentError(`The feature '${feature}' is not part of this facility's subscription`, {
+      feature,
+      ...(standing.subscription ? { subscription: standing.subscription.id } : {})
+    })
   }
 }
 
@@ -80,18 +87,31 @@ const refuseWrite = (standing: Standing) => {
   const sub = standing.subscription
   if (!sub) return
   if (sub.status === 'pending') {
-    throw new PaymentError("The facility's subscription is pending: complete its checkout before changing the facility's data", paymentData(sub))
+    throw new PaymentError(
+      "The facility's subscription is pending: complete its checkout before changing the facility's data",
+      paymentData(sub)
+    )
   }
   if (READ_ONLY.includes(sub.status)) {
-    throw new PaymentError(`The facility's subscription is ${sub.status}: its data is read-only until the subscription is paid`, paymentData(sub))
+    throw new PaymentError(
+      `The facility's subscription is ${sub.status}: its data is read-only until the subscription is paid`,
+      paymentData(sub)
+    )
   }
 }
 
-const facilityOf = async (app: Application, declared: FacilityData, doc: any): Promise<string | undefined> => {
+const facilityOf = async (
+  app: Application,
+  declared: FacilityData,
+  doc: any
+): Promise<string | undefined> => {
   const direct = declared.facility(doc)
   if (typeof direct === 'string' && direct) return direct
   if (declared.parent && doc && typeof doc[declared.parent.field] === 'string') {
-    const [parent] = await serviceAt(app, declared.parent.path)._find({ query: { id: doc[declared.parent.field], $limit: 1 }, paginate: false })
+    const [parent] = await serviceAt(app, declared.parent.path)._find({
+      query: { id: doc[declared.parent.field], $limit: 1 },
+      paginate: false
+    })
     const facility = parent?.facility
     return typeof facility === 'string' ? facility : undefined
   }

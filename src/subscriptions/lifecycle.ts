@@ -12,7 +12,11 @@ import { logger } from '../logger'
 import { processorOf, ProcessorDeclined, ProcessorUnavailable } from '../providers/processor'
 import { originOf } from '../services/billing-payment-intents/billing-payment-intents.class'
 import type { Package } from '../services/subscription-packages/subscription-packages.schema'
-import { FINAL_STATUSES, type Subscription, type SubscriptionStatus } from '../services/subscriptions/subscriptions.schema'
+import {
+  FINAL_STATUSES,
+  type Subscription,
+  type SubscriptionStatus
+} from '../services/subscriptions/subscriptions.schema'
 import { activePackage, baseValues, unsuitable } from './packages'
 import { dayMs, now, subscriptionSettings } from './settings'
 import { serviceAt } from '../store'
@@ -23,7 +27,8 @@ const service = (app: Application) => serviceAt(app, subscriptionsPath)
 export const isFinal = (status: string) => (FINAL_STATUSES as string[]).includes(status)
 
 /** The unique key that allows one live subscription per facility: the facility id while live, unique per subscription once final. */
-export const liveKeyOf = (facility: string, status: string, id: string) => (isFinal(status) ? `${facility}:${id}` : facility)
+export const liveKeyOf = (facility: string, status: string, id: string) =>
+  isFinal(status) ? `${facility}:${id}` : facility
 
 /** The facility's live (not final) subscription, if any. */
 export const liveSubscription = async (app: Application, facility: string): Promise<Subscription | null> => {
@@ -35,19 +40,38 @@ const periodEnd = (start: number, interval: string) => start + (interval === 'ye
 
 /** The package fields a subscription carries: the package, its price, and every product at its base value. */
 const packageFields = (pkg: Package, previous?: Subscription) => {
-  const values: Record<string, unknown> = { package: pkg.id, price: pkg.price, currency: pkg.currency, interval: pkg.interval, ...baseValues(pkg) }
+  const values: Record<string, unknown> = {
+    package: pkg.id,
+    price: pkg.price,
+    currency: pkg.currency,
+    interval: pkg.interval,
+    ...baseValues(pkg)
+  }
   // Products of the previous package that the new one does not have are off (false / 0).
   if (previous) {
-    for (const key of featureKeys(previous)) if (!(key in values)) values[key] = typeof previous[key] === 'boolean' ? false : 0
+    for (const key of featureKeys(previous))
+      if (!(key in values)) values[key] = typeof previous[key] === 'boolean' ? false : 0
   }
   return values
 }
 
 /** The product keys a subscription document carries (its top-level boolean and number fields that are not its own). */
-const OWN_NUMBERS = ['createdAt', 'updatedAt', 'price', 'trialEndsAt', 'currentPeriodStart', 'currentPeriodEnd', 'incompleteAt', 'canceledAt']
+const OWN_NUMBERS = [
+  'createdAt',
+  'updatedAt',
+  'price',
+  'trialEndsAt',
+  'currentPeriodStart',
+  'currentPeriodEnd',
+  'incompleteAt',
+  'canceledAt'
+]
 export const featureKeys = (sub: Record<string, unknown>) =>
   Object.entries(sub)
-    .filter(([key, value]) => (typeof value === 'boolean' || typeof value === 'number') && !OWN_NUMBERS.includes(key))
+    .filter(
+      ([key, value]) =>
+        (typeof value === 'boolean' || typeof value === 'number') && !OWN_NUMBERS.includes(key)
+    )
     .map(([key]) => key)
 
 interface Actor {
@@ -73,14 +97,25 @@ export const write = async (
   const data: Record<string, unknown> = { ...change, updatedAt: Math.max(at, sub.updatedAt + 1) }
   if (options.status && options.status !== sub.status) {
     data.status = options.status
-    data.statusHistory = [...sub.statusHistory, { status: options.status, at, by: options.actor.by, ...(options.reason ? { reason: options.reason } : {}) }]
+    data.statusHistory = [
+      ...sub.statusHistory,
+      {
+        status: options.status,
+        at,
+        by: options.actor.by,
+        ...(options.reason ? { reason: options.reason } : {})
+      }
+    ]
     data.liveKey = liveKeyOf(sub.facility, options.status, sub.id)
   }
   let updated: Subscription
   try {
-    updated = await service(app)._patch(sub.id, data, { query: within({ status: sub.status, updatedAt: sub.updatedAt }, options.actor.params?.writeScope) })
+    updated = await service(app)._patch(sub.id, data, {
+      query: within({ status: sub.status, updatedAt: sub.updatedAt }, options.actor.params?.writeScope)
+    })
   } catch (error: any) {
-    if (error?.code === 404) throw new Conflict('The subscription changed meanwhile; read it again', { subscription: sub.id })
+    if (error?.code === 404)
+      throw new Conflict('The subscription changed meanwhile; read it again', { subscription: sub.id })
     throw error
   }
   if (options.announce) await announceChange(app, subscriptionsPath, 'patched', updated)
@@ -98,14 +133,25 @@ const publicOrigin = (app: Application, params?: Params) => {
   if (params?.headers?.host || app.get('gateways')?.publicURL) return originOf(app, params)
   const address = app.server?.address()
   if (address && typeof address === 'object') {
-    const host = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address
+    const host =
+      address.address === '0.0.0.0' || address.address === '::'
+        ? 'localhost'
+        : address.family === 'IPv6'
+          ? `[${address.address}]`
+          : address.address
     return `http://${host}:${address.port}`
   }
   return originOf(app, params)
 }
 
 /** Opens a checkout for `amount` (smallest unit) at the processor: the fields to store on the subscription. */
-const openCheckout = async (app: Application, sub: Subscription, amount: number, description: string, params?: Params) => {
+const openCheckout = async (
+  app: Application,
+  sub: Subscription,
+  amount: number,
+  description: string,
+  params?: Params
+) => {
   const settings = subscriptionSettings(app)
   const origin = publicOrigin(app, params)
   const at = now(app)
@@ -120,7 +166,10 @@ const openCheckout = async (app: Application, sub: Subscription, amount: number,
       expiresAt: now(app) + settings.checkoutExpiresAfterMs,
       origin
     })
-    return { checkoutSession: { id: session.id, url: session.url, expiresAt: session.expiresAt }, checkout: { amount, currency: sub.currency, processor: processorOf(app).kind } }
+    return {
+      checkoutSession: { id: session.id, url: session.url, expiresAt: session.expiresAt },
+      checkout: { amount, currency: sub.currency, processor: processorOf(app).kind }
+    }
   } catch (error) {
     if (error instanceof ProcessorUnavailable || error instanceof ProcessorDeclined) {
       logger.warn(`Checkout for subscription ${sub.id} not opened: ${error.message}`)
@@ -146,13 +195,22 @@ export const createSubscription = async (
   fields = { package: 'package', facility: 'facility' }
 ): Promise<Subscription> => {
   const organizations = serviceAt(app, 'organizations')
-  const [organization] = await organizations._find({ query: { id: input.facility, $limit: 1 }, paginate: false })
-  if (!organization) throw new NotFound(`No organization found for id '${input.facility}'`, { errors: [{ field: fields.facility, message: 'is not an organization' }] })
+  const [organization] = await organizations._find({
+    query: { id: input.facility, $limit: 1 },
+    paginate: false
+  })
+  if (!organization)
+    throw new NotFound(`No organization found for id '${input.facility}'`, {
+      errors: [{ field: fields.facility, message: 'is not an organization' }]
+    })
   const pkg = await activePackage(app, input.package, fields.package)
   const problem = unsuitable(pkg, organization)
   if (problem) throw invalid('data', [{ field: fields.package, message: problem }])
   const live = await liveSubscription(app, input.facility)
-  if (live) throw new Conflict(`The facility already has a live subscription (${live.id}, ${live.status})`, { errors: [{ field: fields.facility, message: `has subscription ${live.id}` }] })
+  if (live)
+    throw new Conflict(`The facility already has a live subscription (${live.id}, ${live.status})`, {
+      errors: [{ field: fields.facility, message: `has subscription ${live.id}` }]
+    })
 
   const at = now(app)
   const settings = subscriptionSettings(app)
@@ -180,12 +238,21 @@ export const createSubscription = async (
   try {
     created = await service(app)._create(doc)
   } catch (error: any) {
-    if (error?.code === 409) throw new Conflict('The facility already has a live subscription', { errors: [{ field: fields.facility, message: 'has a live subscription' }] })
+    if (error?.code === 409)
+      throw new Conflict('The facility already has a live subscription', {
+        errors: [{ field: fields.facility, message: 'has a live subscription' }]
+      })
     throw error
   }
   try {
     if (status === 'pending') {
-      const checkout = await openCheckout(app, created, pkg.price, `${pkg.name} (${pkg.interval})`, actor.params)
+      const checkout = await openCheckout(
+        app,
+        created,
+        pkg.price,
+        `${pkg.name} (${pkg.interval})`,
+        actor.params
+      )
       created = await service(app)._patch(created.id, checkout)
     }
     await organizations._patch(input.facility, { subscription: created.id })
@@ -198,7 +265,9 @@ export const createSubscription = async (
 
 /** The amount a checkout for the pending updates costs: a pending subscription pays its package, others the change. */
 const pendingAmount = async (app: Application, sub: Subscription, updates: Record<string, unknown>) => {
-  const pkg = updates.package ? await activePackage(app, updates.package, 'package') : await packageOf(app, sub)
+  const pkg = updates.package
+    ? await activePackage(app, updates.package, 'package')
+    : await packageOf(app, sub)
   let amount = sub.status === 'pending' || updates.package ? pkg.price : 0
   for (const [key, value] of Object.entries(updates)) {
     if (key !== 'package' && value === true) amount += pkg.products[key]?.price ?? 0
@@ -207,13 +276,19 @@ const pendingAmount = async (app: Application, sub: Subscription, updates: Recor
 }
 
 export const packageOf = async (app: Application, sub: Pick<Subscription, 'package'>): Promise<Package> => {
-  const [pkg] = await serviceAt(app, 'subscription/packages')._find({ query: { id: sub.package, $limit: 1 }, paginate: false })
+  const [pkg] = await serviceAt(app, 'subscription/packages')._find({
+    query: { id: sub.package, $limit: 1 },
+    paginate: false
+  })
   if (!pkg) throw new Conflict(`The subscription's package ${sub.package} no longer exists`)
   return pkg
 }
 
 const refuseFinal = (sub: Subscription) => {
-  if (isFinal(sub.status)) throw new Conflict(`The subscription is ${sub.status}, which is final: create a new subscription`, { errors: [{ field: 'status', message: `is ${sub.status}` }] })
+  if (isFinal(sub.status))
+    throw new Conflict(`The subscription is ${sub.status}, which is final: create a new subscription`, {
+      errors: [{ field: 'status', message: `is ${sub.status}` }]
+    })
 }
 
 /**
@@ -230,26 +305,56 @@ export const changePackage = async (app: Application, sub: Subscription, package
   refuseFinal(sub)
   const pkg = await activePackage(app, packageId, 'package')
   if (pkg.id === sub.package) throw invalid('data', [{ field: 'package', message: 'is the current package' }])
-  const [organization] = await serviceAt(app, 'organizations')._find({ query: { id: sub.facility, $limit: 1 }, paginate: false })
+  const [organization] = await serviceAt(app, 'organizations')._find({
+    query: { id: sub.facility, $limit: 1 },
+    paginate: false
+  })
   const problem = unsuitable(pkg, organization ?? {})
   if (problem) throw invalid('data', [{ field: 'package', message: problem }])
   const at = now(app)
   const cleared = { updatesPending: {}, checkoutSession: null, checkout: null }
   if (!pkg.requiresPayment) {
     const restart = sub.status !== 'active' && sub.status !== 'trialing'
-    return write(app, sub, { ...packageFields(pkg, sub), ...cleared, ...(restart ? { currentPeriodStart: at, currentPeriodEnd: periodEnd(at, pkg.interval), retry: null, incompleteAt: null } : {}) }, {
-      status: restart ? 'active' : undefined,
-      reason: `package changed to ${pkg.name}`,
-      actor
-    })
+    return write(
+      app,
+      sub,
+      {
+        ...packageFields(pkg, sub),
+        ...cleared,
+        ...(restart
+          ? {
+              currentPeriodStart: at,
+              currentPeriodEnd: periodEnd(at, pkg.interval),
+              retry: null,
+              incompleteAt: null
+            }
+          : {})
+      },
+      {
+        status: restart ? 'active' : undefined,
+        reason: `package changed to ${pkg.name}`,
+        actor
+      }
+    )
   }
   if (sub.status === 'trialing') return write(app, sub, { ...packageFields(pkg, sub), ...cleared }, { actor })
   if (sub.status === 'active' && sub.price > 0 && pkg.currency === sub.currency) {
     const start = sub.currentPeriodStart ?? at
     const end = sub.currentPeriodEnd ?? at
     const fraction = end > start ? Math.max(0, Math.min(1, (end - at) / (end - start))) : 0
-    const proration = { from: sub.package, to: pkg.id, amount: Math.round((pkg.price - sub.price) * fraction), currency: pkg.currency, at }
-    return write(app, sub, { ...packageFields(pkg, sub), ...cleared, prorations: [...(sub.prorations ?? []), proration] }, { actor })
+    const proration = {
+      from: sub.package,
+      to: pkg.id,
+      amount: Math.round((pkg.price - sub.price) * fraction),
+      currency: pkg.currency,
+      at
+    }
+    return write(
+      app,
+      sub,
+      { ...packageFields(pkg, sub), ...cleared, prorations: [...(sub.prorations ?? []), proration] },
+      { actor }
+    )
   }
   const updates = { ...(sub.updatesPending ?? {}), package: pkg.id }
   const { amount } = await pendingAmount(app, sub, updates)
@@ -265,7 +370,12 @@ export const changePackage = async (app: Application, sub: Subscription, package
  *    price is returned (the toggle is applied when the checkout completes); a subscription that is not active,
  *    trialing or pending must be paid first (409).
  */
-export const toggleFeatures = async (app: Application, sub: Subscription, toggles: Record<string, unknown>, actor: Actor) => {
+export const toggleFeatures = async (
+  app: Application,
+  sub: Subscription,
+  toggles: Record<string, unknown>,
+  actor: Actor
+) => {
   refuseFinal(sub)
   const pkg = await packageOf(app, sub)
   const problems = Object.entries(toggles)
@@ -273,7 +383,12 @@ export const toggleFeatures = async (app: Application, sub: Subscription, toggle
       const product = pkg.products[key]
       return !product || product.type !== 'feature' || !product.toggleable || typeof value !== 'boolean'
     })
-    .map(([key]) => ({ field: key, message: pkg.products[key] ? 'is not a feature this package lets you toggle' : 'is not a feature of this package' }))
+    .map(([key]) => ({
+      field: key,
+      message: pkg.products[key]
+        ? 'is not a feature this package lets you toggle'
+        : 'is not a feature of this package'
+    }))
   if (problems.length) throw invalid('data', problems)
   const now_: Record<string, boolean> = {}
   const later: Record<string, boolean> = {}
@@ -281,14 +396,29 @@ export const toggleFeatures = async (app: Application, sub: Subscription, toggle
     if (value === false || pkg.products[key].price === 0) now_[key] = value
     else if (sub[key] !== true) later[key] = true
   }
-  const pendingWithout = Object.fromEntries(Object.entries(sub.updatesPending ?? {}).filter(([key]) => !(key in now_)))
-  if (Object.keys(later).length === 0) return write(app, sub, { ...now_, updatesPending: pendingWithout }, { actor })
+  const pendingWithout = Object.fromEntries(
+    Object.entries(sub.updatesPending ?? {}).filter(([key]) => !(key in now_))
+  )
+  if (Object.keys(later).length === 0)
+    return write(app, sub, { ...now_, updatesPending: pendingWithout }, { actor })
   if (!['active', 'trialing', 'pending'].includes(sub.status)) {
-    throw new Conflict(`The subscription is ${sub.status}: pay it before adding features`, { errors: [{ field: Object.keys(later)[0], message: `cannot be added while the subscription is ${sub.status}` }] })
+    throw new Conflict(`The subscription is ${sub.status}: pay it before adding features`, {
+      errors: [
+        { field: Object.keys(later)[0], message: `cannot be added while the subscription is ${sub.status}` }
+      ]
+    })
   }
   const updates = { ...pendingWithout, ...later }
   const { amount } = await pendingAmount(app, sub, updates)
-  const checkout = await openCheckout(app, sub, amount, `${Object.keys(updates).filter((key) => key !== 'package').join(', ')} for ${pkg.name}`, actor.params)
+  const checkout = await openCheckout(
+    app,
+    sub,
+    amount,
+    `${Object.keys(updates)
+      .filter((key) => key !== 'package')
+      .join(', ')} for ${pkg.name}`,
+    actor.params
+  )
   return write(app, sub, { ...now_, updatesPending: updates, ...checkout }, { actor })
 }
 
@@ -299,16 +429,40 @@ export const toggleFeatures = async (app: Application, sub: Subscription, toggle
  *    application admins (403 for anyone else);
  * 3. becoming active starts a period when there is none running.
  */
-export const setStatus = async (app: Application, sub: Subscription, status: SubscriptionStatus, reason: string | undefined, actor: Actor & { admin: boolean }) => {
+export const setStatus = async (
+  app: Application,
+  sub: Subscription,
+  status: SubscriptionStatus,
+  reason: string | undefined,
+  actor: Actor & { admin: boolean }
+) => {
   refuseFinal(sub)
-  if (!actor.admin && status !== 'canceled') throw new Forbidden('Only application admins change a subscription status other than canceling it')
+  if (!actor.admin && status !== 'canceled')
+    throw new Forbidden('Only application admins change a subscription status other than canceling it')
   if (status === sub.status) throw invalid('data', [{ field: 'status', message: `is already ${status}` }])
   const at = now(app)
   const change: Record<string, unknown> = {}
-  if (status === 'canceled') Object.assign(change, { canceledAt: at, ...(actor.by ? { canceledBy: actor.by } : {}), ...(reason ? { cancelReason: reason } : {}), checkoutSession: null, checkout: null, updatesPending: {} })
-  if (status === 'active' && !(sub.currentPeriodEnd && sub.currentPeriodEnd > at)) Object.assign(change, { currentPeriodStart: at, currentPeriodEnd: periodEnd(at, sub.interval), retry: null })
+  if (status === 'canceled')
+    Object.assign(change, {
+      canceledAt: at,
+      ...(actor.by ? { canceledBy: actor.by } : {}),
+      ...(reason ? { cancelReason: reason } : {}),
+      checkoutSession: null,
+      checkout: null,
+      updatesPending: {}
+    })
+  if (status === 'active' && !(sub.currentPeriodEnd && sub.currentPeriodEnd > at))
+    Object.assign(change, {
+      currentPeriodStart: at,
+      currentPeriodEnd: periodEnd(at, sub.interval),
+      retry: null
+    })
   if (status === 'incomplete') change.incompleteAt = at
-  const updated = await write(app, sub, change, { status, reason: reason ?? (actor.admin ? 'changed by an application admin' : 'canceled by the facility'), actor })
+  const updated = await write(app, sub, change, {
+    status,
+    reason: reason ?? (actor.admin ? 'changed by an application admin' : 'canceled by the facility'),
+    actor
+  })
   return updated
 }
 
@@ -320,12 +474,22 @@ export const cancelForRemovedFacility = async (app: Application, facility: strin
   const live = await liveSubscription(app, facility)
   if (!live) return null
   const reason = 'organization removed'
-  const change = { canceledAt: now(app), ...(by ? { canceledBy: by } : {}), cancelReason: reason, checkoutSession: null, checkout: null, updatesPending: {} }
+  const change = {
+    canceledAt: now(app),
+    ...(by ? { canceledBy: by } : {}),
+    cancelReason: reason,
+    checkoutSession: null,
+    checkout: null,
+    updatesPending: {}
+  }
   return write(app, live, change, { status: 'canceled', reason, actor: { by }, announce: true })
 }
 
 const bySession = async (app: Application, session: string): Promise<Subscription | null> => {
-  const [sub] = await service(app)._find({ query: { 'checkoutSession.id': session, $limit: 1 }, paginate: false })
+  const [sub] = await service(app)._find({
+    query: { 'checkoutSession.id': session, $limit: 1 },
+    paginate: false
+  })
   return sub ?? null
 }
 
@@ -341,15 +505,34 @@ export const completeCheckout = async (app: Application, session: string) => {
   if (!sub || isFinal(sub.status)) return null
   const at = now(app)
   const updates = sub.updatesPending ?? {}
-  const change: Record<string, unknown> = { updatesPending: {}, checkoutSession: null, checkout: null, retry: null, incompleteAt: null }
+  const change: Record<string, unknown> = {
+    updatesPending: {},
+    checkoutSession: null,
+    checkout: null,
+    retry: null,
+    incompleteAt: null
+  }
   if (typeof updates.package === 'string') {
-    const [pkg] = await serviceAt(app, 'subscription/packages')._find({ query: { id: updates.package, $limit: 1 }, paginate: false })
+    const [pkg] = await serviceAt(app, 'subscription/packages')._find({
+      query: { id: updates.package, $limit: 1 },
+      paginate: false
+    })
     if (pkg) Object.assign(change, packageFields(pkg, sub))
   }
   for (const [key, value] of Object.entries(updates)) if (key !== 'package') change[key] = value
   const keep = sub.status === 'active' || sub.status === 'trialing'
-  if (!keep) Object.assign(change, { currentPeriodStart: at, currentPeriodEnd: periodEnd(at, String(change.interval ?? sub.interval)), prorations: [] })
-  return write(app, sub, change, { status: keep ? undefined : 'active', reason: 'checkout completed', actor: { by: null }, announce: true })
+  if (!keep)
+    Object.assign(change, {
+      currentPeriodStart: at,
+      currentPeriodEnd: periodEnd(at, String(change.interval ?? sub.interval)),
+      prorations: []
+    })
+  return write(app, sub, change, {
+    status: keep ? undefined : 'active',
+    reason: 'checkout completed',
+    actor: { by: null },
+    announce: true
+  })
 }
 
 /**
@@ -358,15 +541,31 @@ export const completeCheckout = async (app: Application, session: string) => {
  * or closed by the processor), a new checkout for the same amount is opened; an active or trialing one drops the
  * updates it waited for; past_due, unpaid and paused ones keep their checkout.
  */
-export const failCheckout = async (app: Application, session: string, reason = 'checkout failed', reopen = false) => {
+export const failCheckout = async (
+  app: Application,
+  session: string,
+  reason = 'checkout failed',
+  reopen = false
+) => {
   const sub = await bySession(app, session)
   if (!sub || isFinal(sub.status)) return null
   if (sub.status === 'pending') {
     const amount = (sub.checkout as { amount?: number } | null | undefined)?.amount ?? sub.price // (a hidden field the presenter removes)
     const checkout = reopen ? await checkoutForDue(app, sub, amount) : {}
-    return write(app, sub, { incompleteAt: now(app), ...checkout }, { status: 'incomplete', reason, actor: { by: null }, announce: true })
+    return write(
+      app,
+      sub,
+      { incompleteAt: now(app), ...checkout },
+      { status: 'incomplete', reason, actor: { by: null }, announce: true }
+    )
   }
-  if (sub.status === 'active' || sub.status === 'trialing') return write(app, sub, { updatesPending: {}, checkoutSession: null, checkout: null }, { actor: { by: null }, announce: true })
+  if (sub.status === 'active' || sub.status === 'trialing')
+    return write(
+      app,
+      sub,
+      { updatesPending: {}, checkoutSession: null, checkout: null },
+      { actor: { by: null }, announce: true }
+    )
   return sub
 }
 
@@ -383,17 +582,32 @@ export const checkoutOf = async (app: Application, session: string) => {
  * 'paid', 'declined' (no customer, no default card, refused), or 'unavailable' (the processor could not be
  * reached: nothing changes, the next pass tries again).
  */
-export const chargeFacility = async (app: Application, sub: Subscription, amount: number, what: string): Promise<'paid' | 'declined' | 'unavailable'> => {
+export const chargeFacility = async (
+  app: Application,
+  sub: Subscription,
+  amount: number,
+  what: string
+): Promise<'paid' | 'declined' | 'unavailable'> => {
   if (amount <= 0) return 'paid'
   const processor = processorOf(app)
-  const [customer] = await serviceAt(app, 'billing/customers')._find({ query: { 'owner.organization': sub.facility, $limit: 1 }, paginate: false })
+  const [customer] = await serviceAt(app, 'billing/customers')._find({
+    query: { 'owner.organization': sub.facility, $limit: 1 },
+    paginate: false
+  })
   if (!customer || customer.processor !== processor.kind) return 'declined'
   try {
-    await processor.chargeDefaultCard(customer.processorCustomerId, { amount, currency: sub.currency, reference: referenceOf(sub, what, sub.updatedAt), description: `Subscription ${sub.id} (${what})` })
+    await processor.chargeDefaultCard(customer.processorCustomerId, {
+      amount,
+      currency: sub.currency,
+      reference: referenceOf(sub, what, sub.updatedAt),
+      description: `Subscription ${sub.id} (${what})`
+    })
     return 'paid'
   } catch (error) {
     if (error instanceof ProcessorDeclined) return 'declined'
-    logger.warn(`Charging subscription ${sub.id} failed: ${error instanceof Error ? error.message : 'unknown error'}`)
+    logger.warn(
+      `Charging subscription ${sub.id} failed: ${error instanceof Error ? error.message : 'unknown error'}`
+    )
     return 'unavailable'
   }
 }

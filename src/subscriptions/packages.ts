@@ -6,7 +6,11 @@ import { invalid } from '../schema/validators'
 import { check, dataValidator } from '../schema/validators'
 import { logger } from '../logger'
 import { withLeaseWaiting } from '../cluster/lease'
-import { packageDataSchema, type Package, type Product } from '../services/subscription-packages/subscription-packages.schema'
+import {
+  packageDataSchema,
+  type Package,
+  type Product
+} from '../services/subscription-packages/subscription-packages.schema'
 import { subscriptionSettings } from './settings'
 import { serviceAt } from '../store'
 
@@ -14,15 +18,43 @@ export const packagesPath = 'subscription/packages'
 
 /** Product keys that would collide with a subscription's own fields. */
 export const RESERVED_PRODUCT_KEYS = [
-  'id', 'facility', 'package', 'status', 'createdAt', 'createdBy', 'updatedAt', 'trialEndsAt', 'currentPeriodStart', 'currentPeriodEnd',
-  'checkoutSession', 'updatesPending', 'statusHistory', 'prorations', 'retry', 'incompleteAt', 'canceledAt', 'canceledBy', 'cancelReason',
-  'price', 'currency', 'interval', 'reason', 'features', 'liveKey', 'checkout', 'trial'
+  'id',
+  'facility',
+  'package',
+  'status',
+  'createdAt',
+  'createdBy',
+  'updatedAt',
+  'trialEndsAt',
+  'currentPeriodStart',
+  'currentPeriodEnd',
+  'checkoutSession',
+  'updatesPending',
+  'statusHistory',
+  'prorations',
+  'retry',
+  'incompleteAt',
+  'canceledAt',
+  'canceledBy',
+  'cancelReason',
+  'price',
+  'currency',
+  'interval',
+  'reason',
+  'features',
+  'liveKey',
+  'checkout',
+  'trial'
 ]
 
 /** 400 naming each product key that is reserved. */
 export const checkProductKeys = (products: Record<string, Product> | undefined) => {
   const bad = Object.keys(products ?? {}).filter((key) => RESERVED_PRODUCT_KEYS.includes(key))
-  if (bad.length) throw invalid('data', bad.map((key) => ({ field: `products.${key}`, message: 'is a reserved name' })))
+  if (bad.length)
+    throw invalid(
+      'data',
+      bad.map((key) => ({ field: `products.${key}`, message: 'is a reserved name' }))
+    )
 }
 
 /**
@@ -44,15 +76,21 @@ export const preparePackagePatch = (data: any) => {
 }
 
 /** Each product's base value, by key: what a subscription to the package starts with. */
-export const baseValues = (pkg: Pick<Package, 'products'> | null | undefined): Record<string, boolean | number> => {
+export const baseValues = (
+  pkg: Pick<Package, 'products'> | null | undefined
+): Record<string, boolean | number> => {
   const values: Record<string, boolean | number> = {}
   for (const [key, product] of Object.entries(pkg?.products ?? {})) values[key] = product.base
   return values
 }
 
 /** Why `pkg` does not suit the organization (its type differs, or its kinds share none with the package's), or null. */
-export const unsuitable = (pkg: Package, organization: { type?: string; types?: string[] }): string | null => {
-  if (pkg.type !== organization.type) return `is a package for organizations of type '${pkg.type}', not '${organization.type}'`
+export const unsuitable = (
+  pkg: Package,
+  organization: { type?: string; types?: string[] }
+): string | null => {
+  if (pkg.type !== organization.type)
+    return `is a package for organizations of type '${pkg.type}', not '${organization.type}'`
   const kinds = organization.types ?? []
   if (pkg.types.length > 0 && !pkg.types.some((kind) => kinds.includes(kind))) {
     return `suits ${pkg.types.join(', ')}; the organization is ${kinds.length ? kinds.join(', ') : 'of no kind'}`
@@ -62,8 +100,12 @@ export const unsuitable = (pkg: Package, organization: { type?: string; types?: 
 
 /** The package `id` if it exists and is active; otherwise a 400 naming `field`. */
 export const activePackage = async (app: Application, id: unknown, field: string): Promise<Package> => {
-  if (typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalid('data', [{ field, message: 'must be a package id' }])
-  const found = (await serviceAt(app, packagesPath)._find({ query: { id, $limit: 1 }, paginate: false })) as Package[]
+  if (typeof id !== 'string' || id.length === 0 || id.length > 64)
+    throw invalid('data', [{ field, message: 'must be a package id' }])
+  const found = (await serviceAt(app, packagesPath)._find({
+    query: { id, $limit: 1 },
+    paginate: false
+  })) as Package[]
   if (!found.length) throw invalid('data', [{ field, message: `no package found for id '${id}'` }])
   if (!found[0].active) throw invalid('data', [{ field, message: `package '${id}' is not active` }])
   return found[0]
@@ -72,7 +114,10 @@ export const activePackage = async (app: Application, id: unknown, field: string
 /** The package a facility without a live subscription is measured against (config `subscriptions.defaultPackage`). */
 export const defaultPackage = async (app: Application): Promise<Package | null> => {
   const key = subscriptionSettings(app).defaultPackage
-  const found = (await serviceAt(app, packagesPath)._find({ query: { key, $limit: 1 }, paginate: false })) as Package[]
+  const found = (await serviceAt(app, packagesPath)._find({
+    query: { key, $limit: 1 },
+    paginate: false
+  })) as Package[]
   return found[0] ?? null
 }
 

@@ -26,25 +26,39 @@ const readRaw = (ctx: FeathersKoaContext) =>
     ctx.req.on('error', reject)
   })
 
-export const processorEvents = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  if (ctx.path !== PROCESSOR_EVENTS_PATH || ctx.method !== 'POST') return next()
-  const answer = (status: number, body: Record<string, unknown>) => {
-    ctx.status = status
-    ctx.body = body
+export const processorEvents =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    if (ctx.path !== PROCESSOR_EVENTS_PATH || ctx.method !== 'POST') return next()
+    const answer = (status: number, body: Record<string, unknown>) => {
+      ctx.status = status
+      ctx.body = body
+    }
+    const payload = await readRaw(ctx)
+    if (payload === null)
+      return answer(413, { name: 'PayloadTooLarge', code: 413, message: 'The event is too large' })
+    const signature = ctx.get('stripe-signature')
+    let event
+    try {
+      event = processorOf(app).checkoutEvent(payload, signature)
+    } catch (error) {
+      if (error instanceof ProcessorEventRejected)
+        return answer(400, {
+          name: 'BadRequest',
+          code: 400,
+          message: error.message,
+          errors: [{ field: 'Stripe-Signature', message: 'does not verify' }]
+        })
+      throw error
+    }
+    if (event) {
+      const outcome =
+        event.outcome === 'completed'
+          ? await completeCheckout(app, event.session)
+          : await failCheckout(app, event.session, 'the processor reported the checkout failed', true)
+      if (!outcome)
+        logger.info(
+          `Processor event for checkout ${crypto.createHash('sha256').update(event.session).digest('hex').slice(0, 12)} matched no open subscription`
+        )
+    }
+    answer(200, { received: true })
   }
-  const payload = await readRaw(ctx)
-  if (payload === null) return answer(413, { name: 'PayloadTooLarge', code: 413, message: 'The event is too large' })
-  const signature = ctx.get('stripe-signature')
-  let event
-  try {
-    event = processorOf(app).checkoutEvent(payload, signature)
-  } catch (error) {
-    if (error instanceof ProcessorEventRejected) return answer(400, { name: 'BadRequest', code: 400, message: error.message, errors: [{ field: 'Stripe-Signature', message: 'does not verify' }] })
-    throw error
-  }
-  if (event) {
-    const outcome = event.outcome === 'completed' ? await completeCheckout(app, event.session) : await failCheckout(app, event.session, 'the processor reported the checkout failed', true)
-    if (!outcome) logger.info(`Processor event for checkout ${crypto.createHash('sha256').update(event.session).digest('hex').slice(0, 12)} matched no open subscription`)
-  }
-  answer(200, { received: true })
-}

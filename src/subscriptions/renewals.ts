@@ -13,7 +13,14 @@ import type { Application } from '../declarations'
 import { recoveryJob } from '../jobs/recovery-loop'
 import { logger } from '../logger'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
-import { chargeFacility, checkoutForDue, failCheckout, periodEnd, subscriptionsPath, write } from './lifecycle'
+import {
+  chargeFacility,
+  checkoutForDue,
+  failCheckout,
+  periodEnd,
+  subscriptionsPath,
+  write
+} from './lifecycle'
 import { dayMs, now, subscriptionSettings } from './settings'
 import { serviceAt } from '../store'
 
@@ -22,17 +29,28 @@ const due = async (app: Application, query: Record<string, unknown>): Promise<Su
 
 const server = { by: null, params: undefined }
 
-const owed = (sub: Subscription) => Math.max(0, sub.price + (sub.prorations ?? []).reduce((sum, p) => sum + p.amount, 0))
+const owed = (sub: Subscription) =>
+  Math.max(0, sub.price + (sub.prorations ?? []).reduce((sum, p) => sum + p.amount, 0))
 
 const endTrial = async (app: Application, sub: Subscription) => {
   const result = await chargeFacility(app, sub, sub.price, 'trial-end')
   if (result === 'unavailable') return false
   const start = sub.trialEndsAt ?? now(app)
   if (result === 'paid') {
-    await write(app, sub, { currentPeriodStart: start, currentPeriodEnd: periodEnd(start, sub.interval) }, { status: 'active', reason: 'trial ended; charged the default card', actor: server, announce: true })
+    await write(
+      app,
+      sub,
+      { currentPeriodStart: start, currentPeriodEnd: periodEnd(start, sub.interval) },
+      { status: 'active', reason: 'trial ended; charged the default card', actor: server, announce: true }
+    )
   } else {
     const checkout = await checkoutForDue(app, sub, sub.price)
-    await write(app, sub, checkout, { status: 'paused', reason: 'trial ended without a payment method that could be charged', actor: server, announce: true })
+    await write(app, sub, checkout, {
+      status: 'paused',
+      reason: 'trial ended without a payment method that could be charged',
+      actor: server,
+      announce: true
+    })
   }
   return true
 }
@@ -43,18 +61,31 @@ const renew = async (app: Application, sub: Subscription) => {
   const result = await chargeFacility(app, sub, amount, `renewal-${start}`)
   if (result === 'unavailable') return false
   if (result === 'paid') {
-    await write(app, sub, { currentPeriodStart: start, currentPeriodEnd: periodEnd(start, sub.interval), prorations: [] }, { actor: server, announce: true })
+    await write(
+      app,
+      sub,
+      { currentPeriodStart: start, currentPeriodEnd: periodEnd(start, sub.interval), prorations: [] },
+      { actor: server, announce: true }
+    )
     return true
   }
   const at = now(app)
   const checkout = await checkoutForDue(app, sub, amount)
   const retryDays = subscriptionSettings(app).retryDays
-  await write(app, sub, { ...checkout, retry: retryDays.length ? { attempt: 0, nextAt: at + retryDays[0] * dayMs, since: at } : null }, {
-    status: retryDays.length ? 'past_due' : 'unpaid',
-    reason: 'renewal payment failed',
-    actor: server,
-    announce: true
-  })
+  await write(
+    app,
+    sub,
+    {
+      ...checkout,
+      retry: retryDays.length ? { attempt: 0, nextAt: at + retryDays[0] * dayMs, since: at } : null
+    },
+    {
+      status: retryDays.length ? 'past_due' : 'unpaid',
+      reason: 'renewal payment failed',
+      actor: server,
+      announce: true
+    }
+  )
   return true
 }
 
@@ -64,20 +95,47 @@ const retry = async (app: Application, sub: Subscription) => {
   if (result === 'unavailable') return false
   const at = now(app)
   if (result === 'paid') {
-    await write(app, sub, { currentPeriodStart: at, currentPeriodEnd: periodEnd(at, sub.interval), prorations: [], retry: null, checkoutSession: null, checkout: null }, {
-      status: 'active',
-      reason: `retry ${state.attempt + 1} charged the default card`,
-      actor: server,
-      announce: true
-    })
+    await write(
+      app,
+      sub,
+      {
+        currentPeriodStart: at,
+        currentPeriodEnd: periodEnd(at, sub.interval),
+        prorations: [],
+        retry: null,
+        checkoutSession: null,
+        checkout: null
+      },
+      {
+        status: 'active',
+        reason: `retry ${state.attempt + 1} charged the default card`,
+        actor: server,
+        announce: true
+      }
+    )
     return true
   }
   const retryDays = subscriptionSettings(app).retryDays
   const next = state.attempt + 1
   if (next >= retryDays.length) {
-    await write(app, sub, { retry: null }, { status: 'unpaid', reason: `renewal payment failed; all ${retryDays.length} retries exhausted`, actor: server, announce: true })
+    await write(
+      app,
+      sub,
+      { retry: null },
+      {
+        status: 'unpaid',
+        reason: `renewal payment failed; all ${retryDays.length} retries exhausted`,
+        actor: server,
+        announce: true
+      }
+    )
   } else {
-    await write(app, sub, { retry: { attempt: next, nextAt: state.since + retryDays[next] * dayMs, since: state.since } }, { actor: server, announce: true })
+    await write(
+      app,
+      sub,
+      { retry: { attempt: next, nextAt: state.since + retryDays[next] * dayMs, since: state.since } },
+      { actor: server, announce: true }
+    )
   }
   return true
 }
@@ -88,7 +146,17 @@ const expireCheckout = async (app: Application, sub: Subscription) => {
 }
 
 const expire = async (app: Application, sub: Subscription) => {
-  await write(app, sub, { checkoutSession: null, checkout: null, updatesPending: {} }, { status: 'incomplete_expired', reason: 'the first payment was not made in time', actor: server, announce: true })
+  await write(
+    app,
+    sub,
+    { checkoutSession: null, checkout: null, updatesPending: {} },
+    {
+      status: 'incomplete_expired',
+      reason: 'the first payment was not made in time',
+      actor: server,
+      announce: true
+    }
+  )
   return true
 }
 
@@ -96,7 +164,11 @@ const expire = async (app: Application, sub: Subscription) => {
 export const subscriptionPass = async (app: Application) => {
   const at = now(app)
   const window = subscriptionSettings(app).incompleteWindowMs
-  const steps: [string, Record<string, unknown>, (app: Application, sub: Subscription) => Promise<boolean>][] = [
+  const steps: [
+    string,
+    Record<string, unknown>,
+    (app: Application, sub: Subscription) => Promise<boolean>
+  ][] = [
     ['trials ended', { status: 'trialing', trialEndsAt: { $lte: at } }, endTrial],
     ['renewals', { status: 'active', currentPeriodEnd: { $lte: at } }, renew],
     ['retries', { status: 'past_due', 'retry.nextAt': { $lte: at } }, retry],
@@ -111,7 +183,9 @@ export const subscriptionPass = async (app: Application) => {
         if (await step(app, sub)) changed++
       } catch (error) {
         // A subscription changed meanwhile (409) or a failing write: the next pass sees it again.
-        logger.warn(`Subscription ${sub.id} (${name}) not changed: ${error instanceof Error ? error.message : 'unknown error'}`)
+        logger.warn(
+          `Subscription ${sub.id} (${name}) not changed: ${error instanceof Error ? error.message : 'unknown error'}`
+        )
       }
     }
     if (changed) counts.push(`${changed} ${name}`)
@@ -121,4 +195,7 @@ export const subscriptionPass = async (app: Application) => {
 
 /** The pass as a job (src/ops/jobs.ts): at start-up, then every `subscriptions.jobIntervalMs`, under the lease `subscriptions-recovery`. */
 export const subscriptionsJob = (app: Application) =>
-  recoveryJob(app, 'subscriptions', { intervalMs: () => subscriptionSettings(app).jobIntervalMs, pass: () => subscriptionPass(app) })
+  recoveryJob(app, 'subscriptions', {
+    intervalMs: () => subscriptionSettings(app).jobIntervalMs,
+    pass: () => subscriptionPass(app)
+  })

@@ -11,7 +11,10 @@ export const dayMs = DAY
 /** The subscription settings; a checkout session lives between 31 minutes and 24 hours less a minute (Stripe's bounds). */
 export const subscriptionSettings = (app: Application): SubscriptionSettings => {
   const settings = app.get('subscriptions')
-  return { ...settings, checkoutExpiresAfterMs: Math.min(DAY - 60_000, Math.max(31 * 60 * 1000, settings.checkoutExpiresAfterMs)) }
+  return {
+    ...settings,
+    checkoutExpiresAfterMs: Math.min(DAY - 60_000, Math.max(31 * 60 * 1000, settings.checkoutExpiresAfterMs))
+  }
 }
 
 /** Now, in milliseconds, by the app's clock. */

@@ -12,13 +12,22 @@ import { serviceAt } from '../store'
 
 const FIELD = 'organization.subscription.package'
 
-export const checkSignUpSubscription = async (app: Application, organization: { type?: string; types?: string[] }, subscription: { package: string }) => {
+export const checkSignUpSubscription = async (
+  app: Application,
+  organization: { type?: string; types?: string[] },
+  subscription: { package: string }
+) => {
   const pkg = await activePackage(app, subscription.package, FIELD)
   const problem = unsuitable(pkg, organization)
   if (problem) throw invalid('data', [{ field: FIELD, message: problem }])
 }
 
-export const subscribeSignUp = async (app: Application, result: any, subscription: { package: string; trial?: boolean }, params: Params) => {
+export const subscribeSignUp = async (
+  app: Application,
+  result: any,
+  subscription: { package: string; trial?: boolean },
+  params: Params
+) => {
   const organization = result.organization
   try {
     const created = await createSubscription(
@@ -27,10 +36,15 @@ export const subscribeSignUp = async (app: Application, result: any, subscriptio
       { by: result.id, params },
       { package: FIELD, facility: 'organization' }
     )
-    return { ...result, organization: { ...organization, subscription: created.id }, subscription: await presentExternal(app, 'subscriptions', created) }
+    return {
+      ...result,
+      organization: { ...organization, subscription: created.id },
+      subscription: await presentExternal(app, 'subscriptions', created)
+    }
   } catch (error) {
     const members = serviceAt(app, 'organization-members')
-    for (const member of await members._find({ query: { organization: organization.id }, paginate: false })) await members._remove(member.id)
+    for (const member of await members._find({ query: { organization: organization.id }, paginate: false }))
+      await members._remove(member.id)
     await serviceAt(app, 'organizations')._remove(organization.id)
     throw error
   }

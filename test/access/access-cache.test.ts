@@ -26,7 +26,12 @@ describe('access context cache: rights changes are seen by the next call', () =>
     membershipId = added.body.id
     const record = await http(server.url, 'POST', '/medical-records', {
       token: owner.token,
-      body: { ...validRecords.allergy, facility: owner.organization.id, patient: owner.account.id, permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+      body: {
+        ...validRecords.allergy,
+        facility: owner.organization.id,
+        patient: owner.account.id,
+        permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+      }
     })
     assert.equal(record.status, 200, JSON.stringify(record.body)) // (the interface answers 200 for a created record)
     recordId = record.body.id
@@ -36,7 +41,8 @@ describe('access context cache: rights changes are seen by the next call', () =>
     await server.close()
   })
 
-  const readOverRest = async () => (await http(server.url, 'GET', `/medical-records/${recordId}`, { token: doctor.token })).status
+  const readOverRest = async () =>
+    (await http(server.url, 'GET', `/medical-records/${recordId}`, { token: doctor.token })).status
   const readOverSocket = async () => {
     const live = socketClient(server.url)
     sockets.push(live)
@@ -50,7 +56,10 @@ describe('access context cache: rights changes are seen by the next call', () =>
       .then(() => 200)
       .catch((error: any) => error.code as number)
   const setRoles = async (roles: string[]) => {
-    const res = await http(server.url, 'PATCH', `/organization-members/${membershipId}`, { token: owner.token, body: { roles } })
+    const res = await http(server.url, 'PATCH', `/organization-members/${membershipId}`, {
+      token: owner.token,
+      body: { roles }
+    })
     assert.equal(res.status, 200, JSON.stringify(res.body))
   }
 
@@ -72,9 +81,13 @@ describe('access context cache: rights changes are seen by the next call', () =>
   it('an internal store write of a membership (no service hooks) is seen by the next call', async () => {
     assert.equal(await readOverRest(), 200)
     // (cast: the test writes through the store adapter's internal method, as cascades and jobs do)
-    await (server.app.service('organization-members' as any) as any)._patch(membershipId, { roles: ['nurse'] })
+    await (server.app.service('organization-members' as any) as any)._patch(membershipId, {
+      roles: ['nurse']
+    })
     assert.equal(await readOverRest(), 404)
-    await (server.app.service('organization-members' as any) as any)._patch(membershipId, { roles: ['doctor'] })
+    await (server.app.service('organization-members' as any) as any)._patch(membershipId, {
+      roles: ['doctor']
+    })
     assert.equal(await readOverRest(), 200)
   })
 
@@ -84,7 +97,8 @@ describe('access context cache: rights changes are seen by the next call', () =>
     const members = app.service('organization-members')
     const accounts = app.service('accounts')
     // What another instance does: writes the membership in the shared store, then bumps the account's stamp.
-    if (members.options.Model.updateAsync) await members.options.Model.updateAsync({ id: membershipId }, { $set: { roles: ['nurse'] } })
+    if (members.options.Model.updateAsync)
+      await members.options.Model.updateAsync({ id: membershipId }, { $set: { roles: ['nurse'] } })
     else await (await members.options.Model).updateOne({ id: membershipId }, { $set: { roles: ['nurse'] } })
     await accounts._patch(doctor.account.id, { $inc: { accessVersion: 1 } })
     assert.equal(await readOverRest(), 404)
@@ -97,10 +111,14 @@ describe('access context cache: rights changes are seen by the next call', () =>
     assert.equal(me.status, 200)
     assert.equal('accessVersion' in me.body, false)
     assert.equal('sessionVersion' in me.body, false)
-    const login = await http(server.url, 'POST', '/authentication', { body: { email: doctor.email, password: doctor.password } })
+    const login = await http(server.url, 'POST', '/authentication', {
+      body: { email: doctor.email, password: doctor.password }
+    })
     assert.equal(login.status, 201)
     assert.equal('accessVersion' in login.body.account, false)
-    const jwtLogin = await http(server.url, 'POST', '/authentication', { body: { strategy: 'jwt', accessToken: doctor.token } })
+    const jwtLogin = await http(server.url, 'POST', '/authentication', {
+      body: { strategy: 'jwt', accessToken: doctor.token }
+    })
     assert.equal(jwtLogin.status, 201)
     assert.equal('accessVersion' in jwtLogin.body.account, false)
     assert.equal('password' in jwtLogin.body.account, false)
@@ -109,7 +127,9 @@ describe('access context cache: rights changes are seen by the next call', () =>
   it('a removed membership: the next call is refused', async () => {
     const live = await readOverSocket()
     assert.equal(await socketStatus(live), 200)
-    const removed = await http(server.url, 'DELETE', `/organization-members/${membershipId}`, { token: owner.token })
+    const removed = await http(server.url, 'DELETE', `/organization-members/${membershipId}`, {
+      token: owner.token
+    })
     assert.equal(removed.status, 200, JSON.stringify(removed.body))
     assert.equal(await readOverRest(), 404)
     assert.equal(await socketStatus(live), 404)

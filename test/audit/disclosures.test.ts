@@ -4,7 +4,16 @@
 // member (via realtime); a webhook's delivery to its receiver is recorded once (via webhook), and reading
 // deliveries (GET /webhook-events) is recorded with the patients of their payloads.
 import assert from 'node:assert/strict'
-import { http, restClient, signUp, socketClient, startServer, waitUntil, type SignedUp, type TestServer } from '../helpers/app'
+import {
+  http,
+  restClient,
+  signUp,
+  socketClient,
+  startServer,
+  waitUntil,
+  type SignedUp,
+  type TestServer
+} from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 
 const adminEmail = 'disclosure-admin@example.test'
@@ -30,7 +39,13 @@ describe('audit trail: every disclosure, the right patient', function () {
     const patient = await signUp(server.url)
     const created = await http(server.url, 'POST', '/medical-records', {
       token: owner.token,
-      body: { type: 'allergy', facility: owner.organization.id, patient: patient.account.id, name: 'Peanuts', permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+      body: {
+        type: 'allergy',
+        facility: owner.organization.id,
+        patient: patient.account.id,
+        name: 'Peanuts',
+        permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+      }
     })
     assert.equal(created.status, 200, JSON.stringify(created.body))
     return { patient, record: created.body }
@@ -38,24 +53,42 @@ describe('audit trail: every disclosure, the right patient', function () {
 
   /** The patient's own view shows the doctor's read of `record`, with the patient and the facility. */
   const seenByPatient = async (patient: SignedUp, record: { id: string }) => {
-    const theirs = await events(patient.token, `&patient=${patient.account.id}&action=read&service=medical-records`)
+    const theirs = await events(
+      patient.token,
+      `&patient=${patient.account.id}&action=read&service=medical-records`
+    )
     const read = theirs.find((event) => event.actor === doctor.account.id && event.ids.includes(record.id))
     assert.ok(read, `the patient sees the doctor's read: ${JSON.stringify(theirs)}`)
     assert.equal(read.patient, patient.account.id)
     assert.equal(read.facility, owner.organization.id)
     // The clinic's superadmin sees it under the facility.
-    const facility = await events(owner.token, `&facility=${owner.organization.id}&actor=${doctor.account.id}`)
+    const facility = await events(
+      owner.token,
+      `&facility=${owner.organization.id}&actor=${doctor.account.id}`
+    )
     assert.ok(facility.some((event) => event.id === read.id))
     return read
   }
 
   before(async () => {
-    server = await startServer({ admin: { email: adminEmail, password: adminPassword }, webhooks: { allowPrivate: true, retryDelaysMs: [100], timeoutMs: 2000, pollIntervalMs: 50 } })
+    server = await startServer({
+      admin: { email: adminEmail, password: adminPassword },
+      webhooks: { allowPrivate: true, retryDelaysMs: [100], timeoutMs: 2000, pollIntervalMs: 50 }
+    })
     receiver = await startWebhookReceiver()
-    const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
+    const login = await http(server.url, 'POST', '/authentication', {
+      body: { email: adminEmail, password: adminPassword }
+    })
     adminToken = login.body.accessToken
-    ;[owner, doctor] = await Promise.all([signUp(server.url, { organization: { name: 'Disclosure clinic', type: 'facility' } }), signUp(server.url)])
-    const member = await restClient(server.url, owner.token).post('/organization-members', { organization: owner.organization.id, uid: doctor.account.id, roles: ['doctor'] })
+    ;[owner, doctor] = await Promise.all([
+      signUp(server.url, { organization: { name: 'Disclosure clinic', type: 'facility' } }),
+      signUp(server.url)
+    ])
+    const member = await restClient(server.url, owner.token).post('/organization-members', {
+      organization: owner.organization.id,
+      uid: doctor.account.id,
+      roles: ['doctor']
+    })
     assert.equal(member.status, 201, JSON.stringify(member.body))
   })
   after(async () => {
@@ -65,7 +98,10 @@ describe('audit trail: every disclosure, the right patient', function () {
 
   /** A webhook on the doctor's account for created medical records; resolves with its id. */
   const doctorsWebhook = async () => {
-    const created = await http(server.url, 'POST', '/webhook-events', { token: doctor.token, body: { account: doctor.account.id, url: receiver.url, events: 'medical-records.create' } })
+    const created = await http(server.url, 'POST', '/webhook-events', {
+      token: doctor.token,
+      body: { account: doctor.account.id, url: receiver.url, events: 'medical-records.create' }
+    })
     assert.equal(created.status, 201, JSON.stringify(created.body))
     return created.body.id as string
   }
@@ -73,18 +109,28 @@ describe('audit trail: every disclosure, the right patient', function () {
   /** Waits until `webhook`'s delivery of `record` is delivered; resolves with it (the doctor's read of it is recorded too). */
   const deliveredOf = async (webhook: string, record: { id: string }) => {
     let delivery: any
-    await waitUntil(async () => {
-      const res = await http(server.url, 'GET', `/webhook-events?webhook=${webhook}&$limit=50`, { token: doctor.token })
-      delivery = res.body.data?.find((one: any) => one.payload?.id === record.id && one.status === 'delivered')
-      return !!delivery
-    }, 10000, 'the delivery')
+    await waitUntil(
+      async () => {
+        const res = await http(server.url, 'GET', `/webhook-events?webhook=${webhook}&$limit=50`, {
+          token: doctor.token
+        })
+        delivery = res.body.data?.find(
+          (one: any) => one.payload?.id === record.id && one.status === 'delivered'
+        )
+        return !!delivery
+      },
+      10000,
+      'the delivery'
+    )
     return delivery
   }
 
   describe('reads that trim the answer', () => {
     it('records a get with $select under the stored patient and facility, and answers only the selected fields', async () => {
       const { patient, record } = await patientWithRecord()
-      const read = await http(server.url, 'GET', `/medical-records/${record.id}?$select[]=type`, { token: doctor.token })
+      const read = await http(server.url, 'GET', `/medical-records/${record.id}?$select[]=type`, {
+        token: doctor.token
+      })
       assert.equal(read.status, 200, JSON.stringify(read.body))
       assert.deepEqual(Object.keys(read.body).sort(), ['id', 'type'])
       await seenByPatient(patient, record)
@@ -92,27 +138,41 @@ describe('audit trail: every disclosure, the right patient', function () {
 
     it('records a find with $select under the stored patient and facility, and answers only the selected fields', async () => {
       const { patient, record } = await patientWithRecord()
-      const found = await http(server.url, 'GET', `/medical-records?id=${record.id}&$select[]=createdAt`, { token: doctor.token })
+      const found = await http(server.url, 'GET', `/medical-records?id=${record.id}&$select[]=createdAt`, {
+        token: doctor.token
+      })
       assert.equal(found.status, 200, JSON.stringify(found.body))
-      assert.deepEqual(found.body.data.map((doc: any) => Object.keys(doc).sort()), [["createdAt", "id"]])
+      assert.deepEqual(
+        found.body.data.map((doc: any) => Object.keys(doc).sort()),
+        [['createdAt', 'id']]
+      )
       await seenByPatient(patient, record)
     })
 
     it('records the records a $populate with a nested $select disclosed, under their patient and facility', async () => {
       const { patient, record } = await patientWithRecord()
-      const populate = '$populate[same][service]=medical-records&$populate[same][localKey]=id&$populate[same][$select][]=type'
-      const read = await http(server.url, 'GET', `/medical-records/${record.id}?$select[]=createdAt&${populate}`, { token: doctor.token, headers: { 'x-request-id': 'populate-select' } })
+      const populate =
+        '$populate[same][service]=medical-records&$populate[same][localKey]=id&$populate[same][$select][]=type'
+      const read = await http(
+        server.url,
+        'GET',
+        `/medical-records/${record.id}?$select[]=createdAt&${populate}`,
+        { token: doctor.token, headers: { 'x-request-id': 'populate-select' } }
+      )
       assert.equal(read.status, 200, JSON.stringify(read.body))
       assert.deepEqual(Object.keys(read.body.$populated.same).sort(), ['id', 'type'])
-      assert.deepEqual(Object.keys(read.body).sort(), ["$populated", "createdAt", "id"])
-      const theirs = (await events(patient.token, `&patient=${patient.account.id}&action=read`)).filter((event) => event.requestId === 'populate-select')
+      assert.deepEqual(Object.keys(read.body).sort(), ['$populated', 'createdAt', 'id'])
+      const theirs = (await events(patient.token, `&patient=${patient.account.id}&action=read`)).filter(
+        (event) => event.requestId === 'populate-select'
+      )
       // The outer read and the populated one, both under the patient and the facility.
       assert.equal(theirs.length, 2, JSON.stringify(theirs))
-      assert.ok(theirs.every((event) => event.facility === owner.organization.id && event.actor === doctor.account.id))
+      assert.ok(
+        theirs.every((event) => event.facility === owner.organization.id && event.actor === doctor.account.id)
+      )
       await seenByPatient(patient, record)
     })
   })
-
 
   describe('realtime events', () => {
     it("records a record's realtime event sent to a member's socket as a read by that member, with the patient and facility", async () => {
@@ -134,8 +194,16 @@ describe('audit trail: every disclosure, the right patient', function () {
         assert.equal(delivery.outcome, 'allowed')
         assert.equal(delivery.ip, '127.0.0.1')
         // The doctor sees it among their own actions, the clinic's superadmin under the facility.
-        assert.ok((await events(doctor.token, `&actor=${doctor.account.id}&via=realtime`)).some((event) => event.id === delivery.id))
-        assert.ok((await events(owner.token, `&facility=${owner.organization.id}&via=realtime`)).some((event) => event.id === delivery.id))
+        assert.ok(
+          (await events(doctor.token, `&actor=${doctor.account.id}&via=realtime`)).some(
+            (event) => event.id === delivery.id
+          )
+        )
+        assert.ok(
+          (await events(owner.token, `&facility=${owner.organization.id}&via=realtime`)).some(
+            (event) => event.id === delivery.id
+          )
+        )
       } finally {
         socket.close()
       }
@@ -148,7 +216,10 @@ describe('audit trail: every disclosure, the right patient', function () {
         await socket.client.authenticate({ strategy: 'jwt', accessToken: stranger.token })
         const { patient } = await patientWithRecord()
         const all = await events(adminToken, `&patient=${patient.account.id}`)
-        assert.ok(all.every((event) => event.actor !== stranger.account.id), JSON.stringify(all))
+        assert.ok(
+          all.every((event) => event.actor !== stranger.account.id),
+          JSON.stringify(all)
+        )
       } finally {
         socket.close()
       }
@@ -190,16 +261,33 @@ describe('audit trail: every disclosure, the right patient', function () {
         `/webhook-events/${delivery.id}?$select[]=status`
       ]
       for (const [index, path] of reads.entries()) {
-        const res = await http(server.url, 'GET', path, { token: doctor.token, headers: { 'x-request-id': `delivery-read-${index}` } })
+        const res = await http(server.url, 'GET', path, {
+          token: doctor.token,
+          headers: { 'x-request-id': `delivery-read-${index}` }
+        })
         assert.equal(res.status, 200, JSON.stringify(res.body))
       }
       for (const { patient, record } of [first, second]) {
-        const theirs = await events(patient.token, `&patient=${patient.account.id}&via=rest&webhook=${webhook}`)
-        assert.ok(theirs.every((event) => event.actor === doctor.account.id && event.service === 'medical-records' && event.facility === owner.organization.id))
+        const theirs = await events(
+          patient.token,
+          `&patient=${patient.account.id}&via=rest&webhook=${webhook}`
+        )
+        assert.ok(
+          theirs.every(
+            (event) =>
+              event.actor === doctor.account.id &&
+              event.service === 'medical-records' &&
+              event.facility === owner.organization.id
+          )
+        )
         assert.ok(theirs.every((event) => event.ids.length === 1 && event.ids[0] === record.id))
         const requests = theirs.map((event) => event.requestId)
         assert.ok(requests.includes('delivery-read-0'), `the find: ${JSON.stringify(theirs)}`)
-        assert.equal(requests.includes('delivery-read-1'), record.id === first.record.id, 'the get of the first delivery names its patient only')
+        assert.equal(
+          requests.includes('delivery-read-1'),
+          record.id === first.record.id,
+          'the get of the first delivery names its patient only'
+        )
       }
     })
   })

@@ -17,9 +17,16 @@ describe('authentication: action codes', () => {
   })
 
   /** Asks for a password change and returns the code mailed to the account. */
-  const passwordChangeCode = async (user: { email: string; password: string; token: string }, newPassword = NEW_PASSWORD) => {
+  const passwordChangeCode = async (
+    user: { email: string; password: string; token: string },
+    newPassword = NEW_PASSWORD
+  ) => {
     const seen = bed.smtp.messages.length
-    const res = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword }, user.token)
+    const res = await auth(
+      bed.url,
+      { action: 'changePassword', password: user.password, newPassword },
+      user.token
+    )
     assert.equal(res.status, 201, JSON.stringify(res.body))
     return mailedCode(bed.smtp, user.email, 'Confirm Password Change', seen)
   }
@@ -28,7 +35,11 @@ describe('authentication: action codes', () => {
     it('mails a "Confirm Password Change" code; applying it without a Bearer token swaps the passwords', async () => {
       const user = await signUp(bed.url)
       const seen = bed.smtp.messages.length
-      const res = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD }, user.token)
+      const res = await auth(
+        bed.url,
+        { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD },
+        user.token
+      )
       assert.equal(res.status, 201)
       assert.deepEqual(res.body.sentTo, { email: user.email })
       assertNoSecrets(res.body, [NEW_PASSWORD])
@@ -65,7 +76,11 @@ describe('authentication: action codes', () => {
       const refused = await auth(bed.url, { action: 'applyActionCode', code }, other.token)
       assert.equal(refused.status, 400)
       assert.match(refused.body.message, /belongs to another account/)
-      assert.equal((await auth(bed.url, { email: other.email, password: other.password })).status, 201, 'the other account is untouched')
+      assert.equal(
+        (await auth(bed.url, { email: other.email, password: other.password })).status,
+        201,
+        'the other account is untouched'
+      )
       assert.equal((await auth(bed.url, { action: 'applyActionCode', code }, user.token)).status, 201)
       assert.equal((await auth(bed.url, { email: user.email, password: NEW_PASSWORD })).status, 201)
     })
@@ -73,21 +88,46 @@ describe('authentication: action codes', () => {
     it('needs the Bearer token (401), the right current password (401) and a strong enough new password (400)', async () => {
       const user = await signUp(bed.url)
       const before = bed.smtp.messages.length
-      assert.equal((await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD })).status, 401)
-      const wrong = await auth(bed.url, { action: 'changePassword', password: 'not my password', newPassword: NEW_PASSWORD }, user.token)
+      assert.equal(
+        (
+          await auth(bed.url, {
+            action: 'changePassword',
+            password: user.password,
+            newPassword: NEW_PASSWORD
+          })
+        ).status,
+        401
+      )
+      const wrong = await auth(
+        bed.url,
+        { action: 'changePassword', password: 'not my password', newPassword: NEW_PASSWORD },
+        user.token
+      )
       assert.equal(wrong.status, 401)
       assert.equal(wrong.body.data.reason, 'invalid-password')
       for (const weak of ['short', 'alllowercaseletters', user.email]) {
-        const res = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: weak }, user.token)
+        const res = await auth(
+          bed.url,
+          { action: 'changePassword', password: user.password, newPassword: weak },
+          user.token
+        )
         assert.equal(res.status, 400, weak)
         assert.equal(res.body.errors[0].field, 'newPassword')
       }
-      const same = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: user.password }, user.token)
+      const same = await auth(
+        bed.url,
+        { action: 'changePassword', password: user.password, newPassword: user.password },
+        user.token
+      )
       assert.equal(same.status, 400)
       const missing = await auth(bed.url, { action: 'changePassword', newPassword: NEW_PASSWORD }, user.token)
       assert.equal(missing.status, 400)
       assert.match(missing.body.message, /'password'/)
-      const extra = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD, admin: true }, user.token)
+      const extra = await auth(
+        bed.url,
+        { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD, admin: true },
+        user.token
+      )
       assert.equal(extra.status, 400)
       assert.equal(bed.smtp.messages.length, before, 'no message went out')
     })
@@ -100,7 +140,10 @@ describe('authentication: action codes', () => {
       assert.equal(old.status, 400)
       assert.match(old.body.message, /replaced by a newer one/)
       assert.equal((await auth(bed.url, { action: 'applyActionCode', code: second })).status, 201)
-      assert.equal((await auth(bed.url, { email: user.email, password: 'Second new password 2' })).status, 201)
+      assert.equal(
+        (await auth(bed.url, { email: user.email, password: 'Second new password 2' })).status,
+        201
+      )
     })
   })
 
@@ -109,10 +152,17 @@ describe('authentication: action codes', () => {
       const user = await signUp(bed.url)
       const newEmail = uniqueEmail('moved')
       const seen = bed.smtp.messages.length
-      const res = await auth(bed.url, { action: 'changeIdentity', email: newEmail, password: user.password }, user.token)
+      const res = await auth(
+        bed.url,
+        { action: 'changeIdentity', email: newEmail, password: user.password },
+        user.token
+      )
       assert.equal(res.status, 201, JSON.stringify(res.body))
       const code = await mailedCode(bed.smtp, newEmail, 'Confirm Change Identity', seen)
-      assert.ok(!bed.smtp.messages.slice(seen).some((m) => m.to === user.email && m.text.includes(code)), 'the code goes to the new identity only')
+      assert.ok(
+        !bed.smtp.messages.slice(seen).some((m) => m.to === user.email && m.text.includes(code)),
+        'the code goes to the new identity only'
+      )
 
       assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201)
       assert.equal((await auth(bed.url, { email: newEmail, password: user.password })).status, 401)
@@ -131,7 +181,11 @@ describe('authentication: action codes', () => {
     it('texts the code to a new mobile number through the SMS webhook', async () => {
       const user = await signUp(bed.url)
       const mobileNo = `+63917${String(Date.now()).slice(-7)}`
-      const res = await auth(bed.url, { action: 'changeIdentity', mobileNo, password: user.password }, user.token)
+      const res = await auth(
+        bed.url,
+        { action: 'changeIdentity', mobileNo, password: user.password },
+        user.token
+      )
       assert.equal(res.status, 201, JSON.stringify(res.body))
       const sms = await bed.sms.waitFor((m) => m.to === mobileNo)
       assert.equal(sms.text.split('\n')[0], 'Confirm Change Identity')
@@ -146,7 +200,11 @@ describe('authentication: action codes', () => {
       const user = await signUp(bed.url)
       const other = await signUp(bed.url)
       const before = bed.smtp.messages.length
-      const res = await auth(bed.url, { action: 'changeIdentity', email: ` ${other.email.toUpperCase()} `.trim(), password: user.password }, user.token)
+      const res = await auth(
+        bed.url,
+        { action: 'changeIdentity', email: ` ${other.email.toUpperCase()} `.trim(), password: user.password },
+        user.token
+      )
       assert.equal(res.status, 409)
       assert.equal(res.body.errors[0].field, 'email')
       assert.equal(bed.smtp.messages.length, before)
@@ -155,17 +213,32 @@ describe('authentication: action codes', () => {
     it('needs the Bearer token (401), the current password (401, 400 when missing) and a new, valid identity (400)', async () => {
       const user = await signUp(bed.url)
       const email = uniqueEmail()
-      assert.equal((await auth(bed.url, { action: 'changeIdentity', email, password: user.password })).status, 401)
-      assert.equal((await auth(bed.url, { action: 'changeIdentity', email, password: 'wrong password' }, user.token)).status, 401)
+      assert.equal(
+        (await auth(bed.url, { action: 'changeIdentity', email, password: user.password })).status,
+        401
+      )
+      assert.equal(
+        (await auth(bed.url, { action: 'changeIdentity', email, password: 'wrong password' }, user.token))
+          .status,
+        401
+      )
       const noPassword = await auth(bed.url, { action: 'changeIdentity', email }, user.token)
       assert.equal(noPassword.status, 400)
       assert.match(noPassword.body.message, /'password'/)
       const nothing = await auth(bed.url, { action: 'changeIdentity', password: user.password }, user.token)
       assert.equal(nothing.status, 400)
-      const badEmail = await auth(bed.url, { action: 'changeIdentity', email: 'not-an-email', password: user.password }, user.token)
+      const badEmail = await auth(
+        bed.url,
+        { action: 'changeIdentity', email: 'not-an-email', password: user.password },
+        user.token
+      )
       assert.equal(badEmail.status, 400)
       assert.equal(badEmail.body.errors[0].field, 'email')
-      const same = await auth(bed.url, { action: 'changeIdentity', email: user.email, password: user.password }, user.token)
+      const same = await auth(
+        bed.url,
+        { action: 'changeIdentity', email: user.email, password: user.password },
+        user.token
+      )
       assert.equal(same.status, 400)
       assert.match(same.body.message, /same as the current/)
     })
@@ -175,10 +248,18 @@ describe('authentication: action codes', () => {
     it('answers 400 for a code of another action', async () => {
       const user = await signUp(bed.url)
       const code = await passwordChangeCode(user)
-      const asMfa = await auth(bed.url, { action: 'applyActionCode', code, payload: { mfaCode: '123456' } }, user.token)
+      const asMfa = await auth(
+        bed.url,
+        { action: 'applyActionCode', code, payload: { mfaCode: '123456' } },
+        user.token
+      )
       assert.equal(asMfa.status, 400)
       assert.match(asMfa.body.message, /is for 'changePassword'/)
-      const asLink = await auth(bed.url, { action: 'applyActionCode', code, payload: { code: 'x', redirectURI: 'https://app.example.test/' } }, user.token)
+      const asLink = await auth(
+        bed.url,
+        { action: 'applyActionCode', code, payload: { code: 'x', redirectURI: 'https://app.example.test/' } },
+        user.token
+      )
       assert.equal(asLink.status, 400)
       assert.match(asLink.body.message, /is for 'changePassword'/)
       // A wrong-action attempt does not spend the code.
@@ -192,7 +273,16 @@ describe('authentication: action codes', () => {
       }
       assert.equal((await auth(bed.url, { action: 'applyActionCode' })).status, 400)
       assert.equal((await auth(bed.url, { action: 'applyActionCode', code: { $gt: '' } })).status, 400)
-      assert.equal((await auth(bed.url, { action: 'applyActionCode', code: 'ABCDEFGH-12345678', payload: { admin: true } })).status, 400)
+      assert.equal(
+        (
+          await auth(bed.url, {
+            action: 'applyActionCode',
+            code: 'ABCDEFGH-12345678',
+            payload: { admin: true }
+          })
+        ).status,
+        400
+      )
     })
 
     it('locks a code after 5 wrong tries: even the right code is then refused', async () => {
@@ -201,13 +291,21 @@ describe('authentication: action codes', () => {
       const [selector, secret] = code.split('-')
       const wrong = `${selector}-${secret === '00000000' ? '11111111' : '00000000'}`
       const answers = []
-      for (let i = 0; i < 5; i++) answers.push(await auth(bed.url, { action: 'applyActionCode', code: wrong }))
-      assert.deepEqual(answers.map((a) => a.status), [400, 400, 400, 400, 400])
+      for (let i = 0; i < 5; i++)
+        answers.push(await auth(bed.url, { action: 'applyActionCode', code: wrong }))
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [400, 400, 400, 400, 400]
+      )
       assert.match(answers[4].body.message, /locked after 5 wrong tries/)
       const right = await auth(bed.url, { action: 'applyActionCode', code })
       assert.equal(right.status, 400)
       assert.match(right.body.message, /locked/)
-      assert.equal((await auth(bed.url, { email: user.email, password: NEW_PASSWORD })).status, 401, 'the change was not applied')
+      assert.equal(
+        (await auth(bed.url, { email: user.email, password: NEW_PASSWORD })).status,
+        401,
+        'the change was not applied'
+      )
     })
 
     it('answers 400 for an unknown action, and for a body with both action and strategy', async () => {
@@ -215,7 +313,12 @@ describe('authentication: action codes', () => {
       const unknown = await auth(bed.url, { action: 'becomeAdmin' }, user.token)
       assert.equal(unknown.status, 400)
       assert.match(unknown.body.message, /'action'/)
-      const both = await auth(bed.url, { action: 'changePassword', strategy: 'local', email: user.email, password: user.password })
+      const both = await auth(bed.url, {
+        action: 'changePassword',
+        strategy: 'local',
+        email: user.email,
+        password: user.password
+      })
       assert.equal(both.status, 400)
     })
 
@@ -234,7 +337,16 @@ describe('authentication: action codes', () => {
       try {
         const user = await signUp(short.url)
         const seen = short.smtp.messages.length
-        assert.equal((await auth(short.url, { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD }, user.token)).status, 201)
+        assert.equal(
+          (
+            await auth(
+              short.url,
+              { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD },
+              user.token
+            )
+          ).status,
+          201
+        )
         const code = await mailedCode(short.smtp, user.email, 'Confirm Password Change', seen)
         assert.match(short.smtp.messages.at(-1)!.text, /expires in 1 minute/)
         await sleep(100)

@@ -30,7 +30,11 @@ describe('authentication: hardening', () => {
       const user = await signUp(bed.url)
       const setup = await auth(bed.url, { action: 'setupMFA', password: user.password }, user.token)
       assert.equal(setup.status, 201, JSON.stringify(setup.body))
-      const on = await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: totp(setup.body.secret) } }, user.token)
+      const on = await auth(
+        bed.url,
+        { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: totp(setup.body.secret) } },
+        user.token
+      )
       assert.equal(on.status, 201, JSON.stringify(on.body))
       return { ...user, secret: setup.body.secret as string }
     }
@@ -46,16 +50,23 @@ describe('authentication: hardening', () => {
       assert.equal(replay.body.data.reason, 'mfa-required')
       assert.equal(replay.body.accessToken, undefined)
       // The next code still works.
-      assert.equal((await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(user.secret) })).status, 201)
+      assert.equal(
+        (await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(user.secret) }))
+          .status,
+        201
+      )
     })
 
     it('lets only one of several concurrent logins with the same code through', async () => {
       await awayFromStepBoundary()
       const user = await withMfa()
       const code = totp(user.secret)
-      const answers = await Promise.all([1, 2, 3, 4].map(() => auth(bed.url, { email: user.email, password: user.password, mfaCode: code })))
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map(() => auth(bed.url, { email: user.email, password: user.password, mfaCode: code }))
+      )
       assert.deepEqual(answers.map((a) => a.status).sort(), [201, 401, 401, 401])
-      for (const refused of answers.filter((a) => a.status === 401)) assert.equal(refused.body.data.reason, 'mfa-required')
+      for (const refused of answers.filter((a) => a.status === 401))
+        assert.equal(refused.body.data.reason, 'mfa-required')
     })
 
     it('refuses a code already used to log in for disableMFA too (401), and takes the next one', async () => {
@@ -65,10 +76,18 @@ describe('authentication: hardening', () => {
       const login = await auth(bed.url, { email: user.email, password: user.password, mfaCode: code })
       assert.equal(login.status, 201)
       const token = login.body.accessToken
-      const replay = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: code }, token)
+      const replay = await auth(
+        bed.url,
+        { action: 'disableMFA', password: user.password, mfaCode: code },
+        token
+      )
       assert.equal(replay.status, 401)
       assert.equal(replay.body.data.reason, 'mfa-required')
-      const off = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret, 1) }, token)
+      const off = await auth(
+        bed.url,
+        { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret, 1) },
+        token
+      )
       assert.equal(off.status, 201, JSON.stringify(off.body))
       assert.equal(off.body.account.mfaEnabled, false)
     })
@@ -78,16 +97,28 @@ describe('authentication: hardening', () => {
     it('compares at most 5 of 15 concurrent wrong tries; the rest are refused as locked, and the right code no longer works', async () => {
       const user = await signUp(bed.url)
       const seen = bed.smtp.messages.length
-      const asked = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: 'Another horse 42' }, user.token)
+      const asked = await auth(
+        bed.url,
+        { action: 'changePassword', password: user.password, newPassword: 'Another horse 42' },
+        user.token
+      )
       assert.equal(asked.status, 201)
       const code = await mailedCode(bed.smtp, user.email, 'Confirm Password Change', seen)
       const [selector, secret] = code.split('-')
       const wrong = `${selector}-${secret === '00000000' ? '11111111' : '00000000'}`
 
-      const answers = await Promise.all(Array.from({ length: 15 }, () => auth(bed.url, { action: 'applyActionCode', code: wrong })))
-      assert.deepEqual([...new Set(answers.map((a) => a.status))], [400], JSON.stringify(answers.map((a) => a.body)))
+      const answers = await Promise.all(
+        Array.from({ length: 15 }, () => auth(bed.url, { action: 'applyActionCode', code: wrong }))
+      )
+      assert.deepEqual(
+        [...new Set(answers.map((a) => a.status))],
+        [400],
+        JSON.stringify(answers.map((a) => a.body))
+      )
       const compared = answers.filter((a) => /^The action code is not valid/.test(a.body.message))
-      const refused = answers.filter((a) => /^The action code is locked after 5 wrong tries/.test(a.body.message))
+      const refused = answers.filter((a) =>
+        /^The action code is locked after 5 wrong tries/.test(a.body.message)
+      )
       assert.ok(compared.length <= 5, `${compared.length} tries were compared`)
       assert.equal(compared.length + refused.length, 15)
       for (const answer of refused) assert.equal(answer.body.data.reason, 'code-locked')
@@ -95,7 +126,11 @@ describe('authentication: hardening', () => {
       const right = await auth(bed.url, { action: 'applyActionCode', code })
       assert.equal(right.status, 400)
       assert.match(right.body.message, /locked/)
-      assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201, 'the password did not change')
+      assert.equal(
+        (await auth(bed.url, { email: user.email, password: user.password })).status,
+        201,
+        'the password did not change'
+      )
     })
   })
 })
@@ -105,7 +140,9 @@ describe('authentication: login timing of an account without a password', () => 
 
   // A realistic hash cost here (the test config uses the minimum), so a skipped comparison would show.
   before(async () => {
-    const base = JSON.parse(fs.readFileSync(path.join(__dirname, '../../config/default.json'), 'utf8')).authentication
+    const base = JSON.parse(
+      fs.readFileSync(path.join(__dirname, '../../config/default.json'), 'utf8')
+    ).authentication
     bed = await startAuthTestbed({ authentication: { ...base, local: { ...base.local, hashSize: 10 } } })
   })
   after(async () => {
@@ -114,7 +151,11 @@ describe('authentication: login timing of an account without a password', () => 
 
   it("answers the same 401 'Invalid login', taking about as long as a wrong password", async () => {
     const email = uniqueEmail('oauth-only')
-    const registered = await auth(bed.url, { strategy: 'google', redirectURI: GOOGLE_REDIRECT, code: bed.google.issueCode({ id: `g-${Date.now()}`, email }) })
+    const registered = await auth(bed.url, {
+      strategy: 'google',
+      redirectURI: GOOGLE_REDIRECT,
+      code: bed.google.issueCode({ id: `g-${Date.now()}`, email })
+    })
     assert.equal(registered.status, 201, JSON.stringify(registered.body))
     const user = await signUp(bed.url)
 
@@ -132,6 +173,9 @@ describe('authentication: login timing of an account without a password', () => 
       noPassword.push(await timed({ email, password: `Some password ${i}` }))
       wrongPassword.push(await timed({ email: user.email, password: `Wrong password ${i}` }))
     }
-    assert.ok(median(noPassword) >= 0.5 * median(wrongPassword), `median ${median(noPassword).toFixed(1)} ms without a password vs ${median(wrongPassword).toFixed(1)} ms for a wrong one`)
+    assert.ok(
+      median(noPassword) >= 0.5 * median(wrongPassword),
+      `median ${median(noPassword).toFixed(1)} ms without a password vs ${median(wrongPassword).toFixed(1)} ms for a wrong one`
+    )
   })
 })

@@ -3,7 +3,17 @@
 // cut (told why first, so their client signs out and fails later calls at once), and the list of signed-out tokens
 // never leaves the server.
 import assert from 'node:assert/strict'
-import { http, recordSessionEnd, refusal, signUp, sleep, socketClient, startServer, waitUntil, type TestServer } from '../helpers/app'
+import {
+  http,
+  recordSessionEnd,
+  refusal,
+  signUp,
+  sleep,
+  socketClient,
+  startServer,
+  waitUntil,
+  type TestServer
+} from '../helpers/app'
 import { auth } from '../helpers/auth'
 import { MAX_REVOKED } from '../../src/auth/sessions'
 
@@ -29,7 +39,10 @@ describe('logout revokes its token', function () {
   it('refuses a token signed out over REST (DELETE /authentication/<token>), on REST and Socket.IO; another token of the account still works', async () => {
     const user = await signUp(server.url)
     const other = (await auth(server.url, { email: user.email, password: user.password })).body.accessToken
-    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 200)
+    assert.equal(
+      (await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status,
+      200
+    )
     const out = await http(server.url, 'DELETE', `/authentication/${user.token}`, { token: user.token })
     assert.equal(out.status, 200, JSON.stringify(out.body))
     const again = await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })
@@ -37,7 +50,10 @@ describe('logout revokes its token', function () {
     assert.match(again.body.message, /session has ended/)
     const socket = socketClient(server.url)
     sockets.push(socket)
-    await assert.rejects(socket.client.authenticate({ strategy: 'jwt', accessToken: user.token }), (error: any) => error.code === 401)
+    await assert.rejects(
+      socket.client.authenticate({ strategy: 'jwt', accessToken: user.token }),
+      (error: any) => error.code === 401
+    )
     const fine = await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: other })
     assert.equal(fine.status, 200)
     assert.equal(fine.body.revokedTokens, undefined, 'the signed-out tokens are not shown')
@@ -51,7 +67,10 @@ describe('logout revokes its token', function () {
     const other = (await auth(server.url, { email: user.email, password: user.password })).body.accessToken
     const third = await connect(other)
     await first.client.logout()
-    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 401)
+    assert.equal(
+      (await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status,
+      401
+    )
     await waitUntil(() => !second.socket.connected, 5000, 'the other connection with that token to be cut')
     // The connection of another token of the account stays signed in.
     assert.equal((await third.client.service('accounts').get(user.account.id)).id, user.account.id)
@@ -65,7 +84,11 @@ describe('logout revokes its token', function () {
     await first.client.logout()
     await waitUntil(() => !second.socket.connected, 5000, 'the other connection with that token to be cut')
     assert.deepEqual(seen, ['logout signed-out', 'disconnect'])
-    assert.equal(await second.client.authentication.getAccessToken(), null, 'the signed-out token is forgotten')
+    assert.equal(
+      await second.client.authentication.getAccessToken(),
+      null,
+      'the signed-out token is forgotten'
+    )
     const refused = await refusal(second.client.service('accounts').get(user.account.id))
     assert.equal(refused.code, 401)
     assert.equal(refused.data?.reason, 'signed-out')
@@ -86,17 +109,32 @@ describe('logout revokes its token', function () {
 
   it('keeps every token of simultaneous sign-outs signed out', async () => {
     const user = await signUp(server.url)
-    const tokens = await Promise.all(Array.from({ length: 8 }, async () => (await auth(server.url, { email: user.email, password: user.password })).body.accessToken as string))
-    const outs = await Promise.all(tokens.map((token) => http(server.url, 'DELETE', `/authentication/${token}`, { token })))
+    const tokens = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async () =>
+          (await auth(server.url, { email: user.email, password: user.password })).body.accessToken as string
+      )
+    )
+    const outs = await Promise.all(
+      tokens.map((token) => http(server.url, 'DELETE', `/authentication/${token}`, { token }))
+    )
     assert.ok(outs.every((out) => out.status === 200))
     await sleep(50)
-    for (const token of tokens) assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token })).status, 401)
-    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 200)
+    for (const token of tokens)
+      assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token })).status, 401)
+    assert.equal(
+      (await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status,
+      200
+    )
   })
 
   it('refuses a body that tries to set the signed-out tokens (400)', async () => {
     const user = await signUp(server.url)
-    const res = await http(server.url, 'PATCH', `/accounts/${user.account.id}`, { token: user.token, body: { revokedTokens: [] } })
+    const res = await http(server.url, 'PATCH', `/accounts/${user.account.id}`, {
+      token: user.token,
+      body: { revokedTokens: [] }
+    })
     assert.equal(res.status, 400)
   })
 })
@@ -113,10 +151,19 @@ describe('logout revokes its token: many sign-outs', function () {
     const user = await signUp(server.url)
     // Tokens as a login issues them (session version 0), minted in-process: a login each would cost a password hash.
     const authentication = server.app.service('authentication')
-    const tokens = await Promise.all(Array.from({ length: MAX_REVOKED + 1 }, () => authentication.createAccessToken({ sv: 0 }, { subject: user.account.id })))
-    for (const token of tokens) assert.equal((await http(server.url, 'DELETE', `/authentication/${token}`, { token })).status, 200)
-    for (const token of [...tokens, user.token]) assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token })).status, 401)
+    const tokens = await Promise.all(
+      Array.from({ length: MAX_REVOKED + 1 }, () =>
+        authentication.createAccessToken({ sv: 0 }, { subject: user.account.id })
+      )
+    )
+    for (const token of tokens)
+      assert.equal((await http(server.url, 'DELETE', `/authentication/${token}`, { token })).status, 200)
+    for (const token of [...tokens, user.token])
+      assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token })).status, 401)
     const fresh = (await auth(server.url, { email: user.email, password: user.password })).body.accessToken
-    assert.equal((await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: fresh })).status, 200)
+    assert.equal(
+      (await http(server.url, 'GET', `/accounts/${user.account.id}`, { token: fresh })).status,
+      200
+    )
   })
 })

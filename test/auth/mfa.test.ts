@@ -27,9 +27,17 @@ describe('authentication: MFA', () => {
     const user = await signUp(bed.url)
     const setup = await auth(bed.url, { action: 'setupMFA', password: user.password }, user.token)
     assert.equal(setup.status, 201, JSON.stringify(setup.body))
-    const on = await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: totp(setup.body.secret) } }, user.token)
+    const on = await auth(
+      bed.url,
+      { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: totp(setup.body.secret) } },
+      user.token
+    )
     assert.equal(on.status, 201, JSON.stringify(on.body))
-    const login = await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(setup.body.secret, -1) })
+    const login = await auth(bed.url, {
+      email: user.email,
+      password: user.password,
+      mfaCode: totp(setup.body.secret, -1)
+    })
     assert.equal(login.status, 201, JSON.stringify(login.body))
     return { ...user, token: login.body.accessToken as string, secret: setup.body.secret as string }
   }
@@ -49,13 +57,20 @@ describe('authentication: MFA', () => {
 
     // Not on yet: the password alone still logs in.
     assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201)
-    const on = await auth(bed.url, { action: 'applyActionCode', code, payload: { mfaCode: totp(secret) } }, user.token)
+    const on = await auth(
+      bed.url,
+      { action: 'applyActionCode', code, payload: { mfaCode: totp(secret) } },
+      user.token
+    )
     assert.equal(on.status, 201)
     assert.equal(on.body.account.mfaEnabled, true)
     assertNoSecrets(on.body, [secret])
 
     // Turning MFA on ended the session: the old token is refused, a login with password and code works.
-    assert.equal((await http(bed.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status, 401)
+    assert.equal(
+      (await http(bed.url, 'GET', `/accounts/${user.account.id}`, { token: user.token })).status,
+      401
+    )
     const login = await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(secret) })
     assert.equal(login.status, 201)
     const me = await http(bed.url, 'GET', `/accounts/${user.account.id}`, { token: login.body.accessToken })
@@ -69,10 +84,18 @@ describe('authentication: MFA', () => {
     assert.equal(missing.status, 401)
     assert.equal(missing.body.data.reason, 'mfa-required')
     assert.equal(missing.body.accessToken, undefined)
-    const wrong = await auth(bed.url, { email: user.email, password: user.password, mfaCode: wrongTotp(user.secret) })
+    const wrong = await auth(bed.url, {
+      email: user.email,
+      password: user.password,
+      mfaCode: wrongTotp(user.secret)
+    })
     assert.equal(wrong.status, 401)
     assert.equal(wrong.body.data.reason, 'mfa-required')
-    const wrongPassword = await auth(bed.url, { email: user.email, password: 'not the password', mfaCode: totp(user.secret) })
+    const wrongPassword = await auth(bed.url, {
+      email: user.email,
+      password: 'not the password',
+      mfaCode: totp(user.secret)
+    })
     assert.equal(wrongPassword.status, 401)
     assert.notEqual(wrongPassword.body.data?.reason, 'mfa-required')
     const ok = await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(user.secret) })
@@ -86,11 +109,23 @@ describe('authentication: MFA', () => {
   it('keeps MFA off after a wrong TOTP (400), leaving the code usable', async () => {
     const user = await signUp(bed.url)
     const setup = await auth(bed.url, { action: 'setupMFA', password: user.password }, user.token)
-    const wrong = await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: wrongTotp(setup.body.secret) } }, user.token)
+    const wrong = await auth(
+      bed.url,
+      {
+        action: 'applyActionCode',
+        code: setup.body.code,
+        payload: { mfaCode: wrongTotp(setup.body.secret) }
+      },
+      user.token
+    )
     assert.equal(wrong.status, 400)
     assert.equal(wrong.body.errors[0].field, 'payload.mfaCode')
     assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201)
-    const ok = await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: totp(setup.body.secret) } }, user.token)
+    const ok = await auth(
+      bed.url,
+      { action: 'applyActionCode', code: setup.body.code, payload: { mfaCode: totp(setup.body.secret) } },
+      user.token
+    )
     assert.equal(ok.status, 201)
   })
 
@@ -98,13 +133,27 @@ describe('authentication: MFA', () => {
     const user = await signUp(bed.url)
     const other = await signUp(bed.url)
     assert.equal((await auth(bed.url, { action: 'setupMFA', password: user.password })).status, 401)
-    assert.equal((await auth(bed.url, { action: 'setupMFA', password: 'wrong password' }, user.token)).status, 401)
+    assert.equal(
+      (await auth(bed.url, { action: 'setupMFA', password: 'wrong password' }, user.token)).status,
+      401
+    )
     assert.equal((await auth(bed.url, { action: 'setupMFA' }, user.token)).status, 400)
     const setup = await auth(bed.url, { action: 'setupMFA', password: user.password }, user.token)
     const payload = { mfaCode: totp(setup.body.secret) }
-    assert.equal((await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload })).status, 401)
-    assert.equal((await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload }, other.token)).status, 400)
-    assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201, 'MFA stayed off')
+    assert.equal(
+      (await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload })).status,
+      401
+    )
+    assert.equal(
+      (await auth(bed.url, { action: 'applyActionCode', code: setup.body.code, payload }, other.token))
+        .status,
+      400
+    )
+    assert.equal(
+      (await auth(bed.url, { email: user.email, password: user.password })).status,
+      201,
+      'MFA stayed off'
+    )
   })
 
   it('answers 409 to setupMFA while MFA is on', async () => {
@@ -115,20 +164,53 @@ describe('authentication: MFA', () => {
 
   it('turns MFA off with disableMFA, the password and a current TOTP', async () => {
     const user = await withMfa()
-    assert.equal((await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) })).status, 401, 'needs the Bearer token')
-    const wrongCode = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: wrongTotp(user.secret) }, user.token)
+    assert.equal(
+      (await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }))
+        .status,
+      401,
+      'needs the Bearer token'
+    )
+    const wrongCode = await auth(
+      bed.url,
+      { action: 'disableMFA', password: user.password, mfaCode: wrongTotp(user.secret) },
+      user.token
+    )
     assert.equal(wrongCode.status, 401)
-    const wrongPassword = await auth(bed.url, { action: 'disableMFA', password: 'wrong password', mfaCode: totp(user.secret) }, user.token)
+    const wrongPassword = await auth(
+      bed.url,
+      { action: 'disableMFA', password: 'wrong password', mfaCode: totp(user.secret) },
+      user.token
+    )
     assert.equal(wrongPassword.status, 401)
-    assert.equal((await auth(bed.url, { action: 'disableMFA', password: user.password }, user.token)).status, 400)
-    const off = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }, user.token)
+    assert.equal(
+      (await auth(bed.url, { action: 'disableMFA', password: user.password }, user.token)).status,
+      400
+    )
+    const off = await auth(
+      bed.url,
+      { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) },
+      user.token
+    )
     assert.equal(off.status, 201)
     assert.equal(off.body.account.mfaEnabled, false)
     // Turning MFA off ends every session too.
-    assert.equal((await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }, user.token)).status, 401)
+    assert.equal(
+      (
+        await auth(
+          bed.url,
+          { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) },
+          user.token
+        )
+      ).status,
+      401
+    )
     const login = await auth(bed.url, { email: user.email, password: user.password })
     assert.equal(login.status, 201)
-    const again = await auth(bed.url, { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) }, login.body.accessToken)
+    const again = await auth(
+      bed.url,
+      { action: 'disableMFA', password: user.password, mfaCode: totp(user.secret) },
+      login.body.accessToken
+    )
     assert.equal(again.status, 400)
   })
 
@@ -138,9 +220,13 @@ describe('authentication: MFA', () => {
     try {
       await client.authenticate({ strategy: 'jwt', accessToken: user.token })
       const events = recordEvents(client, 'accounts')
-      const setup: any = await client.service('authentication').create({ action: 'setupMFA', password: user.password })
+      const setup: any = await client
+        .service('authentication')
+        .create({ action: 'setupMFA', password: user.password })
       assert.equal(typeof setup.secret, 'string')
-      await client.service('authentication').create({ action: 'applyActionCode', code: setup.code, payload: { mfaCode: totp(setup.secret) } })
+      await client
+        .service('authentication')
+        .create({ action: 'applyActionCode', code: setup.code, payload: { mfaCode: totp(setup.secret) } })
       await waitUntil(() => events.length >= 1, 5000, 'the patched event')
       assert.equal(events[0].event, 'patched')
       assert.equal(events[0].data.mfaEnabled, true)

@@ -21,7 +21,8 @@ describe('authentication: rate limits', () => {
       const user = await signUp(bed.url)
       const other = await signUp(bed.url)
       const statuses = []
-      for (let i = 0; i < 3; i++) statuses.push((await auth(bed.url, { email: user.email, password: `wrong ${i}` })).status)
+      for (let i = 0; i < 3; i++)
+        statuses.push((await auth(bed.url, { email: user.email, password: `wrong ${i}` })).status)
       assert.deepEqual(statuses, [401, 401, 401])
       const blocked = await auth(bed.url, { email: ` ${user.email.toUpperCase()}`, password: user.password })
       assert.equal(blocked.status, 429)
@@ -36,7 +37,15 @@ describe('authentication: rate limits', () => {
       try {
         const codes = []
         for (let i = 0; i < 4; i++) {
-          codes.push(await client.service('authentication').create({ email: user.email, password: `wrong ${i}` }).then(() => 201, (error: any) => error.code))
+          codes.push(
+            await client
+              .service('authentication')
+              .create({ email: user.email, password: `wrong ${i}` })
+              .then(
+                () => 201,
+                (error: any) => error.code
+              )
+          )
         }
         assert.deepEqual(codes, [401, 401, 401, 429])
       } finally {
@@ -48,16 +57,22 @@ describe('authentication: rate limits', () => {
 
     it('resets the count after a successful login', async () => {
       const user = await signUp(bed.url)
-      for (let i = 0; i < 2; i++) assert.equal((await auth(bed.url, { email: user.email, password: 'wrong' })).status, 401)
+      for (let i = 0; i < 2; i++)
+        assert.equal((await auth(bed.url, { email: user.email, password: 'wrong' })).status, 401)
       assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201)
-      for (let i = 0; i < 2; i++) assert.equal((await auth(bed.url, { email: user.email, password: 'wrong' })).status, 401)
+      for (let i = 0; i < 2; i++)
+        assert.equal((await auth(bed.url, { email: user.email, password: 'wrong' })).status, 401)
       assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 201)
     })
 
     it('counts wrong current passwords of the password-confirmed actions as failed logins', async () => {
       const user = await signUp(bed.url)
-      for (let i = 0; i < 3; i++) assert.equal((await auth(bed.url, { action: 'setupMFA', password: 'wrong' }, user.token)).status, 401)
-      assert.equal((await auth(bed.url, { action: 'setupMFA', password: user.password }, user.token)).status, 429)
+      for (let i = 0; i < 3; i++)
+        assert.equal((await auth(bed.url, { action: 'setupMFA', password: 'wrong' }, user.token)).status, 401)
+      assert.equal(
+        (await auth(bed.url, { action: 'setupMFA', password: user.password }, user.token)).status,
+        429
+      )
       assert.equal((await auth(bed.url, { email: user.email, password: user.password })).status, 429)
     })
   })
@@ -73,12 +88,16 @@ describe('authentication: rate limits', () => {
 
     it('answers 429 past 4 login attempts from one address, over REST and Socket.IO', async () => {
       const statuses = []
-      for (let i = 0; i < 4; i++) statuses.push((await auth(bed.url, { email: uniqueEmail(), password: 'whatever it is' })).status)
+      for (let i = 0; i < 4; i++)
+        statuses.push((await auth(bed.url, { email: uniqueEmail(), password: 'whatever it is' })).status)
       assert.deepEqual(statuses, [401, 401, 401, 401])
       assert.equal((await auth(bed.url, { email: uniqueEmail(), password: 'whatever it is' })).status, 429)
       const { client, close } = socketClient(bed.url)
       try {
-        const error: any = await client.service('authentication').create({ email: uniqueEmail(), password: 'whatever it is' }).catch((e: any) => e)
+        const error: any = await client
+          .service('authentication')
+          .create({ email: uniqueEmail(), password: 'whatever it is' })
+          .catch((e: any) => e)
         assert.equal(error.code, 429)
       } finally {
         close()
@@ -89,7 +108,13 @@ describe('authentication: rate limits', () => {
   describe('action codes', () => {
     let bed: AuthTestbed
     before(async () => {
-      bed = await startAuthTestbed({ rateLimits: { actionCodesPerIp: limit(6), failedActionCodesPerAccount: limit(2), messagesPerAccount: limit(1) } })
+      bed = await startAuthTestbed({
+        rateLimits: {
+          actionCodesPerIp: limit(6),
+          failedActionCodesPerAccount: limit(2),
+          messagesPerAccount: limit(1)
+        }
+      })
     })
     after(async () => {
       await bed.close()
@@ -106,7 +131,10 @@ describe('authentication: rate limits', () => {
       const { client, close } = socketClient(bed.url)
       try {
         await client.authenticate({ strategy: 'jwt', accessToken: user.token })
-        const error: any = await client.service('authentication').create(wrong).catch((e: any) => e)
+        const error: any = await client
+          .service('authentication')
+          .create(wrong)
+          .catch((e: any) => e)
         assert.equal(error.code, 429, 'over Socket.IO as well')
       } finally {
         close()
@@ -120,9 +148,17 @@ describe('authentication: rate limits', () => {
 
     it('answers 429 to a second confirmation message within the window', async () => {
       const user = await signUp(bed.url)
-      const first = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: 'Brand new pass 1' }, user.token)
+      const first = await auth(
+        bed.url,
+        { action: 'changePassword', password: user.password, newPassword: 'Brand new pass 1' },
+        user.token
+      )
       assert.equal(first.status, 201)
-      const second = await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: 'Brand new pass 2' }, user.token)
+      const second = await auth(
+        bed.url,
+        { action: 'changePassword', password: user.password, newPassword: 'Brand new pass 2' },
+        user.token
+      )
       assert.equal(second.status, 429)
     })
   })

@@ -26,7 +26,12 @@ describe('billing crash recovery (server killed between steps, then restarted)',
   let child: ChildServer
   let facility: FacilityFixture
 
-  const env = (step?: string) => ({ DATA_DIR: dataDir, MONGODB_URL: mongodb, BILLING_STALE_AFTER_MS: '0', ...(step ? { FAULT_AFTER_STEP: step } : {}) })
+  const env = (step?: string) => ({
+    DATA_DIR: dataDir,
+    MONGODB_URL: mongodb,
+    BILLING_STALE_AFTER_MS: '0',
+    ...(step ? { FAULT_AFTER_STEP: step } : {})
+  })
   const as = (url: string, who: 'biller' | 'member' = 'biller') => restClient(url, facility[who].token)
 
   // The raw documents of a collection, read from the engine's own storage (a copy of the NeDB file).
@@ -55,50 +60,99 @@ describe('billing crash recovery (server killed between steps, then restarted)',
 
   // Store-wide invariants: no orphans, no unfinished markers, counters and totals that add up.
   const assertConsistent = async () => {
-    const [invoices, items, payments, encounters] = await Promise.all(['billing-invoices', 'billing-items', 'billing-payments', 'medical-encounters'].map(raw))
+    const [invoices, items, payments, encounters] = await Promise.all(
+      ['billing-invoices', 'billing-items', 'billing-payments', 'medical-encounters'].map(raw)
+    )
     const invoiceIds = new Set(invoices.map((i) => i.id))
     const itemIds = new Set(items.map((i) => i.id))
     for (const invoice of invoices) {
       assert.equal(invoice.deleting, false, `invoice ${invoice.id} left marked for deletion`)
       assert.equal(invoice.finalizePending, null, `invoice ${invoice.id} left half-finalized`)
       const own = items.filter((i) => i.invoice === invoice.id)
-      assert.equal(Math.round(invoice.total * 100), own.reduce((sum, i) => sum + i.amountMinor, 0), `invoice ${invoice.id} total`)
-      assert.equal(Math.round(invoice.paid * 100), own.reduce((sum, i) => sum + i.reserved, 0), `invoice ${invoice.id} paid`)
-      if (invoice.status === 'finalized') assert.ok(own.every((i) => i.status === 'finalized'), `draft item on finalized invoice ${invoice.id}`)
-      if (invoice.encounter) assert.equal(encounters.find((e) => e.id === invoice.encounter)?.invoice, invoice.id, `encounter of invoice ${invoice.id} not linked`)
+      assert.equal(
+        Math.round(invoice.total * 100),
+        own.reduce((sum, i) => sum + i.amountMinor, 0),
+        `invoice ${invoice.id} total`
+      )
+      assert.equal(
+        Math.round(invoice.paid * 100),
+        own.reduce((sum, i) => sum + i.reserved, 0),
+        `invoice ${invoice.id} paid`
+      )
+      if (invoice.status === 'finalized')
+        assert.ok(
+          own.every((i) => i.status === 'finalized'),
+          `draft item on finalized invoice ${invoice.id}`
+        )
+      if (invoice.encounter)
+        assert.equal(
+          encounters.find((e) => e.id === invoice.encounter)?.invoice,
+          invoice.id,
+          `encounter of invoice ${invoice.id} not linked`
+        )
     }
     for (const item of items) {
       assert.ok(invoiceIds.has(item.invoice), `item ${item.id} orphaned`)
       assert.equal(item.deleting, false, `item ${item.id} left marked for deletion`)
       assert.deepEqual(item.pending, [], `item ${item.id} has unresolved reservations`)
-      const paid = payments.filter((p) => p.item === item.id && p.status !== 'voided').reduce((sum, p) => sum + Math.round(p.amount * 100), 0)
-      assert.equal(item.reserved, paid, `item ${item.id} reserved ${item.reserved} but its payments sum to ${paid}`)
+      const paid = payments
+        .filter((p) => p.item === item.id && p.status !== 'voided')
+        .reduce((sum, p) => sum + Math.round(p.amount * 100), 0)
+      assert.equal(
+        item.reserved,
+        paid,
+        `item ${item.id} reserved ${item.reserved} but its payments sum to ${paid}`
+      )
       assert.ok(item.reserved <= item.amountMinor, `item ${item.id} overpaid`)
     }
     for (const payment of payments) {
-      assert.ok(itemIds.has(payment.item) && invoiceIds.has(payment.invoice), `payment ${payment.id} orphaned`)
+      assert.ok(
+        itemIds.has(payment.item) && invoiceIds.has(payment.invoice),
+        `payment ${payment.id} orphaned`
+      )
       assert.notEqual(payment.status, 'pending', `payment ${payment.id} left pending`)
       assert.notEqual(payment.voidPending, true, `payment ${payment.id} left half-voided`)
     }
     for (const encounter of encounters) {
       assert.notEqual(encounter.deleting, true, `encounter ${encounter.id} left marked for removal`)
-      if (encounter.invoice) assert.ok(invoiceIds.has(encounter.invoice), `encounter ${encounter.id} points to a missing invoice`)
+      if (encounter.invoice)
+        assert.ok(invoiceIds.has(encounter.invoice), `encounter ${encounter.id} points to a missing invoice`)
     }
   }
 
   // The request during which the server is meant to die: it must not be answered.
   const dies = async (request: Promise<{ status: number; body: any }>) => {
     const answer = await request.catch(() => null)
-    if (answer) throw new Error(`The server answered ${answer.status} ${JSON.stringify(answer.body)} instead of dying`)
+    if (answer)
+      throw new Error(`The server answered ${answer.status} ${JSON.stringify(answer.body)} instead of dying`)
   }
 
   const invoiceWithPaidItems = async (url: string, prices: number[], payments: number[][]) => {
-    const invoice = (await as(url).post('/billing-invoices', { facility: facility.id, type: 'walk-in', subject: facility.member.account.id, subjectType: 'patient' })).body
+    const invoice = (
+      await as(url).post('/billing-invoices', {
+        facility: facility.id,
+        type: 'walk-in',
+        subject: facility.member.account.id,
+        subjectType: 'patient'
+      })
+    ).body
     const items = []
     for (const [index, price] of prices.entries()) {
-      const item = (await as(url, 'member').post('/billing-items', { invoice: invoice.id, type: 'custom', price })).body
+      const item = (
+        await as(url, 'member').post('/billing-items', { invoice: invoice.id, type: 'custom', price })
+      ).body
       for (const amount of payments[index] ?? []) {
-        assert.equal((await as(url).post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount })).status, 201)
+        assert.equal(
+          (
+            await as(url).post('/billing-payments', {
+              item: item.id,
+              type: 'payment',
+              paymentMethod: 'cash',
+              amount
+            })
+          ).status,
+          201
+        )
       }
       items.push(item)
     }
@@ -115,8 +169,14 @@ describe('billing crash recovery (server killed between steps, then restarted)',
     async verify(_url, { invoice, items }) {
       const ids = items.map((i: any) => i.id)
       assert.equal(await one('billing-invoices', invoice.id), undefined)
-      assert.deepEqual(await where('billing-items', (i) => i.invoice === invoice.id || ids.includes(i.id)), [])
-      assert.deepEqual(await where('billing-payments', (p) => p.invoice === invoice.id || ids.includes(p.item)), [])
+      assert.deepEqual(
+        await where('billing-items', (i) => i.invoice === invoice.id || ids.includes(i.id)),
+        []
+      )
+      assert.deepEqual(
+        await where('billing-payments', (p) => p.invoice === invoice.id || ids.includes(p.item)),
+        []
+      )
     }
   })
 
@@ -139,16 +199,31 @@ describe('billing crash recovery (server killed between steps, then restarted)',
   const finalize = (step: string): Case => ({
     step,
     async run(url) {
-      const encounter = (await as(url, 'member').post('/medical-encounters', { facility: facility.id, patient: facility.member.account.id, invoice: true })).body
-      for (const price of [10, 20, 30]) await as(url, 'member').post('/billing-items', { invoice: encounter.invoice, type: 'custom', price })
-      await dies(as(url).patch(`/medical-encounters/${encounter.id}`, { finalize: true, notes: 'Discharged' }))
+      const encounter = (
+        await as(url, 'member').post('/medical-encounters', {
+          facility: facility.id,
+          patient: facility.member.account.id,
+          invoice: true
+        })
+      ).body
+      for (const price of [10, 20, 30])
+        await as(url, 'member').post('/billing-items', { invoice: encounter.invoice, type: 'custom', price })
+      await dies(
+        as(url).patch(`/medical-encounters/${encounter.id}`, { finalize: true, notes: 'Discharged' })
+      )
       return encounter
     },
     async verify(_url, encounter) {
       const fresh = await one('medical-encounters', encounter.id)
-      assert.deepEqual([fresh.status, fresh.notes, fresh.finalizedBy], ['finalized', 'Discharged', facility.biller.account.id])
+      assert.deepEqual(
+        [fresh.status, fresh.notes, fresh.finalizedBy],
+        ['finalized', 'Discharged', facility.biller.account.id]
+      )
       const invoice = await one('billing-invoices', encounter.invoice)
-      assert.deepEqual([invoice.status, invoice.finalizedAt, invoice.finalizePending], ['finalized', fresh.finalizedAt, null])
+      assert.deepEqual(
+        [invoice.status, invoice.finalizedAt, invoice.finalizePending],
+        ['finalized', fresh.finalizedAt, null]
+      )
       const items = await where('billing-items', (i) => i.invoice === encounter.invoice)
       assert.equal(items.length, 3)
       assert.ok(items.every((i: any) => i.status === 'finalized' && i.finalizedAt === invoice.finalizedAt))
@@ -158,9 +233,31 @@ describe('billing crash recovery (server killed between steps, then restarted)',
   const encounterCascade = (step: string): Case => ({
     step,
     async run(url) {
-      const encounter = (await as(url, 'member').post('/medical-encounters', { facility: facility.id, patient: facility.member.account.id, invoice: true })).body
-      const item = (await as(url, 'member').post('/billing-items', { invoice: encounter.invoice, type: 'custom', price: 50 })).body
-      assert.equal((await as(url).post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount: 20 })).status, 201)
+      const encounter = (
+        await as(url, 'member').post('/medical-encounters', {
+          facility: facility.id,
+          patient: facility.member.account.id,
+          invoice: true
+        })
+      ).body
+      const item = (
+        await as(url, 'member').post('/billing-items', {
+          invoice: encounter.invoice,
+          type: 'custom',
+          price: 50
+        })
+      ).body
+      assert.equal(
+        (
+          await as(url).post('/billing-payments', {
+            item: item.id,
+            type: 'payment',
+            paymentMethod: 'cash',
+            amount: 20
+          })
+        ).status,
+        201
+      )
       await dies(as(url).delete(`/medical-encounters/${encounter.id}`))
       return { encounter, item }
     },
@@ -191,14 +288,22 @@ describe('billing crash recovery (server killed between steps, then restarted)',
       async run(url) {
         const { invoice, items } = await invoiceWithPaidItems(url, [100], [[30, 20]])
         const [payment] = await where('billing-payments', (p) => p.item === items[0].id && p.amount === 30)
-        await dies(as(url).patch(`/billing-payments/${payment.id}`, { void: true, voidReason: 'entered twice' }))
+        await dies(
+          as(url).patch(`/billing-payments/${payment.id}`, { void: true, voidReason: 'entered twice' })
+        )
         return { invoice, item: items[0], payment }
       },
       async verify(url, { invoice, item, payment }) {
         const fresh = await one('billing-payments', payment.id)
         assert.deepEqual([fresh.status, fresh.voidReason], ['voided', 'entered twice'])
         assert.equal((await one('billing-items', item.id)).reserved, 2000)
-        assert.deepEqual([(await one('billing-invoices', invoice.id)).paid, (await one('billing-invoices', invoice.id)).balance], [20, 80])
+        assert.deepEqual(
+          [
+            (await one('billing-invoices', invoice.id)).paid,
+            (await one('billing-invoices', invoice.id)).balance
+          ],
+          [20, 80]
+        )
         assert.equal((await as(url).patch(`/billing-payments/${payment.id}`, { void: true })).status, 409)
       }
     },
@@ -207,14 +312,29 @@ describe('billing crash recovery (server killed between steps, then restarted)',
       step: 'payment:reserved',
       async run(url) {
         const { invoice, items } = await invoiceWithPaidItems(url, [100], [[]])
-        await dies(as(url).post('/billing-payments', { item: items[0].id, type: 'payment', paymentMethod: 'card', amount: 30 }))
+        await dies(
+          as(url).post('/billing-payments', {
+            item: items[0].id,
+            type: 'payment',
+            paymentMethod: 'card',
+            amount: 30
+          })
+        )
         return { invoice, item: items[0] }
       },
       async verify(url, { invoice, item }) {
         const payments = await where('billing-payments', (p) => p.item === item.id)
-        assert.deepEqual(payments.map((p: any) => [p.amount, p.status, p.paymentMethod]), [[30, 'draft', 'card']])
+        assert.deepEqual(
+          payments.map((p: any) => [p.amount, p.status, p.paymentMethod]),
+          [[30, 'draft', 'card']]
+        )
         assert.equal((await one('billing-invoices', invoice.id)).paid, 30)
-        const over = await as(url).post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount: 70.01 })
+        const over = await as(url).post('/billing-payments', {
+          item: item.id,
+          type: 'payment',
+          paymentMethod: 'cash',
+          amount: 70.01
+        })
         assert.equal(over.status, 409)
         assert.equal(over.body.data.remainingBalance, 70)
       }
@@ -224,13 +344,30 @@ describe('billing crash recovery (server killed between steps, then restarted)',
       step: 'payment:inserted',
       async run(url) {
         const { invoice, items } = await invoiceWithPaidItems(url, [100], [[]])
-        await dies(as(url).post('/billing-payments', { item: items[0].id, type: 'payment', paymentMethod: 'cash', amount: 30 }))
+        await dies(
+          as(url).post('/billing-payments', {
+            item: items[0].id,
+            type: 'payment',
+            paymentMethod: 'cash',
+            amount: 30
+          })
+        )
         return { invoice, item: items[0] }
       },
       async verify(url, { invoice, item }) {
         assert.deepEqual(await where('billing-payments', (p) => p.item === item.id), [])
         assert.equal((await one('billing-items', item.id)).reserved, 0)
-        assert.equal((await as(url).post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount: 100 })).status, 201)
+        assert.equal(
+          (
+            await as(url).post('/billing-payments', {
+              item: item.id,
+              type: 'payment',
+              paymentMethod: 'cash',
+              amount: 100
+            })
+          ).status,
+          201
+        )
         assert.equal((await one('billing-invoices', invoice.id)).balance, 0)
       }
     },
@@ -239,7 +376,9 @@ describe('billing crash recovery (server killed between steps, then restarted)',
       step: 'item:inserted',
       async run(url) {
         const { invoice } = await invoiceWithPaidItems(url, [], [])
-        await dies(as(url, 'member').post('/billing-items', { invoice: invoice.id, type: 'custom', price: 12 }))
+        await dies(
+          as(url, 'member').post('/billing-items', { invoice: invoice.id, type: 'custom', price: 12 })
+        )
         return invoice
       },
       async verify(_url, invoice) {
@@ -252,13 +391,18 @@ describe('billing crash recovery (server killed between steps, then restarted)',
       step: 'encounter:invoice-created',
       async run(url) {
         const patient = `patient-${Date.now()}`
-        await dies(as(url, 'member').post('/medical-encounters', { facility: facility.id, patient, invoice: true }))
+        await dies(
+          as(url, 'member').post('/medical-encounters', { facility: facility.id, patient, invoice: true })
+        )
         return patient
       },
       async verify(_url, patient) {
         const [encounter] = await where('medical-encounters', (e) => e.patient === patient)
         const invoice = await one('billing-invoices', encounter.invoice)
-        assert.deepEqual([invoice.encounter, invoice.subject, invoice.status], [encounter.id, patient, 'draft'])
+        assert.deepEqual(
+          [invoice.encounter, invoice.subject, invoice.status],
+          [encounter.id, patient, 'draft']
+        )
       }
     }
   ]
@@ -281,7 +425,11 @@ describe('billing crash recovery (server killed between steps, then restarted)',
     it(`finishes the operation after a crash right after ${testCase.step}`, async () => {
       const state = await testCase.run(child.url)
       const exit = await child.exited
-      assert.equal(exit.signal, 'SIGKILL', `the child should have died at ${testCase.step}:\n${child.output()}`)
+      assert.equal(
+        exit.signal,
+        'SIGKILL',
+        `the child should have died at ${testCase.step}:\n${child.output()}`
+      )
       assert.match(child.output(), new RegExp(`^FAULT ${testCase.step}$`, 'm'))
       child = await startChild(env(cases[index + 1]?.step))
       await testCase.verify(child.url, state)

@@ -13,7 +13,16 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver'
 import { medicalRecordTypes } from '../../src/services/medical-records/medical-records.schema'
 
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+]
 const results = path.resolve(__dirname, '../../test-results')
 const password = 'correct horse battery'
 
@@ -30,8 +39,14 @@ describe('the console in headless Chromium', function () {
   const contexts: BrowserContext[] = []
 
   before(async () => {
-    assert.ok(fs.existsSync(chromiumPath), `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`)
-    assert.ok(fs.existsSync(path.resolve(__dirname, '../../public/console.js')), 'public/console.js is built by `node scripts/bundle-console.js` (npm run test:browser does it)')
+    assert.ok(
+      fs.existsSync(chromiumPath),
+      `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`
+    )
+    assert.ok(
+      fs.existsSync(path.resolve(__dirname, '../../public/console.js')),
+      'public/console.js is built by `node scripts/bundle-console.js` (npm run test:browser does it)'
+    )
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
   })
   after(async () => {
@@ -53,7 +68,8 @@ describe('the console in headless Chromium', function () {
     const foreign: string[] = []
     page.on('request', (request) => {
       const url = request.url()
-      if (!url.startsWith(server.url) && !url.startsWith('data:') && !url.startsWith('ws://127.0.0.1')) foreign.push(url)
+      if (!url.startsWith(server.url) && !url.startsWith('data:') && !url.startsWith('ws://127.0.0.1'))
+        foreign.push(url)
     })
     page.on('pageerror', (error) => console.error('page error:', error.message))
     await page.goto(`${server.url}/`)
@@ -91,9 +107,19 @@ describe('the console in headless Chromium', function () {
       const tag = await control.evaluate((element) => element.tagName.toLowerCase())
       if (tag === 'select') continue // a required choice starts on its first option
       const kind = await control.getAttribute('type')
-      await control.fill(kind === 'number' ? '1' : kind === 'datetime-local' ? '2026-01-02T03:04' : `${type} ${await control.getAttribute('name')}`)
+      await control.fill(
+        kind === 'number'
+          ? '1'
+          : kind === 'datetime-local'
+            ? '2026-01-02T03:04'
+            : `${type} ${await control.getAttribute('name')}`
+      )
     }
-    const first = form.locator('.field:not([data-field="facility"]):not([data-field="patient"]):not([data-field="type"]) input[type="text"]:not([aria-required])').first()
+    const first = form
+      .locator(
+        '.field:not([data-field="facility"]):not([data-field="patient"]):not([data-field="type"]) input[type="text"]:not([aria-required])'
+      )
+      .first()
     if ((await first.count()) > 0) await first.fill(`${type} ${await first.getAttribute('name')}`)
   }
 
@@ -107,22 +133,34 @@ describe('the console in headless Chromium', function () {
       await page.locator('#record-type').selectOption(type)
       await fillForm(page, type)
       await page.locator('#record-form').getByRole('button', { name: 'Create record' }).click()
-      await page.locator('#record-form .form-status').filter({ hasText: `Created the ${type} record.` }).waitFor()
+      await page
+        .locator('#record-form .form-status')
+        .filter({ hasText: `Created the ${type} record.` })
+        .waitFor()
       await recordsList(page).locator(`li[data-type="${type}"]`).waitFor()
     }
-    await page.locator('#records-count').filter({ hasText: `${medicalRecordTypes.length} records` }).waitFor()
-    const listed = await recordsList(page).locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-type')))
+    await page
+      .locator('#records-count')
+      .filter({ hasText: `${medicalRecordTypes.length} records` })
+      .waitFor()
+    const listed = await recordsList(page)
+      .locator('li')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-type')))
     assert.deepEqual(listed, [...medicalRecordTypes].reverse(), 'newest first')
     // The session survives a reload (the authentication client's stored token), and no token is ever shown.
     await page.reload()
-    await recordsList(page).locator('li').nth(medicalRecordTypes.length - 1).waitFor()
+    await recordsList(page)
+      .locator('li')
+      .nth(medicalRecordTypes.length - 1)
+      .waitFor()
     const text = await page.locator('body').innerText()
     const token = await page.evaluate<string | null>("localStorage.getItem('feathers-jwt')")
     assert.ok(token && !text.includes(token), 'the access token is kept, never shown')
     assert.deepEqual(page.foreign, [])
     await screenshot(page, 'console-records')
     // The README's screenshot: CONSOLE_SCREENSHOT=docs/console.png npm run test:browser
-    if (process.env.CONSOLE_SCREENSHOT) await page.screenshot({ path: path.resolve(process.env.CONSOLE_SCREENSHOT), fullPage: false })
+    if (process.env.CONSOLE_SCREENSHOT)
+      await page.screenshot({ path: path.resolve(process.env.CONSOLE_SCREENSHOT), fullPage: false })
   })
 
   it('returns to the sign-in form saying why when the session is ended elsewhere, and signs in again', async () => {
@@ -130,14 +168,26 @@ describe('the console in headless Chromium', function () {
     await signUp(page, 'grace@example.org', 'Hopper Clinic')
     await page.locator('#record-form').waitFor()
     // On another device the same person signs out everywhere.
-    const elsewhere = await http(server.url, 'POST', '/authentication', { body: { email: 'grace@example.org', password } })
+    const elsewhere = await http(server.url, 'POST', '/authentication', {
+      body: { email: 'grace@example.org', password }
+    })
     assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body))
-    const ended = await http(server.url, 'POST', '/authentication', { token: elsewhere.body.accessToken, body: { action: 'logout-everywhere' } })
+    const ended = await http(server.url, 'POST', '/authentication', {
+      token: elsewhere.body.accessToken,
+      body: { action: 'logout-everywhere' }
+    })
     assert.equal(ended.status, 201, JSON.stringify(ended.body))
 
     await page.locator('#login-form').waitFor()
-    assert.equal(await page.locator('.auth .notice').textContent(), 'Signed out. This account was signed out everywhere. Sign in again.')
-    assert.equal(await page.evaluate<string | null>("localStorage.getItem('feathers-jwt')"), null, 'the ended token is forgotten')
+    assert.equal(
+      await page.locator('.auth .notice').textContent(),
+      'Signed out. This account was signed out everywhere. Sign in again.'
+    )
+    assert.equal(
+      await page.evaluate<string | null>("localStorage.getItem('feathers-jwt')"),
+      null,
+      'the ended token is forgotten'
+    )
     await screenshot(page, 'console-session-ended')
     await signIn(page, 'grace@example.org')
     await page.locator('#signed-in-as').filter({ hasText: 'grace@example.org' }).waitFor()
@@ -186,7 +236,10 @@ describe('the console in headless Chromium', function () {
     await stranger.reload()
     await stranger.locator('#records-count').filter({ hasText: '0 records' }).waitFor()
     const strangerText = await stranger.locator('body').innerText()
-    assert.ok(!strangerText.includes('Penicillin') && !strangerText.includes('Lovelace'), 'nothing of another tenant')
+    assert.ok(
+      !strangerText.includes('Penicillin') && !strangerText.includes('Lovelace'),
+      'nothing of another tenant'
+    )
     await stranger.getByRole('link', { name: 'Organizations' }).click()
     await stranger.locator('#members caption').waitFor()
     assert.ok(!(await stranger.locator('body').innerText()).includes(beaId))
@@ -196,9 +249,16 @@ describe('the console in headless Chromium', function () {
   it('asks for the MFA code when the server answers mfa-required, then signs in', async () => {
     // Ada turns MFA on through the API (the console asks for the code at login).
     await http(server.url, 'POST', '/accounts', { body: { email: 'ada@example.org', password } })
-    const token = (await http(server.url, 'POST', '/authentication', { body: { email: 'ada@example.org', password } })).body.accessToken
-    const setup = (await http(server.url, 'POST', '/authentication', { body: { action: 'setupMFA', password }, token })).body
-    const applied = await http(server.url, 'POST', '/authentication', { body: { action: 'applyActionCode', code: setup.code, payload: { mfaCode: totp(setup.secret) } }, token })
+    const token = (
+      await http(server.url, 'POST', '/authentication', { body: { email: 'ada@example.org', password } })
+    ).body.accessToken
+    const setup = (
+      await http(server.url, 'POST', '/authentication', { body: { action: 'setupMFA', password }, token })
+    ).body
+    const applied = await http(server.url, 'POST', '/authentication', {
+      body: { action: 'applyActionCode', code: setup.code, payload: { mfaCode: totp(setup.secret) } },
+      token
+    })
     assert.equal(applied.status, 201, JSON.stringify(applied.body))
 
     const page = await open({ width: 390, height: 844 })
@@ -244,7 +304,10 @@ describe('the console in headless Chromium', function () {
       assert.match((await secret.textContent())!, /^whsec_/)
       await page.locator('#webhook-secret').getByRole('button', { name: 'Copy secret' }).waitFor()
       await page.locator('#webhooks li').getByRole('button', { name: 'Ping' }).click()
-      await page.locator('#delivery-log tr[data-status="delivered"]').filter({ hasText: 'ping' }).waitFor({ timeout: 10_000 })
+      await page
+        .locator('#delivery-log tr[data-status="delivered"]')
+        .filter({ hasText: 'ping' })
+        .waitFor({ timeout: 10_000 })
       await receiver.waitForCount(1)
       assert.equal(receiver.received[0].body.event, 'ping')
       await screenshot(page, 'console-webhooks')

@@ -12,7 +12,16 @@ import { listenOnLoopback, type Listening } from '../helpers/loopback'
 import { watchPolicyViolations } from '../helpers/policy-violations'
 
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+]
 const password = 'correct horse battery'
 
 describe('the Content-Security-Policy in headless Chromium', function () {
@@ -23,8 +32,14 @@ describe('the Content-Security-Policy in headless Chromium', function () {
   let context: BrowserContext
 
   before(async () => {
-    assert.ok(fs.existsSync(chromiumPath), `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`)
-    assert.ok(fs.existsSync(path.resolve(__dirname, '../../public/console.js')), 'public/console.js is built by `node scripts/bundle-console.js` (npm run test:browser does it)')
+    assert.ok(
+      fs.existsSync(chromiumPath),
+      `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`
+    )
+    assert.ok(
+      fs.existsSync(path.resolve(__dirname, '../../public/console.js')),
+      'public/console.js is built by `node scripts/bundle-console.js` (npm run test:browser does it)'
+    )
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
     server = await startServer()
     // The payer's shop: where the approval page sends the payer back (another origin than the server's).
@@ -53,7 +68,12 @@ describe('the Content-Security-Policy in headless Chromium', function () {
     await page.locator('#login-form').waitFor()
     // The stylesheet applies (from /console.css, not an inline <style>): the buttons have the accent colour.
     // (`any`: this file is compiled without the DOM types; the function runs in the page.)
-    assert.equal(await page.locator('#login-form button[type="submit"]').evaluate((button) => (globalThis as any).getComputedStyle(button).backgroundColor), 'rgb(11, 92, 173)')
+    assert.equal(
+      await page
+        .locator('#login-form button[type="submit"]')
+        .evaluate((button) => (globalThis as any).getComputedStyle(button).backgroundColor),
+      'rgb(11, 92, 173)'
+    )
     const email = `csp-${Date.now()}@example.test`
     const form = page.locator('#signup-form')
     await form.getByLabel('Email').fill(email)
@@ -75,19 +95,32 @@ describe('the Content-Security-Policy in headless Chromium', function () {
     const payer = await signUp(server.url)
     const intent = await http(server.url, 'POST', '/billing-payment-intents', {
       token: payer.token,
-      body: { gatewayType: 'sandbox-card', currency: 'USD', gatewayReturnURL: `${shop.url}/paid`, gatewayCancelURL: `${shop.url}/cancelled`, items: [{ name: 'Donation', amountPerItem: 5, quantity: 1 }] }
+      body: {
+        gatewayType: 'sandbox-card',
+        currency: 'USD',
+        gatewayReturnURL: `${shop.url}/paid`,
+        gatewayCancelURL: `${shop.url}/cancelled`,
+        items: [{ name: 'Donation', amountPerItem: 5, quantity: 1 }]
+      }
     })
     assert.equal(intent.status, 201, JSON.stringify(intent.body))
     const page = await context.newPage()
     const violations = await watchPolicyViolations(page)
     const answer = await page.goto(intent.body.checkout.approvalURL)
     // Forms post to this server only; their answer may redirect to the intent's return and cancel origin.
-    assert.match(answer?.headers()['content-security-policy'] ?? '', new RegExp(`form-action 'self' ${shop.url}(;|$)`))
+    assert.match(
+      answer?.headers()['content-security-policy'] ?? '',
+      new RegExp(`form-action 'self' ${shop.url}(;|$)`)
+    )
     assert.equal(await page.locator('#amount').textContent(), '5 USD')
     await page.locator('#approve').click()
     await page.waitForURL(`${shop.url}/paid?intent=${intent.body.id}`)
     assert.equal(await page.locator('#thanks').textContent(), 'Thank you')
-    assert.equal((await http(server.url, 'GET', `/billing-payment-intents/${intent.body.id}`, { token: payer.token })).body.status, 'approved')
+    assert.equal(
+      (await http(server.url, 'GET', `/billing-payment-intents/${intent.body.id}`, { token: payer.token }))
+        .body.status,
+      'approved'
+    )
     assert.deepEqual(violations, [])
   })
 })

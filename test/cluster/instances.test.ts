@@ -8,7 +8,19 @@ import type { Server } from 'node:http'
 import { MongoClient } from 'mongodb'
 import { createClient } from 'redis'
 import { createApp } from '../../src/app'
-import { http, recordEvents, recordSessionEnd, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../helpers/app'
+import {
+  http,
+  recordEvents,
+  recordSessionEnd,
+  restClient,
+  signUp,
+  socketClient,
+  startServer,
+  tempDir,
+  testMongoUrl,
+  waitUntil,
+  type TestServer
+} from '../helpers/app'
 import { auth } from '../helpers/auth'
 import { addMember, invoiceWithItems, pay, setupFacility } from '../helpers/billing'
 import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
@@ -55,11 +67,22 @@ describe('several instances on one MongoDB and one Redis', function () {
   }
 
   /** Two instances on one fresh database, one Redis namespace and one data dir (the shared development secret). */
-  const startPair = async (overrides: ConfigurationOverrides = {}, options: { together?: boolean } = {}): Promise<Pair> => {
+  const startPair = async (
+    overrides: ConfigurationOverrides = {},
+    options: { together?: boolean } = {}
+  ): Promise<Pair> => {
     const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_pair')
     const dataDir = tempDir('clinic-pair-')
-    const shared = { mongodb, dataDir, redis: redis.url, redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`, ...overrides }
-    const [a, b] = options.together ? await Promise.all([startServer(shared), startServer(shared)]) : [await startServer(shared), await startServer(shared)]
+    const shared = {
+      mongodb,
+      dataDir,
+      redis: redis.url,
+      redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`,
+      ...overrides
+    }
+    const [a, b] = options.together
+      ? await Promise.all([startServer(shared), startServer(shared)])
+      : [await startServer(shared), await startServer(shared)]
     const sockets: { close(): void }[] = []
     return {
       a,
@@ -86,7 +109,12 @@ describe('several instances on one MongoDB and one Redis', function () {
     const launch = async (env: Record<string, string>) => {
       const mongodb = process.env.MONGODB_URL ? testMongoUrl() : emulatorDatabase('clinic_boot')
       const dataDir = tempDir('clinic-boot-')
-      const server = await startServerProcess({ DATA_DIR: dataDir, MONGODB_URL: mongodb, LOG_LEVEL: 'warn', ...env })
+      const server = await startServerProcess({
+        DATA_DIR: dataDir,
+        MONGODB_URL: mongodb,
+        LOG_LEVEL: 'warn',
+        ...env
+      })
       await server.kill('SIGTERM')
       fs.rmSync(dataDir, { recursive: true, force: true })
       const client = await MongoClient.connect(mongodb)
@@ -99,7 +127,10 @@ describe('several instances on one MongoDB and one Redis', function () {
       const admin = { email: 'admin@pair.test', password: 'admin password 1' }
       const pair = await startPair({ admin }, { together: true })
       try {
-        const accounts = (await (pair.a.app.service('accounts' as any) as any)._find({ query: { email: admin.email }, paginate: false })) as any[]
+        const accounts = (await (pair.a.app.service('accounts' as any) as any)._find({
+          query: { email: admin.email },
+          paginate: false
+        })) as any[]
         assert.equal(accounts.length, 1)
         assert.equal(accounts[0].admin, true)
         for (const server of [pair.a, pair.b]) assert.equal((await auth(server.url, admin)).status, 201)
@@ -115,24 +146,47 @@ describe('several instances on one MongoDB and one Redis', function () {
       // Another instance holds the admin bootstrap's lease: this one's start-up waits its turn.
       const other = createClient({ url: redis.url })
       await other.connect()
-      await other.set(`${prefix}:lease:admin-bootstrap`, 'another-instance', { expiration: { type: 'PX', value: 30_000 } })
-      const app = createApp({ host: '127.0.0.1', port: 0, logLevel: 'silent', dataDir, mongodb, redis: redis.url, redisPrefix: prefix, admin: { email: 'admin@ready.test', password: 'admin password 1' } } as ConfigurationOverrides)
+      await other.set(`${prefix}:lease:admin-bootstrap`, 'another-instance', {
+        expiration: { type: 'PX', value: 30_000 }
+      })
+      const app = createApp({
+        host: '127.0.0.1',
+        port: 0,
+        logLevel: 'silent',
+        dataDir,
+        mongodb,
+        redis: redis.url,
+        redisPrefix: prefix,
+        admin: { email: 'admin@ready.test', password: 'admin password 1' }
+      } as ConfigurationOverrides)
       const starting = app.listen(0, '127.0.0.1')
       const listener = app.server as Server
-      await new Promise<void>((resolve) => (listener.listening ? resolve() : listener.once('listening', () => resolve())))
+      await new Promise<void>((resolve) =>
+        listener.listening ? resolve() : listener.once('listening', () => resolve())
+      )
       const address = listener.address()
       const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
       try {
-        await waitUntil(async () => (await http(url, 'GET', '/health/ready')).body.checks?.indexes === 'ok', 20_000, 'the indexes')
+        await waitUntil(
+          async () => (await http(url, 'GET', '/health/ready')).body.checks?.indexes === 'ok',
+          20_000,
+          'the indexes'
+        )
         const waiting = await http(url, 'GET', '/health/ready')
         assert.equal(waiting.status, 503)
-        assert.deepEqual(waiting.body, { status: 'starting', checks: { store: 'ok', indexes: 'ok', recovery: 'running', phase: 'starting', payments: 'sandbox' } })
+        assert.deepEqual(waiting.body, {
+          status: 'starting',
+          checks: { store: 'ok', indexes: 'ok', recovery: 'running', phase: 'starting', payments: 'sandbox' }
+        })
         assert.equal((await http(url, 'GET', '/health/live')).status, 200)
         await other.del(`${prefix}:lease:admin-bootstrap`)
         await starting
         const ready = await http(url, 'GET', '/health/ready')
         assert.equal(ready.status, 200, JSON.stringify(ready.body))
-        assert.equal((await auth(url, { email: 'admin@ready.test', password: 'admin password 1' })).status, 201)
+        assert.equal(
+          (await auth(url, { email: 'admin@ready.test', password: 'admin password 1' })).status,
+          201
+        )
       } finally {
         await other.close()
         await starting.catch(() => undefined)
@@ -146,7 +200,10 @@ describe('several instances on one MongoDB and one Redis', function () {
 
     it('warns when MONGODB_URL is set without REDIS_URL, and not when both are set', async () => {
       assert.match(await launch({ REDIS_URL: '' }), /MONGODB_URL is set without REDIS_URL/)
-      assert.doesNotMatch(await launch({ REDIS_URL: redis.url, REDIS_PREFIX: `boot-${crypto.randomBytes(4).toString('hex')}` }), /without REDIS_URL/)
+      assert.doesNotMatch(
+        await launch({ REDIS_URL: redis.url, REDIS_PREFIX: `boot-${crypto.randomBytes(4).toString('hex')}` }),
+        /without REDIS_URL/
+      )
     })
   })
 
@@ -157,13 +214,20 @@ describe('several instances on one MongoDB and one Redis', function () {
     })
     after(() => pair.close())
 
-    it("publishes a change made on one instance to a permitted socket on the other, and nothing to a forbidden socket there", async () => {
+    it('publishes a change made on one instance to a permitted socket on the other, and nothing to a forbidden socket there', async () => {
       const owner = await signUp(pair.a.url)
       const other = await signUp(pair.a.url)
       const ownerOnB = recordEvents(await pair.connect(pair.b.url, owner), 'accounts')
       const otherOnB = recordEvents(await pair.connect(pair.b.url, other), 'accounts')
 
-      assert.equal((await restClient(pair.a.url, owner.token).patch(`/accounts/${owner.account.id}`, { firstName: 'Crossing' })).status, 200)
+      assert.equal(
+        (
+          await restClient(pair.a.url, owner.token).patch(`/accounts/${owner.account.id}`, {
+            firstName: 'Crossing'
+          })
+        ).status,
+        200
+      )
       await waitUntil(() => ownerOnB.length === 1, 5000, "the owner's event on the other instance")
       assert.equal(ownerOnB[0].event, 'patched')
       assert.equal(ownerOnB[0].data.firstName, 'Crossing')
@@ -171,9 +235,20 @@ describe('several instances on one MongoDB and one Redis', function () {
 
       // Events travel in order on one bus: once the other account's own later event has arrived, the owner's
       // event would have arrived before it, had it been sent there.
-      assert.equal((await restClient(pair.a.url, other.token).patch(`/accounts/${other.account.id}`, { firstName: 'Sentinel' })).status, 200)
+      assert.equal(
+        (
+          await restClient(pair.a.url, other.token).patch(`/accounts/${other.account.id}`, {
+            firstName: 'Sentinel'
+          })
+        ).status,
+        200
+      )
       await waitUntil(() => otherOnB.length === 1, 5000, "the other account's own event")
-      assert.deepEqual(otherOnB.map((seen) => seen.data?.firstName), ['Sentinel'], JSON.stringify(otherOnB))
+      assert.deepEqual(
+        otherOnB.map((seen) => seen.data?.firstName),
+        ['Sentinel'],
+        JSON.stringify(otherOnB)
+      )
     })
 
     it('sends an admin watching the audit trail on one instance the events appended on the other, and nobody else', async () => {
@@ -187,10 +262,16 @@ describe('several instances on one MongoDB and one Redis', function () {
         assert.deepEqual(await watcher.service('audit-events').subscribe({}), { subscribed: true })
         // Instance B heard of the watcher (a notice through Redis) before it appends: its login events arrive on A.
         const user = await signUp(watched.b.url)
-        await waitUntil(async () => {
-          await auth(watched.b.url, { email: user.email, password: 'wrong password 1' })
-          return seen.some((event) => event.data.action === 'login-failed' && event.data.subject === user.email)
-        }, 5000, "B's audit event on A")
+        await waitUntil(
+          async () => {
+            await auth(watched.b.url, { email: user.email, password: 'wrong password 1' })
+            return seen.some(
+              (event) => event.data.action === 'login-failed' && event.data.subject === user.email
+            )
+          },
+          5000,
+          "B's audit event on A"
+        )
         assert.ok(seen.every((event) => event.event === 'created' && typeof event.data.hash === 'string'))
         assert.deepEqual(unasked, [])
       } finally {
@@ -199,20 +280,35 @@ describe('several instances on one MongoDB and one Redis', function () {
     })
 
     it('refreshes the channels of a socket on the other instance when its account is added to an organization', async () => {
-      const owner = await signUp(pair.a.url, { organization: { name: 'Two Instance Clinic', type: 'facility' } })
+      const owner = await signUp(pair.a.url, {
+        organization: { name: 'Two Instance Clinic', type: 'facility' }
+      })
       const joiner = await signUp(pair.a.url)
       const seenOnB = recordEvents(await pair.connect(pair.b.url, joiner), 'organizations')
       const ownerApi = restClient(pair.a.url, owner.token)
 
-      assert.equal((await ownerApi.patch(`/organizations/${owner.organization.id}`, { description: 'before joining' })).status, 200)
+      assert.equal(
+        (await ownerApi.patch(`/organizations/${owner.organization.id}`, { description: 'before joining' }))
+          .status,
+        200
+      )
       await addMember(pair.a.url, owner, owner.organization.id, joiner)
       // The membership event reached instance B, whose refresh loads the new access context: the joiner's socket
       // there now receives the organization's events.
-      await waitUntil(async () => {
-        await ownerApi.patch(`/organizations/${owner.organization.id}`, { description: `after joining ${Date.now()}` })
-        return seenOnB.length > 0
-      }, 5000, 'an organization event after joining')
-      assert.ok(seenOnB.every((seen) => String(seen.data.description).startsWith('after joining')), JSON.stringify(seenOnB))
+      await waitUntil(
+        async () => {
+          await ownerApi.patch(`/organizations/${owner.organization.id}`, {
+            description: `after joining ${Date.now()}`
+          })
+          return seenOnB.length > 0
+        },
+        5000,
+        'an organization event after joining'
+      )
+      assert.ok(
+        seenOnB.every((seen) => String(seen.data.description).startsWith('after joining')),
+        JSON.stringify(seenOnB)
+      )
     })
 
     it("disconnects an account's sockets on the other instance, telling them why first, when it logs out everywhere on one", async () => {
@@ -222,7 +318,10 @@ describe('several instances on one MongoDB and one Redis', function () {
         await socket.client.authenticate({ strategy: 'local', email: user.email, password: user.password })
         assert.equal(socket.socket.connected, true)
         const ending = recordSessionEnd(socket)
-        const ended = await http(pair.a.url, 'POST', '/authentication', { token: user.token, body: { action: 'logout-everywhere' } })
+        const ended = await http(pair.a.url, 'POST', '/authentication', {
+          token: user.token,
+          body: { action: 'logout-everywhere' }
+        })
         assert.equal(ended.status, 201, JSON.stringify(ended.body))
         await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
         assert.deepEqual(ending, ['logout signed-out-everywhere', 'disconnect'])
@@ -237,7 +336,10 @@ describe('several instances on one MongoDB and one Redis', function () {
       try {
         await socket.client.authenticate({ strategy: 'jwt', accessToken: user.token })
         const ending = recordSessionEnd(socket)
-        assert.equal((await http(pair.a.url, 'DELETE', `/authentication/${user.token}`, { token: user.token })).status, 200)
+        assert.equal(
+          (await http(pair.a.url, 'DELETE', `/authentication/${user.token}`, { token: user.token })).status,
+          200
+        )
         await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
         assert.deepEqual(ending, ['logout signed-out', 'disconnect'])
       } finally {
@@ -248,13 +350,19 @@ describe('several instances on one MongoDB and one Redis', function () {
     it('cuts the sockets of an account removed on the other instance, telling them why first', async () => {
       const admin = await signUp(pair.a.url)
       await pair.a.app.service('accounts')._patch(admin.account.id, { admin: true }) // (set-up: an application admin)
-      const adminToken = (await http(pair.a.url, 'POST', '/authentication', { body: { email: admin.email, password: admin.password } })).body.accessToken
+      const adminToken = (
+        await http(pair.a.url, 'POST', '/authentication', {
+          body: { email: admin.email, password: admin.password }
+        })
+      ).body.accessToken
       const user = await signUp(pair.a.url)
       const socket = socketClient(pair.b.url)
       try {
         await socket.client.authenticate({ strategy: 'jwt', accessToken: user.token })
         const ending = recordSessionEnd(socket)
-        const removed = await http(pair.a.url, 'DELETE', `/accounts/${user.account.id}`, { token: adminToken })
+        const removed = await http(pair.a.url, 'DELETE', `/accounts/${user.account.id}`, {
+          token: adminToken
+        })
         assert.equal(removed.status, 200, JSON.stringify(removed.body))
         await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
         assert.deepEqual(ending, ['logout account-removed', 'disconnect'])
@@ -265,32 +373,75 @@ describe('several instances on one MongoDB and one Redis', function () {
 
     it('answers a directory search on one instance with a change made on the other', async () => {
       const owner = await signUp(pair.a.url)
-      const created = await http(pair.a.url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name: 'Riverside Infirmary', directory: { listed: true } } })
+      const created = await http(pair.a.url, 'POST', '/organizations', {
+        token: owner.token,
+        body: { type: 'facility', name: 'Riverside Infirmary', directory: { listed: true } }
+      })
       assert.equal(created.status, 201, JSON.stringify(created.body))
-      const names = async (url: string, search: string) => (await http(url, 'GET', `/bff/unified-directory?$search=${encodeURIComponent(search)}`)).body.data.map((entry: any) => entry.name)
+      const names = async (url: string, search: string) =>
+        (
+          await http(url, 'GET', `/bff/unified-directory?$search=${encodeURIComponent(search)}`)
+        ).body.data.map((entry: any) => entry.name)
       assert.deepEqual(await names(pair.b.url, 'riverside'), ['Riverside Infirmary'])
-      assert.equal((await http(pair.a.url, 'PATCH', `/organizations/${created.body.id}`, { token: owner.token, body: { name: 'Lakeside Infirmary' } })).status, 200)
-      await waitUntil(async () => (await names(pair.b.url, 'lakeside')).length === 1, 5000, 'the renamed entry on the other instance')
+      assert.equal(
+        (
+          await http(pair.a.url, 'PATCH', `/organizations/${created.body.id}`, {
+            token: owner.token,
+            body: { name: 'Lakeside Infirmary' }
+          })
+        ).status,
+        200
+      )
+      await waitUntil(
+        async () => (await names(pair.b.url, 'lakeside')).length === 1,
+        5000,
+        'the renamed entry on the other instance'
+      )
       assert.deepEqual(await names(pair.b.url, 'riverside'), [])
       assert.deepEqual(await names(pair.a.url, 'lakeside'), ['Lakeside Infirmary'])
     })
 
     it("keeps each instance's directory index in step with entries the other wrote (service changes, removals, repairs)", async () => {
       const owner = await signUp(pair.a.url)
-      const names = async (url: string, qs: string) => (await http(url, 'GET', `/bff/unified-directory?${qs}`)).body.data.map((entry: any) => entry.name)
-      const created = await http(pair.a.url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name: 'Pinecrest Laboratory', directory: { listed: true } } })
+      const names = async (url: string, qs: string) =>
+        (await http(url, 'GET', `/bff/unified-directory?${qs}`)).body.data.map((entry: any) => entry.name)
+      const created = await http(pair.a.url, 'POST', '/organizations', {
+        token: owner.token,
+        body: { type: 'facility', name: 'Pinecrest Laboratory', directory: { listed: true } }
+      })
       assert.equal(created.status, 201, JSON.stringify(created.body))
-      const service = await http(pair.a.url, 'POST', '/services', { token: owner.token, body: { facility: created.body.id, name: 'CBC', type: 'laboratory', price: 10 } })
+      const service = await http(pair.a.url, 'POST', '/services', {
+        token: owner.token,
+        body: { facility: created.body.id, name: 'CBC', type: 'laboratory', price: 10 }
+      })
       assert.equal(service.status, 201, JSON.stringify(service.body))
-      await waitUntil(async () => (await names(pair.b.url, '$search=pinecrest&tags=sto:laboratory')).length === 1, 5000, 'the sto: tag on the other instance')
+      await waitUntil(
+        async () => (await names(pair.b.url, '$search=pinecrest&tags=sto:laboratory')).length === 1,
+        5000,
+        'the sto: tag on the other instance'
+      )
       // An entry rebuilt on A with no service event behind it (as A's repair of a crash does) reaches B's index too.
-      await pair.a.app.service('organizations' as any)._patch(created.body.id, { name: 'Cedarcrest Laboratory' })
+      await pair.a.app
+        .service('organizations' as any)
+        ._patch(created.body.id, { name: 'Cedarcrest Laboratory' })
       const source = entrySources().find((one) => one.kind === 'organization')!
       await rebuildEntry(pair.a.app, source, created.body.id)
-      await waitUntil(async () => (await names(pair.b.url, '$search=cedarcrest')).length === 1, 5000, 'the repaired entry on the other instance')
+      await waitUntil(
+        async () => (await names(pair.b.url, '$search=cedarcrest')).length === 1,
+        5000,
+        'the repaired entry on the other instance'
+      )
       assert.deepEqual(await names(pair.b.url, '$search=pinecrest'), [])
-      assert.equal((await http(pair.a.url, 'DELETE', `/organizations/${created.body.id}`, { token: owner.token })).status, 200)
-      await waitUntil(async () => (await names(pair.b.url, '$search=cedarcrest')).length === 0, 5000, 'the removal on the other instance')
+      assert.equal(
+        (await http(pair.a.url, 'DELETE', `/organizations/${created.body.id}`, { token: owner.token }))
+          .status,
+        200
+      )
+      await waitUntil(
+        async () => (await names(pair.b.url, '$search=cedarcrest')).length === 0,
+        5000,
+        'the removal on the other instance'
+      )
     })
   })
 
@@ -304,11 +455,24 @@ describe('several instances on one MongoDB and one Redis', function () {
     it('sees a membership change made on one instance in the next REST and Socket.IO call on both, after both cached the old rights', async () => {
       const owner = await signUp(pair.a.url, { organization: { name: 'Cached Clinic', type: 'facility' } })
       const doctor = await signUp(pair.a.url)
-      const added = await http(pair.a.url, 'POST', '/organization-members', { token: owner.token, body: { organization: owner.organization.id, uid: doctor.account.id, roles: ['doctor'], privileges: [] } })
+      const added = await http(pair.a.url, 'POST', '/organization-members', {
+        token: owner.token,
+        body: {
+          organization: owner.organization.id,
+          uid: doctor.account.id,
+          roles: ['doctor'],
+          privileges: []
+        }
+      })
       assert.equal(added.status, 201, JSON.stringify(added.body))
       const record = await http(pair.a.url, 'POST', '/medical-records', {
         token: owner.token,
-        body: { ...validRecords.allergy, facility: owner.organization.id, patient: owner.account.id, permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+        body: {
+          ...validRecords.allergy,
+          facility: owner.organization.id,
+          patient: owner.account.id,
+          permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+        }
       })
       assert.equal(record.status, 200, JSON.stringify(record.body))
       const onB = await pair.connect(pair.b.url, doctor)
@@ -318,17 +482,37 @@ describe('several instances on one MongoDB and one Redis', function () {
         await onB
           .service('medical-records')
           .get(record.body.id)
-          .then(() => 200, (error: any) => error.code as number)
+          .then(
+            () => 200,
+            (error: any) => error.code as number
+          )
       ]
       // Both instances read (and cache) the doctor's rights, twice.
       assert.deepEqual(await statuses(), [200, 200, 200])
       assert.deepEqual(await statuses(), [200, 200, 200])
-      const setRoles = async (roles: string[]) => assert.equal((await http(pair.a.url, 'PATCH', `/organization-members/${added.body.id}`, { token: owner.token, body: { roles } })).status, 200)
+      const setRoles = async (roles: string[]) =>
+        assert.equal(
+          (
+            await http(pair.a.url, 'PATCH', `/organization-members/${added.body.id}`, {
+              token: owner.token,
+              body: { roles }
+            })
+          ).status,
+          200
+        )
       await setRoles(['nurse'])
-      assert.deepEqual(await statuses(), [404, 404, 404], 'a role taken away on A is refused at once on A and B')
+      assert.deepEqual(
+        await statuses(),
+        [404, 404, 404],
+        'a role taken away on A is refused at once on A and B'
+      )
       await setRoles(['doctor'])
       assert.deepEqual(await statuses(), [200, 200, 200], 'a role given back on A is honoured at once on B')
-      assert.equal((await http(pair.b.url, 'DELETE', `/organization-members/${added.body.id}`, { token: owner.token })).status, 200)
+      assert.equal(
+        (await http(pair.b.url, 'DELETE', `/organization-members/${added.body.id}`, { token: owner.token }))
+          .status,
+        200
+      )
       assert.deepEqual(await statuses(), [404, 404, 404], 'a membership removed on B is refused at once on A')
     })
   })
@@ -364,18 +548,29 @@ describe('several instances on one MongoDB and one Redis', function () {
       const { invoice, items } = await invoiceWithItems(pair.a.url, facility, [100])
       await pay(pair.a.url, facility, items[0].id, 10)
       const itemStore = pair.a.app.service('billing-items' as any) as any
-      await itemStore._patch(items[0].id, { $inc: { reserved: 2500 }, $push: { pending: { key: 'vanished-payment', amount: 2500, at: 1 } } })
+      await itemStore._patch(items[0].id, {
+        $inc: { reserved: 2500 },
+        $push: { pending: { key: 'vanished-payment', amount: 2500, at: 1 } }
+      })
 
       const everything = { operationsBefore: Date.now() + 1, paymentsBefore: Date.now() + 1, sweepSince: 0 }
-      const reports = await Promise.all([recoverBillingOnce(pair.a.app, everything), recoverBillingOnce(pair.b.app, everything)])
+      const reports = await Promise.all([
+        recoverBillingOnce(pair.a.app, everything),
+        recoverBillingOnce(pair.b.app, everything)
+      ])
       const ran = reports.filter((report) => report !== null)
       assert.equal(ran.length, 1, 'one instance ran the pass, the other found the lease taken')
       assert.equal(ran[0]!.reservationsReleased, 1)
 
-      const item = (await restClient(pair.b.url, facility.member.token).get(`/billing-items/${items[0].id}`)).body
+      const item = (await restClient(pair.b.url, facility.member.token).get(`/billing-items/${items[0].id}`))
+        .body
       assert.deepEqual([item.paid, item.balance], [10, 90])
       assert.deepEqual((await itemStore._get(items[0].id)).pending, [])
-      assert.equal((await restClient(pair.b.url, facility.member.token).get(`/billing-invoices/${invoice.id}`)).body.paid, 10)
+      assert.equal(
+        (await restClient(pair.b.url, facility.member.token).get(`/billing-invoices/${invoice.id}`)).body
+          .paid,
+        10
+      )
       // The lease is released: the next pass runs (and finds nothing left to release).
       const next = await recoverBillingOnce(pair.b.app, everything)
       assert.ok(next)
@@ -390,10 +585,18 @@ describe('several instances on one MongoDB and one Redis', function () {
         steps.push(`${name} end`)
         return name
       }
-      const done = await Promise.all([withLeaseWaiting(pair.a.app, 'admin-bootstrap', 30_000, step('a')), withLeaseWaiting(pair.b.app, 'admin-bootstrap', 30_000, step('b'))])
+      const done = await Promise.all([
+        withLeaseWaiting(pair.a.app, 'admin-bootstrap', 30_000, step('a')),
+        withLeaseWaiting(pair.b.app, 'admin-bootstrap', 30_000, step('b'))
+      ])
       assert.deepEqual(done, ['a', 'b'])
       assert.equal(steps.length, 4)
-      assert.ok(steps[0].endsWith('start') && steps[1].endsWith('end') && steps[0].split(' ')[0] === steps[1].split(' ')[0], steps.join(', '))
+      assert.ok(
+        steps[0].endsWith('start') &&
+          steps[1].endsWith('end') &&
+          steps[0].split(' ')[0] === steps[1].split(' ')[0],
+        steps.join(', ')
+      )
       assert.ok(steps[2].endsWith('start') && steps[3].endsWith('end'), steps.join(', '))
     })
 
@@ -404,7 +607,17 @@ describe('several instances on one MongoDB and one Redis', function () {
         admin: ADMIN,
         clock,
         subscriptions: { ...defaults.subscriptions, jobIntervalMs: 40 },
-        processor: { kind: 'stripe', timeoutMs: 3000, stripe: { secretKey: stripe.secretKey, host: '127.0.0.1', port: String(stripe.port), protocol: 'http', webhookSecret: 'whsec_pair' } }
+        processor: {
+          kind: 'stripe',
+          timeoutMs: 3000,
+          stripe: {
+            secretKey: stripe.secretKey,
+            host: '127.0.0.1',
+            port: String(stripe.port),
+            protocol: 'http',
+            webhookSecret: 'whsec_pair'
+          }
+        }
       } as ConfigurationOverrides)
       try {
         const packages = (await http(subsPair.b.url, 'GET', '/subscription/packages?$limit=50')).body.data
@@ -412,7 +625,10 @@ describe('several instances on one MongoDB and one Redis', function () {
         assert.ok(pro?.trialDays > 0, JSON.stringify(packages.map((pkg: any) => pkg.key)))
         const owner = await signUpWith(subsPair.a.url, pro.id)
         assert.equal(owner.subscription.status, 'trialing')
-        const card = await http(subsPair.b.url, 'POST', '/billing/customers', { token: owner.token, body: { owner: { organization: owner.organization.id }, processorToken: 'tok_visa' } })
+        const card = await http(subsPair.b.url, 'POST', '/billing/customers', {
+          token: owner.token,
+          body: { owner: { organization: owner.organization.id }, processorToken: 'tok_visa' }
+        })
         assert.equal(card.status, 201, JSON.stringify(card.body))
         const customer = card.body.processorCustomerId
 
@@ -421,12 +637,18 @@ describe('several instances on one MongoDB and one Redis', function () {
         // Several more passes of both instances (every 40 ms each) find nothing left to do.
         await new Promise((resolve) => setTimeout(resolve, 500))
         assert.deepEqual(
-          stripe.paymentIntents.filter((intent) => intent.customer === customer).map((intent) => [intent.status, intent.amount]),
+          stripe.paymentIntents
+            .filter((intent) => intent.customer === customer)
+            .map((intent) => [intent.status, intent.amount]),
           [['succeeded', pro.price]],
           'the trial end was charged once'
         )
         const after = await readSubscription(subsPair.a.url, owner.token, owner.subscription.id)
-        assert.equal(after.statusHistory.filter((entry: any) => entry.status === 'active').length, 1, JSON.stringify(after.statusHistory))
+        assert.equal(
+          after.statusHistory.filter((entry: any) => entry.status === 'active').length,
+          1,
+          JSON.stringify(after.statusHistory)
+        )
         assert.equal(after.currentPeriodEnd, active.currentPeriodEnd)
       } finally {
         await subsPair.close()
@@ -439,16 +661,34 @@ describe('several instances on one MongoDB and one Redis', function () {
       try {
         receiver = await startWebhookReceiver()
         const owner = await signUp(pair.a.url, { organization: { name: 'Hooked Clinic', type: 'facility' } })
-        const installed = await restClient(pair.a.url, owner.token).post('/webhook-events', { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch' })
+        const installed = await restClient(pair.a.url, owner.token).post('/webhook-events', {
+          organization: owner.organization.id,
+          url: receiver.url,
+          events: 'organizations.patch'
+        })
         assert.equal(installed.status, 201, JSON.stringify(installed.body))
         receiver.setSecret(installed.body.secret)
         const count = 12
         for (let i = 1; i <= count; i++) {
           const via = i % 2 ? pair.a : pair.b
-          assert.equal((await restClient(via.url, owner.token).patch(`/organizations/${owner.organization.id}`, { description: `change ${i}` })).status, 200)
+          assert.equal(
+            (
+              await restClient(via.url, owner.token).patch(`/organizations/${owner.organization.id}`, {
+                description: `change ${i}`
+              })
+            ).status,
+            200
+          )
         }
         await receiver.waitForCount(count)
-        assert.equal((await restClient(pair.b.url, owner.token).patch(`/organizations/${owner.organization.id}`, { description: 'sentinel' })).status, 200)
+        assert.equal(
+          (
+            await restClient(pair.b.url, owner.token).patch(`/organizations/${owner.organization.id}`, {
+              description: 'sentinel'
+            })
+          ).status,
+          200
+        )
         await receiver.waitForCount(count + 1)
         assert.deepEqual(
           receiver.received.map((r) => r.body.payload.description),

@@ -11,7 +11,9 @@ const random = (seed: number) => () => {
 
 describe('directory: geo cells and text terms', () => {
   it('uses R = 6378.1 km: one degree of latitude is R·π/180', () => {
-    assert.ok(Math.abs(distanceKm({ lat: 0, lng: 0 }, { lat: 1, lng: 0 }) - (EARTH_RADIUS_KM * Math.PI) / 180) < 1e-9)
+    assert.ok(
+      Math.abs(distanceKm({ lat: 0, lng: 0 }, { lat: 1, lng: 0 }) - (EARTH_RADIUS_KM * Math.PI) / 180) < 1e-9
+    )
   })
 
   const centers = [
@@ -37,11 +39,21 @@ describe('directory: geo cells and text terms', () => {
           const a = d / EARTH_RADIUS_KM
           const lat1 = (center.lat * Math.PI) / 180
           const lng1 = (center.lng * Math.PI) / 180
-          const lat2 = Math.asin(Math.sin(lat1) * Math.cos(a) + Math.cos(lat1) * Math.sin(a) * Math.cos(bearing))
-          const lng2 = lng1 + Math.atan2(Math.sin(bearing) * Math.sin(a) * Math.cos(lat1), Math.cos(a) - Math.sin(lat1) * Math.sin(lat2))
-          const point = { lat: (lat2 * 180) / Math.PI, lng: ((((lng2 * 180) / Math.PI + 540) % 360) - 180) }
+          const lat2 = Math.asin(
+            Math.sin(lat1) * Math.cos(a) + Math.cos(lat1) * Math.sin(a) * Math.cos(bearing)
+          )
+          const lng2 =
+            lng1 +
+            Math.atan2(
+              Math.sin(bearing) * Math.sin(a) * Math.cos(lat1),
+              Math.cos(a) - Math.sin(lat1) * Math.sin(lat2)
+            )
+          const point = { lat: (lat2 * 180) / Math.PI, lng: (((lng2 * 180) / Math.PI + 540) % 360) - 180 }
           if (distanceKm(center, point) > radiusKm) continue
-          assert.ok(cellsOf(point).some((cell) => cover.has(cell)), `${JSON.stringify(point)} at ${distanceKm(center, point)} km is not covered`)
+          assert.ok(
+            cellsOf(point).some((cell) => cover.has(cell)),
+            `${JSON.stringify(point)} at ${distanceKm(center, point)} km is not covered`
+          )
         }
       })
     }
@@ -51,7 +63,12 @@ describe('directory: geo cells and text terms', () => {
     assert.equal(fold('Clínica São Tomé'), 'clinica sao tome')
     assert.deepEqual(words('Cardio-Vascular  Clínica, 24/7'), ['cardio', 'vascular', 'clinica', '24', '7'])
     const terms = termsOf('Heart Center', 'heart care and more')
-    assert.ok(terms.includes('3:heart') && terms.includes('2:hea') && terms.includes('1:care') && terms.includes('2:c'))
+    assert.ok(
+      terms.includes('3:heart') &&
+        terms.includes('2:hea') &&
+        terms.includes('1:care') &&
+        terms.includes('2:c')
+    )
     assert.ok(!terms.includes('1:heart'), 'one tier per word')
   })
 })

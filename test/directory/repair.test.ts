@@ -4,7 +4,16 @@
 // data (the test-only FAULT_AFTER_STEP hook, honoured only with NODE_ENV=test, kills the child right there).
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { http, signUp, startServer, tempDir, testMongoUrl, waitUntil, type SignedUp, type TestServer } from '../helpers/app'
+import {
+  http,
+  signUp,
+  startServer,
+  tempDir,
+  testMongoUrl,
+  waitUntil,
+  type SignedUp,
+  type TestServer
+} from '../helpers/app'
 import { startChild, type ChildServer } from '../helpers/child'
 
 const names = async (url: string, search: string): Promise<string[]> => {
@@ -26,29 +35,44 @@ describe('directory entries converge after failed rebuilds', function () {
   afterEach(() => server.app.set('directoryFailRebuilds' as any, 0))
 
   it('answers the organization write as it succeeded, and the entry follows within 2 s', async () => {
-    const created = await http(server.url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name: 'Riverbend Clinic', directory: { listed: true } } })
+    const created = await http(server.url, 'POST', '/organizations', {
+      token: owner.token,
+      body: { type: 'facility', name: 'Riverbend Clinic', directory: { listed: true } }
+    })
     assert.equal(created.status, 201, JSON.stringify(created.body))
     assert.deepEqual(await names(server.url, 'riverbend'), ['Riverbend Clinic'])
 
     // The next two rebuilds fail (as a store outage would): the first in the request, the second its first retry.
     server.app.set('directoryFailRebuilds' as any, 2)
-    const renamed = await http(server.url, 'PATCH', `/organizations/${created.body.id}`, { token: owner.token, body: { name: 'Brookside Clinic' } })
+    const renamed = await http(server.url, 'PATCH', `/organizations/${created.body.id}`, {
+      token: owner.token,
+      body: { name: 'Brookside Clinic' }
+    })
     assert.equal(renamed.status, 200, JSON.stringify(renamed.body))
     assert.equal(renamed.body.name, 'Brookside Clinic')
     const changed = Date.now()
-    await waitUntil(async () => (await names(server.url, 'brookside')).length === 1, 2000, 'the entry to follow the rename')
+    await waitUntil(
+      async () => (await names(server.url, 'brookside')).length === 1,
+      2000,
+      'the entry to follow the rename'
+    )
     assert.ok(Date.now() - changed <= 2000)
     assert.deepEqual(await names(server.url, 'riverbend'), [])
   })
 
   it('a failed rebuild after a create and a removal converges too', async () => {
     server.app.set('directoryFailRebuilds' as any, 1)
-    const created = await http(server.url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name: 'Quarry Hill Dental', directory: { listed: true } } })
+    const created = await http(server.url, 'POST', '/organizations', {
+      token: owner.token,
+      body: { type: 'facility', name: 'Quarry Hill Dental', directory: { listed: true } }
+    })
     assert.equal(created.status, 201, JSON.stringify(created.body))
     await waitUntil(async () => (await names(server.url, 'quarry')).length === 1, 2000, 'the new entry')
 
     server.app.set('directoryFailRebuilds' as any, 1)
-    const removed = await http(server.url, 'DELETE', `/organizations/${created.body.id}`, { token: owner.token })
+    const removed = await http(server.url, 'DELETE', `/organizations/${created.body.id}`, {
+      token: owner.token
+    })
     assert.equal(removed.status, 200, JSON.stringify(removed.body))
     await waitUntil(async () => (await names(server.url, 'quarry')).length === 0, 2000, 'the entry to go')
   })
@@ -58,7 +82,11 @@ describe('directory entries after a crash between the organization write and the
   this.timeout(300_000) // (five child-process start-ups, each compiling the app: slow on a loaded machine)
   const dataDir = tempDir('clinic-directory-crash-')
   const mongodb = testMongoUrl()
-  const env = (step?: string) => ({ DATA_DIR: dataDir, MONGODB_URL: mongodb, ...(step ? { FAULT_AFTER_STEP: step } : {}) })
+  const env = (step?: string) => ({
+    DATA_DIR: dataDir,
+    MONGODB_URL: mongodb,
+    ...(step ? { FAULT_AFTER_STEP: step } : {})
+  })
   let child: ChildServer | undefined
   after(async () => {
     await child?.kill('SIGKILL')
@@ -77,7 +105,11 @@ describe('directory entries after a crash between the organization write and the
   it('has created, renamed and removed organizations right in the directory after restart', async () => {
     child = await startChild(env())
     const owner = await signUp(child.url)
-    const create = (url: string, name: string) => http(url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', name, directory: { listed: true } } })
+    const create = (url: string, name: string) =>
+      http(url, 'POST', '/organizations', {
+        token: owner.token,
+        body: { type: 'facility', name, directory: { listed: true } }
+      })
     const renamed = await create(child.url, 'Harbor View Clinic')
     const removed = await create(child.url, 'Old Mill Pharmacy')
     assert.equal(renamed.status, 201)
@@ -86,9 +118,18 @@ describe('directory entries after a crash between the organization write and the
     assert.deepEqual(await names(child.url, 'mill'), ['Old Mill Pharmacy'])
     await child.kill('SIGTERM')
 
-    await crashDuring('directory-source-written:organizations:patch', (url) => http(url, 'PATCH', `/organizations/${renamed.body.id}`, { token: owner.token, body: { name: 'Seaside Clinic' } }))
-    await crashDuring('directory-source-written:organizations:create', (url) => create(url, 'Summit Wellness Center'))
-    await crashDuring('directory-source-written:organizations:remove', (url) => http(url, 'DELETE', `/organizations/${removed.body.id}`, { token: owner.token }))
+    await crashDuring('directory-source-written:organizations:patch', (url) =>
+      http(url, 'PATCH', `/organizations/${renamed.body.id}`, {
+        token: owner.token,
+        body: { name: 'Seaside Clinic' }
+      })
+    )
+    await crashDuring('directory-source-written:organizations:create', (url) =>
+      create(url, 'Summit Wellness Center')
+    )
+    await crashDuring('directory-source-written:organizations:remove', (url) =>
+      http(url, 'DELETE', `/organizations/${removed.body.id}`, { token: owner.token })
+    )
 
     child = await startChild(env())
     // The first searches after the restart already answer right (they wait for the start-up repair).

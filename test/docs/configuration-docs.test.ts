@@ -15,7 +15,9 @@ describe('docs/configuration.md', () => {
     const actual = doc()
     if (actual !== expected) {
       const line = actual.split('\n').findIndex((text, index) => text !== expected.split('\n')[index])
-      assert.fail(`docs/configuration.md differs from the configuration (first at line ${line + 1}): run npm run docs:config`)
+      assert.fail(
+        `docs/configuration.md differs from the configuration (first at line ${line + 1}): run npm run docs:config`
+      )
     }
   })
 
@@ -34,7 +36,10 @@ describe('docs/configuration.md', () => {
     for (const row of rows) {
       const [, , setting, type, defaultValue, description] = row.split(/(?<!\\)\|/).map((cell) => cell.trim())
       assert.ok(type && defaultValue, `${setting}: type and default`)
-      assert.ok(description.length > 5, `${setting} has no description (add it to settingDescriptions in src/configuration.ts)`)
+      assert.ok(
+        description.length > 5,
+        `${setting} has no description (add it to settingDescriptions in src/configuration.ts)`
+      )
     }
   })
 })

@@ -93,14 +93,18 @@ export const http = async <T = any>(
 /** A client bound to one server (and optionally one access token). */
 export const restClient = (base: string, token?: string) => ({
   get: (p: string, o: { token?: string } = {}) => http(base, 'GET', p, { token: o.token ?? token }),
-  post: (p: string, body?: unknown, o: { token?: string } = {}) => http(base, 'POST', p, { body, token: o.token ?? token }),
-  patch: (p: string, body?: unknown, o: { token?: string } = {}) => http(base, 'PATCH', p, { body, token: o.token ?? token }),
-  put: (p: string, body?: unknown, o: { token?: string } = {}) => http(base, 'PUT', p, { body, token: o.token ?? token }),
+  post: (p: string, body?: unknown, o: { token?: string } = {}) =>
+    http(base, 'POST', p, { body, token: o.token ?? token }),
+  patch: (p: string, body?: unknown, o: { token?: string } = {}) =>
+    http(base, 'PATCH', p, { body, token: o.token ?? token }),
+  put: (p: string, body?: unknown, o: { token?: string } = {}) =>
+    http(base, 'PUT', p, { body, token: o.token ?? token }),
   delete: (p: string, o: { token?: string } = {}) => http(base, 'DELETE', p, { token: o.token ?? token })
 })
 
 let counter = 0
-export const uniqueEmail = (prefix = 'user') => `${prefix}-${Date.now().toString(36)}-${++counter}@example.test`
+export const uniqueEmail = (prefix = 'user') =>
+  `${prefix}-${Date.now().toString(36)}-${++counter}@example.test`
 
 export interface SignedUp {
   account: any
@@ -115,10 +119,17 @@ export const signUp = async (base: string, extra: Record<string, unknown> = {}):
   const email = (extra.email as string) ?? uniqueEmail()
   const password = (extra.password as string) ?? 'correct horse battery'
   const created = await http(base, 'POST', '/accounts', { body: { email, password, ...extra } })
-  if (created.status !== 201) throw new Error(`sign-up failed: ${created.status} ${JSON.stringify(created.body)}`)
+  if (created.status !== 201)
+    throw new Error(`sign-up failed: ${created.status} ${JSON.stringify(created.body)}`)
   const login = await http(base, 'POST', '/authentication', { body: { email, password } })
   if (login.status !== 201) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`)
-  return { account: login.body.account, token: login.body.accessToken, email, password, organization: created.body.organization }
+  return {
+    account: login.body.account,
+    token: login.body.accessToken,
+    email,
+    password,
+    organization: created.body.organization
+  }
 }
 
 /** A Feathers client over Socket.IO, as browser apps use it. */
@@ -140,16 +151,25 @@ export const recordSessionEnd = (connection: ReturnType<typeof socketClient>) =>
 }
 
 /** Collects the events a client receives from one service. */
-export const recordEvents = (client: any, servicePath: string, events = ['created', 'updated', 'patched', 'removed']) => {
+export const recordEvents = (
+  client: any,
+  servicePath: string,
+  events = ['created', 'updated', 'patched', 'removed']
+) => {
   const received: { event: string; data: any }[] = []
-  for (const event of events) client.service(servicePath).on(event, (data: any) => received.push({ event, data }))
+  for (const event of events)
+    client.service(servicePath).on(event, (data: any) => received.push({ event, data }))
   return received
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
-export const waitUntil = async (predicate: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition') => {
+export const waitUntil = async (
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  what = 'condition'
+) => {
   const end = Date.now() + timeoutMs
   while (Date.now() < end) {
     if (await predicate()) return

@@ -31,8 +31,20 @@ export const startAuthTestbed = async (overrides: ConfigurationOverrides = {}): 
   ])
   const server = await startServer({
     oauth: {
-      google: { clientId: 'google-client', clientSecret: 'google-secret', tokenURL: google.tokenUrl, profileURL: google.profileUrl, timeoutMs: 2000 },
-      facebook: { clientId: 'facebook-client', clientSecret: 'facebook-secret', tokenURL: facebook.tokenUrl, profileURL: facebook.profileUrl, timeoutMs: 2000 }
+      google: {
+        clientId: 'google-client',
+        clientSecret: 'google-secret',
+        tokenURL: google.tokenUrl,
+        profileURL: google.profileUrl,
+        timeoutMs: 2000
+      },
+      facebook: {
+        clientId: 'facebook-client',
+        clientSecret: 'facebook-secret',
+        tokenURL: facebook.tokenUrl,
+        profileURL: facebook.profileUrl,
+        timeoutMs: 2000
+      }
     },
     messaging: { smtpUrl: smtp.url, mailFrom: 'clinic@example.test', smsWebhookUrl: sms.url },
     ...overrides
@@ -52,11 +64,14 @@ export const startAuthTestbed = async (overrides: ConfigurationOverrides = {}): 
 }
 
 /** POST /authentication as a client does. */
-export const auth = (url: string, body: unknown, token?: string) => http(url, 'POST', '/authentication', { body, token })
+export const auth = (url: string, body: unknown, token?: string) =>
+  http(url, 'POST', '/authentication', { body, token })
 
 /** The code in the first mail to `to` with `subject` among the mails received after the first `after` ones. */
 export const mailedCode = async (smtp: TestSmtpServer, to: string, subject: string, after: number) => {
-  const mail = await smtp.waitFor((m) => smtp.messages.indexOf(m) >= after && m.to === to && m.subject === subject)
+  const mail = await smtp.waitFor(
+    (m) => smtp.messages.indexOf(m) >= after && m.to === to && m.subject === subject
+  )
   assert.equal(mail.text.split('\n')[0], subject, 'the first line names the purpose')
   const match = /^code: (\S+)$/m.exec(mail.text)
   assert.ok(match, `the mail carries "code: <code>": ${mail.text}`)
@@ -67,9 +82,23 @@ export const mailedCode = async (smtp: TestSmtpServer, to: string, subject: stri
  * A TOTP for an authenticator secret: the current one, or with `stepOffset` the one of an adjacent 30 s step
  * (the server accepts one step either side; each step signs in only once).
  */
-export const totp = (secret: string, stepOffset = 0) => (stepOffset ? authenticator.clone({ epoch: Date.now() + stepOffset * 30000 }) : authenticator).generate(secret)
+export const totp = (secret: string, stepOffset = 0) =>
+  (stepOffset ? authenticator.clone({ epoch: Date.now() + stepOffset * 30000 }) : authenticator).generate(
+    secret
+  )
 
-const hidden = ['password', 'mfaSecret', 'mfaPending', 'googleId', 'facebookId', 'oauth', 'secretHash', 'passwordHash', 'sessionVersion', 'mfaLastStep']
+const hidden = [
+  'password',
+  'mfaSecret',
+  'mfaPending',
+  'googleId',
+  'facebookId',
+  'oauth',
+  'secretHash',
+  'passwordHash',
+  'sessionVersion',
+  'mfaLastStep'
+]
 
 /** Fails when a value (response body or event) carries a hidden field or one of the given secret strings anywhere. */
 export const assertNoSecrets = (value: unknown, secrets: string[] = []) => {
@@ -84,5 +113,6 @@ export const assertNoSecrets = (value: unknown, secrets: string[] = []) => {
   }
   walk(value, '')
   const text = JSON.stringify(value) ?? ''
-  for (const secret of secrets) assert.ok(!text.includes(secret), `a secret value was sent: ${secret.slice(0, 4)}…`)
+  for (const secret of secrets)
+    assert.ok(!text.includes(secret), `a secret value was sent: ${secret.slice(0, 4)}…`)
 }

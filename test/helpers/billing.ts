@@ -12,8 +12,17 @@ export interface FacilityFixture {
   strangerFacility: string
 }
 
-export const addMember = async (url: string, owner: SignedUp, organization: string, who: SignedUp, grants: { privileges?: string[]; roles?: string[] } = {}) => {
-  const res = await http(url, 'POST', '/organization-members', { token: owner.token, body: { organization, uid: who.account.id, ...grants } })
+export const addMember = async (
+  url: string,
+  owner: SignedUp,
+  organization: string,
+  who: SignedUp,
+  grants: { privileges?: string[]; roles?: string[] } = {}
+) => {
+  const res = await http(url, 'POST', '/organization-members', {
+    token: owner.token,
+    body: { organization, uid: who.account.id, ...grants }
+  })
   assert.equal(res.status, 201, JSON.stringify(res.body))
   return res.body
 }
@@ -32,7 +41,9 @@ export const setupFacility = async (url: string, name = 'Clinic'): Promise<Facil
 }
 
 /** A fresh server with a facility fixture on it: the shared start of every billing test file. */
-export const startFacilityServer = async (overrides: Parameters<typeof startServer>[0] = {}): Promise<{ server: TestServer; facility: FacilityFixture }> => {
+export const startFacilityServer = async (
+  overrides: Parameters<typeof startServer>[0] = {}
+): Promise<{ server: TestServer; facility: FacilityFixture }> => {
   const server = await startServer(overrides)
   return { server, facility: await setupFacility(server.url) }
 }
@@ -40,11 +51,21 @@ export const startFacilityServer = async (overrides: Parameters<typeof startServ
 /** A draft invoice with items of the given prices (quantity 1), created by the biller. */
 export const invoiceWithItems = async (url: string, facility: FacilityFixture, prices: number[]) => {
   const api = restClient(url, facility.biller.token)
-  const invoice = await api.post('/billing-invoices', { facility: facility.id, type: 'walk-in', subject: facility.member.account.id, subjectType: 'patient' })
+  const invoice = await api.post('/billing-invoices', {
+    facility: facility.id,
+    type: 'walk-in',
+    subject: facility.member.account.id,
+    subjectType: 'patient'
+  })
   assert.equal(invoice.status, 201, JSON.stringify(invoice.body))
   const items = []
   for (const price of prices) {
-    const item = await api.post('/billing-items', { invoice: invoice.body.id, type: 'custom', name: `Line ${items.length + 1}`, price })
+    const item = await api.post('/billing-items', {
+      invoice: invoice.body.id,
+      type: 'custom',
+      name: `Line ${items.length + 1}`,
+      price
+    })
     assert.equal(item.status, 201, JSON.stringify(item.body))
     items.push(item.body)
   }
@@ -52,11 +73,21 @@ export const invoiceWithItems = async (url: string, facility: FacilityFixture, p
 }
 
 /** Records a payment as the biller and asserts it succeeded. */
-export const pay = async (url: string, facility: FacilityFixture, item: string, amount: number, extra: Record<string, unknown> = {}) => {
-  const res = await http(url, 'POST', '/billing-payments', { token: facility.biller.token, body: { item, type: 'payment', paymentMethod: 'cash', amount, ...extra } })
+export const pay = async (
+  url: string,
+  facility: FacilityFixture,
+  item: string,
+  amount: number,
+  extra: Record<string, unknown> = {}
+) => {
+  const res = await http(url, 'POST', '/billing-payments', {
+    token: facility.biller.token,
+    body: { item, type: 'payment', paymentMethod: 'cash', amount, ...extra }
+  })
   assert.equal(res.status, 201, JSON.stringify(res.body))
   return res.body
 }
 
 /** The fields named in a 400's `errors`. */
-export const fieldsOf = (body: any): string[] => (body?.data?.errors ?? body?.errors ?? []).map((e: any) => e.field)
+export const fieldsOf = (body: any): string[] =>
+  (body?.data?.errors ?? body?.errors ?? []).map((e: any) => e.field)

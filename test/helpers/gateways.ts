@@ -6,7 +6,9 @@ export const answerCheckout = async (approvalURL: string, button: 'approve' | 'c
   const page = await fetch(approvalURL)
   assert.equal(page.status, 200)
   const html = await page.text()
-  const form = new RegExp(`<form method="post" action="([^"]+)"><button type="submit" id="${button}">`).exec(html)
+  const form = new RegExp(`<form method="post" action="([^"]+)"><button type="submit" id="${button}">`).exec(
+    html
+  )
   assert.ok(form, `the page has a ${button} form: ${html}`)
   const action = new URL(form[1].replace(/&#38;/g, '&'), approvalURL)
   const answer = await fetch(action, { method: 'POST', redirect: 'manual' })

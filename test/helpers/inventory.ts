@@ -8,7 +8,9 @@ export interface InventoryFixture extends FacilityFixture {
   keeper: SignedUp
 }
 
-export const startInventoryServer = async (overrides: Parameters<typeof startServer>[0] = {}): Promise<{ server: TestServer; facility: InventoryFixture }> => {
+export const startInventoryServer = async (
+  overrides: Parameters<typeof startServer>[0] = {}
+): Promise<{ server: TestServer; facility: InventoryFixture }> => {
   const server = await startServer(overrides)
   const base = await setupFacility(server.url)
   const keeper = await signUp(server.url)
@@ -28,11 +30,33 @@ const created = (res: { status: number; body: any }, what: string) => {
 export const createStockroom = async (url: string, token: string, facility: string, name = 'Main pharmacy') =>
   created(await restClient(url, token).post('/inventory-stockrooms', { facility, name }), 'stockroom')
 
-export const createVariant = async (url: string, token: string, facility: string, extra: Record<string, unknown> = {}) =>
-  created(await restClient(url, token).post('/inventory-variants', { facility, sku: freshSku(), name: 'Paracetamol 500 mg', unit: 'tablet', price: 0.25, ...extra }), 'variant')
+export const createVariant = async (
+  url: string,
+  token: string,
+  facility: string,
+  extra: Record<string, unknown> = {}
+) =>
+  created(
+    await restClient(url, token).post('/inventory-variants', {
+      facility,
+      sku: freshSku(),
+      name: 'Paracetamol 500 mg',
+      unit: 'tablet',
+      price: 0.25,
+      ...extra
+    }),
+    'variant'
+  )
 
 /** A variant with a stock of `quantity` in `stockroom`; returns both. */
-export const stockedVariant = async (url: string, token: string, facility: string, stockroom: string, quantity: number, extra: Record<string, unknown> = {}) => {
+export const stockedVariant = async (
+  url: string,
+  token: string,
+  facility: string,
+  stockroom: string,
+  quantity: number,
+  extra: Record<string, unknown> = {}
+) => {
   const variant = await createVariant(url, token, facility, { initialStock: quantity, stockroom, ...extra })
   return { variant, stock: variant.$stocks[0] }
 }

@@ -48,7 +48,8 @@ const parseParams = (raw: string, contentType: string | undefined): Record<strin
     try {
       const json: unknown = JSON.parse(raw)
       if (json && typeof json === 'object') {
-        for (const [key, value] of Object.entries(json)) if (value !== undefined && value !== null) params[key] = String(value)
+        for (const [key, value] of Object.entries(json))
+          if (value !== undefined && value !== null) params[key] = String(value)
       }
     } catch {
       // an unparseable body simply carries no parameters
@@ -60,14 +61,26 @@ const parseParams = (raw: string, contentType: string | undefined): Record<strin
 }
 
 // Sends a JSON answer.
-const sendJson = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+const sendJson = (
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+): void => {
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-store', ...headers })
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    ...headers
+  })
   res.end(text)
 }
 
 // Starts the OAuth 2 provider on 127.0.0.1 (random port); tokenUrl and profileUrl go into the app's provider config.
-export async function startOAuthServer(opts: { clientId?: string; clientSecret?: string } = {}): Promise<TestOAuthServer> {
+export async function startOAuthServer(
+  opts: { clientId?: string; clientSecret?: string } = {}
+): Promise<TestOAuthServer> {
   const codes = new Map<string, { profile: OAuthProfile; redirectUri?: string; used: boolean }>()
   const tokens = new Map<string, OAuthProfile>()
   const tokenRequests: TokenRequest[] = []
@@ -88,11 +101,18 @@ export async function startOAuthServer(opts: { clientId?: string; clientSecret?:
       sendJson(res, status, body)
     }
     if (params.grant_type !== 'authorization_code') return answer(400, { error: 'unsupported_grant_type' })
-    if ((opts.clientId && params.client_id !== opts.clientId) || (opts.clientSecret && params.client_secret !== opts.clientSecret)) {
+    if (
+      (opts.clientId && params.client_id !== opts.clientId) ||
+      (opts.clientSecret && params.client_secret !== opts.clientSecret)
+    ) {
       return answer(401, { error: 'invalid_client' })
     }
     const grant = codes.get(params.code ?? '')
-    if (!grant || grant.used || (grant.redirectUri !== undefined && grant.redirectUri !== params.redirect_uri)) {
+    if (
+      !grant ||
+      grant.used ||
+      (grant.redirectUri !== undefined && grant.redirectUri !== params.redirect_uri)
+    ) {
       return answer(400, { error: 'invalid_grant' })
     }
     grant.used = true
@@ -103,9 +123,15 @@ export async function startOAuthServer(opts: { clientId?: string; clientSecret?:
 
   const handleProfile = (req: http.IncomingMessage, res: http.ServerResponse, url: URL): void => {
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')
-    const token = bearer ? bearer[1].trim() : url.searchParams.get('access_token') ?? ''
+    const token = bearer ? bearer[1].trim() : (url.searchParams.get('access_token') ?? '')
     const profile = tokens.get(token)
-    if (!profile) return sendJson(res, 401, { error: 'invalid_token' }, { 'www-authenticate': 'Bearer error="invalid_token"' })
+    if (!profile)
+      return sendJson(
+        res,
+        401,
+        { error: 'invalid_token' },
+        { 'www-authenticate': 'Bearer error="invalid_token"' }
+      )
     const body: OAuthProfile = { id: profile.id }
     if (profile.email !== undefined) body.email = profile.email
     if (profile.name !== undefined) body.name = profile.name

@@ -22,9 +22,24 @@ const freePort = () =>
 
 const startOnce = (port: number, timeoutMs: number): Promise<TestRedis> =>
   new Promise((resolve, reject) => {
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'], {
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--loglevel',
+        'notice'
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe']
+      }
+    )
     let out = ''
     const exited = new Promise<void>((done) => child.once('exit', () => done()))
     const timer = setTimeout(() => {
@@ -33,7 +48,11 @@ const startOnce = (port: number, timeoutMs: number): Promise<TestRedis> =>
     }, timeoutMs)
     child.once('error', (error) => {
       clearTimeout(timer)
-      reject(new Error(`redis-server could not be started (is the redis-server package installed?): ${error.message}`))
+      reject(
+        new Error(
+          `redis-server could not be started (is the redis-server package installed?): ${error.message}`
+        )
+      )
     })
     child.once('exit', (code) => {
       clearTimeout(timer)

@@ -45,9 +45,15 @@ export const findStartLine = (output: string): { port: number; urls?: StartLine[
  * Starts `src/index.ts` (or, with `compiled`, `lib/index.js` as `node lib/index.js` runs it after `npm run build`)
  * with the given environment; resolves on its start line.
  */
-export const startServerProcess = (env: Record<string, string>, timeoutMs = 30000, options: { compiled?: boolean } = {}): Promise<ServerProcess> =>
+export const startServerProcess = (
+  env: Record<string, string>,
+  timeoutMs = 30000,
+  options: { compiled?: boolean } = {}
+): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const args = options.compiled ? ['lib/index.js'] : ['-r', 'ts-node/register/transpile-only', 'src/index.ts']
+    const args = options.compiled
+      ? ['lib/index.js']
+      : ['-r', 'ts-node/register/transpile-only', 'src/index.ts']
     const child = spawn(process.execPath, args, {
       cwd: root,
       env: { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'error', ...env },

@@ -11,7 +11,8 @@ export const serverVariables = (): string[] => {
   const walk = (node: any) => {
     for (const value of Object.values(node)) {
       if (typeof value === 'string') names.add(value)
-      else if (value && typeof value === 'object' && '__name' in value) names.add((value as { __name: string }).__name)
+      else if (value && typeof value === 'object' && '__name' in value)
+        names.add((value as { __name: string }).__name)
       else if (value && typeof value === 'object') walk(value)
     }
   }
@@ -21,7 +22,9 @@ export const serverVariables = (): string[] => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name)
       if (entry.isDirectory()) scan(file)
-      else if (file.endsWith('.ts')) for (const match of fs.readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z0-9_]+)/g)) names.add(match[1])
+      else if (file.endsWith('.ts'))
+        for (const match of fs.readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z0-9_]+)/g))
+          names.add(match[1])
     }
   }
   scan(path.join(root, 'src'))

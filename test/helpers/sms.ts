@@ -39,7 +39,9 @@ export async function startSmsReceiver(): Promise<TestSmsReceiver> {
       try {
         parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {}
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'body must be JSON' }))
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'body must be JSON' }))
         return
       }
       messages.push({ to: String(parsed.to ?? ''), text: String(parsed.text ?? ''), at: Date.now() })
@@ -79,10 +81,18 @@ export async function startSmsReceiver(): Promise<TestSmsReceiver> {
       responder = fn
     },
     waitFor(predicate = () => true, timeoutMs = 5000) {
-      return waitUntil(() => messages.find(predicate), timeoutMs, () => `No matching SMS within ${timeoutMs} ms (received ${messages.length})`)
+      return waitUntil(
+        () => messages.find(predicate),
+        timeoutMs,
+        () => `No matching SMS within ${timeoutMs} ms (received ${messages.length})`
+      )
     },
     async waitForCount(n, timeoutMs = 5000) {
-      await waitUntil(() => (messages.length >= n ? true : undefined), timeoutMs, () => `Expected ${n} SMS within ${timeoutMs} ms, received ${messages.length}`)
+      await waitUntil(
+        () => (messages.length >= n ? true : undefined),
+        timeoutMs,
+        () => `Expected ${n} SMS within ${timeoutMs} ms, received ${messages.length}`
+      )
     },
     close: () => listening.close()
   }

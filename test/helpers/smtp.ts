@@ -25,7 +25,10 @@ export interface TestSmtpServer {
 // Starts an SMTP server on 127.0.0.1 (random port) that accepts every message and records it.
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const messages: ReceivedMail[] = []
-  const waiters = new Set<{ predicate: (mail: ReceivedMail) => boolean; resolve: (mail: ReceivedMail) => void }>()
+  const waiters = new Set<{
+    predicate: (mail: ReceivedMail) => boolean
+    resolve: (mail: ReceivedMail) => void
+  }>()
 
   const server = new SMTPServer({
     authOptional: true,

@@ -68,17 +68,30 @@ export interface StripeServer {
    * matching event (checkout.session.completed / checkout.session.expired) to `endpoint`, signed with `secret`
    * (or with the given `signature` header, to play a forgery). Answers the endpoint's HTTP status.
    */
-  finishCheckout(id: string, outcome: 'completed' | 'expired', endpoint: string, secret: string, signature?: string): Promise<number>
+  finishCheckout(
+    id: string,
+    outcome: 'completed' | 'expired',
+    endpoint: string,
+    secret: string,
+    signature?: string
+  ): Promise<number>
   close(): Promise<void>
 }
 
-export const startStripeServer = async (secretKey = `sk_test_${crypto.randomBytes(12).toString('hex')}`): Promise<StripeServer> => {
+export const startStripeServer = async (
+  secretKey = `sk_test_${crypto.randomBytes(12).toString('hex')}`
+): Promise<StripeServer> => {
   const customers: StripeServer['customers'] = new Map()
   const methods = new Map<string, FakeCard>()
   let seq = 0
   const checkoutSessions: StripeServer['checkoutSessions'] = new Map()
   const paymentIntents: StripeServer['paymentIntents'] = []
-  const customerJson = (c: { id: string; email?: string; default: string | null }) => ({ id: c.id, object: 'customer', email: c.email ?? null, invoice_settings: { default_payment_method: c.default } })
+  const customerJson = (c: { id: string; email?: string; default: string | null }) => ({
+    id: c.id,
+    object: 'customer',
+    email: c.email ?? null,
+    invoice_settings: { default_payment_method: c.default }
+  })
   const cardJson = ({ seq: _seq, ...card }: FakeCard) => card
   const state: StripeServer = {
     url: '',
@@ -104,7 +117,14 @@ export const startStripeServer = async (secretKey = `sk_test_${crypto.randomByte
         type: `checkout.session.${outcome}`,
         data: { object: session }
       })
-      const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature ?? stripeSignature(payload, secret) }, body: payload })
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'stripe-signature': signature ?? stripeSignature(payload, secret)
+        },
+        body: payload
+      })
       await response.text()
       return response.status
     },
@@ -123,12 +143,14 @@ export const startStripeServer = async (secretKey = `sk_test_${crypto.randomByte
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${++seq}` })
         res.end(JSON.stringify(body))
       }
-      const error = (status: number, type: string, message: string, code?: string) => send(status, { error: { type, message, ...(code ? { code } : {}) } })
+      const error = (status: number, type: string, message: string, code?: string) =>
+        send(status, { error: { type, message, ...(code ? { code } : {}) } })
       if (state.mode !== 'ok' && (!state.failOnly || state.failOnly.test(`${method} ${path}`))) {
         if (state.mode === 'hang') return
         return error(500, 'api_error', 'Something went wrong on Stripe’s end.')
       }
-      if (req.headers.authorization !== `Bearer ${secretKey}`) return error(401, 'invalid_request_error', 'Invalid API Key provided')
+      if (req.headers.authorization !== `Bearer ${secretKey}`)
+        return error(401, 'invalid_request_error', 'Invalid API Key provided')
       const form = new URLSearchParams(method === 'GET' ? target.search : raw)
       const customerOf = (id: string) => {
         const found = customers.get(id)
@@ -143,7 +165,8 @@ export const startStripeServer = async (secretKey = `sk_test_${crypto.randomByte
       }
       if ((match = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
         const customer = customerOf(match[1])
-        if (!customer) return error(404, 'invalid_request_error', `No such customer: '${match[1]}'`, 'resource_missing')
+        if (!customer)
+          return error(404, 'invalid_request_error', `No such customer: '${match[1]}'`, 'resource_missing')
         if (method === 'GET') return send(200, customerJson(customer))
         if (method === 'DELETE') {
           customer.deleted = true
@@ -152,39 +175,68 @@ export const startStripeServer = async (secretKey = `sk_test_${crypto.randomByte
         if (form.has('email')) customer.email = form.get('email') ?? undefined
         if (form.has('invoice_settings[default_payment_method]')) {
           const pm = form.get('invoice_settings[default_payment_method]') || null
-          if (pm && methods.get(pm)?.customer !== customer.id) return error(400, 'invalid_request_error', `No such PaymentMethod: '${pm}'`, 'resource_missing')
+          if (pm && methods.get(pm)?.customer !== customer.id)
+            return error(400, 'invalid_request_error', `No such PaymentMethod: '${pm}'`, 'resource_missing')
           customer.default = pm
         }
         return send(200, customerJson(customer))
       }
       if (method === 'GET' && (match = /^\/v1\/customers\/([^/]+)\/payment_methods$/.exec(path))) {
-        if (!customerOf(match[1])) return error(404, 'invalid_request_error', `No such customer: '${match[1]}'`, 'resource_missing')
-        const data = [...methods.values()].filter((pm) => pm.customer === match![1]).sort((a, b) => b.seq - a.seq).map(cardJson)
+        if (!customerOf(match[1]))
+          return error(404, 'invalid_request_error', `No such customer: '${match[1]}'`, 'resource_missing')
+        const data = [...methods.values()]
+          .filter((pm) => pm.customer === match![1])
+          .sort((a, b) => b.seq - a.seq)
+          .map(cardJson)
         return send(200, { object: 'list', url: path, has_more: false, data })
       }
       if (method === 'POST' && path === '/v1/payment_methods') {
         const token = form.get('card[token]') ?? ''
         const known = tokens[token]
-        if (form.get('type') !== 'card' || !known) return error(400, 'invalid_request_error', `No such token: '${token}'`, 'resource_missing')
+        if (form.get('type') !== 'card' || !known)
+          return error(400, 'invalid_request_error', `No such token: '${token}'`, 'resource_missing')
         const id = `pm_${crypto.randomBytes(7).toString('hex')}`
-        methods.set(id, { id, object: 'payment_method', type: 'card', created: Math.floor(Date.now() / 1000), customer: null, card: { ...known, exp_month: 12, exp_year: 2034 }, seq: ++seq })
+        methods.set(id, {
+          id,
+          object: 'payment_method',
+          type: 'card',
+          created: Math.floor(Date.now() / 1000),
+          customer: null,
+          card: { ...known, exp_month: 12, exp_year: 2034 },
+          seq: ++seq
+        })
         ;(methods.get(id) as any).token = token // `any`: the fake remembers the test token behind a method
         return send(200, cardJson(methods.get(id)!))
       }
       if (method === 'POST' && (match = /^\/v1\/payment_methods\/([^/]+)\/(attach|detach)$/.exec(path))) {
         const pm = methods.get(match[1])
-        if (!pm) return error(404, 'invalid_request_error', `No such PaymentMethod: '${match[1]}'`, 'resource_missing')
+        if (!pm)
+          return error(
+            404,
+            'invalid_request_error',
+            `No such PaymentMethod: '${match[1]}'`,
+            'resource_missing'
+          )
         if (match[2] === 'attach') {
           const token = (pm as any).token // `any`: see above
-          if (token === 'tok_chargeDeclined') return error(402, 'card_error', 'Your card was declined.', 'card_declined')
-          if (token === 'tok_expired') return error(402, 'card_error', 'Your card has expired.', 'expired_card')
+          if (token === 'tok_chargeDeclined')
+            return error(402, 'card_error', 'Your card was declined.', 'card_declined')
+          if (token === 'tok_expired')
+            return error(402, 'card_error', 'Your card has expired.', 'expired_card')
           const customer = customerOf(form.get('customer') ?? '')
-          if (!customer) return error(404, 'invalid_request_error', `No such customer: '${form.get('customer')}'`, 'resource_missing')
+          if (!customer)
+            return error(
+              404,
+              'invalid_request_error',
+              `No such customer: '${form.get('customer')}'`,
+              'resource_missing'
+            )
           pm.customer = customer.id
           pm.seq = ++seq
           return send(200, cardJson(pm))
         }
-        if (!pm.customer) return error(400, 'invalid_request_error', 'The payment method is not attached to a customer')
+        if (!pm.customer)
+          return error(400, 'invalid_request_error', 'The payment method is not attached to a customer')
         // Detaching the default payment method clears the customer's default, as Stripe does.
         const owner = customers.get(pm.customer)
         if (owner?.default === pm.id) owner.default = null
@@ -195,8 +247,10 @@ export const startStripeServer = async (secretKey = `sk_test_${crypto.randomByte
         const amount = Number(form.get('line_items[0][price_data][unit_amount]'))
         const currency = form.get('line_items[0][price_data][currency]') ?? ''
         if (!form.get('mode')) return error(400, 'invalid_request_error', 'Missing required param: mode.')
-        if (!Number.isInteger(amount) || amount < 0 || !currency) return error(400, 'invalid_request_error', 'Invalid line_items[0][price_data]')
-        if (!form.get('success_url')) return error(400, 'invalid_request_error', 'Missing required param: success_url.')
+        if (!Number.isInteger(amount) || amount < 0 || !currency)
+          return error(400, 'invalid_request_error', 'Invalid line_items[0][price_data]')
+        if (!form.get('success_url'))
+          return error(400, 'invalid_request_error', 'Missing required param: success_url.')
         const id = `cs_test_${crypto.randomBytes(12).toString('hex')}`
         const metadata: Record<string, string> = {}
         for (const [key, value] of form) {
@@ -223,24 +277,56 @@ export const startStripeServer = async (secretKey = `sk_test_${crypto.randomByte
       }
       if (method === 'GET' && (match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
         const session = checkoutSessions.get(match[1])
-        if (!session) return error(404, 'invalid_request_error', `No such checkout.session: '${match[1]}'`, 'resource_missing')
+        if (!session)
+          return error(
+            404,
+            'invalid_request_error',
+            `No such checkout.session: '${match[1]}'`,
+            'resource_missing'
+          )
         return send(200, session)
       }
       if (method === 'POST' && path === '/v1/payment_intents') {
         const customer = customerOf(form.get('customer') ?? '')
         const pm = methods.get(form.get('payment_method') ?? '')
-        if (!customer) return error(400, 'invalid_request_error', `No such customer: '${form.get('customer')}'`, 'resource_missing')
-        if (!pm || pm.customer !== customer.id) return error(400, 'invalid_request_error', `No such PaymentMethod: '${form.get('payment_method')}'`, 'resource_missing')
+        if (!customer)
+          return error(
+            400,
+            'invalid_request_error',
+            `No such customer: '${form.get('customer')}'`,
+            'resource_missing'
+          )
+        if (!pm || pm.customer !== customer.id)
+          return error(
+            400,
+            'invalid_request_error',
+            `No such PaymentMethod: '${form.get('payment_method')}'`,
+            'resource_missing'
+          )
         const id = `pi_${crypto.randomBytes(7).toString('hex')}`
         const amount = Number(form.get('amount'))
         const currency = form.get('currency') ?? ''
         if ((pm as any).token === 'tok_chargeCustomerFail') {
           // `any`: the fake remembers the test token behind a method
-          paymentIntents.push({ id, amount, currency, customer: customer.id, status: 'requires_payment_method' })
+          paymentIntents.push({
+            id,
+            amount,
+            currency,
+            customer: customer.id,
+            status: 'requires_payment_method'
+          })
           return error(402, 'card_error', 'Your card was declined.', 'card_declined')
         }
         paymentIntents.push({ id, amount, currency, customer: customer.id, status: 'succeeded' })
-        return send(200, { id, object: 'payment_intent', amount, currency, customer: customer.id, payment_method: pm.id, status: 'succeeded' })
+        return send(200, {
+          id,
+          object: 'payment_intent',
+          amount,
+          currency,
+          customer: customer.id,
+          payment_method: pm.id,
+          status: 'succeeded'
+        })
       }
       return error(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path})`)
     })

@@ -32,10 +32,20 @@ export interface SubsServer {
   packages: Record<string, any>
 }
 
-export const startSubsServer = async (overrides: Record<string, unknown> = {}, subscriptions: Record<string, unknown> = {}): Promise<SubsServer> => {
+export const startSubsServer = async (
+  overrides: Record<string, unknown> = {},
+  subscriptions: Record<string, unknown> = {}
+): Promise<SubsServer> => {
   const clock = testClock()
-  const server = await startServer({ admin: ADMIN, clock, subscriptions: { ...defaults.subscriptions, jobIntervalMs: 40, ...subscriptions }, ...overrides })
-  const login = await http(server.url, 'POST', '/authentication', { body: { email: ADMIN.email, password: ADMIN.password } })
+  const server = await startServer({
+    admin: ADMIN,
+    clock,
+    subscriptions: { ...defaults.subscriptions, jobIntervalMs: 40, ...subscriptions },
+    ...overrides
+  })
+  const login = await http(server.url, 'POST', '/authentication', {
+    body: { email: ADMIN.email, password: ADMIN.password }
+  })
   assert.equal(login.status, 201, JSON.stringify(login.body))
   const list = await http(server.url, 'GET', '/subscription/packages?$limit=50')
   assert.equal(list.status, 200, JSON.stringify(list.body))
@@ -44,9 +54,22 @@ export const startSubsServer = async (overrides: Record<string, unknown> = {}, s
 }
 
 /** Signs up with an organization (a clinic unless `types` says otherwise) subscribed to `pkg`. */
-export const signUpWith = async (url: string, pkg: string, extra: { trial?: boolean; types?: string[] } = {}): Promise<SignedUp & { subscription: any }> => {
-  const created = await signUp(url, { organization: { name: 'Clinic', type: 'facility', types: extra.types ?? ['clinic'], subscription: { package: pkg, ...(extra.trial ? { trial: true } : {}) } } })
-  const found = await http(url, 'GET', `/subscriptions?facility=${created.organization.id}`, { token: created.token })
+export const signUpWith = async (
+  url: string,
+  pkg: string,
+  extra: { trial?: boolean; types?: string[] } = {}
+): Promise<SignedUp & { subscription: any }> => {
+  const created = await signUp(url, {
+    organization: {
+      name: 'Clinic',
+      type: 'facility',
+      types: extra.types ?? ['clinic'],
+      subscription: { package: pkg, ...(extra.trial ? { trial: true } : {}) }
+    }
+  })
+  const found = await http(url, 'GET', `/subscriptions?facility=${created.organization.id}`, {
+    token: created.token
+  })
   assert.equal(found.status, 200, JSON.stringify(found.body))
   return { ...created, subscription: found.body.data[0] }
 }
@@ -56,9 +79,14 @@ export const followCheckout = async (checkoutUrl: string, button: 'pay' | 'fail'
   const page = await fetch(checkoutUrl)
   assert.equal(page.status, 200)
   const html = await page.text()
-  const action = new RegExp(`<form method="post" action="([^"]+)"><button type="submit" id="${button}">`).exec(html)?.[1]
+  const action = new RegExp(
+    `<form method="post" action="([^"]+)"><button type="submit" id="${button}">`
+  ).exec(html)?.[1]
   assert.ok(action, `no ${button} form on the page: ${html}`)
-  const submitted = await fetch(new URL(action.replace(/&amp;/g, '&'), checkoutUrl), { method: 'POST', redirect: 'manual' })
+  const submitted = await fetch(new URL(action.replace(/&amp;/g, '&'), checkoutUrl), {
+    method: 'POST',
+    redirect: 'manual'
+  })
   assert.equal(submitted.status, 303)
   return submitted
 }
@@ -72,6 +100,10 @@ export const readSubscription = async (url: string, token: string, id: string) =
 
 /** Waits until the time-driven pass has moved the subscription to `status`. */
 export const waitForStatus = async (url: string, token: string, id: string, status: string) => {
-  await waitUntil(async () => (await readSubscription(url, token, id)).status === status, 5000, `subscription ${id} to become ${status}`)
+  await waitUntil(
+    async () => (await readSubscription(url, token, id)).status === status,
+    5000,
+    `subscription ${id} to become ${status}`
+  )
   return readSubscription(url, token, id)
 }

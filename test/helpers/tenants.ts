@@ -66,8 +66,16 @@ const ok = (res: { status: number; body: any }, status: number, what: string) =>
 
 /** A failed delivery of `webhook` (a ping to a receiver answering 500, with no retries configured). */
 export const failedDelivery = async (server: TestServer, token: string, webhook: string): Promise<string> => {
-  const ping = ok(await http(server.url, 'POST', '/webhook-events', { token, body: { webhook, event: 'ping' } }), 201, 'ping')
-  await waitUntil(async () => (await storeOf(server, 'webhook-events')._get(ping.id)).status === 'failed', 5000, 'a failed delivery')
+  const ping = ok(
+    await http(server.url, 'POST', '/webhook-events', { token, body: { webhook, event: 'ping' } }),
+    201,
+    'ping'
+  )
+  await waitUntil(
+    async () => (await storeOf(server, 'webhook-events')._get(ping.id)).status === 'failed',
+    5000,
+    'a failed delivery'
+  )
   return ping.id
 }
 
@@ -78,29 +86,95 @@ export const failedDelivery = async (server: TestServer, token: string, webhook:
  * webhook and one (failed) delivery of it, a stockroom, a variant with its stock and that stock's first movement,
  * and an order for the patient (`member`, or the owner). `accounts` is the owner's account.
  */
-export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl: string, member?: SignedUp): Promise<TenantDocs> => {
+export const tenantDocs = async (
+  server: TestServer,
+  owner: SignedUp,
+  webhookUrl: string,
+  member?: SignedUp
+): Promise<TenantDocs> => {
   const org = owner.organization.id
-  const post = async (path: string, body: unknown, status = 201) => ok(await http(server.url, 'POST', path, { token: owner.token, body }), status, `POST ${path}`)
+  const post = async (path: string, body: unknown, status = 201) =>
+    ok(await http(server.url, 'POST', path, { token: owner.token, body }), status, `POST ${path}`)
   let membership: string
   if (member) {
     membership = (await post('/organization-members', { organization: org, uid: member.account.id })).id
   } else {
-    membership = (await storeOf(server, 'organization-members')._find({ query: { organization: org, uid: owner.account.id }, paginate: false }))[0].id
+    membership = (
+      await storeOf(server, 'organization-members')._find({
+        query: { organization: org, uid: owner.account.id },
+        paginate: false
+      })
+    )[0].id
   }
-  const service = await post('/services', { facility: org, name: 'General consultation', type: 'consultation', price: 45.5 })
-  const encounter = await post('/medical-encounters', { facility: org, patient: (member ?? owner).account.id, invoice: true })
-  const item = await post('/billing-items', { invoice: encounter.invoice, type: 'custom', name: 'Line 1', price: 100 })
-  const payment = await post('/billing-payments', { item: item.id, type: 'payment', paymentMethod: 'cash', amount: 10 })
-  const customer = await post('/billing/customers', { owner: { organization: org }, processorToken: 'tok_visa' })
-  const intent = await post('/billing-payment-intents', { gatewayType: 'sandbox-card', currency: 'USD', facility: org, items: [{ name: 'Deposit', amountPerItem: 20, quantity: 1 }] })
-  const record = await post('/medical-records', { type: 'allergy', facility: org, patient: (member ?? owner).account.id, name: 'Penicillin', permissions: [{ organization: org }] }, 200)
-  const webhook = await post('/webhook-events', { organization: org, url: webhookUrl, events: 'accounts.patch' })
+  const service = await post('/services', {
+    facility: org,
+    name: 'General consultation',
+    type: 'consultation',
+    price: 45.5
+  })
+  const encounter = await post('/medical-encounters', {
+    facility: org,
+    patient: (member ?? owner).account.id,
+    invoice: true
+  })
+  const item = await post('/billing-items', {
+    invoice: encounter.invoice,
+    type: 'custom',
+    name: 'Line 1',
+    price: 100
+  })
+  const payment = await post('/billing-payments', {
+    item: item.id,
+    type: 'payment',
+    paymentMethod: 'cash',
+    amount: 10
+  })
+  const customer = await post('/billing/customers', {
+    owner: { organization: org },
+    processorToken: 'tok_visa'
+  })
+  const intent = await post('/billing-payment-intents', {
+    gatewayType: 'sandbox-card',
+    currency: 'USD',
+    facility: org,
+    items: [{ name: 'Deposit', amountPerItem: 20, quantity: 1 }]
+  })
+  const record = await post(
+    '/medical-records',
+    {
+      type: 'allergy',
+      facility: org,
+      patient: (member ?? owner).account.id,
+      name: 'Penicillin',
+      permissions: [{ organization: org }]
+    },
+    200
+  )
+  const webhook = await post('/webhook-events', {
+    organization: org,
+    url: webhookUrl,
+    events: 'accounts.patch'
+  })
   const delivery = await failedDelivery(server, owner.token, webhook.id)
   const stockroom = await post('/inventory-stockrooms', { facility: org, name: 'Main pharmacy' })
-  const variant = await post('/inventory-variants', { facility: org, sku: `PARA-${org}`, name: 'Paracetamol 500 mg', initialStock: 100, stockroom: stockroom.id })
+  const variant = await post('/inventory-variants', {
+    facility: org,
+    sku: `PARA-${org}`,
+    name: 'Paracetamol 500 mg',
+    initialStock: 100,
+    stockroom: stockroom.id
+  })
   const stock = variant.$stocks[0].id
-  const [movement] = await storeOf(server, 'inventory-stock-movements')._find({ query: { stock }, paginate: false })
-  const order = await post('/request/orders', { owner: { organization: org }, requestedForType: 'patient', requestedFor: (member ?? owner).account.id, items: [{ refType: 'inventory-variant', ref: variant.sku }] })
+  const [movement] = await storeOf(server, 'inventory-stock-movements')._find({
+    query: { stock },
+    paginate: false
+  })
+  const order = await post('/request/orders', {
+    owner: { organization: org },
+    requestedForType: 'patient',
+    requestedFor: (member ?? owner).account.id,
+    items: [{ refType: 'inventory-variant', ref: variant.sku }]
+  })
   return {
     accounts: owner.account.id,
     organizations: org,
@@ -125,7 +199,15 @@ export const tenantDocs = async (server: TestServer, owner: SignedUp, webhookUrl
 
 // Fields the webhook worker changes on its own schedule (not by any API call under test).
 const volatile: Partial<Record<ServicePath, string[]>> = {
-  webhooks: ['consecutiveFailures', 'failingSince', 'lastFailureAt', 'dueAt', 'queueVersion', 'leaseUntil', 'leaseOwner'],
+  webhooks: [
+    'consecutiveFailures',
+    'failingSince',
+    'lastFailureAt',
+    'dueAt',
+    'queueVersion',
+    'leaseUntil',
+    'leaseOwner'
+  ],
   'webhook-events': ['leaseUntil', 'leaseOwner']
 }
 
@@ -140,7 +222,12 @@ const stable = (path: ServicePath, doc: any) => {
 export const snapshotDocs = async (server: TestServer, docs: TenantDocs) => {
   const result: Record<string, unknown> = {}
   for (const path of servicePaths) {
-    result[path] = stable(path, await storeOf(server, path)._get(docs[path]).catch((error: any) => `missing: ${error?.code ?? error}`))
+    result[path] = stable(
+      path,
+      await storeOf(server, path)
+        ._get(docs[path])
+        .catch((error: any) => `missing: ${error?.code ?? error}`)
+    )
   }
   return result as Record<ServicePath, unknown>
 }
@@ -162,8 +249,13 @@ export const snapshotStores = async (server: TestServer) => {
   const result: Record<string, { count: number; hash: string }> = {}
   for (const path of servicePaths) {
     const all: any[] = await storeOf(server, path)._find({ paginate: false, query: {} })
-    const sorted = all.map((doc) => stable(path, doc)).sort((a, b) => String(a.id).localeCompare(String(b.id)))
-    result[path] = { count: sorted.length, hash: crypto.createHash('sha256').update(canonical(sorted)).digest('hex') }
+    const sorted = all
+      .map((doc) => stable(path, doc))
+      .sort((a, b) => String(a.id).localeCompare(String(b.id)))
+    result[path] = {
+      count: sorted.length,
+      hash: crypto.createHash('sha256').update(canonical(sorted)).digest('hex')
+    }
   }
   return result
 }
@@ -175,7 +267,13 @@ export interface RawAnswer {
 }
 
 /** socket.emit(method, path, ...args, callback) as the Feathers socket protocol has it; never rejects. */
-export const rawEmit = (socket: Socket, method: string, path: string, args: unknown[], timeoutMs = 5000): Promise<RawAnswer> =>
+export const rawEmit = (
+  socket: Socket,
+  method: string,
+  path: string,
+  args: unknown[],
+  timeoutMs = 5000
+): Promise<RawAnswer> =>
   new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs)
     socket.emit(method, path, ...args, (error: any, result: any) => {
@@ -188,12 +286,24 @@ export const rawEmit = (socket: Socket, method: string, path: string, args: unkn
  * Calls one method of a service through a Feathers client (Socket.IO or REST), as a browser app would: resolves
  * with the result; a refusal rejects with the client's error.
  */
-export const callMethod = (client: { service(path: any): any }, path: string, method: string, id: string, data: unknown, query: Record<string, unknown> = {}) => {
+export const callMethod = (
+  client: { service(path: any): any },
+  path: string,
+  method: string,
+  id: string,
+  data: unknown,
+  query: Record<string, unknown> = {}
+) => {
   const service = client.service(path) // (the typed client has no update/remove on every path: called by name)
-  return method === 'find' ? service.find({ query })
-    : method === 'get' ? service.get(id)
-    : method === 'create' ? service.create(data)
-    : method === 'patch' ? service.patch(id, data)
-    : method === 'update' ? service.update(id, data)
-    : service.remove(id)
+  return method === 'find'
+    ? service.find({ query })
+    : method === 'get'
+      ? service.get(id)
+      : method === 'create'
+        ? service.create(data)
+        : method === 'patch'
+          ? service.patch(id, data)
+          : method === 'update'
+            ? service.update(id, data)
+            : service.remove(id)
 }

@@ -29,11 +29,15 @@ export interface TestWebhookReceiver {
 // Checks a Standard Webhooks signature with the reference implementation.
 const verifySignature = (secret: string, raw: string, headers: http.IncomingHttpHeaders): boolean => {
   try {
-    new Webhook(secret).verify(raw, {
-      'webhook-id': String(headers['webhook-id'] ?? ''),
-      'webhook-timestamp': String(headers['webhook-timestamp'] ?? ''),
-      'webhook-signature': String(headers['webhook-signature'] ?? '')
-    }, { jsonParse: false })
+    new Webhook(secret).verify(
+      raw,
+      {
+        'webhook-id': String(headers['webhook-id'] ?? ''),
+        'webhook-timestamp': String(headers['webhook-timestamp'] ?? ''),
+        'webhook-signature': String(headers['webhook-signature'] ?? '')
+      },
+      { jsonParse: false }
+    )
     return true
   } catch {
     return false
@@ -69,7 +73,8 @@ export async function startWebhookReceiver(opts: { secret?: string } = {}): Prom
       for (const check of countWaiters) check()
       const answer = responder(received.length)
       if (answer === 'hang') return
-      const send = (status: number) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true }))
+      const send = (status: number) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true }))
       if (typeof answer === 'number') send(answer)
       else setTimeout(() => send(answer.status), answer.afterMs)
     })

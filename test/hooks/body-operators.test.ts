@@ -20,7 +20,10 @@ describe('body operators', () => {
   after(() => server.close())
 
   it('hands a declared operator to the service apart from the data', async () => {
-    const res = await restClient(server.url).patch('/echo-operators/1', { $setDefaultThing: 'card_2', note: 'x' })
+    const res = await restClient(server.url).patch('/echo-operators/1', {
+      $setDefaultThing: 'card_2',
+      note: 'x'
+    })
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, { id: '1', data: { note: 'x' }, operators: { $setDefaultThing: 'card_2' } })
   })

@@ -1,13 +1,28 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { MongoClient } from 'mongodb'
-import { restClient, signUp, startServer, tempDir, testMongoUrl, waitUntil, type SignedUp } from '../helpers/app'
+import {
+  restClient,
+  signUp,
+  startServer,
+  tempDir,
+  testMongoUrl,
+  waitUntil,
+  type SignedUp
+} from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { WebhookWorker } from '../../src/jobs/webhook-worker'
 
 const settings = (extra: Record<string, unknown> = {}) => ({
-  webhooks: { allowPrivate: true, retryDelaysMs: [200, 200, 200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 500, ...extra }
+  webhooks: {
+    allowPrivate: true,
+    retryDelaysMs: [200, 200, 200],
+    timeoutMs: 2000,
+    pollIntervalMs: 50,
+    leaseMarginMs: 500,
+    ...extra
+  }
 })
 
 /** A server, an organization with its superadmin, and helpers to install webhooks and read deliveries. */
@@ -19,13 +34,20 @@ const setup = async (extra: Record<string, unknown> = {}) => {
   const install = async (events = 'organizations.patch', body: Record<string, unknown> = {}) => {
     const receiver = await startWebhookReceiver()
     receivers.push(receiver)
-    const res = await api.post('/webhook-events', { organization: owner.organization.id, url: receiver.url, events, ...body })
+    const res = await api.post('/webhook-events', {
+      organization: owner.organization.id,
+      url: receiver.url,
+      events,
+      ...body
+    })
     assert.equal(res.status, 201, JSON.stringify(res.body))
     receiver.setSecret(res.body.secret)
     return { receiver, webhook: res.body }
   }
-  const deliveries = async (webhookId: string) => (await api.get(`/webhook-events?webhook=${webhookId}&$sort[createdAt]=1&$limit=100`)).body.data
-  const change = (description: string) => api.patch(`/organizations/${owner.organization.id}`, { description })
+  const deliveries = async (webhookId: string) =>
+    (await api.get(`/webhook-events?webhook=${webhookId}&$sort[createdAt]=1&$limit=100`)).body.data
+  const change = (description: string) =>
+    api.patch(`/organizations/${owner.organization.id}`, { description })
   const close = async () => {
     // Receivers first: their sockets close, so attempts in flight end before the server stops.
     await Promise.all(receivers.map((r) => r.close()))
@@ -50,7 +72,11 @@ describe('webhook delivery worker', () => {
       const ids = receiver.received.map((r) => r.headers['webhook-id'])
       assert.equal(new Set(ids).size, 1)
       assert.ok(receiver.received.every((r) => r.verified === true && r.body.id === ids[0]))
-      await waitUntil(async () => (await env.deliveries(webhook.id))[0].status === 'delivered', 5000, 'delivered')
+      await waitUntil(
+        async () => (await env.deliveries(webhook.id))[0].status === 'delivered',
+        5000,
+        'delivered'
+      )
       const [delivery] = await env.deliveries(webhook.id)
       assert.equal(delivery.attempts, 3)
       assert.equal(delivery.lastResponse.status, 200)
@@ -66,7 +92,10 @@ describe('webhook delivery worker', () => {
       receiver.respondWith((n) => (n === 1 ? 500 : 200))
       for (let i = 1; i <= 5; i++) await env.change(`change ${i}`)
       await receiver.waitForCount(6)
-      assert.deepEqual(receiver.received.map((r) => r.body.payload.description), ['change 1', 'change 1', 'change 2', 'change 3', 'change 4', 'change 5'])
+      assert.deepEqual(
+        receiver.received.map((r) => r.body.payload.description),
+        ['change 1', 'change 1', 'change 2', 'change 3', 'change 4', 'change 5']
+      )
     })
   })
 
@@ -109,11 +138,21 @@ describe('webhook delivery worker', () => {
       const alive = await env.install()
       for (let i = 1; i <= 3; i++) await env.change(`isolated ${i}`)
       await alive.receiver.waitForCount(3)
-      assert.deepEqual(alive.receiver.received.map((r) => r.body.payload.description), ['isolated 1', 'isolated 2', 'isolated 3'])
+      assert.deepEqual(
+        alive.receiver.received.map((r) => r.body.payload.description),
+        ['isolated 1', 'isolated 2', 'isolated 3']
+      )
       // The dead receiver holds its first delivery (still in flight) and nothing else.
       assert.equal(dead.receiver.received.length, 1)
       const waiting = await env.deliveries(dead.webhook.id)
-      assert.deepEqual(waiting.map((d: any) => [d.status, d.attempts]), [['pending', 1], ['pending', 0], ['pending', 0]])
+      assert.deepEqual(
+        waiting.map((d: any) => [d.status, d.attempts]),
+        [
+          ['pending', 1],
+          ['pending', 0],
+          ['pending', 0]
+        ]
+      )
     })
   })
 
@@ -131,9 +170,15 @@ describe('webhook delivery worker', () => {
       for (let i = 1; i <= 4; i++) await env.change(`window ${i}`)
       await dead.receiver.waitForCount(2)
       await alive.receiver.waitForCount(4)
-      assert.deepEqual(dead.receiver.received.map((r) => r.body.payload.description).sort(), ['window 1', 'window 2'])
+      assert.deepEqual(dead.receiver.received.map((r) => r.body.payload.description).sort(), [
+        'window 1',
+        'window 2'
+      ])
       const waiting = await env.deliveries(dead.webhook.id)
-      assert.deepEqual(waiting.map((d: any) => d.attempts), [1, 1, 0, 0])
+      assert.deepEqual(
+        waiting.map((d: any) => d.attempts),
+        [1, 1, 0, 0]
+      )
     })
   })
 
@@ -149,7 +194,11 @@ describe('webhook delivery worker', () => {
       receiver.respondWith(() => 500)
       await env.change('first')
       await env.change('second')
-      await waitUntil(async () => (await env.api.get(`/webhooks/${webhook.id}`)).body.active === false, 8000, 'deactivation')
+      await waitUntil(
+        async () => (await env.api.get(`/webhooks/${webhook.id}`)).body.active === false,
+        8000,
+        'deactivation'
+      )
       const off = (await env.api.get(`/webhooks/${webhook.id}`)).body
       assert.match(off.deactivatedReason, /consecutive failed attempts since/)
       assert.equal(typeof off.deactivatedAt, 'number')
@@ -170,7 +219,11 @@ describe('webhook delivery worker', () => {
       assert.equal(on.body.deactivatedReason, undefined)
       assert.equal(on.body.failingSince, undefined)
       assert.equal(on.body.consecutiveFailures, 0)
-      await waitUntil(async () => (await env.deliveries(webhook.id))[1].status === 'delivered', 5000, 'paused delivery sent')
+      await waitUntil(
+        async () => (await env.deliveries(webhook.id))[1].status === 'delivered',
+        5000,
+        'paused delivery sent'
+      )
       assert.ok(['failed', 'delivered'].includes((await env.deliveries(webhook.id))[0].status))
       assert.equal(receiver.received.filter((r) => r.body.id === second.id).length, 1)
     })
@@ -184,14 +237,24 @@ describe('webhook delivery worker', () => {
     after(() => env.close())
 
     it('fails an attempt to an address that has become private, saying so', async () => {
-      const registered = await env.api.post('/webhook-events', { organization: env.owner.organization.id, url: 'https://93.184.216.34/hooks', events: 'organizations.patch' })
+      const registered = await env.api.post('/webhook-events', {
+        organization: env.owner.organization.id,
+        url: 'https://93.184.216.34/hooks',
+        events: 'organizations.patch'
+      })
       assert.equal(registered.status, 201)
       // The host now points at loopback, as a DNS answer that changed after registration would.
       const receiver = await startWebhookReceiver()
       try {
-        await (env.server.app.service('webhooks' as any) as any)._patch(registered.body.id, { url: receiver.url })
+        await (env.server.app.service('webhooks' as any) as any)._patch(registered.body.id, {
+          url: receiver.url
+        })
         const ping = await env.api.post('/webhook-events', { webhook: registered.body.id, event: 'ping' })
-        await waitUntil(async () => (await env.api.get(`/webhook-events/${ping.body.id}`)).body.status === 'failed', 5000, 'failed')
+        await waitUntil(
+          async () => (await env.api.get(`/webhook-events/${ping.body.id}`)).body.status === 'failed',
+          5000,
+          'failed'
+        )
         const delivery = (await env.api.get(`/webhook-events/${ping.body.id}`)).body
         assert.match(delivery.lastResponse.error, /address is private: 127\.0\.0\.1/)
         assert.equal(receiver.received.length, 0)
@@ -266,14 +329,25 @@ describe('webhook delivery worker', () => {
       // (two server processes start: on a busy machine that alone can take most of the default 30 s)
       this.timeout(90_000)
       child = await launch()
-      const owner: SignedUp = await signUp(child.url, { organization: { name: 'Crash clinic', type: 'facility' } })
+      const owner: SignedUp = await signUp(child.url, {
+        organization: { name: 'Crash clinic', type: 'facility' }
+      })
       const api = restClient(child.url, owner.token)
-      const installed = await api.post('/webhook-events', { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch' })
+      const installed = await api.post('/webhook-events', {
+        organization: owner.organization.id,
+        url: receiver.url,
+        events: 'organizations.patch'
+      })
       assert.equal(installed.status, 201)
       receiver.setSecret(installed.body.secret)
       receiver.respondWith(() => 'hang')
       const count = 4
-      for (let i = 1; i <= count; i++) assert.equal((await api.patch(`/organizations/${owner.organization.id}`, { description: `before crash ${i}` })).status, 200)
+      for (let i = 1; i <= count; i++)
+        assert.equal(
+          (await api.patch(`/organizations/${owner.organization.id}`, { description: `before crash ${i}` }))
+            .status,
+          200
+        )
       // The first delivery is in flight (the receiver holds it), the others wait behind it.
       await receiver.waitForCount(1)
       await child.kill('SIGKILL')
@@ -281,7 +355,11 @@ describe('webhook delivery worker', () => {
       receiver.respondWith(() => 200)
       child = await launch()
       const expected = Array.from({ length: count }, (_, i) => `before crash ${i + 1}`)
-      await waitUntil(() => new Set(receiver.received.map((r) => r.body.payload.description)).size === count, 15000, 'every delivery after restart')
+      await waitUntil(
+        () => new Set(receiver.received.map((r) => r.body.payload.description)).size === count,
+        15000,
+        'every delivery after restart'
+      )
       assert.ok(receiver.received.every((r) => r.verified === true))
       // At least once: the one in flight at the crash arrives again (same webhook-id), the rest once, in order.
       const afterRestart = receiver.received.slice(1).map((r) => r.body.payload.description)
@@ -289,10 +367,14 @@ describe('webhook delivery worker', () => {
       assert.equal(receiver.received[0].body.id, receiver.received[1].body.id)
 
       const restartedApi = restClient(child.url, owner.token)
-      await waitUntil(async () => {
-        const list = (await restartedApi.get(`/webhook-events?webhook=${installed.body.id}`)).body
-        return list.total === count && list.data.every((d: any) => d.status === 'delivered')
-      }, 5000, 'all delivered')
+      await waitUntil(
+        async () => {
+          const list = (await restartedApi.get(`/webhook-events?webhook=${installed.body.id}`)).body
+          return list.total === count && list.data.every((d: any) => d.status === 'delivered')
+        },
+        5000,
+        'all delivered'
+      )
     })
   })
 })

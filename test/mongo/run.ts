@@ -21,9 +21,17 @@ const main = async () => {
   if (emulator && emulatorExclusions.length > 0) {
     args.push('--grep', `^(${emulatorExclusions.map((entry) => escape(entry.title)).join('|')})$`, '--invert')
   }
-  process.stdout.write(`test:mongo on ${emulator ? `the emulator (${url}), ${emulatorExclusions.length} test(s) left out` : 'MONGODB_URL'}\n`)
-  const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, MONGODB_URL: url } })
-  const code = await new Promise<number>((resolve) => child.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))))
+  process.stdout.write(
+    `test:mongo on ${emulator ? `the emulator (${url}), ${emulatorExclusions.length} test(s) left out` : 'MONGODB_URL'}\n`
+  )
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, MONGODB_URL: url }
+  })
+  const code = await new Promise<number>((resolve) =>
+    child.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)))
+  )
   await emulator?.stop()
   process.exit(code)
 }

@@ -81,8 +81,15 @@ describe('container recipe', function () {
     assert.ok(stages.length >= 2, 'at least a build and a runtime stage')
     assert.match(final.from, /^node:20[.-]/)
     assert.ok(of('RUN').some((instruction) => /npm ci --omit=dev/.test(instruction.args)))
-    assert.ok(of('COPY').some((instruction) => /--from=build/.test(instruction.args) && /lib/.test(instruction.args)), 'compiled code comes from the build stage')
-    assert.ok(stages[0].instructions.some((instruction) => instruction.op === 'RUN' && /npm run build/.test(instruction.args)))
+    assert.ok(
+      of('COPY').some((instruction) => /--from=build/.test(instruction.args) && /lib/.test(instruction.args)),
+      'compiled code comes from the build stage'
+    )
+    assert.ok(
+      stages[0].instructions.some(
+        (instruction) => instruction.op === 'RUN' && /npm run build/.test(instruction.args)
+      )
+    )
   })
 
   it('runs as a non-root user', () => {
@@ -108,14 +115,32 @@ describe('container recipe', function () {
     await run('npm', ['run', 'build'], { cwd: root })
     const cmd = execForm(of('CMD').at(-1)!.args)
     const env: Record<string, string> = {}
-    for (const instruction of of('ENV')) for (const match of instruction.args.matchAll(/(\w+)=(\S+)/g)) env[match[1]] = match[2]
+    for (const instruction of of('ENV'))
+      for (const match of instruction.args.matchAll(/(\w+)=(\S+)/g)) env[match[1]] = match[2]
     assert.equal(env.NODE_ENV, 'production')
     // Production takes real payments only: the image runs here on Stripe (its local stand-in, a live-mode key).
     const stripe = await startStripeServer(`sk_live_${crypto.randomBytes(12).toString('hex')}`)
-    const payments = { PROCESSOR: 'stripe', STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_HOST: '127.0.0.1', STRIPE_PORT: String(stripe.port), STRIPE_PROTOCOL: 'http', GATEWAYS: '[]' }
+    const payments = {
+      PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_HOST: '127.0.0.1',
+      STRIPE_PORT: String(stripe.port),
+      STRIPE_PROTOCOL: 'http',
+      GATEWAYS: '[]'
+    }
     const child = spawn(cmd[0] === 'node' ? process.execPath : cmd[0], cmd.slice(1), {
       cwd: root,
-      env: { ...process.env, ...env, ...payments, DATA_DIR: tempDir('clinic-image-'), HOST: '127.0.0.1', PORT: '0', AUTH_SECRET: crypto.randomBytes(48).toString('base64'), LOG_LEVEL: 'warn', MONGODB_URL: '' },
+      env: {
+        ...process.env,
+        ...env,
+        ...payments,
+        DATA_DIR: tempDir('clinic-image-'),
+        HOST: '127.0.0.1',
+        PORT: '0',
+        AUTH_SECRET: crypto.randomBytes(48).toString('base64'),
+        LOG_LEVEL: 'warn',
+        MONGODB_URL: ''
+      },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     let output = ''
@@ -123,10 +148,16 @@ describe('container recipe', function () {
     child.stderr.on('data', (chunk) => (output += chunk))
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     try {
-      await waitUntil(() => findStartLine(output) !== undefined, 60_000, `the start line from ${cmd.join(' ')}`)
+      await waitUntil(
+        () => findStartLine(output) !== undefined,
+        60_000,
+        `the start line from ${cmd.join(' ')}`
+      )
       const port = String(findStartLine(output)!.port)
       const check = execForm(of('HEALTHCHECK')[0].args.replace(/^.*?CMD\s+/, ''))
-      const { stdout } = await run(check[0] === 'node' ? process.execPath : check[0], [...check.slice(1)], { env: { ...process.env, PORT: port } }).then(
+      const { stdout } = await run(check[0] === 'node' ? process.execPath : check[0], [...check.slice(1)], {
+        env: { ...process.env, PORT: port }
+      }).then(
         (result) => ({ stdout: `exit 0 ${result.stdout}` }),
         (error) => ({ stdout: `exit ${error.code}` })
       )
@@ -162,13 +193,25 @@ describe('container recipe', function () {
   it("compose.yaml starts the app instances only once MongoDB's replica set has a primary and Redis answers", () => {
     const compose = parse(fs.readFileSync(path.join(root, 'compose.yaml'), 'utf8'), { merge: true })
     const services = compose.services
-    for (const name of ['app1', 'app2']) assert.deepEqual(services[name].depends_on, { mongo: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } })
+    for (const name of ['app1', 'app2'])
+      assert.deepEqual(services[name].depends_on, {
+        mongo: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' }
+      })
     const mongoCheck: string = services.mongo.healthcheck.test.join(' ')
-    assert.match(mongoCheck, /rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/)
+    assert.match(
+      mongoCheck,
+      /rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/
+    )
     // mongosh exits 0 whatever an --eval expression evaluates to: health must come from an explicit exit code.
     assert.match(mongoCheck, /quit\(db\.hello\(\)\.isWritablePrimary \? 0 : 1\)/)
     assert.deepEqual(services.redis.healthcheck.test, ['CMD', 'redis-cli', 'ping'])
-    for (const name of ['app1', 'app2', 'single']) assert.ok(Number.parseInt(services[name].stop_grace_period) > Number(services[name].environment.SHUTDOWN_GRACE_MS ?? 10000) / 1000, `${name}: stop_grace_period longer than the grace period`)
+    for (const name of ['app1', 'app2', 'single'])
+      assert.ok(
+        Number.parseInt(services[name].stop_grace_period) >
+          Number(services[name].environment.SHUTDOWN_GRACE_MS ?? 10000) / 1000,
+        `${name}: stop_grace_period longer than the grace period`
+      )
   })
 
   it('compose.yaml passes into its app containers every setting docs/deployment.md names for running it', () => {
@@ -178,8 +221,18 @@ describe('container recipe', function () {
     const diagnostics = ['The start line', 'When start-up fails'].map((heading) => section(page, heading))
     const deployment = diagnostics.reduce((text, part) => text.replace(part, ''), page)
     const known = new Set(serverVariables())
-    const named = [...new Set([...deployment.matchAll(/\b[A-Z][A-Z0-9_]{2,}\b/g)].map((match) => match[0]))].filter((name) => known.has(name)).sort()
-    for (const name of ['AUTH_SECRET', 'PROCESSOR', 'STRIPE_SECRET_KEY', 'GATEWAYS', 'ALLOW_SANDBOX_PAYMENTS', 'METRICS_TOKEN']) assert.ok(named.includes(name), `the deployment section names ${name}`)
+    const named = [...new Set([...deployment.matchAll(/\b[A-Z][A-Z0-9_]{2,}\b/g)].map((match) => match[0]))]
+      .filter((name) => known.has(name))
+      .sort()
+    for (const name of [
+      'AUTH_SECRET',
+      'PROCESSOR',
+      'STRIPE_SECRET_KEY',
+      'GATEWAYS',
+      'ALLOW_SANDBOX_PAYMENTS',
+      'METRICS_TOKEN'
+    ])
+      assert.ok(named.includes(name), `the deployment section names ${name}`)
     // Set by the topology itself, the same whatever .env says.
     const fixed: Record<string, string[]> = {
       app1: ['NODE_ENV', 'MONGODB_URL', 'REDIS_URL', 'PROCESSOR', 'TRUST_PROXY', 'SHUTDOWN_GRACE_MS'],
@@ -192,7 +245,12 @@ describe('container recipe', function () {
         if (service === 'single' && (name === 'MONGODB_URL' || name === 'REDIS_URL')) continue // the embedded engine, one process
         if (service !== 'single' && name === 'DATA_DIR') continue // on MongoDB the data folder holds no data (and takes no lock)
         assert.ok(name in environment, `${service} gets ${name}`)
-        if (!own.includes(name)) assert.match(String(environment[name]), new RegExp(`^\\$\\{${name}(:[-?][^}]*)?\\}$`), `${service}: ${name} comes from .env`)
+        if (!own.includes(name))
+          assert.match(
+            String(environment[name]),
+            new RegExp(`^\\$\\{${name}(:[-?][^}]*)?\\}$`),
+            `${service}: ${name} comes from .env`
+          )
       }
     }
     // Left unset, the payment settings take no sandbox in production (the server would refuse one anyway).
@@ -202,7 +260,11 @@ describe('container recipe', function () {
     assert.equal(defaultOf(env.ALLOW_SANDBOX_PAYMENTS), 'false')
     assert.equal(defaultOf(env.PAYPAL_BASE_URL), 'https://api-m.paypal.com')
     assert.equal(defaultOf(compose.services.single.environment.PROCESSOR), 'stripe')
-    assert.match(env.AUTH_SECRET, /^\$\{AUTH_SECRET:\?.*openssl rand -base64 48/, 'compose stops at once without AUTH_SECRET')
+    assert.match(
+      env.AUTH_SECRET,
+      /^\$\{AUTH_SECRET:\?.*openssl rand -base64 48/,
+      'compose stops at once without AUTH_SECRET'
+    )
   })
 
   it('compose.yaml puts one nginx in front of both instances: one URL, each client kept on one instance, WebSocket upgrades passed', () => {
@@ -211,10 +273,15 @@ describe('container recipe', function () {
     const proxies = Object.entries<any>(services).filter(([, service]) => /^nginx:/.test(service.image ?? ''))
     assert.equal(proxies.length, 1, 'one load balancer')
     const [, proxy] = proxies[0]
-    assert.deepEqual(proxy.depends_on, { app1: { condition: 'service_healthy' }, app2: { condition: 'service_healthy' } })
+    assert.deepEqual(proxy.depends_on, {
+      app1: { condition: 'service_healthy' },
+      app2: { condition: 'service_healthy' }
+    })
     assert.equal(proxy.ports.length, 1)
     const [, , containerPort] = /^(\d+):(\d+)$/.exec(proxy.ports[0]) ?? []
-    const mount = proxy.volumes.map((volume: string) => volume.split(':')).find(([, target]: string[]) => target === '/etc/nginx/conf.d/default.conf')
+    const mount = proxy.volumes
+      .map((volume: string) => volume.split(':'))
+      .find(([, target]: string[]) => target === '/etc/nginx/conf.d/default.conf')
     assert.ok(mount, 'the site configuration is mounted')
     assert.equal(mount[2], 'ro')
     const config = parseNginx(fs.readFileSync(path.join(root, mount[0]), 'utf8'))
@@ -222,29 +289,48 @@ describe('container recipe', function () {
     const upstreams = config.filter((directive) => directive.name === 'upstream')
     assert.equal(upstreams.length, 1)
     const upstream = upstreams[0]
-    const servers = upstream.block!.filter((directive) => directive.name === 'server').map((directive) => directive.args[0])
+    const servers = upstream
+      .block!.filter((directive) => directive.name === 'server')
+      .map((directive) => directive.args[0])
     const appPort = Number(services.app1.environment.PORT ?? 3030)
-    assert.deepEqual(servers, ['app1', 'app2'].map((name) => `${name}:${appPort}`), 'both instances, on the port they listen on')
+    assert.deepEqual(
+      servers,
+      ['app1', 'app2'].map((name) => `${name}:${appPort}`),
+      'both instances, on the port they listen on'
+    )
     // Sticky per client: Socket.IO's polling handshake and its upgrade must reach the same instance.
-    const sticky = upstream.block!.find((directive) => directive.name === 'ip_hash' || directive.name === 'hash' || directive.name === 'sticky')
+    const sticky = upstream.block!.find(
+      (directive) => directive.name === 'ip_hash' || directive.name === 'hash' || directive.name === 'sticky'
+    )
     assert.ok(sticky, 'a sticky balancing method')
     if (sticky.name === 'hash') assert.match(sticky.args.join(' '), /\$remote_addr|\$cookie_/)
 
     const server = config.find((directive) => directive.name === 'server')!.block!
     assert.deepEqual(server.find((directive) => directive.name === 'listen')?.args, [containerPort])
-    const location = server.find((directive) => directive.name === 'location' && directive.args[0] === '/')!.block!
-    const value = (name: string, header?: string) => location.find((directive) => directive.name === name && (header === undefined || directive.args[0] === header))?.args
+    const location = server.find(
+      (directive) => directive.name === 'location' && directive.args[0] === '/'
+    )!.block!
+    const value = (name: string, header?: string) =>
+      location.find(
+        (directive) => directive.name === name && (header === undefined || directive.args[0] === header)
+      )?.args
     assert.deepEqual(value('proxy_pass'), [`http://${upstream.args[0]}`])
     assert.deepEqual(value('proxy_http_version'), ['1.1'])
     assert.deepEqual(value('proxy_set_header', 'Upgrade'), ['Upgrade', '$http_upgrade'])
     const connection = value('proxy_set_header', 'Connection')![1]
     const map = config.find((directive) => directive.name === 'map' && directive.args[1] === connection)
-    assert.ok(connection === '"upgrade"' || (map && map.args[0] === '$http_upgrade'), 'Connection: upgrade for WebSockets')
+    assert.ok(
+      connection === '"upgrade"' || (map && map.args[0] === '$http_upgrade'),
+      'Connection: upgrade for WebSockets'
+    )
     // The app trusts the first X-Forwarded-For address (TRUST_PROXY): the proxy sets it, never appends to the client's.
     assert.deepEqual(value('proxy_set_header', 'X-Forwarded-For'), ['X-Forwarded-For', '$remote_addr'])
     assert.ok(Number.parseInt(value('proxy_read_timeout')![0]) > 25, 'longer than the Socket.IO heartbeat')
     const bodyLimit = server.find((directive) => directive.name === 'client_max_body_size')?.args[0] ?? '1m'
-    assert.ok(Number.parseInt(bodyLimit) > 1, 'larger than BODY_LIMIT, so the app answers oversize bodies itself')
+    assert.ok(
+      Number.parseInt(bodyLimit) > 1,
+      'larger than BODY_LIMIT, so the app answers oversize bodies itself'
+    )
   })
 
   it('.env.example lists every variable the server reads, with the defaults of config/default.json', () => {

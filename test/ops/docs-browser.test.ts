@@ -7,14 +7,26 @@ import { startServer, type TestServer } from '../helpers/app'
 import { watchPolicyViolations } from '../helpers/policy-violations'
 
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+]
 
 describe('/docs in headless Chromium', function () {
   this.timeout(60_000)
   let server: TestServer
   let browser: Browser
   before(async () => {
-    assert.ok(fs.existsSync(chromiumPath), `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`)
+    assert.ok(
+      fs.existsSync(chromiumPath),
+      `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`
+    )
     server = await startServer()
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
   })
@@ -31,8 +43,11 @@ describe('/docs in headless Chromium', function () {
     })
     await page.goto(`${server.url}/docs`)
     await page.waitForSelector('.opblock-tag-section', { timeout: 20_000 })
-    const tags = await page.$$eval('.opblock-tag', (nodes) => nodes.map((node) => node.getAttribute('data-tag')))
-    for (const path of Object.keys(server.app.services)) assert.ok(tags.includes(path), `${path} is not listed (listed: ${tags.join(', ')})`)
+    const tags = await page.$$eval('.opblock-tag', (nodes) =>
+      nodes.map((node) => node.getAttribute('data-tag'))
+    )
+    for (const path of Object.keys(server.app.services))
+      assert.ok(tags.includes(path), `${path} is not listed (listed: ${tags.join(', ')})`)
     assert.match(await page.title(), /API reference/)
     assert.deepEqual(foreign, [])
   })
@@ -45,14 +60,23 @@ describe('/docs in headless Chromium', function () {
     await page.waitForSelector('.opblock-tag-section', { timeout: 20_000 })
     // Open one operation, try it out and run it: rendering its schema and calling the API from the page (no token:
     // the server's 401 is shown).
-    const operation = page.locator('.opblock-get').filter({ has: page.locator('[data-path="/services"]') }).first()
+    const operation = page
+      .locator('.opblock-get')
+      .filter({ has: page.locator('[data-path="/services"]') })
+      .first()
     await operation.locator('.opblock-summary').click()
     await operation.getByRole('button', { name: 'Try it out' }).click()
     await operation.getByRole('button', { name: 'Execute' }).click()
     const status = operation.locator('.live-responses-table tbody .response-col_status').first()
     await status.waitFor({ timeout: 20_000 })
     assert.equal((await status.textContent())?.trim(), '401')
-    assert.match((await operation.locator('.live-responses-table tbody .response-col_description').first().textContent()) ?? '', /NotAuthenticated/)
+    assert.match(
+      (await operation
+        .locator('.live-responses-table tbody .response-col_description')
+        .first()
+        .textContent()) ?? '',
+      /NotAuthenticated/
+    )
     assert.deepEqual(violations, [])
   })
 })

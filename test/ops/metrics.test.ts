@@ -27,11 +27,26 @@ describe('metrics', () => {
       assert.equal(res.status, 200)
       assert.match(res.headers.get('content-type') ?? '', /^text\/plain/)
       const text: string = res.body
-      assert.match(text, /clinic_requests_total\{transport="rest",service="accounts",method="POST",status="201"\} 1/)
-      assert.match(text, /clinic_requests_total\{transport="rest",service="accounts",method="GET",status="200"\} 1/)
-      assert.match(text, /clinic_requests_total\{transport="rest",service="accounts",method="GET",status="404"\} 1/)
-      assert.match(text, /clinic_requests_total\{transport="rest",service="authentication",method="POST",status="201"\} 1/)
-      assert.match(text, /clinic_request_duration_seconds_bucket\{le="0.005",transport="rest",service="accounts",method="GET",status="200"\}/)
+      assert.match(
+        text,
+        /clinic_requests_total\{transport="rest",service="accounts",method="POST",status="201"\} 1/
+      )
+      assert.match(
+        text,
+        /clinic_requests_total\{transport="rest",service="accounts",method="GET",status="200"\} 1/
+      )
+      assert.match(
+        text,
+        /clinic_requests_total\{transport="rest",service="accounts",method="GET",status="404"\} 1/
+      )
+      assert.match(
+        text,
+        /clinic_requests_total\{transport="rest",service="authentication",method="POST",status="201"\} 1/
+      )
+      assert.match(
+        text,
+        /clinic_request_duration_seconds_bucket\{le="0.005",transport="rest",service="accounts",method="GET",status="200"\}/
+      )
     })
 
     it('counts Socket.IO calls by service, method and status', async () => {
@@ -42,12 +57,18 @@ describe('metrics', () => {
         socket.close()
       }
       const text: string = (await http(server.url, 'GET', '/metrics')).body
-      assert.match(text, /clinic_requests_total\{transport="socketio",service="organizations",method="find",status="401"\} 1/)
+      assert.match(
+        text,
+        /clinic_requests_total\{transport="socketio",service="organizations",method="find",status="401"\} 1/
+      )
     })
 
     it('reports store latency, webhook deliveries and queue depth, and event-loop lag', async () => {
       const text: string = (await http(server.url, 'GET', '/metrics')).body
-      assert.match(text, /clinic_store_operation_duration_seconds_count\{collection="accounts",operation="create"\} \d+/)
+      assert.match(
+        text,
+        /clinic_store_operation_duration_seconds_count\{collection="accounts",operation="create"\} \d+/
+      )
       assert.match(text, /# TYPE clinic_webhook_deliveries_total counter/)
       assert.match(text, /^clinic_webhook_queue_depth 0$/m)
       assert.match(text, /^nodejs_eventloop_lag_seconds \d/m)
@@ -57,10 +78,23 @@ describe('metrics', () => {
       const receiver = await startWebhookReceiver()
       try {
         const owner = await signUp(server.url, { organization: { name: 'Metrics Clinic', type: 'facility' } })
-        const webhook = await http(server.url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch' } })
-        await http(server.url, 'POST', '/webhook-events', { token: owner.token, body: { webhook: webhook.body.id, event: 'ping' } })
+        const webhook = await http(server.url, 'POST', '/webhook-events', {
+          token: owner.token,
+          body: { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch' }
+        })
+        await http(server.url, 'POST', '/webhook-events', {
+          token: owner.token,
+          body: { webhook: webhook.body.id, event: 'ping' }
+        })
         await receiver.waitForCount(1, 10_000)
-        await waitUntil(async () => /clinic_webhook_deliveries_total\{outcome="delivered"\} 1/.test((await http(server.url, 'GET', '/metrics')).body), 5000, 'the delivered count')
+        await waitUntil(
+          async () =>
+            /clinic_webhook_deliveries_total\{outcome="delivered"\} 1/.test(
+              (await http(server.url, 'GET', '/metrics')).body
+            ),
+          5000,
+          'the delivered count'
+        )
       } finally {
         await receiver.close()
       }
@@ -92,14 +126,19 @@ describe('metrics', () => {
       assert.equal(none.status, 401)
       assert.equal(none.body.name, 'NotAuthenticated')
       assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="metrics"')
-      assert.equal((await http(server.url, 'GET', '/metrics', { headers: { authorization: 'Bearer wrong' } })).status, 401)
+      assert.equal(
+        (await http(server.url, 'GET', '/metrics', { headers: { authorization: 'Bearer wrong' } })).status,
+        401
+      )
     })
 
     it('serves the metrics with the Bearer token, in production too', async () => {
       const previous = process.env.NODE_ENV
       process.env.NODE_ENV = 'production'
       try {
-        const res = await http(server.url, 'GET', '/metrics', { headers: { authorization: 'Bearer scrape-me-please' } })
+        const res = await http(server.url, 'GET', '/metrics', {
+          headers: { authorization: 'Bearer scrape-me-please' }
+        })
         assert.equal(res.status, 200)
         assert.match(res.body, /clinic_requests_total/)
       } finally {
@@ -112,7 +151,11 @@ describe('metrics', () => {
     this.timeout(180_000)
 
     it('serves /metrics without a token in development, and answers 404 in production until METRICS_TOKEN is set', async () => {
-      const dev = await startChild({ NODE_ENV: 'development', DATA_DIR: tempDir('clinic-metrics-'), METRICS_TOKEN: '' })
+      const dev = await startChild({
+        NODE_ENV: 'development',
+        DATA_DIR: tempDir('clinic-metrics-'),
+        METRICS_TOKEN: ''
+      })
       try {
         const res = await http(dev.url, 'GET', '/metrics')
         assert.equal(res.status, 200)
@@ -120,7 +163,12 @@ describe('metrics', () => {
       } finally {
         await dev.kill('SIGTERM')
       }
-      const production = { NODE_ENV: 'production', DATA_DIR: tempDir('clinic-metrics-'), AUTH_SECRET: crypto.randomBytes(48).toString('base64'), ALLOW_SANDBOX_PAYMENTS: 'true' }
+      const production = {
+        NODE_ENV: 'production',
+        DATA_DIR: tempDir('clinic-metrics-'),
+        AUTH_SECRET: crypto.randomBytes(48).toString('base64'),
+        ALLOW_SANDBOX_PAYMENTS: 'true'
+      }
       const closed = await startChild({ ...production, METRICS_TOKEN: '' })
       try {
         assert.equal((await http(closed.url, 'GET', '/metrics')).status, 404)
@@ -130,8 +178,17 @@ describe('metrics', () => {
       const guarded = await startChild({ ...production, METRICS_TOKEN: 'operator-scrape-token' })
       try {
         assert.equal((await http(guarded.url, 'GET', '/metrics')).status, 401)
-        assert.equal((await http(guarded.url, 'GET', '/metrics', { headers: { authorization: 'Bearer operator-scrape-tokenX' } })).status, 401)
-        const scraped = await http(guarded.url, 'GET', '/metrics', { headers: { authorization: 'Bearer operator-scrape-token' } })
+        assert.equal(
+          (
+            await http(guarded.url, 'GET', '/metrics', {
+              headers: { authorization: 'Bearer operator-scrape-tokenX' }
+            })
+          ).status,
+          401
+        )
+        const scraped = await http(guarded.url, 'GET', '/metrics', {
+          headers: { authorization: 'Bearer operator-scrape-token' }
+        })
         assert.equal(scraped.status, 200)
         assert.match(scraped.body, /^nodejs_eventloop_lag_seconds /m)
         assert.ok(!guarded.output().includes('operator-scrape-token'), 'the token is never logged')

@@ -29,7 +29,14 @@ describe('OpenAPI document and /docs', () => {
   })
 
   it('lists every registered service path with an operation per method', () => {
-    const verbs: Record<string, [string, string]> = { find: ['', 'get'], create: ['', 'post'], get: ['/{id}', 'get'], update: ['/{id}', 'put'], patch: ['/{id}', 'patch'], remove: ['/{id}', 'delete'] }
+    const verbs: Record<string, [string, string]> = {
+      find: ['', 'get'],
+      create: ['', 'post'],
+      get: ['/{id}', 'get'],
+      update: ['/{id}', 'put'],
+      patch: ['/{id}', 'patch'],
+      remove: ['/{id}', 'delete']
+    }
     const services = Object.keys(server.app.services)
     assert.ok(services.length >= 14)
     for (const path of services) {
@@ -37,27 +44,53 @@ describe('OpenAPI document and /docs', () => {
       for (const method of getServiceOptions((server.app.services as any)[path])?.methods ?? []) {
         const verb = verbs[method]
         if (!verb) continue
-        assert.ok(doc.paths[`/${path}${verb[0]}`]?.[verb[1]], `${verb[1].toUpperCase()} /${path}${verb[0]} (${method}) is missing`)
+        assert.ok(
+          doc.paths[`/${path}${verb[0]}`]?.[verb[1]],
+          `${verb[1].toUpperCase()} /${path}${verb[0]} (${method}) is missing`
+        )
       }
-      assert.ok(doc.tags.some((tag: any) => tag.name === path), `tag ${path}`)
+      assert.ok(
+        doc.tags.some((tag: any) => tag.name === path),
+        `tag ${path}`
+      )
     }
   })
 
   it('documents body operators and the authentication logins and actions as request shapes', () => {
     const schemas = doc.components.schemas
-    const alternatives = (operation: any) => operation.requestBody.content['application/json'].schema.anyOf.map((one: any) => schemas[one.$ref.split('/').pop()])
+    const alternatives = (operation: any) =>
+      operation.requestBody.content['application/json'].schema.anyOf.map(
+        (one: any) => schemas[one.$ref.split('/').pop()]
+      )
     const encounterPatch = alternatives(doc.paths['/medical-encounters/{id}'].patch)
-    assert.ok(encounterPatch.some((schema: any) => schema.properties?.finalize?.const === true && schema.required?.includes('finalize')))
+    assert.ok(
+      encounterPatch.some(
+        (schema: any) => schema.properties?.finalize?.const === true && schema.required?.includes('finalize')
+      )
+    )
     const auth = alternatives(doc.paths['/authentication'].post)
     const titles = auth.map((schema: any) => schema.title)
-    for (const title of ['Password login', 'OAuth login (registers on first login)', 'action connectOAuthAccount', 'action applyActionCode', 'action changePassword', 'action changeIdentity', 'action setupMFA']) {
+    for (const title of [
+      'Password login',
+      'OAuth login (registers on first login)',
+      'action connectOAuthAccount',
+      'action applyActionCode',
+      'action changePassword',
+      'action changeIdentity',
+      'action setupMFA'
+    ]) {
       assert.ok(titles.includes(title), title)
     }
     const password = auth.find((schema: any) => schema.title === 'Password login')
     assert.deepEqual(password.required.sort(), ['email', 'password'])
-    assert.ok(doc.paths['/webhook-events'].post.requestBody.content['application/json'].schema.anyOf.length === 2)
+    assert.ok(
+      doc.paths['/webhook-events'].post.requestBody.content['application/json'].schema.anyOf.length === 2
+    )
     assert.ok(doc.paths['/medical-records'].post.responses['200'], 'medical record creation answers 200')
-    assert.ok(schemas.Accounts.properties.email && !schemas.Accounts.properties.password, 'account result without secrets')
+    assert.ok(
+      schemas.Accounts.properties.email && !schemas.Accounts.properties.password,
+      'account result without secrets'
+    )
   })
 
   it('publishes the result schema, query and body shapes of every service registered at start-up (none left generic)', () => {
@@ -69,26 +102,66 @@ describe('OpenAPI document and /docs', () => {
         const answer = JSON.stringify(operation.responses['200'])
         assert.doesNotMatch(answer, /AnyDocument/, `${operation.operationId} answers a generic document`)
       }
-      if (methods.includes('find')) assert.ok(doc.paths[`/${path}`].get.parameters.some((parameter: any) => parameter.name === 'query' && parameter.schema.$ref), `${path}: find has no query schema`)
-      for (const [template, verb] of [[`/${path}`, 'post'], [`/${path}/{id}`, 'put'], [`/${path}/{id}`, 'patch']]) {
+      if (methods.includes('find'))
+        assert.ok(
+          doc.paths[`/${path}`].get.parameters.some(
+            (parameter: any) => parameter.name === 'query' && parameter.schema.$ref
+          ),
+          `${path}: find has no query schema`
+        )
+      for (const [template, verb] of [
+        [`/${path}`, 'post'],
+        [`/${path}/{id}`, 'put'],
+        [`/${path}/{id}`, 'patch']
+      ]) {
         const body = doc.paths[template]?.[verb]?.requestBody?.content['application/json'].schema
-        if (body) assert.ok(body.$ref || body.anyOf, `${verb.toUpperCase()} ${template}: generic body ${JSON.stringify(body)}`)
+        if (body)
+          assert.ok(
+            body.$ref || body.anyOf,
+            `${verb.toUpperCase()} ${template}: generic body ${JSON.stringify(body)}`
+          )
       }
     }
   })
 
   it('documents the order, stock and customer body operators and the $populate query flags', () => {
     const schemas = doc.components.schemas
-    const alternatives = (operation: any) => operation.requestBody.content['application/json'].schema.anyOf.map((one: any) => schemas[one.$ref.split('/').pop()])
+    const alternatives = (operation: any) =>
+      operation.requestBody.content['application/json'].schema.anyOf.map(
+        (one: any) => schemas[one.$ref.split('/').pop()]
+      )
     const orderPatch = alternatives(doc.paths['/request/orders/{id}'].patch)
-    assert.ok(orderPatch.some((schema: any) => schema.required?.includes('changeStatus') && schema.properties.stockroom), 'changeStatus')
-    assert.ok(orderPatch.some((schema: any) => schema.required?.includes('confirmItem')), 'confirmItem')
+    assert.ok(
+      orderPatch.some(
+        (schema: any) => schema.required?.includes('changeStatus') && schema.properties.stockroom
+      ),
+      'changeStatus'
+    )
+    assert.ok(
+      orderPatch.some((schema: any) => schema.required?.includes('confirmItem')),
+      'confirmItem'
+    )
     const stockPatch = alternatives(doc.paths['/inventory-stocks/{id}'].patch)
-    assert.ok(stockPatch.some((schema: any) => schema.properties.$inc?.properties?.quantity), '$inc')
+    assert.ok(
+      stockPatch.some((schema: any) => schema.properties.$inc?.properties?.quantity),
+      '$inc'
+    )
     const customerPatch = alternatives(doc.paths['/billing/customers/{id}'].patch)
-    for (const operator of ['$deleteProcessorCard', '$setDefaultProcessorCard']) assert.ok(customerPatch.some((schema: any) => schema.required?.includes(operator)), operator)
-    const queryOf = (operation: any) => schemas[operation.parameters.find((parameter: any) => parameter.name === 'query').schema.$ref.split('/').pop()]
-    assert.ok(JSON.stringify(queryOf(doc.paths['/billing/customers/{id}'].get)).includes('$populateProcessorCards'))
+    for (const operator of ['$deleteProcessorCard', '$setDefaultProcessorCard'])
+      assert.ok(
+        customerPatch.some((schema: any) => schema.required?.includes(operator)),
+        operator
+      )
+    const queryOf = (operation: any) =>
+      schemas[
+        operation.parameters
+          .find((parameter: any) => parameter.name === 'query')
+          .schema.$ref.split('/')
+          .pop()
+      ]
+    assert.ok(
+      JSON.stringify(queryOf(doc.paths['/billing/customers/{id}'].get)).includes('$populateProcessorCards')
+    )
     assert.ok(JSON.stringify(queryOf(doc.paths['/inventory-variants'].get)).includes('$populateStocks'))
     assert.ok(JSON.stringify(queryOf(doc.paths['/inventory-variants/{id}'].get)).includes('$populateStocks'))
     assert.ok(schemas.InventoryVariants.properties.$stocks, 'variants read with $stocks')
@@ -96,7 +169,17 @@ describe('OpenAPI document and /docs', () => {
 
   it('includes a service registered after start-up', async () => {
     // (casts: a throw-away service outside the typed ServiceTypes)
-    server.app.use('late-arrivals' as any, { async find() { return [] }, async get(id: string) { return { id } } } as any)
+    server.app.use(
+      'late-arrivals' as any,
+      {
+        async find() {
+          return []
+        },
+        async get(id: string) {
+          return { id }
+        }
+      } as any
+    )
     const later = (await http(server.url, 'GET', '/openapi.json')).body
     assert.ok(later.paths['/late-arrivals'].get)
     assert.ok(later.paths['/late-arrivals/{id}'].get)
@@ -107,7 +190,11 @@ describe('OpenAPI document and /docs', () => {
     assert.equal(page.status, 200)
     assert.match(page.headers.get('content-type') ?? '', /text\/html/)
     assert.doesNotMatch(page.body, /https?:\/\//)
-    for (const [asset, type] of [['docs/swagger-ui-bundle.js', /javascript/], ['docs/swagger-ui.css', /css/], ['docs/init.js', /javascript/]] as const) {
+    for (const [asset, type] of [
+      ['docs/swagger-ui-bundle.js', /javascript/],
+      ['docs/swagger-ui.css', /css/],
+      ['docs/init.js', /javascript/]
+    ] as const) {
       const res = await fetch(`${server.url}/${asset}`)
       assert.equal(res.status, 200, asset)
       assert.match(res.headers.get('content-type') ?? '', type)

@@ -20,7 +20,11 @@ const rawConnection = async (port: number) => {
     write: (text: string) => new Promise<void>((resolve) => socket.write(text, () => resolve())),
     /** Resolves with the status code and body of the first response. */
     async response(): Promise<{ status: number; body: any; raw: string }> {
-      await waitUntil(() => /\r\n\r\n/.test(received) && responseComplete(received), 10_000, 'a response').catch(() => closed)
+      await waitUntil(
+        () => /\r\n\r\n/.test(received) && responseComplete(received),
+        10_000,
+        'a response'
+      ).catch(() => closed)
       const [head, body = ''] = received.split('\r\n\r\n')
       const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0)
       let parsed: any = body
@@ -55,7 +59,9 @@ describe('graceful shutdown (SIGTERM to the server process)', function () {
 
     // A Socket.IO client stays connected (this alone kept the old server alive).
     const socket = io(child.url, { transports: ['websocket'], forceNew: true, reconnection: false })
-    await new Promise<void>((resolve, reject) => socket.once('connect', () => resolve()).once('connect_error', reject))
+    await new Promise<void>((resolve, reject) =>
+      socket.once('connect', () => resolve()).once('connect_error', reject)
+    )
     let disconnected = false
     socket.on('disconnect', () => (disconnected = true))
 
@@ -64,7 +70,9 @@ describe('graceful shutdown (SIGTERM to the server process)', function () {
     const password = 'correct horse battery'
     const body = JSON.stringify({ email, password, firstName: 'Grace' })
     const signUp = await rawConnection(child.port)
-    await signUp.write(`POST /accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`)
+    await signUp.write(
+      `POST /accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`
+    )
     // A readiness probe whose request line is already on the wire (the connection is busy, not idle).
     const probe = await rawConnection(child.port)
     await probe.write('GET /health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n')
@@ -104,9 +112,15 @@ describe('graceful shutdown (SIGTERM to the server process)', function () {
   })
 
   it('exits 0 on SIGINT too, with a Socket.IO client connected', async () => {
-    const child = await startChild({ DATA_DIR: tempDir('clinic-shutdown-'), MONGODB_URL: testMongoUrl(), SHUTDOWN_GRACE_MS: String(graceMs) })
+    const child = await startChild({
+      DATA_DIR: tempDir('clinic-shutdown-'),
+      MONGODB_URL: testMongoUrl(),
+      SHUTDOWN_GRACE_MS: String(graceMs)
+    })
     const socket = io(child.url, { transports: ['websocket'], forceNew: true, reconnection: false })
-    await new Promise<void>((resolve, reject) => socket.once('connect', () => resolve()).once('connect_error', reject))
+    await new Promise<void>((resolve, reject) =>
+      socket.once('connect', () => resolve()).once('connect_error', reject)
+    )
     const signalled = Date.now()
     const exit = await child.kill('SIGINT')
     assert.deepEqual(exit, { code: 0, signal: null }, child.output())
@@ -122,9 +136,20 @@ describe('graceful shutdown (SIGTERM to the server process)', function () {
     const child = await startChild(env)
     try {
       const owner = await signUp(child.url, { organization: { name: 'Shutdown Clinic', type: 'facility' } })
-      const webhook = await http(child.url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: receiver.url, events: 'organizations.patch', active: true } })
+      const webhook = await http(child.url, 'POST', '/webhook-events', {
+        token: owner.token,
+        body: {
+          organization: owner.organization.id,
+          url: receiver.url,
+          events: 'organizations.patch',
+          active: true
+        }
+      })
       assert.equal(webhook.status, 201, JSON.stringify(webhook.body))
-      const ping = await http(child.url, 'POST', '/webhook-events', { token: owner.token, body: { webhook: webhook.body.id, event: 'ping' } })
+      const ping = await http(child.url, 'POST', '/webhook-events', {
+        token: owner.token,
+        body: { webhook: webhook.body.id, event: 'ping' }
+      })
       assert.equal(ping.status, 201, JSON.stringify(ping.body))
       // The receiver has the POST and answers in a second: the attempt is in flight when the signal arrives.
       await receiver.waitForCount(1, 10_000)
@@ -135,8 +160,12 @@ describe('graceful shutdown (SIGTERM to the server process)', function () {
 
       const again = await startChild(env)
       try {
-        const login = await http(again.url, 'POST', '/authentication', { body: { email: owner.email, password: owner.password } })
-        const deliveries = await http(again.url, 'GET', `/webhook-events?webhook=${webhook.body.id}`, { token: login.body.accessToken })
+        const login = await http(again.url, 'POST', '/authentication', {
+          body: { email: owner.email, password: owner.password }
+        })
+        const deliveries = await http(again.url, 'GET', `/webhook-events?webhook=${webhook.body.id}`, {
+          token: login.body.accessToken
+        })
         assert.equal(deliveries.status, 200)
         const delivered = deliveries.body.data.find((delivery: any) => delivery.id === ping.body.id)
         assert.equal(delivered.status, 'delivered', JSON.stringify(delivered))

@@ -15,7 +15,10 @@ interface Failed {
 
 /** Starts the server with `env` and expects it to stop: its exit code and everything it wrote. */
 const failedStart = async (env: Record<string, string>): Promise<Failed> => {
-  const result = await startServerProcess({ DATA_DIR: tempDir('clinic-startup-'), MONGODB_URL: '', REDIS_URL: '', ...env }, 60_000).then(
+  const result = await startServerProcess(
+    { DATA_DIR: tempDir('clinic-startup-'), MONGODB_URL: '', REDIS_URL: '', ...env },
+    60_000
+  ).then(
     async (server) => {
       await server.kill()
       return null
@@ -67,18 +70,27 @@ describe('start-up failures: one line naming the setting and the fix, then exit 
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
     const { port } = taken.address() as net.AddressInfo
     try {
-      assertOneLine(await failedStart({ PORT: String(port) }), `PORT ${port} is in use (another server?); set PORT to a free port`)
+      assertOneLine(
+        await failedStart({ PORT: String(port) }),
+        `PORT ${port} is in use (another server?); set PORT to a free port`
+      )
     } finally {
       taken.close()
     }
   })
 
   it('names the PORT value that is not a number', async () => {
-    assertOneLine(await failedStart({ PORT: 'abc' }), 'Invalid configuration: PORT must be a number (setting port, got "abc")')
+    assertOneLine(
+      await failedStart({ PORT: 'abc' }),
+      'Invalid configuration: PORT must be a number (setting port, got "abc")'
+    )
   })
 
   it('names a JSON variable that is not JSON (read while the configuration loads)', async () => {
-    assertOneLine(await failedStart({ GATEWAYS: 'notjson' }), /^GATEWAYS must be JSON \(.+\); fix the value or unset it$/)
+    assertOneLine(
+      await failedStart({ GATEWAYS: 'notjson' }),
+      /^GATEWAYS must be JSON \(.+\); fix the value or unset it$/
+    )
   })
 
   it('names a REDIS_URL nothing answers on, and the choices', async () => {
@@ -90,17 +102,28 @@ describe('start-up failures: one line naming the setting and the fix, then exit 
   })
 
   it('refuses a REDIS_URL that is not a Redis URL, without showing its password', async () => {
-    assertOneLine(await failedStart({ REDIS_URL: 'localhost:6379' }), /^REDIS_URL .*is not a Redis URL .*; set it to redis:\/\/host:6379 \(rediss:\/\/ for TLS\), or leave it empty/)
+    assertOneLine(
+      await failedStart({ REDIS_URL: 'localhost:6379' }),
+      /^REDIS_URL .*is not a Redis URL .*; set it to redis:\/\/host:6379 \(rediss:\/\/ for TLS\), or leave it empty/
+    )
     const failed = await failedStart({ REDIS_URL: 'https://admin:hunter2@cache.example:6379' })
-    assertOneLine(failed, 'REDIS_URL https://admin:***@cache.example:6379/ is not a Redis URL (it starts with https://); set it to redis://host:6379 (rediss:// for TLS), or leave it empty to run one instance without Redis')
+    assertOneLine(
+      failed,
+      'REDIS_URL https://admin:***@cache.example:6379/ is not a Redis URL (it starts with https://); set it to redis://host:6379 (rediss:// for TLS), or leave it empty to run one instance without Redis'
+    )
     assert.doesNotMatch(failed.output, /hunter2/)
   })
 
   it('names a MONGODB_URL nothing answers on within MONGODB_CONNECT_TIMEOUT_MS', async () => {
     const port = await closedPort()
     assertOneLine(
-      await failedStart({ MONGODB_URL: `mongodb://127.0.0.1:${port}/clinic`, MONGODB_CONNECT_TIMEOUT_MS: '300' }),
-      new RegExp(`^MongoDB at MONGODB_URL mongodb://127\\.0\\.0\\.1:${port}/clinic could not be reached within 300 ms \\(.*ECONNREFUSED.*\\); start MongoDB or set MONGODB_URL to a server this host can reach \\(MONGODB_CONNECT_TIMEOUT_MS sets the wait\\)$`)
+      await failedStart({
+        MONGODB_URL: `mongodb://127.0.0.1:${port}/clinic`,
+        MONGODB_CONNECT_TIMEOUT_MS: '300'
+      }),
+      new RegExp(
+        `^MongoDB at MONGODB_URL mongodb://127\\.0\\.0\\.1:${port}/clinic could not be reached within 300 ms \\(.*ECONNREFUSED.*\\); start MongoDB or set MONGODB_URL to a server this host can reach \\(MONGODB_CONNECT_TIMEOUT_MS sets the wait\\)$`
+      )
     )
   })
 
@@ -112,7 +135,10 @@ describe('start-up failures: one line naming the setting and the fix, then exit 
   })
 
   it('refuses a MONGODB_CONNECT_TIMEOUT_MS that is not a positive number', async () => {
-    assertOneLine(await failedStart({ MONGODB_CONNECT_TIMEOUT_MS: '0' }), 'Invalid configuration: MONGODB_CONNECT_TIMEOUT_MS must be > 0 (setting mongodbConnectTimeoutMs, got 0)')
+    assertOneLine(
+      await failedStart({ MONGODB_CONNECT_TIMEOUT_MS: '0' }),
+      'Invalid configuration: MONGODB_CONNECT_TIMEOUT_MS must be > 0 (setting mongodbConnectTimeoutMs, got 0)'
+    )
   })
 })
 
@@ -136,7 +162,11 @@ describe('start line and production logs', function () {
       const start = findStartLine(server.output())
       assert.ok(start?.urls, server.output())
       const base = `http://127.0.0.1:${server.port}`
-      assert.deepEqual(start.urls, { console: `${base}/`, docs: `${base}/docs`, ready: `${base}/health/ready` })
+      assert.deepEqual(start.urls, {
+        console: `${base}/`,
+        docs: `${base}/docs`,
+        ready: `${base}/health/ready`
+      })
       for (const url of Object.values(start.urls)) assert.equal((await fetch(url)).status, 200, url)
       assert.equal((await http(server.url, 'GET', '/no-such-path')).status, 404)
       await server.kill('SIGTERM')
@@ -147,14 +177,20 @@ describe('start line and production logs', function () {
       const startLine = lines.find((line) => line.urls)
       assert.equal(startLine.level, 'info')
       assert.equal(startLine.port, server.port)
-      assert.equal(startLine.msg, `Listening on ${base}: console ${base}/, API docs ${base}/docs, readiness ${base}/health/ready`)
+      assert.equal(
+        startLine.msg,
+        `Listening on ${base}: console ${base}/, API docs ${base}/docs, readiness ${base}/health/ready`
+      )
     } finally {
       if (!stopped) await server.kill('SIGTERM')
     }
   })
 
   it('writes the start line whatever LOG_LEVEL says, with localhost for a server listening on every interface', async () => {
-    const server = await startServerProcess({ LOG_LEVEL: 'error', HOST: '0.0.0.0', DATA_DIR: tempDir('clinic-startup-quiet-'), MONGODB_URL: '' }, 60_000)
+    const server = await startServerProcess(
+      { LOG_LEVEL: 'error', HOST: '0.0.0.0', DATA_DIR: tempDir('clinic-startup-quiet-'), MONGODB_URL: '' },
+      60_000
+    )
     try {
       const lines = jsonLines(server.output())
       assert.equal(lines.length, 1, server.output())

@@ -19,7 +19,12 @@ describe('PayPal gateway (against a local PayPal API)', function () {
       enabled: ['sandbox', 'paypal'],
       expireAfterMs: 3600000,
       fees: { 'paypal-paypal': { percent: 3.49, fixed: 0.49 } },
-      paypal: { clientId: paypal.clientId, clientSecret: paypal.clientSecret, baseURL: paypal.url, timeoutMs: 2000 }
+      paypal: {
+        clientId: paypal.clientId,
+        clientSecret: paypal.clientSecret,
+        baseURL: paypal.url,
+        timeoutMs: 2000
+      }
     }
   })
 
@@ -43,7 +48,14 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     return res
   }
   const create = (gatewayType = 'paypal-paypal', amount = 80) =>
-    call('POST', '/billing-payment-intents', { gatewayType, currency: 'USD', facility: facility.id, gatewayReturnURL: 'http://127.0.0.1:9/paid', gatewayCancelURL: 'http://127.0.0.1:9/cancelled', items: [{ name: 'Consultation', amountPerItem: amount, quantity: 1 }] })
+    call('POST', '/billing-payment-intents', {
+      gatewayType,
+      currency: 'USD',
+      facility: facility.id,
+      gatewayReturnURL: 'http://127.0.0.1:9/paid',
+      gatewayCancelURL: 'http://127.0.0.1:9/cancelled',
+      items: [{ name: 'Consultation', amountPerItem: amount, quantity: 1 }]
+    })
   const capture = (id: string) => call('PATCH', `/billing-payment-intents/${id}`, { capture: true })
 
   it('creates a PayPal order whose approve link is checkout.approvalURL, with the amount and return URLs', async () => {
@@ -66,7 +78,10 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     const res = await capture(intent.id)
     assert.equal(res.status, 200, JSON.stringify(res.body))
     assert.equal(res.body.status, 'captured')
-    assert.deepEqual(res.body.statusHistory.map((s: any) => s.status), ['created', 'approved', 'capturing', 'captured'])
+    assert.deepEqual(
+      res.body.statusHistory.map((s: any) => s.status),
+      ['created', 'approved', 'capturing', 'captured']
+    )
     assert.equal(paypal.orders.get(intent.gatewayOrderId)!.captures, 1)
     assert.equal((await capture(intent.id)).status, 409)
   })
@@ -106,7 +121,10 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     assert.equal(res.status, 502)
     assert.match(res.body.message, /paypal is unavailable/)
     paypal.mode = 'ok'
-    assert.equal((await call('GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`)).body.total, before)
+    assert.equal(
+      (await call('GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`)).body.total,
+      before
+    )
   })
 
   it('answers a failed capture call with 502, keeps the intent approved, and captures it once on retry', async () => {
@@ -137,7 +155,10 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     // The state a crash right after PayPal's capture leaves behind.
     order.status = 'COMPLETED'
     order.captures = 1
-    await (server.app.service('billing-payment-intents' as any) as any)._patch(intent.id, { status: 'capturing', capturingAt: Date.now() - 1000 }) // `any`: internal store call to stage the crash
+    await (server.app.service('billing-payment-intents' as any) as any)._patch(intent.id, {
+      status: 'capturing',
+      capturingAt: Date.now() - 1000
+    }) // `any`: internal store call to stage the crash
     const dataDir = server.dataDir
     // The same data on restart (MongoDB: the same database), where the interrupted capture counts as stale at once.
     const mongodb = server.app.get('mongodb')
@@ -150,8 +171,19 @@ describe('PayPal gateway (against a local PayPal API)', function () {
   })
 
   it('answers a POST and a capture retried with the same Idempotency-Key from the first result, without calling PayPal again', async () => {
-    const body = { gatewayType: 'paypal-paypal', currency: 'USD', facility: facility.id, gatewayReturnURL: 'http://127.0.0.1:9/paid', items: [{ name: 'Consultation', amountPerItem: 61, quantity: 1 }] }
-    const send = (method: string, path: string, data: unknown, key: string) => http(server.url, method, path, { token: facility.biller.token, body: data, headers: { 'idempotency-key': key } })
+    const body = {
+      gatewayType: 'paypal-paypal',
+      currency: 'USD',
+      facility: facility.id,
+      gatewayReturnURL: 'http://127.0.0.1:9/paid',
+      items: [{ name: 'Consultation', amountPerItem: 61, quantity: 1 }]
+    }
+    const send = (method: string, path: string, data: unknown, key: string) =>
+      http(server.url, method, path, {
+        token: facility.biller.token,
+        body: data,
+        headers: { 'idempotency-key': key }
+      })
     const ordersBefore = paypal.orders.size
     const first = await send('POST', '/billing-payment-intents', body, 'paypal-create-1')
     assert.equal(first.status, 201, JSON.stringify(first.body))
@@ -161,10 +193,20 @@ describe('PayPal gateway (against a local PayPal API)', function () {
     assert.equal(paypal.orders.size, ordersBefore + 1)
     assert.equal(paypal.requests.length, callsAfterCreate, 'no PayPal call for the retry')
     paypal.approve(first.body.gatewayOrderId)
-    const captured = await send('PATCH', `/billing-payment-intents/${first.body.id}`, { capture: true }, 'paypal-capture-1')
+    const captured = await send(
+      'PATCH',
+      `/billing-payment-intents/${first.body.id}`,
+      { capture: true },
+      'paypal-capture-1'
+    )
     assert.equal(captured.body.status, 'captured', JSON.stringify(captured.body))
     const callsAfterCapture = paypal.requests.length
-    const retried = await send('PATCH', `/billing-payment-intents/${first.body.id}`, { capture: true }, 'paypal-capture-1')
+    const retried = await send(
+      'PATCH',
+      `/billing-payment-intents/${first.body.id}`,
+      { capture: true },
+      'paypal-capture-1'
+    )
     assert.deepEqual([retried.status, retried.body], [200, captured.body])
     assert.equal(paypal.requests.length, callsAfterCapture, 'no PayPal call for the retried capture')
     assert.equal(paypal.orders.get(first.body.gatewayOrderId)!.captures, 1)
@@ -172,7 +214,12 @@ describe('PayPal gateway (against a local PayPal API)', function () {
 
   it('sends the client secret and access token to PayPal only', async () => {
     assert.ok(paypal.requests.some((r) => r.path === '/v1/oauth2/token'))
-    assert.ok(paypal.requests.filter((r) => r.path.includes('/capture')).every((r) => typeof r.requestId === 'string' && r.requestId.length > 0), 'captures carry PayPal-Request-Id')
+    assert.ok(
+      paypal.requests
+        .filter((r) => r.path.includes('/capture'))
+        .every((r) => typeof r.requestId === 'string' && r.requestId.length > 0),
+      'captures carry PayPal-Request-Id'
+    )
     const text = JSON.stringify(answers)
     assert.ok(!text.includes(paypal.clientSecret))
     assert.ok(!text.includes('A21AA'))

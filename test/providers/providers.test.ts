@@ -3,7 +3,12 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { createMessenger } from '../../src/providers/messaging'
-import { deliverWebhook, generateWebhookSecret, isPrivateAddress, signWebhook } from '../../src/providers/webhook-http'
+import {
+  deliverWebhook,
+  generateWebhookSecret,
+  isPrivateAddress,
+  signWebhook
+} from '../../src/providers/webhook-http'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp'
 import { startSmsReceiver, type TestSmsReceiver } from '../helpers/sms'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
@@ -34,8 +39,14 @@ describe('providers', () => {
 
     it('sends an email through the SMTP server without TLS', async () => {
       const lines: string[] = []
-      const messenger = createMessenger({ smtpUrl: smtp.url, mailFrom: 'clinic@example.test' }, (line) => lines.push(line))
-      await messenger.send({ to: { email: 'pat@example.test' }, subject: 'Your sign-in code: 123456', text: 'Hello,\ncode: 123456\n' })
+      const messenger = createMessenger({ smtpUrl: smtp.url, mailFrom: 'clinic@example.test' }, (line) =>
+        lines.push(line)
+      )
+      await messenger.send({
+        to: { email: 'pat@example.test' },
+        subject: 'Your sign-in code: 123456',
+        text: 'Hello,\ncode: 123456\n'
+      })
 
       const mail = await smtp.waitFor((m) => m.to === 'pat@example.test')
       assert.equal(mail.from, 'clinic@example.test')
@@ -45,28 +56,43 @@ describe('providers', () => {
     })
 
     it('rejects with a clear error when the SMTP server cannot be reached', async () => {
-      const messenger = createMessenger({ smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, timeoutMs: 2000 }, () => undefined)
-      await assert.rejects(messenger.send({ to: { email: 'pat@example.test' }, subject: 's', text: 't' }), /^Error: Email delivery failed: .*ECONNREFUSED/)
+      const messenger = createMessenger(
+        { smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, timeoutMs: 2000 },
+        () => undefined
+      )
+      await assert.rejects(
+        messenger.send({ to: { email: 'pat@example.test' }, subject: 's', text: 't' }),
+        /^Error: Email delivery failed: .*ECONNREFUSED/
+      )
     })
 
     it('sends an SMS as a JSON POST of { to, text } to the SMS webhook', async () => {
       const messenger = createMessenger({ smtpUrl: smtp.url, smsWebhookUrl: sms.url }, () => undefined)
       await messenger.send({ to: { mobileNo: '+15550001111' }, subject: 'Sign-in', text: 'code: 123456' })
 
-      assert.deepEqual(sms.messages.map(({ to, text }) => ({ to, text })), [{ to: '+15550001111', text: 'code: 123456' }])
+      assert.deepEqual(
+        sms.messages.map(({ to, text }) => ({ to, text })),
+        [{ to: '+15550001111', text: 'code: 123456' }]
+      )
       assert.equal(smtp.messages.length, 0)
     })
 
     it('rejects with a clear error when the SMS webhook answers an error status', async () => {
       sms.respondWith(() => 500)
       const messenger = createMessenger({ smsWebhookUrl: sms.url }, () => undefined)
-      await assert.rejects(messenger.send({ to: { mobileNo: '+15550001111' }, subject: 's', text: 't' }), /SMS delivery failed: gateway answered HTTP 500/)
+      await assert.rejects(
+        messenger.send({ to: { mobileNo: '+15550001111' }, subject: 's', text: 't' }),
+        /SMS delivery failed: gateway answered HTTP 500/
+      )
     })
 
     it('rejects when the SMS webhook does not answer within the timeout', async () => {
       sms.respondWith(() => 'hang')
       const messenger = createMessenger({ smsWebhookUrl: sms.url, timeoutMs: 300 }, () => undefined)
-      await assert.rejects(messenger.send({ to: { mobileNo: '+15550001111' }, subject: 's', text: 't' }), /SMS delivery failed: timed out/)
+      await assert.rejects(
+        messenger.send({ to: { mobileNo: '+15550001111' }, subject: 's', text: 't' }),
+        /SMS delivery failed: timed out/
+      )
     })
 
     it('writes the message to the log when no transport applies', async () => {
@@ -108,7 +134,14 @@ describe('providers', () => {
     })
 
     it('POSTs the body with headers that standardwebhooks Webhook.verify accepts', async () => {
-      const result = await deliverWebhook({ url: receiver.url, secret, id: 'msg_1', body, timeoutMs: 2000, allowPrivate: true })
+      const result = await deliverWebhook({
+        url: receiver.url,
+        secret,
+        id: 'msg_1',
+        body,
+        timeoutMs: 2000,
+        allowPrivate: true
+      })
 
       assert.equal(result.ok, true)
       assert.equal(result.status, 200)
@@ -131,7 +164,14 @@ describe('providers', () => {
 
     it('reports a 500 answer as a failure with its status', async () => {
       receiver.respondWith(() => 500)
-      const result = await deliverWebhook({ url: receiver.url, secret, id: 'msg_2', body, timeoutMs: 2000, allowPrivate: true })
+      const result = await deliverWebhook({
+        url: receiver.url,
+        secret,
+        id: 'msg_2',
+        body,
+        timeoutMs: 2000,
+        allowPrivate: true
+      })
       assert.equal(result.ok, false)
       assert.equal(result.status, 500)
       assert.match(result.error ?? '', /500/)
@@ -139,7 +179,14 @@ describe('providers', () => {
 
     it('gives up on a receiver that never answers once the timeout passes', async () => {
       receiver.respondWith(() => 'hang')
-      const result = await deliverWebhook({ url: receiver.url, secret, id: 'msg_3', body, timeoutMs: 300, allowPrivate: true })
+      const result = await deliverWebhook({
+        url: receiver.url,
+        secret,
+        id: 'msg_3',
+        body,
+        timeoutMs: 300,
+        allowPrivate: true
+      })
       assert.equal(result.ok, false)
       assert.equal(result.status, undefined)
       assert.match(result.error ?? '', /timed out/)
@@ -148,11 +195,20 @@ describe('providers', () => {
     })
 
     it('treats a redirect as a failure and does not follow it', async () => {
-      const redirector = http.createServer((_req, res) => res.writeHead(307, { location: receiver.url }).end())
+      const redirector = http.createServer((_req, res) =>
+        res.writeHead(307, { location: receiver.url }).end()
+      )
       await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve))
       try {
         const { port } = redirector.address() as AddressInfo
-        const result = await deliverWebhook({ url: `http://127.0.0.1:${port}/hooks`, secret, id: 'msg_4', body, timeoutMs: 2000, allowPrivate: true })
+        const result = await deliverWebhook({
+          url: `http://127.0.0.1:${port}/hooks`,
+          secret,
+          id: 'msg_4',
+          body,
+          timeoutMs: 2000,
+          allowPrivate: true
+        })
         assert.equal(result.ok, false)
         assert.equal(result.status, 307)
         assert.match(result.error ?? '', /redirect/)
@@ -164,24 +220,52 @@ describe('providers', () => {
     })
 
     it('reports a refused connection as a failure', async () => {
-      const result = await deliverWebhook({ url: `http://127.0.0.1:${await closedPort()}/`, secret, id: 'msg_5', body, timeoutMs: 2000, allowPrivate: true })
+      const result = await deliverWebhook({
+        url: `http://127.0.0.1:${await closedPort()}/`,
+        secret,
+        id: 'msg_5',
+        body,
+        timeoutMs: 2000,
+        allowPrivate: true
+      })
       assert.equal(result.ok, false)
       assert.match(result.error ?? '', /refused/)
     })
 
     it('refuses a loopback URL unless private addresses are allowed', async () => {
-      const literal = await deliverWebhook({ url: receiver.url, secret, id: 'msg_6', body, timeoutMs: 2000, allowPrivate: false })
+      const literal = await deliverWebhook({
+        url: receiver.url,
+        secret,
+        id: 'msg_6',
+        body,
+        timeoutMs: 2000,
+        allowPrivate: false
+      })
       assert.equal(literal.ok, false)
       assert.equal(literal.error, 'address is private: 127.0.0.1')
 
-      const named = await deliverWebhook({ url: receiver.url.replace('127.0.0.1', 'localhost'), secret, id: 'msg_7', body, timeoutMs: 2000, allowPrivate: false })
+      const named = await deliverWebhook({
+        url: receiver.url.replace('127.0.0.1', 'localhost'),
+        secret,
+        id: 'msg_7',
+        body,
+        timeoutMs: 2000,
+        allowPrivate: false
+      })
       assert.equal(named.ok, false)
       assert.match(named.error ?? '', /private/)
       assert.equal(receiver.received.length, 0)
     })
 
     it('refuses URLs that are not http or https', async () => {
-      const result = await deliverWebhook({ url: 'ftp://example.com/hook', secret, id: 'msg_8', body, timeoutMs: 2000, allowPrivate: true })
+      const result = await deliverWebhook({
+        url: 'ftp://example.com/hook',
+        secret,
+        id: 'msg_8',
+        body,
+        timeoutMs: 2000,
+        allowPrivate: true
+      })
       assert.equal(result.ok, false)
       assert.match(result.error ?? '', /scheme/)
     })
@@ -189,11 +273,37 @@ describe('providers', () => {
 
   describe('isPrivateAddress', () => {
     const privateHosts = [
-      '127.0.0.1', '127.1.2.3', '::1', '[::1]', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1',
-      '169.254.169.254', 'fe80::1', 'fc00::1', 'fd12:3456::1', '0.0.0.0', '::', '100.64.0.1', '100.127.255.255',
-      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', 'localhost'
+      '127.0.0.1',
+      '127.1.2.3',
+      '::1',
+      '[::1]',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      '0.0.0.0',
+      '::',
+      '100.64.0.1',
+      '100.127.255.255',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      '::ffff:169.254.169.254',
+      'localhost'
     ]
-    const publicHosts = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '172.15.255.255', '100.128.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8']
+    const publicHosts = [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '172.15.255.255',
+      '100.128.0.1',
+      '2001:4860:4860::8888',
+      '::ffff:8.8.8.8'
+    ]
 
     for (const host of privateHosts) {
       it(`treats ${host} as private`, async () => {
@@ -223,18 +333,30 @@ describe('providers', () => {
       fetch(oauth.tokenUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_id: 'app', client_secret: 's3cret', code, redirect_uri: redirect, grant_type: 'authorization_code' })
+        body: new URLSearchParams({
+          client_id: 'app',
+          client_secret: 's3cret',
+          code,
+          redirect_uri: redirect,
+          grant_type: 'authorization_code'
+        })
       })
 
     it('exchanges an issued code once for a token that reads the profile', async () => {
       const code = oauth.issueCode({ id: 'u1', email: 'pat@example.test', name: 'Pat' }, { redirectUri })
       const tokenResponse = await exchange(code)
       assert.equal(tokenResponse.status, 200)
-      const token = (await tokenResponse.json()) as { access_token: string; token_type: string; expires_in: number }
+      const token = (await tokenResponse.json()) as {
+        access_token: string
+        token_type: string
+        expires_in: number
+      }
       assert.equal(token.token_type, 'Bearer')
       assert.equal(typeof token.expires_in, 'number')
 
-      const profile = await fetch(oauth.profileUrl, { headers: { authorization: `Bearer ${token.access_token}` } })
+      const profile = await fetch(oauth.profileUrl, {
+        headers: { authorization: `Bearer ${token.access_token}` }
+      })
       assert.equal(profile.status, 200)
       assert.deepEqual(await profile.json(), { id: 'u1', email: 'pat@example.test', name: 'Pat' })
 
@@ -255,14 +377,23 @@ describe('providers', () => {
       const tokenResponse = await fetch(oauth.tokenUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_id: 'app', client_secret: 's3cret', code, redirect_uri: redirectUri, grant_type: 'authorization_code' })
+        body: JSON.stringify({
+          client_id: 'app',
+          client_secret: 's3cret',
+          code,
+          redirect_uri: redirectUri,
+          grant_type: 'authorization_code'
+        })
       })
       const { access_token: accessToken } = (await tokenResponse.json()) as { access_token: string }
       const profile = await fetch(oauth.profileUrl, { headers: { authorization: `Bearer ${accessToken}` } })
       assert.deepEqual(await profile.json(), { id: 'u3', name: 'No Mail' })
 
       oauth.setDown(true)
-      assert.equal((await fetch(oauth.profileUrl, { headers: { authorization: `Bearer ${accessToken}` } })).status, 503)
+      assert.equal(
+        (await fetch(oauth.profileUrl, { headers: { authorization: `Bearer ${accessToken}` } })).status,
+        503
+      )
       assert.equal((await exchange(oauth.issueCode({ id: 'u4' }))).status, 503)
     })
   })

@@ -17,7 +17,18 @@ describe('Stripe card processor (against a local Stripe API)', function () {
 
   before(async () => {
     stripe = await startStripeServer()
-    server = await startServer({ processor: { kind: 'stripe', timeoutMs: 1500, stripe: { secretKey: stripe.secretKey, host: '127.0.0.1', port: String(stripe.port), protocol: 'http' } } } as any) // `as any`: processor settings are raw config values
+    server = await startServer({
+      processor: {
+        kind: 'stripe',
+        timeoutMs: 1500,
+        stripe: {
+          secretKey: stripe.secretKey,
+          host: '127.0.0.1',
+          port: String(stripe.port),
+          protocol: 'http'
+        }
+      }
+    } as any) // `as any`: processor settings are raw config values
     payer = await signUp(server.url)
   })
   afterEach(() => {
@@ -43,14 +54,21 @@ describe('Stripe card processor (against a local Stripe API)', function () {
   let customer: string
 
   it('creates a Stripe customer with the token’s card as its default payment method', async () => {
-    const res = await call('POST', '/billing/customers', { owner: { account: payer.account.id }, processorToken: 'tok_visa', processorEmail: 'payer@example.test' })
+    const res = await call('POST', '/billing/customers', {
+      owner: { account: payer.account.id },
+      processorToken: 'tok_visa',
+      processorEmail: 'payer@example.test'
+    })
     assert.equal(res.status, 201, JSON.stringify(res.body))
     assert.equal(res.body.processor, 'stripe')
     customer = res.body.id
     const atStripe = stripe.customers.get(res.body.processorCustomerId)!
     assert.equal(atStripe.email, 'payer@example.test')
     const cards = await cardsOf(customer)
-    assert.deepEqual(cards.map(({ id: _id, ...rest }) => rest), [{ brand: 'visa', last4: '4242', expMonth: 12, expYear: 2034, isDefault: true }])
+    assert.deepEqual(
+      cards.map(({ id: _id, ...rest }) => rest),
+      [{ brand: 'visa', last4: '4242', expMonth: 12, expYear: 2034, isDefault: true }]
+    )
     assert.equal(atStripe.default, cards[0].id)
   })
 
@@ -61,27 +79,58 @@ describe('Stripe card processor (against a local Stripe API)', function () {
   })
 
   it('moves the default on add, set-default and delete (default and not) as in the sandbox', async () => {
-    assert.equal((await call('PATCH', `/billing/customers/${customer}`, { processorToken: 'tok_mastercard' })).status, 200)
+    assert.equal(
+      (await call('PATCH', `/billing/customers/${customer}`, { processorToken: 'tok_mastercard' })).status,
+      200
+    )
     let cards = await cardsOf(customer)
-    assert.deepEqual(cards.map((c) => c.brand), ['mastercard', 'visa'])
+    assert.deepEqual(
+      cards.map((c) => c.brand),
+      ['mastercard', 'visa']
+    )
     assert.deepEqual(defaultOf(cards), [cards[0].id])
     const [mastercard, visa] = cards
-    assert.equal((await call('PATCH', `/billing/customers/${customer}`, { $setDefaultProcessorCard: visa.id })).status, 200)
+    assert.equal(
+      (await call('PATCH', `/billing/customers/${customer}`, { $setDefaultProcessorCard: visa.id })).status,
+      200
+    )
     assert.deepEqual(defaultOf(await cardsOf(customer)), [visa.id])
-    assert.equal((await call('PATCH', `/billing/customers/${customer}`, { processorToken: 'tok_visa' })).status, 200)
+    assert.equal(
+      (await call('PATCH', `/billing/customers/${customer}`, { processorToken: 'tok_visa' })).status,
+      200
+    )
     cards = await cardsOf(customer)
     const newest = cards[0]
     assert.deepEqual(defaultOf(cards), [newest.id])
-    assert.equal((await call('PATCH', `/billing/customers/${customer}`, { $deleteProcessorCard: visa.id })).status, 200)
-    assert.deepEqual(defaultOf(await cardsOf(customer)), [newest.id], 'deleting a card that is not the default keeps the default')
-    assert.equal((await call('PATCH', `/billing/customers/${customer}`, { $deleteProcessorCard: newest.id })).status, 200)
-    assert.deepEqual(defaultOf(await cardsOf(customer)), [mastercard.id], 'the most recently added remaining card')
-    assert.equal((await call('PATCH', `/billing/customers/${customer}`, { $deleteProcessorCard: mastercard.id })).status, 200)
+    assert.equal(
+      (await call('PATCH', `/billing/customers/${customer}`, { $deleteProcessorCard: visa.id })).status,
+      200
+    )
+    assert.deepEqual(
+      defaultOf(await cardsOf(customer)),
+      [newest.id],
+      'deleting a card that is not the default keeps the default'
+    )
+    assert.equal(
+      (await call('PATCH', `/billing/customers/${customer}`, { $deleteProcessorCard: newest.id })).status,
+      200
+    )
+    assert.deepEqual(
+      defaultOf(await cardsOf(customer)),
+      [mastercard.id],
+      'the most recently added remaining card'
+    )
+    assert.equal(
+      (await call('PATCH', `/billing/customers/${customer}`, { $deleteProcessorCard: mastercard.id })).status,
+      200
+    )
     assert.deepEqual(await cardsOf(customer), [])
   })
 
   it('answers Stripe’s card errors and unknown tokens with 402 and Stripe’s message', async () => {
-    const declined = await call('PATCH', `/billing/customers/${customer}`, { processorToken: 'tok_chargeDeclined' })
+    const declined = await call('PATCH', `/billing/customers/${customer}`, {
+      processorToken: 'tok_chargeDeclined'
+    })
     assert.equal(declined.status, 402)
     assert.equal(declined.body.message, 'Your card was declined.')
     const unknown = await call('PATCH', `/billing/customers/${customer}`, { processorToken: 'tok_unheardOf' })
@@ -92,8 +141,20 @@ describe('Stripe card processor (against a local Stripe API)', function () {
 
   it('refuses a card of another Stripe customer with 400 naming it', async () => {
     const other = await signUp(server.url)
-    const theirs = await call('POST', '/billing/customers', { owner: { account: other.account.id }, processorToken: 'tok_visa' }, other.token)
-    const [card] = (await call('GET', `/billing/customers/${theirs.body.id}?$populateProcessorCards=true`, undefined, other.token)).body.processorCustomerCards.data
+    const theirs = await call(
+      'POST',
+      '/billing/customers',
+      { owner: { account: other.account.id }, processorToken: 'tok_visa' },
+      other.token
+    )
+    const [card] = (
+      await call(
+        'GET',
+        `/billing/customers/${theirs.body.id}?$populateProcessorCards=true`,
+        undefined,
+        other.token
+      )
+    ).body.processorCustomerCards.data
     const res = await call('PATCH', `/billing/customers/${customer}`, { $deleteProcessorCard: card.id })
     assert.equal(res.status, 400)
     assert.match(res.body.message, new RegExp(card.id))
@@ -103,12 +164,27 @@ describe('Stripe card processor (against a local Stripe API)', function () {
     const other = await signUp(server.url)
     stripe.mode = 'fail'
     stripe.failOnly = /attach$/
-    const res = await call('POST', '/billing/customers', { owner: { account: other.account.id }, processorToken: 'tok_visa' }, other.token)
+    const res = await call(
+      'POST',
+      '/billing/customers',
+      { owner: { account: other.account.id }, processorToken: 'tok_visa' },
+      other.token
+    )
     assert.equal(res.status, 502)
-    assert.equal((await call('GET', `/billing/customers?owner.account=${other.account.id}`, undefined, other.token)).body.total, 0)
+    assert.equal(
+      (await call('GET', `/billing/customers?owner.account=${other.account.id}`, undefined, other.token)).body
+        .total,
+      0
+    )
     const created = [...stripe.customers.values()].filter((c) => !c.deleted)
-    const ours = (await server.app.service('billing/customers' as any).find({ paginate: false } as any)) as any[] // `any`: internal call without a ServiceTypes entry
-    assert.deepEqual(created.map((c) => c.id).sort(), ours.map((c) => c.processorCustomerId).sort(), 'every live Stripe customer is one of ours')
+    const ours = (await server.app
+      .service('billing/customers' as any)
+      .find({ paginate: false } as any)) as any[] // `any`: internal call without a ServiceTypes entry
+    assert.deepEqual(
+      created.map((c) => c.id).sort(),
+      ours.map((c) => c.processorCustomerId).sort(),
+      'every live Stripe customer is one of ours'
+    )
   })
 
   it('answers a failed default change with 502 and removes the card it had just attached', async () => {
@@ -143,7 +219,11 @@ describe('Stripe card processor (against a local Stripe API)', function () {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
         const file = path.join(dir, entry.name)
         if (entry.isDirectory()) walk(file)
-        else if (/\.ts$/.test(file) && /from 'stripe'|require\('stripe'\)/.test(fs.readFileSync(file, 'utf8'))) importers.push(path.relative(path.resolve(__dirname, '../..'), file))
+        else if (
+          /\.ts$/.test(file) &&
+          /from 'stripe'|require\('stripe'\)/.test(fs.readFileSync(file, 'utf8'))
+        )
+          importers.push(path.relative(path.resolve(__dirname, '../..'), file))
       }
     }
     walk(path.resolve(__dirname, '../../src'))

@@ -65,7 +65,13 @@ export const runQuickStart = async (markdown: string, baseUrl: string): Promise<
   const steps = quickStartSteps(markdown)
   if (steps.length === 0) throw new Error('The quick start has no ```sh steps')
   const marker = (index: number) => `@@README-STEP-${index}@@`
-  const script = ['set -u', ...steps.flatMap((step) => [`printf '\\n${marker(step.index)}\\n'`, step.code.replaceAll('http://localhost:3030', baseUrl)])].join('\n')
+  const script = [
+    'set -u',
+    ...steps.flatMap((step) => [
+      `printf '\\n${marker(step.index)}\\n'`,
+      step.code.replaceAll('http://localhost:3030', baseUrl)
+    ])
+  ].join('\n')
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-readme-'))
   const output = await new Promise<string>((resolve, reject) => {
     const bash = spawn('bash', ['-c', script], { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -74,7 +80,9 @@ export const runQuickStart = async (markdown: string, baseUrl: string): Promise<
     bash.stdout.on('data', (chunk) => (out += chunk))
     bash.stderr.on('data', (chunk) => (err += chunk))
     bash.on('error', reject)
-    bash.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`the quick start failed (exit ${code}):\n${err}\n${out}`))))
+    bash.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`the quick start failed (exit ${code}):\n${err}\n${out}`))
+    )
   })
   const differences: Difference[] = []
   for (const step of steps) {
@@ -88,19 +96,33 @@ export const runQuickStart = async (markdown: string, baseUrl: string): Promise<
 }
 
 export const describeDifferences = (differences: Difference[]) =>
-  differences.map((d) => `Step ${d.step}:\n${d.code}\n--- README shows:\n${d.expected}\n--- the server answered:\n${d.actual}\n`).join('\n')
+  differences
+    .map(
+      (d) =>
+        `Step ${d.step}:\n${d.code}\n--- README shows:\n${d.expected}\n--- the server answered:\n${d.actual}\n`
+    )
+    .join('\n')
 
 // `npm run readme:check`: a fresh server (as `npm start` runs it, on an empty data directory), the quick start, a verdict.
 if (require.main === module) {
   void (async () => {
     const { startServerProcess } = await import('../helpers/server-process')
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-readme-data-'))
-    const server = await startServerProcess({ NODE_ENV: 'development', DATA_DIR: dataDir, MONGODB_URL: '', LOG_LEVEL: 'warn' })
+    const server = await startServerProcess({
+      NODE_ENV: 'development',
+      DATA_DIR: dataDir,
+      MONGODB_URL: '',
+      LOG_LEVEL: 'warn'
+    })
     let failed = true
     try {
       const differences = await runQuickStart(fs.readFileSync(readmePath, 'utf8'), server.url)
       failed = differences.length > 0
-      console.log(failed ? describeDifferences(differences) : `README quick start: all ${quickStartSteps(fs.readFileSync(readmePath, 'utf8')).length} steps answer as shown`)
+      console.log(
+        failed
+          ? describeDifferences(differences)
+          : `README quick start: all ${quickStartSteps(fs.readFileSync(readmePath, 'utf8')).length} steps answer as shown`
+      )
     } catch (error) {
       console.error(error instanceof Error ? error.message : error)
     } finally {

@@ -64,7 +64,12 @@ const curlExamples = (file: string): CurlExample[] => {
       const url = /(?:"\$API|localhost:3030)(\/[^"\s?]*)/.exec(curl)?.[1]
       if (!url) continue
       const json = data.replace(/'"\$\w+"'/g, placeholderId).replace(/<[^>"]+>/g, placeholderId)
-      examples.push({ source: `${path.relative(root, file)}: ${curl.slice(0, 120)}`, method, path: url, body: JSON.parse(json) })
+      examples.push({
+        source: `${path.relative(root, file)}: ${curl.slice(0, 120)}`,
+        method,
+        path: url,
+        body: JSON.parse(json)
+      })
     }
   }
   return examples
@@ -73,7 +78,12 @@ const curlExamples = (file: string): CurlExample[] => {
 describe('README', () => {
   it('runs its quick start against a fresh server with the answers it shows (npm run readme:check)', async function () {
     this.timeout(120_000)
-    const server = await startServerProcess({ NODE_ENV: 'development', DATA_DIR: tempDir('clinic-readme-'), MONGODB_URL: '', LOG_LEVEL: 'warn' })
+    const server = await startServerProcess({
+      NODE_ENV: 'development',
+      DATA_DIR: tempDir('clinic-readme-'),
+      MONGODB_URL: '',
+      LOG_LEVEL: 'warn'
+    })
     try {
       const differences = await runQuickStart(readme, server.url)
       assert.deepEqual(differences, [], describeDifferences(differences))
@@ -88,9 +98,14 @@ describe('README', () => {
       .map((step) => step.code)
       .join('\n')
     assert.doesNotMatch(code, /<[a-z ]+id>/i)
-    for (const variable of ['ACCOUNT', 'CLINIC', 'TOKEN', 'ENCOUNTER', 'INVOICE', 'ITEM']) assert.match(code, new RegExp(`^${variable}=\\$\\(`, 'm'), variable)
+    for (const variable of ['ACCOUNT', 'CLINIC', 'TOKEN', 'ENCOUNTER', 'INVOICE', 'ITEM'])
+      assert.match(code, new RegExp(`^${variable}=\\$\\(`, 'm'), variable)
     const emails = new Set([...code.matchAll(/"email":"([^"]+)"/g)].map((match) => match[1]))
-    assert.deepEqual([...emails].sort(), ['ada@example.org', 'bob@example.org'], 'one account carried through (and one refused sign-up)')
+    assert.deepEqual(
+      [...emails].sort(),
+      ['ada@example.org', 'bob@example.org'],
+      'one account carried through (and one refused sign-up)'
+    )
   })
 
   it('sends request bodies that fit the OpenAPI schema of their path, in the README and docs/*.md', async () => {
@@ -107,7 +122,9 @@ describe('README', () => {
     assert.ok(examples.length >= 30, `only ${examples.length} curl examples with bodies found`)
     const failures: string[] = []
     for (const example of examples) {
-      const template = Object.keys(doc.paths).find((candidate) => new RegExp(`^${candidate.replace(/\{id\}/g, '[^/]+')}$`).test(example.path))
+      const template = Object.keys(doc.paths).find((candidate) =>
+        new RegExp(`^${candidate.replace(/\{id\}/g, '[^/]+')}$`).test(example.path)
+      )
       const operation = template && doc.paths[template][example.method.toLowerCase()]
       if (!operation) {
         failures.push(`${example.source}\n  no ${example.method} ${example.path} in the OpenAPI document`)
@@ -121,10 +138,20 @@ describe('README', () => {
   })
 
   it('stays short and leads to every page of docs/, CONTRIBUTING.md and ARCHITECTURE.md', () => {
-    assert.ok(readme.split('\n').length <= 200, `README.md has ${readme.split('\n').length} lines (at most 200: details go to docs/)`)
-    const links = new Set([...section(readme, 'Documentation').matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)].map((match) => match[1]))
-    for (const file of [...docFiles, contributingPath, architecturePath]) assert.ok(links.has(path.relative(root, file)), `README's Documentation links ${path.relative(root, file)}`)
-    for (const heading of ['Quick start (five minutes)', 'Install, run, test', 'Documentation']) assert.ok(readme.includes(`\n## ${heading}\n`), heading)
+    assert.ok(
+      readme.split('\n').length <= 200,
+      `README.md has ${readme.split('\n').length} lines (at most 200: details go to docs/)`
+    )
+    const links = new Set(
+      [...section(readme, 'Documentation').matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)].map((match) => match[1])
+    )
+    for (const file of [...docFiles, contributingPath, architecturePath])
+      assert.ok(
+        links.has(path.relative(root, file)),
+        `README's Documentation links ${path.relative(root, file)}`
+      )
+    for (const heading of ['Quick start (five minutes)', 'Install, run, test', 'Documentation'])
+      assert.ok(readme.includes(`\n## ${heading}\n`), heading)
   })
 
   it('refers to nothing outside the repository and states the contract itself', () => {
@@ -133,26 +160,47 @@ describe('README', () => {
       assert.doesNotMatch(text, /\.\.\/shared|spec\/interface\.md|design\/architecture\.md/, file)
       assert.doesNotMatch(text, /\(interface \d|\binterface \d\.\d|§\s*\d|\((\d\.\d+)(, \d\.\d+)*\)/, file)
       for (const link of text.matchAll(/\]\(((?!https?:|#|mailto:)[^)#]+)(#[^)]*)?\)/g)) {
-        assert.ok(fs.existsSync(path.resolve(path.dirname(file), link[1])), `${path.relative(root, file)} links to ${link[1]}, which does not exist`)
+        assert.ok(
+          fs.existsSync(path.resolve(path.dirname(file), link[1])),
+          `${path.relative(root, file)} links to ${link[1]}, which does not exist`
+        )
       }
       // A link to a part of a page (its own or another Markdown page) leads to one of its headings.
       for (const link of text.matchAll(/\]\(((?!https?:|mailto:)[^)#\s]*)#([^)\s]+)\)/g)) {
         const target = link[1] ? path.resolve(path.dirname(file), link[1]) : file
         if (!target.endsWith('.md')) continue
-        assert.ok(headingAnchors(target).has(link[2]), `${path.relative(root, file)} links to ${link[1]}#${link[2]}, a heading that does not exist`)
+        assert.ok(
+          headingAnchors(target).has(link[2]),
+          `${path.relative(root, file)} links to ${link[1]}#${link[2]}, a heading that does not exist`
+        )
       }
     }
     const contract = read(path.join(root, 'docs/api-contract.md'))
-    for (const rule of ['Authorization: Bearer', '`id`', 'milliseconds', '"total", "limit", "skip", "data"', '404', 'finalize', 'webhook']) assert.ok(contract.includes(rule), rule)
+    for (const rule of [
+      'Authorization: Bearer',
+      '`id`',
+      'milliseconds',
+      '"total", "limit", "skip", "data"',
+      '404',
+      'finalize',
+      'webhook'
+    ])
+      assert.ok(contract.includes(rule), rule)
     assert.match(readme, /\/docs\b/)
     assert.match(readme, /\/openapi\.json/)
   })
 
   it('lists every test left out on the MongoDB emulator, with the capability it misses, in CONTRIBUTING.md', () => {
     const tests = section(read(contributingPath), 'Tests')
-    const rows = tests.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Test') && !line.startsWith('|---'))
+    const rows = tests
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && !line.startsWith('| Test') && !line.startsWith('|---'))
     assert.equal(rows.length, emulatorExclusions.length, rows.join('\n'))
-    for (const { title, missing } of emulatorExclusions) assert.ok(rows.some((row) => row === `| ${title} | ${missing} |`), title)
+    for (const { title, missing } of emulatorExclusions)
+      assert.ok(
+        rows.some((row) => row === `| ${title} | ${missing} |`),
+        title
+      )
   })
 
   it('names the command that runs the /docs browser test alone, and it selects that test', () => {

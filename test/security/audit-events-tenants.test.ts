@@ -21,7 +21,8 @@ describe('tenant isolation of audit-events (method × caller × transport)', fun
   let patient: SignedUp
   let eventId: string
   const sockets: Partial<Record<Caller, ReturnType<typeof socketClient>>> = {}
-  const tokenOf = (caller: Caller) => ({ owner: owner.token, member: member.token, outsider: outsider.token, anonymous: undefined })[caller]
+  const tokenOf = (caller: Caller) =>
+    ({ owner: owner.token, member: member.token, outsider: outsider.token, anonymous: undefined })[caller]
 
   before(async () => {
     server = await startServer()
@@ -31,16 +32,30 @@ describe('tenant isolation of audit-events (method × caller × transport)', fun
       signUp(server.url, { organization: { name: 'Clinic B', type: 'facility' } }),
       signUp(server.url)
     ])
-    const joined = await http(server.url, 'POST', '/organization-members', { token: owner.token, body: { organization: owner.organization.id, uid: member.account.id } })
+    const joined = await http(server.url, 'POST', '/organization-members', {
+      token: owner.token,
+      body: { organization: owner.organization.id, uid: member.account.id }
+    })
     assert.equal(joined.status, 201, JSON.stringify(joined.body))
     const record = await http(server.url, 'POST', '/medical-records', {
       token: owner.token,
-      body: { type: 'allergy', facility: owner.organization.id, patient: patient.account.id, name: 'Latex', permissions: [{ organization: owner.organization.id }] }
+      body: {
+        type: 'allergy',
+        facility: owner.organization.id,
+        patient: patient.account.id,
+        name: 'Latex',
+        permissions: [{ organization: owner.organization.id }]
+      }
     })
     assert.equal(record.status, 200, JSON.stringify(record.body))
-    const read = await http(server.url, 'GET', `/medical-records/${record.body.id}`, { token: owner.token, headers: { 'x-request-id': 'tenant-read' } })
+    const read = await http(server.url, 'GET', `/medical-records/${record.body.id}`, {
+      token: owner.token,
+      headers: { 'x-request-id': 'tenant-read' }
+    })
     assert.equal(read.status, 200)
-    const own = await http(server.url, 'GET', '/audit-events?action=read&service=medical-records', { token: owner.token })
+    const own = await http(server.url, 'GET', '/audit-events?action=read&service=medical-records', {
+      token: owner.token
+    })
     const event = own.body.data.find((e: any) => e.requestId === 'tenant-read')
     assert.ok(event, JSON.stringify(own.body))
     assert.equal(event.facility, owner.organization.id)
@@ -65,11 +80,17 @@ describe('tenant isolation of audit-events (method × caller × transport)', fun
           assert.equal(found.status, 401)
         } else {
           assert.equal(found.status, 200)
-          assert.equal(found.body.data.some((e: any) => e.id === eventId), caller === 'owner')
+          assert.equal(
+            found.body.data.some((e: any) => e.id === eventId),
+            caller === 'owner'
+          )
           if (caller !== 'owner') {
             const me = { member: member, outsider: outsider }[caller].account.id
             // Their own actions, the accesses to their data, and the changes of their own rights (the member's membership).
-            assert.ok(found.body.data.every((e: any) => e.actor === me || e.patient === me || e.account === me), 'only their own actions and events about them')
+            assert.ok(
+              found.body.data.every((e: any) => e.actor === me || e.patient === me || e.account === me),
+              'only their own actions and events about them'
+            )
           }
         }
         const got = await http(server.url, 'GET', `/audit-events/${eventId}`, { token: tokenOf(caller) })
@@ -78,9 +99,20 @@ describe('tenant isolation of audit-events (method × caller × transport)', fun
 
       it('REST create, patch, update and remove are 405', async () => {
         const token = tokenOf(caller)
-        assert.equal((await http(server.url, 'POST', '/audit-events', { token, body: { action: 'read' } })).status, 405)
-        assert.equal((await http(server.url, 'PATCH', `/audit-events/${eventId}`, { token, body: { actor: null } })).status, 405)
-        assert.equal((await http(server.url, 'PUT', `/audit-events/${eventId}`, { token, body: { actor: null } })).status, 405)
+        assert.equal(
+          (await http(server.url, 'POST', '/audit-events', { token, body: { action: 'read' } })).status,
+          405
+        )
+        assert.equal(
+          (await http(server.url, 'PATCH', `/audit-events/${eventId}`, { token, body: { actor: null } }))
+            .status,
+          405
+        )
+        assert.equal(
+          (await http(server.url, 'PUT', `/audit-events/${eventId}`, { token, body: { actor: null } }))
+            .status,
+          405
+        )
         assert.equal((await http(server.url, 'DELETE', `/audit-events/${eventId}`, { token })).status, 405)
       })
 
@@ -91,7 +123,10 @@ describe('tenant isolation of audit-events (method × caller × transport)', fun
           assert.equal(found.error?.code, 401, JSON.stringify(found))
         } else {
           assert.ok(found.result, JSON.stringify(found))
-          assert.equal(found.result.data.some((e: any) => e.id === eventId), caller === 'owner')
+          assert.equal(
+            found.result.data.some((e: any) => e.id === eventId),
+            caller === 'owner'
+          )
         }
         const got = await rawEmit(socket, 'get', 'audit-events', [eventId, {}])
         if (expectedGet[caller] === 200) assert.equal(got.result?.id, eventId, JSON.stringify(got))
@@ -122,7 +157,8 @@ describe('tenant isolation of audit-events (method × caller × transport)', fun
 
     it('realtime: no connection receives events of audit documents', async () => {
       const received: unknown[] = []
-      for (const caller of callers) sockets[caller]!.client.service('audit-events').on('created', (data: unknown) => received.push(data))
+      for (const caller of callers)
+        sockets[caller]!.client.service('audit-events').on('created', (data: unknown) => received.push(data))
       await http(server.url, 'GET', `/medical-records?$limit=1`, { token: owner.token })
       await new Promise((resolve) => setTimeout(resolve, 200))
       assert.deepEqual(received, [])

@@ -38,20 +38,35 @@ describe('NoSQL injection and unsafe keys', () => {
 
   it('refuses __proto__ keys in a body with 400, and pollutes nothing', async () => {
     const raw = `{"email":"proto@example.test","password":"long enough pw","__proto__":{"admin":true}}`
-    const res = await http(server.url, 'POST', '/accounts', { raw, headers: { 'content-type': 'application/json' } })
+    const res = await http(server.url, 'POST', '/accounts', {
+      raw,
+      headers: { 'content-type': 'application/json' }
+    })
     assert.equal(res.status, 400)
     assert.match(res.body.message, /__proto__/)
     assert.equal(({} as any).admin, undefined)
     const nested = `{"firstName":"x","constructor":{"prototype":{"admin":true}}}`
-    const patched = await http(server.url, 'PATCH', `/accounts/${user.account.id}`, { raw: nested, token: user.token, headers: { 'content-type': 'application/json' } })
+    const patched = await http(server.url, 'PATCH', `/accounts/${user.account.id}`, {
+      raw: nested,
+      token: user.token,
+      headers: { 'content-type': 'application/json' }
+    })
     assert.equal(patched.status, 400)
   })
 
   it('refuses $ operators in a body ($set, nested $inc) with 400', async () => {
-    const set = await api.patch(`/accounts/${user.account.id}`, { $set: { admin: true } }, { token: user.token })
+    const set = await api.patch(
+      `/accounts/${user.account.id}`,
+      { $set: { admin: true } },
+      { token: user.token }
+    )
     assert.equal(set.status, 400)
     assert.match(set.body.message, /\$set/)
-    const nested = await api.post('/organizations', { name: 'X', type: 'facility', types: [{ $inc: 1 }] }, { token: user.token })
+    const nested = await api.post(
+      '/organizations',
+      { name: 'X', type: 'facility', types: [{ $inc: 1 }] },
+      { token: user.token }
+    )
     assert.equal(nested.status, 400)
     const me = await api.get(`/accounts/${user.account.id}`, { token: user.token })
     assert.equal(me.body.admin, undefined)
@@ -60,12 +75,20 @@ describe('NoSQL injection and unsafe keys', () => {
   it('drops a __proto__ key in the query string without effect', async () => {
     const res = await api.get('/accounts?__proto__[admin]=true', { token: user.token })
     assert.equal(res.status, 200)
-    assert.deepEqual(res.body.data.map((a: any) => a.id), [user.account.id])
+    assert.deepEqual(
+      res.body.data.map((a: any) => a.id),
+      [user.account.id]
+    )
     assert.equal(({} as any).admin, undefined)
   })
 
   it('refuses a __proto__ key in a query object sent over Socket.IO-like internal params with 400', async () => {
     const query = JSON.parse('{"__proto__":{"admin":true}}')
-    await assert.rejects(server.app.service('accounts' as any).find({ provider: 'rest', account: user.account, authenticated: true, query } as any), { name: 'BadRequest' })
+    await assert.rejects(
+      server.app
+        .service('accounts' as any)
+        .find({ provider: 'rest', account: user.account, authenticated: true, query } as any),
+      { name: 'BadRequest' }
+    )
   })
 })

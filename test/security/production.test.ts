@@ -19,12 +19,20 @@ import { checkPaymentsForProduction, sandboxPaymentSettings } from '../../src/pr
 import { estimatedBits, resolveAuthSecret, weakSecretReason } from '../../src/auth-secret'
 import { checkConfiguration } from '../../src/configuration'
 
-const defaults = () => checkConfiguration(JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../config/default.json'), 'utf8')))
+const defaults = () =>
+  checkConfiguration(
+    JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../config/default.json'), 'utf8'))
+  )
 const strongSecret = () => crypto.randomBytes(48).toString('base64')
 
 /** Starts a server process that must fail; resolves to its exit code and everything it wrote. */
 const refusedStart = async (env: Record<string, string>): Promise<{ code: number; output: string }> =>
-  startServerProcess({ MONGODB_URL: '', DATA_DIR: tempDir('clinic-prod-'), NODE_ENV: 'production', ...env }).then(
+  startServerProcess({
+    MONGODB_URL: '',
+    DATA_DIR: tempDir('clinic-prod-'),
+    NODE_ENV: 'production',
+    ...env
+  }).then(
     async (server) => {
       await server.kill()
       throw new Error(`the server started:\n${server.output()}`)
@@ -52,7 +60,14 @@ describe('production start-up', function () {
     after(async () => {
       await stripe.close()
     })
-    const onStripe = () => ({ PROCESSOR: 'stripe', STRIPE_SECRET_KEY: liveKey, STRIPE_HOST: '127.0.0.1', STRIPE_PORT: String(stripe.port), STRIPE_PROTOCOL: 'http', GATEWAYS: '[]' })
+    const onStripe = () => ({
+      PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: liveKey,
+      STRIPE_HOST: '127.0.0.1',
+      STRIPE_PORT: String(stripe.port),
+      STRIPE_PROTOCOL: 'http',
+      GATEWAYS: '[]'
+    })
 
     it('refuses to start on the sandbox processor and gateway (the defaults) with one line naming them and what to do, exit 1', async () => {
       const { code, output } = await refusedStart({ AUTH_SECRET: strongSecret() })
@@ -65,7 +80,11 @@ describe('production start-up', function () {
     })
 
     it('refuses the sandbox gateway alone, even on a live Stripe processor', async () => {
-      const { code, output } = await refusedStart({ AUTH_SECRET: strongSecret(), ...onStripe(), GATEWAYS: '["sandbox"]' })
+      const { code, output } = await refusedStart({
+        AUTH_SECRET: strongSecret(),
+        ...onStripe(),
+        GATEWAYS: '["sandbox"]'
+      })
       assert.equal(code, 1)
       const line = oneLine(output)
       assert.match(line, /GATEWAYS includes sandbox/)
@@ -75,25 +94,62 @@ describe('production start-up', function () {
     it('names every setting that takes no real money: Stripe test keys and PayPal sandbox too', () => {
       const settings = defaults()
       assert.deepEqual(sandboxPaymentSettings(settings), ['PROCESSOR=sandbox', 'GATEWAYS includes sandbox'])
-      const stripeTest = { ...settings, processor: { ...settings.processor, kind: 'stripe' as const, stripe: { ...settings.processor.stripe, secretKey: 'sk_test_123' } } }
+      const stripeTest = {
+        ...settings,
+        processor: {
+          ...settings.processor,
+          kind: 'stripe' as const,
+          stripe: { ...settings.processor.stripe, secretKey: 'sk_test_123' }
+        }
+      }
       const paypalSandbox = { ...stripeTest, gateways: { ...settings.gateways, enabled: ['paypal'] } }
-      assert.deepEqual(sandboxPaymentSettings(paypalSandbox), ['STRIPE_SECRET_KEY is a Stripe test-mode key', "PAYPAL_BASE_URL is PayPal's sandbox (https://api-m.sandbox.paypal.com)"])
-      const live = { ...paypalSandbox, processor: { ...stripeTest.processor, stripe: { ...stripeTest.processor.stripe, secretKey: 'sk_live_123' } }, gateways: { ...paypalSandbox.gateways, paypal: { ...paypalSandbox.gateways.paypal, baseURL: 'https://api-m.paypal.com' } } }
+      assert.deepEqual(sandboxPaymentSettings(paypalSandbox), [
+        'STRIPE_SECRET_KEY is a Stripe test-mode key',
+        "PAYPAL_BASE_URL is PayPal's sandbox (https://api-m.sandbox.paypal.com)"
+      ])
+      const live = {
+        ...paypalSandbox,
+        processor: {
+          ...stripeTest.processor,
+          stripe: { ...stripeTest.processor.stripe, secretKey: 'sk_live_123' }
+        },
+        gateways: {
+          ...paypalSandbox.gateways,
+          paypal: { ...paypalSandbox.gateways.paypal, baseURL: 'https://api-m.paypal.com' }
+        }
+      }
       assert.deepEqual(sandboxPaymentSettings(live), [])
       assert.equal(checkPaymentsForProduction({ ...live, allowSandboxPayments: false }, 'production'), null)
-      assert.throws(() => checkPaymentsForProduction({ ...paypalSandbox, allowSandboxPayments: false }, 'production'), /test-mode key; PAYPAL_BASE_URL/)
-      assert.equal(checkPaymentsForProduction({ ...settings, allowSandboxPayments: false }, 'development'), null, 'development keeps its sandbox')
+      assert.throws(
+        () => checkPaymentsForProduction({ ...paypalSandbox, allowSandboxPayments: false }, 'production'),
+        /test-mode key; PAYPAL_BASE_URL/
+      )
+      assert.equal(
+        checkPaymentsForProduction({ ...settings, allowSandboxPayments: false }, 'development'),
+        null,
+        'development keeps its sandbox'
+      )
     })
 
     it('starts on the sandbox with ALLOW_SANDBOX_PAYMENTS=true, warns at every start, and /health/ready says payments: sandbox', async () => {
-      const env = { NODE_ENV: 'production', DATA_DIR: tempDir('clinic-prod-'), AUTH_SECRET: strongSecret(), ALLOW_SANDBOX_PAYMENTS: 'true', LOG_LEVEL: 'warn' }
+      const env = {
+        NODE_ENV: 'production',
+        DATA_DIR: tempDir('clinic-prod-'),
+        AUTH_SECRET: strongSecret(),
+        ALLOW_SANDBOX_PAYMENTS: 'true',
+        LOG_LEVEL: 'warn'
+      }
       for (const start of [1, 2]) {
         const child = await startChild(env)
         try {
           const ready = await http(child.url, 'GET', '/health/ready')
           assert.equal(ready.status, 200)
           assert.equal(ready.body.checks.payments, 'sandbox')
-          assert.match(child.output(), /Sandbox payments in production \(ALLOW_SANDBOX_PAYMENTS=true\): PROCESSOR=sandbox; GATEWAYS includes sandbox/, `start ${start}`)
+          assert.match(
+            child.output(),
+            /Sandbox payments in production \(ALLOW_SANDBOX_PAYMENTS=true\): PROCESSOR=sandbox; GATEWAYS includes sandbox/,
+            `start ${start}`
+          )
         } finally {
           assert.deepEqual(await child.kill('SIGTERM'), { code: 0, signal: null })
         }
@@ -103,7 +159,13 @@ describe('production start-up', function () {
     describe('on a live Stripe processor, without gateways', () => {
       let child: ChildServer
       before(async () => {
-        child = await startChild({ NODE_ENV: 'production', DATA_DIR: tempDir('clinic-prod-'), AUTH_SECRET: strongSecret(), LOG_LEVEL: 'warn', ...onStripe() })
+        child = await startChild({
+          NODE_ENV: 'production',
+          DATA_DIR: tempDir('clinic-prod-'),
+          AUTH_SECRET: strongSecret(),
+          LOG_LEVEL: 'warn',
+          ...onStripe()
+        })
       })
       after(async () => {
         await child?.kill('SIGTERM')
@@ -125,22 +187,41 @@ describe('production start-up', function () {
         assert.ok(stripe.checkoutSessions.has(session), 'the checkout is at Stripe')
         const forged = `cs_sandbox_${crypto.randomBytes(16).toString('hex')}`
         for (const id of [session, forged]) {
-          for (const [method, suffix] of [['GET', ''], ['POST', '/pay'], ['POST', '/fail']]) {
-            const res = await fetch(`${child.url}/processor/sandbox/checkout/${id}${suffix}`, { method, redirect: 'manual' })
+          for (const [method, suffix] of [
+            ['GET', ''],
+            ['POST', '/pay'],
+            ['POST', '/fail']
+          ]) {
+            const res = await fetch(`${child.url}/processor/sandbox/checkout/${id}${suffix}`, {
+              method,
+              redirect: 'manual'
+            })
             assert.equal(res.status, 404, `${method} ${id}${suffix}`)
           }
         }
-        const approve = await fetch(`${child.url}/gateways/sandbox/checkout/${crypto.randomBytes(12).toString('hex')}/approve?secret=x`, { method: 'POST', redirect: 'manual' })
+        const approve = await fetch(
+          `${child.url}/gateways/sandbox/checkout/${crypto.randomBytes(12).toString('hex')}/approve?secret=x`,
+          { method: 'POST', redirect: 'manual' }
+        )
         assert.equal(approve.status, 404)
-        const after = await http(child.url, 'GET', `/subscriptions/${owner.subscription.id}`, { token: owner.token })
+        const after = await http(child.url, 'GET', `/subscriptions/${owner.subscription.id}`, {
+          token: owner.token
+        })
         assert.equal(after.body.status, 'pending')
       })
 
       it('refuses a private webhook URL without the development hint', async () => {
-        const owner = await signUp(child.url, { organization: { name: 'Hooks', type: 'facility', types: ['clinic'] } })
-        const res = await http(child.url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: 'http://127.0.0.1:9/hook', events: '*' } })
+        const owner = await signUp(child.url, {
+          organization: { name: 'Hooks', type: 'facility', types: ['clinic'] }
+        })
+        const res = await http(child.url, 'POST', '/webhook-events', {
+          token: owner.token,
+          body: { organization: owner.organization.id, url: 'http://127.0.0.1:9/hook', events: '*' }
+        })
         assert.equal(res.status, 400)
-        assert.deepEqual(res.body.errors, [{ field: 'url', message: 'points to a private, loopback or link-local address' }])
+        assert.deepEqual(res.body.errors, [
+          { field: 'url', message: 'points to a private, loopback or link-local address' }
+        ])
       })
     })
   })
@@ -159,7 +240,10 @@ describe('production start-up', function () {
     it('refuses a long secret that does not look random', async () => {
       const { code, output } = await refusedStart({ ...environment, AUTH_SECRET: 'a'.repeat(64) })
       assert.equal(code, 1)
-      assert.match(oneLine(output), /AUTH_SECRET is too weak for production: it does not look random .*openssl rand -base64 48/)
+      assert.match(
+        oneLine(output),
+        /AUTH_SECRET is too weak for production: it does not look random .*openssl rand -base64 48/
+      )
     })
 
     it('refuses repeats, sequences, placeholders and the development secret of DATA_DIR; accepts generated secrets', () => {
@@ -171,16 +255,31 @@ describe('production start-up', function () {
         'change-me-to-a-long-random-string-1234567',
         'a-production-secret-for-this-test'
       ]
-      for (const secret of refused) assert.ok(weakSecretReason(secret), `${secret} (${estimatedBits(secret)} bits)`)
-      assert.throws(() => resolveAuthSecret('', tempDir('clinic-prod-'), 'production'), /AUTH_SECRET is not set.*openssl rand -base64 48/)
+      for (const secret of refused)
+        assert.ok(weakSecretReason(secret), `${secret} (${estimatedBits(secret)} bits)`)
+      assert.throws(
+        () => resolveAuthSecret('', tempDir('clinic-prod-'), 'production'),
+        /AUTH_SECRET is not set.*openssl rand -base64 48/
+      )
       for (let i = 0; i < 200; i++) {
-        for (const secret of [crypto.randomBytes(48).toString('base64'), crypto.randomBytes(32).toString('hex')]) assert.equal(weakSecretReason(secret), undefined, secret)
+        for (const secret of [
+          crypto.randomBytes(48).toString('base64'),
+          crypto.randomBytes(32).toString('hex')
+        ])
+          assert.equal(weakSecretReason(secret), undefined, secret)
       }
       // The secret development generated under a DATA_DIR is not a production secret.
       const dataDir = tempDir('clinic-prod-')
       const development = resolveAuthSecret('', dataDir, 'development')
-      assert.throws(() => resolveAuthSecret(development, dataDir, 'production'), /the development secret generated in DATA_DIR\/\.auth-secret/)
-      assert.equal(resolveAuthSecret(development, tempDir('clinic-prod-'), 'production'), development, 'the same random value elsewhere is fine')
+      assert.throws(
+        () => resolveAuthSecret(development, dataDir, 'production'),
+        /the development secret generated in DATA_DIR\/\.auth-secret/
+      )
+      assert.equal(
+        resolveAuthSecret(development, tempDir('clinic-prod-'), 'production'),
+        development,
+        'the same random value elsewhere is fine'
+      )
     })
   })
 })
@@ -202,8 +301,25 @@ describe('sandbox pages when the sandbox is not in use', function () {
   // Real processor and gateway (their local stand-ins), and no sandbox.
   const live = () =>
     ({
-      processor: { kind: 'stripe', timeoutMs: 3000, stripe: { secretKey: stripe.secretKey, host: '127.0.0.1', port: String(stripe.port), protocol: 'http' } },
-      gateways: { enabled: ['paypal'], paypal: { clientId: paypal.clientId, clientSecret: paypal.clientSecret, baseURL: paypal.url, timeoutMs: 2000 } }
+      processor: {
+        kind: 'stripe',
+        timeoutMs: 3000,
+        stripe: {
+          secretKey: stripe.secretKey,
+          host: '127.0.0.1',
+          port: String(stripe.port),
+          protocol: 'http'
+        }
+      },
+      gateways: {
+        enabled: ['paypal'],
+        paypal: {
+          clientId: paypal.clientId,
+          clientSecret: paypal.clientSecret,
+          baseURL: paypal.url,
+          timeoutMs: 2000
+        }
+      }
     }) as any // `as any`: processor and gateway settings are raw config values
 
   it('answers 404 for a sandbox checkout and a sandbox approval page made before Stripe and PayPal replaced the sandbox; nothing becomes paid', async () => {
@@ -212,19 +328,37 @@ describe('sandbox pages when the sandbox is not in use', function () {
     const { facility } = started
     const intent = await http(server.url, 'POST', '/billing-payment-intents', {
       token: facility.biller.token,
-      body: { gatewayType: 'sandbox-card', currency: 'USD', facility: facility.id, items: [{ name: 'Consultation', amountPerItem: 40, quantity: 1 }] }
+      body: {
+        gatewayType: 'sandbox-card',
+        currency: 'USD',
+        facility: facility.id,
+        items: [{ name: 'Consultation', amountPerItem: 40, quantity: 1 }]
+      }
     })
     assert.equal(intent.status, 201, JSON.stringify(intent.body))
     const packages = (await http(server.url, 'GET', '/subscription/packages?$limit=50')).body.data
     const owner = await signUpWith(server.url, packages.find((pkg: any) => pkg.key === 'clinic-plus').id)
     const checkout = new URL(owner.subscription.checkoutSession.url)
     const approval = new URL(intent.body.checkout.approvalURL)
-    assert.equal((await fetch(`${server.url}${approval.pathname}${approval.search}`)).status, 200, 'served while the sandbox is in use')
-    assert.equal((await fetch(`${server.url}${checkout.pathname}`)).status, 200, 'served while the sandbox is in use')
+    assert.equal(
+      (await fetch(`${server.url}${approval.pathname}${approval.search}`)).status,
+      200,
+      'served while the sandbox is in use'
+    )
+    assert.equal(
+      (await fetch(`${server.url}${checkout.pathname}`)).status,
+      200,
+      'served while the sandbox is in use'
+    )
     // A second intent the payer approved on the sandbox page before the switch.
     const approved = await http(server.url, 'POST', '/billing-payment-intents', {
       token: facility.biller.token,
-      body: { gatewayType: 'sandbox-card', currency: 'USD', facility: facility.id, items: [{ name: 'Consultation', amountPerItem: 25, quantity: 1 }] }
+      body: {
+        gatewayType: 'sandbox-card',
+        currency: 'USD',
+        facility: facility.id,
+        items: [{ name: 'Consultation', amountPerItem: 25, quantity: 1 }]
+      }
     })
     await answerCheckout(approved.body.checkout.approvalURL, 'approve')
 
@@ -238,15 +372,34 @@ describe('sandbox pages when the sandbox is not in use', function () {
     assert.equal((await fetch(at(approval, '/approve'), { method: 'POST', redirect: 'manual' })).status, 404)
     assert.equal((await fetch(at(checkout))).status, 404)
     assert.equal((await fetch(at(checkout, '/pay'), { method: 'POST', redirect: 'manual' })).status, 404)
-    const stored = await http(server.url, 'GET', `/billing-payment-intents/${intent.body.id}`, { token: facility.biller.token })
+    const stored = await http(server.url, 'GET', `/billing-payment-intents/${intent.body.id}`, {
+      token: facility.biller.token
+    })
     assert.equal(stored.body.status, 'created')
     // A sandbox approval is no money: it is not captured once the sandbox is gone.
-    const capture = await http(server.url, 'PATCH', `/billing-payment-intents/${approved.body.id}`, { token: facility.biller.token, body: { capture: true } })
+    const capture = await http(server.url, 'PATCH', `/billing-payment-intents/${approved.body.id}`, {
+      token: facility.biller.token,
+      body: { capture: true }
+    })
     assert.equal(capture.status, 409, JSON.stringify(capture.body))
     assert.equal(capture.body.data.reason, 'gateway-not-configured')
-    assert.match(capture.body.message, /gateway 'sandbox', which is not configured on this server \(GATEWAYS: paypal\)/)
-    assert.equal((await http(server.url, 'GET', `/billing-payment-intents/${approved.body.id}`, { token: facility.biller.token })).body.status, 'approved')
-    assert.notEqual((await http(server.url, 'GET', `/subscriptions/${owner.subscription.id}`, { token: owner.token })).body.status, 'active')
+    assert.match(
+      capture.body.message,
+      /gateway 'sandbox', which is not configured on this server \(GATEWAYS: paypal\)/
+    )
+    assert.equal(
+      (
+        await http(server.url, 'GET', `/billing-payment-intents/${approved.body.id}`, {
+          token: facility.biller.token
+        })
+      ).body.status,
+      'approved'
+    )
+    assert.notEqual(
+      (await http(server.url, 'GET', `/subscriptions/${owner.subscription.id}`, { token: owner.token })).body
+        .status,
+      'active'
+    )
     const ready = await http(server.url, 'GET', '/health/ready')
     assert.equal(ready.body.checks.payments, 'sandbox', 'a Stripe test-mode key takes no real money either')
   })

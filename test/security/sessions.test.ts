@@ -3,7 +3,22 @@
 // admin bootstrap treats an email that already belongs to an account.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { http, restClient, signUp, sleep, socketClient, startServer, recordEvents, recordSessionEnd, refusal, tempDir, testMongoUrl, uniqueEmail, waitUntil, type SignedUp } from '../helpers/app'
+import {
+  http,
+  restClient,
+  signUp,
+  sleep,
+  socketClient,
+  startServer,
+  recordEvents,
+  recordSessionEnd,
+  refusal,
+  tempDir,
+  testMongoUrl,
+  uniqueEmail,
+  waitUntil,
+  type SignedUp
+} from '../helpers/app'
 import { assertNoSecrets, auth, mailedCode, startAuthTestbed, type AuthTestbed } from '../helpers/auth'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import { validRecords } from '../fixtures/medical-records'
@@ -41,7 +56,8 @@ describe('sessions: what ends them', () => {
     return res.body.accessToken as string
   }
 
-  const me = (user: SignedUp, token: string) => http(bed.url, 'GET', `/accounts/${user.account.id}`, { token })
+  const me = (user: SignedUp, token: string) =>
+    http(bed.url, 'GET', `/accounts/${user.account.id}`, { token })
 
   describe('logout-everywhere', () => {
     it('ends every token of the account (REST 401) and disconnects its open sockets, which get no more events', async () => {
@@ -68,7 +84,15 @@ describe('sessions: what ends them', () => {
       // A new login works, and its changes reach nobody on the old socket.
       const fresh = await login(user)
       assert.equal((await me(user, fresh)).status, 200)
-      assert.equal((await http(bed.url, 'PATCH', `/accounts/${user.account.id}`, { token: fresh, body: { firstName: 'After' } })).status, 200)
+      assert.equal(
+        (
+          await http(bed.url, 'PATCH', `/accounts/${user.account.id}`, {
+            token: fresh,
+            body: { firstName: 'After' }
+          })
+        ).status,
+        200
+      )
       await sleep(200)
       assert.deepEqual(events, [])
     })
@@ -76,7 +100,10 @@ describe('sessions: what ends them', () => {
     it('needs the Bearer token (401), takes no other fields (400), and works over Socket.IO, signing that connection out', async () => {
       const user = await signUp(bed.url)
       assert.equal((await auth(bed.url, { action: 'logout-everywhere' })).status, 401)
-      assert.equal((await auth(bed.url, { action: 'logout-everywhere', sessionVersion: 7 }, user.token)).status, 400)
+      assert.equal(
+        (await auth(bed.url, { action: 'logout-everywhere', sessionVersion: 7 }, user.token)).status,
+        400
+      )
 
       const other = await login(user)
       const otherSocket = await connect(other)
@@ -98,22 +125,45 @@ describe('sessions: what ends them', () => {
       assert.equal(read.status, 200)
       assertNoSecrets(read.body)
       // Clients cannot set or query it either.
-      assert.equal((await http(bed.url, 'PATCH', `/accounts/${user.account.id}`, { token: res.body.accessToken, body: { sessionVersion: 0 } })).status, 400)
-      assert.equal((await http(bed.url, 'GET', '/accounts?sessionVersion=1', { token: res.body.accessToken })).status, 400)
+      assert.equal(
+        (
+          await http(bed.url, 'PATCH', `/accounts/${user.account.id}`, {
+            token: res.body.accessToken,
+            body: { sessionVersion: 0 }
+          })
+        ).status,
+        400
+      )
+      assert.equal(
+        (await http(bed.url, 'GET', '/accounts?sessionVersion=1', { token: res.body.accessToken })).status,
+        400
+      )
     })
   })
 
   describe('a password change applied with its code', () => {
     it('ends old tokens; the account socket first sees the accounts patched event, and an accounts.patch webhook gets a delivery', async () => {
       const user = await signUp(bed.url)
-      const hook = await http(bed.url, 'POST', '/webhook-events', { token: user.token, body: { account: user.account.id, url: receiver.url, events: 'accounts.patch' } })
+      const hook = await http(bed.url, 'POST', '/webhook-events', {
+        token: user.token,
+        body: { account: user.account.id, url: receiver.url, events: 'accounts.patch' }
+      })
       assert.equal(hook.status, 201, JSON.stringify(hook.body))
       const live = await connect(user.token)
       const events = recordEvents(live.client, 'accounts', ['patched'])
       const ending = recordSessionEnd(live)
 
       const seen = bed.smtp.messages.length
-      assert.equal((await auth(bed.url, { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD }, user.token)).status, 201)
+      assert.equal(
+        (
+          await auth(
+            bed.url,
+            { action: 'changePassword', password: user.password, newPassword: NEW_PASSWORD },
+            user.token
+          )
+        ).status,
+        201
+      )
       const code = await mailedCode(bed.smtp, user.email, 'Confirm Password Change', seen)
       const before = receiver.received.length
       const applied = await auth(bed.url, { action: 'applyActionCode', code })
@@ -130,7 +180,11 @@ describe('sessions: what ends them', () => {
       assert.equal(refused.code, 401)
       assert.equal(refused.data?.reason, 'password-changed')
 
-      await waitUntil(() => receiver.received.slice(before).some((r) => r.body?.event === 'accounts.patch'), 5000, 'the accounts.patch delivery')
+      await waitUntil(
+        () => receiver.received.slice(before).some((r) => r.body?.event === 'accounts.patch'),
+        5000,
+        'the accounts.patch delivery'
+      )
       const delivery = receiver.received.slice(before).find((r) => r.body?.event === 'accounts.patch')!
       assert.equal(delivery.body.payload.id, user.account.id)
       assertNoSecrets(delivery.body)
@@ -146,7 +200,16 @@ describe('sessions: what ends them', () => {
       const ending = recordSessionEnd(live)
       const newEmail = uniqueEmail('moved')
       const seen = bed.smtp.messages.length
-      assert.equal((await auth(bed.url, { action: 'changeIdentity', email: newEmail, password: user.password }, user.token)).status, 201)
+      assert.equal(
+        (
+          await auth(
+            bed.url,
+            { action: 'changeIdentity', email: newEmail, password: user.password },
+            user.token
+          )
+        ).status,
+        201
+      )
       const code = await mailedCode(bed.smtp, newEmail, 'Confirm Change Identity', seen)
       assert.equal((await auth(bed.url, { action: 'applyActionCode', code }, user.token)).status, 201)
       assert.equal((await me(user, user.token)).status, 401)
@@ -167,17 +230,30 @@ describe('sessions: what ends them', () => {
       const ending = recordSessionEnd(bobSocket)
 
       // While Bob exists he sees what is shared with him.
-      const first = await api.post('/medical-records', { ...validRecords.allergy, facility, permissions: [{ uid: bob.account.id }] })
+      const first = await api.post('/medical-records', {
+        ...validRecords.allergy,
+        facility,
+        permissions: [{ uid: bob.account.id }]
+      })
       assert.equal(first.status, 200, JSON.stringify(first.body))
       await waitUntil(() => seenByBob.length === 1, 5000, 'the created event for Bob')
 
       // Accounts are removed by an admin (an account may not remove itself: 403).
-      assert.equal((await http(bed.url, 'DELETE', `/accounts/${bob.account.id}`, { token: bob.token })).status, 403)
-      const removed = await http(bed.url, 'DELETE', `/accounts/${bob.account.id}`, { token: await login(admin) })
+      assert.equal(
+        (await http(bed.url, 'DELETE', `/accounts/${bob.account.id}`, { token: bob.token })).status,
+        403
+      )
+      const removed = await http(bed.url, 'DELETE', `/accounts/${bob.account.id}`, {
+        token: await login(admin)
+      })
       assert.equal(removed.status, 200, JSON.stringify(removed.body))
       const afterRemoval = seenByBob.length
 
-      const second = await api.post('/medical-records', { ...validRecords.allergy, facility, permissions: [{ uid: bob.account.id }] })
+      const second = await api.post('/medical-records', {
+        ...validRecords.allergy,
+        facility,
+        permissions: [{ uid: bob.account.id }]
+      })
       assert.equal(second.status, 200)
       assert.equal((await api.patch(`/medical-records/${first.body.id}`, { name: 'Shellfish' })).status, 200)
       assert.equal((await api.patch(`/medical-records/${second.body.id}`, { name: 'Shellfish' })).status, 200)
@@ -219,12 +295,19 @@ describe('admin bootstrap (ADMIN_EMAIL of an existing account)', () => {
 
   it('refuses to start when the email belongs to an account it did not create, saying what to do', async () => {
     const squatter = await signedUpAccount()
-    await assert.rejects(startServer({ dataDir, mongodb, admin: { email: squatter.email.toUpperCase(), password: 'Admin password 1' } }), (error: any) => {
-      assert.match(error.message, /belongs to an existing account/)
-      assert.match(error.message, /another email/)
-      assert.match(error.message, /ADMIN_PROMOTE_EXISTING=true/)
-      return true
-    })
+    await assert.rejects(
+      startServer({
+        dataDir,
+        mongodb,
+        admin: { email: squatter.email.toUpperCase(), password: 'Admin password 1' }
+      }),
+      (error: any) => {
+        assert.match(error.message, /belongs to an existing account/)
+        assert.match(error.message, /another email/)
+        assert.match(error.message, /ADMIN_PROMOTE_EXISTING=true/)
+        return true
+      }
+    )
     // Nothing was changed: the account is not admin and its token still works.
     const again = await startServer({ dataDir, mongodb })
     try {

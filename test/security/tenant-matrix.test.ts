@@ -7,9 +7,28 @@
 // Medical records follow their `permissions`; webhooks and their deliveries are read by their owner only
 // (the organization's superadmins), as src/services/webhooks/webhooks.ts and its tests say.
 import assert from 'node:assert/strict'
-import { http, signUp, socketClient, startServer, uniqueEmail, type SignedUp, type TestServer } from '../helpers/app'
+import {
+  http,
+  signUp,
+  socketClient,
+  startServer,
+  uniqueEmail,
+  type SignedUp,
+  type TestServer
+} from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
-import { callMethod, failedDelivery, patchBodies, rawEmit, servicePaths, snapshotDocs, storeOf, tenantDocs, type ServicePath, type TenantDocs } from '../helpers/tenants'
+import {
+  callMethod,
+  failedDelivery,
+  patchBodies,
+  rawEmit,
+  servicePaths,
+  snapshotDocs,
+  storeOf,
+  tenantDocs,
+  type ServicePath,
+  type TenantDocs
+} from '../helpers/tenants'
 
 type Caller = 'owner' | 'member' | 'outsider' | 'anonymous'
 type Method = 'find' | 'get' | 'create' | 'patch' | 'remove' | 'update'
@@ -47,7 +66,14 @@ interface Expectation {
   update: number
   sees: boolean
 }
-const E = (get: number, create: number, patch: number, remove: number, update = 405, sees = get === 200): Expectation => ({ get, create, patch, remove, update, sees })
+const E = (
+  get: number,
+  create: number,
+  patch: number,
+  remove: number,
+  update = 405,
+  sees = get === 200
+): Expectation => ({ get, create, patch, remove, update, sees })
 
 // What the access model says, per service and caller (anonymous is 401 throughout, except sign-up).
 const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectation>> = {
@@ -55,32 +81,92 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
   // application admins remove accounts, so the owner's own DELETE is a 403.
   accounts: { owner: E(200, 201, 200, 403), member: E(404, 201, 404, 404), outsider: E(404, 201, 404, 404) },
   // Anyone signed in creates an organization of their own.
-  organizations: { owner: E(200, 201, 200, 200), member: E(200, 201, 403, 403), outsider: E(404, 201, 404, 404) },
-  'organization-members': { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
+  organizations: {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 201, 403, 403),
+    outsider: E(404, 201, 404, 404)
+  },
+  'organization-members': {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 403, 403, 403),
+    outsider: E(404, 404, 404, 404)
+  },
   services: { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
   // Members replace encounters (PUT); removing one that has an invoice (A's has) needs the billing privilege.
-  'medical-encounters': { owner: E(200, 201, 200, 200, 200), member: E(200, 201, 200, 403, 200), outsider: E(404, 404, 404, 404, 404) },
-  'billing-invoices': { owner: E(200, 201, 200, 200), member: E(200, 201, 200, 403), outsider: E(404, 404, 404, 404) },
-  'billing-items': { owner: E(200, 201, 200, 200), member: E(200, 201, 200, 403), outsider: E(404, 404, 404, 404) },
-  'billing-payments': { owner: E(200, 201, 200, 405), member: E(200, 403, 403, 405), outsider: E(404, 404, 404, 405) },
+  'medical-encounters': {
+    owner: E(200, 201, 200, 200, 200),
+    member: E(200, 201, 200, 403, 200),
+    outsider: E(404, 404, 404, 404, 404)
+  },
+  'billing-invoices': {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 201, 200, 403),
+    outsider: E(404, 404, 404, 404)
+  },
+  'billing-items': {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 201, 200, 403),
+    outsider: E(404, 404, 404, 404)
+  },
+  'billing-payments': {
+    owner: E(200, 201, 200, 405),
+    member: E(200, 403, 403, 405),
+    outsider: E(404, 404, 404, 405)
+  },
   // A's customer is the organization's: read by its superadmin and billing members (the plain member: 404), changed
   // by its superadmin; the create body asks for A's customer again, so the owner meets the one-per-owner 409.
-  'billing/customers': { owner: E(200, 409, 200, 405), member: E(404, 403, 404, 405), outsider: E(404, 404, 404, 405) },
+  'billing/customers': {
+    owner: E(200, 409, 200, 405),
+    member: E(404, 403, 404, 405),
+    outsider: E(404, 404, 404, 405)
+  },
   // Members read the facility's intents; billers and superadmins create and capture them (A's intent was never
   // approved, so the owner's capture is the 409 of the state machine).
-  'billing-payment-intents': { owner: E(200, 201, 409, 405), member: E(200, 403, 403, 405), outsider: E(404, 404, 404, 405) },
+  'billing-payment-intents': {
+    owner: E(200, 201, 409, 405),
+    member: E(200, 403, 403, 405),
+    outsider: E(404, 404, 404, 405)
+  },
   // POST /medical-records answers 200 (interface); the record is shared read-only with A's members.
-  'medical-records': { owner: E(200, 200, 200, 200), member: E(200, 200, 403, 403), outsider: E(404, 404, 404, 404) },
+  'medical-records': {
+    owner: E(200, 200, 200, 200),
+    member: E(200, 200, 403, 403),
+    outsider: E(404, 404, 404, 404)
+  },
   webhooks: { owner: E(200, 405, 200, 200), member: E(404, 405, 404, 404), outsider: E(404, 405, 404, 404) },
-  'webhook-events': { owner: E(200, 201, 200, 405), member: E(404, 404, 404, 405), outsider: E(404, 404, 404, 405) },
+  'webhook-events': {
+    owner: E(200, 201, 200, 405),
+    member: E(404, 404, 404, 405),
+    outsider: E(404, 404, 404, 405)
+  },
   // Inventory: members read; managing it needs the inventory privilege (the plain member has none) or superadmin.
-  'inventory-stockrooms': { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
-  'inventory-variants': { owner: E(200, 201, 200, 200), member: E(200, 403, 403, 403), outsider: E(404, 404, 404, 404) },
-  'inventory-stocks': { owner: E(200, 201, 200, 405), member: E(200, 403, 403, 405), outsider: E(404, 404, 404, 405) },
+  'inventory-stockrooms': {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 403, 403, 403),
+    outsider: E(404, 404, 404, 404)
+  },
+  'inventory-variants': {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 403, 403, 403),
+    outsider: E(404, 404, 404, 404)
+  },
+  'inventory-stocks': {
+    owner: E(200, 201, 200, 405),
+    member: E(200, 403, 403, 405),
+    outsider: E(404, 404, 404, 405)
+  },
   // The movement ledger is read-only.
-  'inventory-stock-movements': { owner: E(200, 405, 405, 405), member: E(200, 405, 405, 405), outsider: E(404, 405, 405, 405) },
+  'inventory-stock-movements': {
+    owner: E(200, 405, 405, 405),
+    member: E(200, 405, 405, 405),
+    outsider: E(404, 405, 405, 405)
+  },
   // Members order and change orders (the member is also the patient of A's order).
-  'request/orders': { owner: E(200, 201, 200, 405), member: E(200, 201, 200, 405), outsider: E(404, 404, 404, 405) }
+  'request/orders': {
+    owner: E(200, 201, 200, 405),
+    member: E(200, 201, 200, 405),
+    outsider: E(404, 404, 404, 405)
+  }
 }
 
 const expected = (path: ServicePath, method: Method, caller: Caller): number => {
@@ -102,12 +188,25 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
   // A draft invoice and an item of A used by creates (so that they leave A's fixture invoice alone).
   let scratch: { invoice: string; item: string }
   const sockets: Partial<Record<Caller, ReturnType<typeof socketClient>>> = {}
-  const tokens = (): Record<Caller, string | undefined> => ({ owner: owner.token, member: member.token, outsider: outsider.token, anonymous: undefined })
+  const tokens = (): Record<Caller, string | undefined> => ({
+    owner: owner.token,
+    member: member.token,
+    outsider: outsider.token,
+    anonymous: undefined
+  })
 
   before(async () => {
     receiver = await startWebhookReceiver()
     receiver.respondWith(() => 500)
-    server = await startServer({ webhooks: { allowPrivate: true, retryDelaysMs: [], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } })
+    server = await startServer({
+      webhooks: {
+        allowPrivate: true,
+        retryDelaysMs: [],
+        timeoutMs: 2000,
+        pollIntervalMs: 50,
+        leaseMarginMs: 30000
+      }
+    })
     ;[owner, member, outsider] = await Promise.all([
       signUp(server.url, { organization: { name: 'Clinic A', type: 'facility' } }),
       signUp(server.url),
@@ -115,9 +214,15 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
     ])
     A = await tenantDocs(server, owner, receiver.url, member)
     B = await tenantDocs(server, outsider, receiver.url)
-    const invoice = await http(server.url, 'POST', '/billing-invoices', { token: owner.token, body: { facility: A.organizations, type: 'walk-in', subject: member.account.id, subjectType: 'patient' } })
+    const invoice = await http(server.url, 'POST', '/billing-invoices', {
+      token: owner.token,
+      body: { facility: A.organizations, type: 'walk-in', subject: member.account.id, subjectType: 'patient' }
+    })
     assert.equal(invoice.status, 201, JSON.stringify(invoice.body))
-    const item = await http(server.url, 'POST', '/billing-items', { token: owner.token, body: { invoice: invoice.body.id, type: 'custom', name: 'Scratch', price: 100000 } })
+    const item = await http(server.url, 'POST', '/billing-items', {
+      token: owner.token,
+      body: { invoice: invoice.body.id, type: 'custom', name: 'Scratch', price: 100000 }
+    })
     assert.equal(item.status, 201, JSON.stringify(item.body))
     scratch = { invoice: invoice.body.id, item: item.body.id }
     for (const caller of callers) {
@@ -136,7 +241,9 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
   // --- request bodies ---------------------------------------------------------------------------------
 
   /** A fresh account id (stored directly: the tests only need an existing uid). */
-  const freshAccount = async () => (await storeOf(server, 'accounts')._create({ email: uniqueEmail('spare'), createdAt: Date.now() })).id as string
+  const freshAccount = async () =>
+    (await storeOf(server, 'accounts')._create({ email: uniqueEmail('spare'), createdAt: Date.now() }))
+      .id as string
 
   const createBody = async (path: ServicePath): Promise<any> => {
     const org = A.organizations
@@ -158,7 +265,12 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
       case 'billing-payments':
         return { item: scratch.item, type: 'payment', paymentMethod: 'cash', amount: 1 }
       case 'billing-payment-intents':
-        return { gatewayType: 'sandbox-card', currency: 'USD', facility: org, items: [{ name: 'Deposit', amountPerItem: 5, quantity: 1 }] }
+        return {
+          gatewayType: 'sandbox-card',
+          currency: 'USD',
+          facility: org,
+          items: [{ name: 'Deposit', amountPerItem: 5, quantity: 1 }]
+        }
       case 'billing/customers':
         return { owner: { organization: org }, processorToken: 'tok_mastercard' }
       case 'medical-records':
@@ -172,19 +284,31 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
       case 'inventory-variants':
         return { facility: org, sku: `MATRIX-${++created}`, name: 'Gloves' }
       case 'inventory-stocks':
-        return { facility: org, variant: `PARA-${org}`, stockroom: A['inventory-stockrooms'], lot: `LOT-${++created}`, quantity: 1 }
+        return {
+          facility: org,
+          variant: `PARA-${org}`,
+          stockroom: A['inventory-stockrooms'],
+          lot: `LOT-${++created}`,
+          quantity: 1
+        }
       case 'inventory-stock-movements':
         return { stock: A['inventory-stocks'], delta: 1 }
       case 'request/orders':
-        return { owner: { organization: org }, requestedForType: 'patient', requestedFor: member.account.id, items: [{ name: 'Gauze' }] }
+        return {
+          owner: { organization: org },
+          requestedForType: 'patient',
+          requestedFor: member.account.id,
+          items: [{ name: 'Gauze' }]
+        }
     }
   }
   let created = 0
 
-
   /** A PUT body: the whole client-owned document where a service offers update, else the patch body. */
   const updateBody = (path: ServicePath): Record<string, unknown> =>
-    path === 'medical-encounters' ? { facility: A.organizations, patient: member.account.id, notes: 'replaced' } : patchBodies[path]
+    path === 'medical-encounters'
+      ? { facility: A.organizations, patient: member.account.id, notes: 'replaced' }
+      : patchBodies[path]
 
   /** A document of A that a successful DELETE may destroy (A's fixture stays). */
   const freshForRemoval = async (path: ServicePath): Promise<string> => {
@@ -197,23 +321,62 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
       case 'organizations':
         return (await post('/organizations', { name: 'Short-lived', type: 'facility' })).id
       case 'organization-members':
-        return (await post('/organization-members', { organization: A.organizations, uid: await freshAccount() })).id
+        return (
+          await post('/organization-members', { organization: A.organizations, uid: await freshAccount() })
+        ).id
       case 'services':
-        return (await post('/services', { facility: A.organizations, name: 'Dressing', type: 'procedure', price: 10 })).id
+        return (
+          await post('/services', {
+            facility: A.organizations,
+            name: 'Dressing',
+            type: 'procedure',
+            price: 10
+          })
+        ).id
       case 'billing-invoices':
         return (await post('/billing-invoices', await createBody('billing-invoices'))).id
       case 'billing-items':
         return (await post('/billing-items', await createBody('billing-items'))).id
       case 'medical-encounters':
-        return (await post('/medical-encounters', { facility: A.organizations, patient: member.account.id, invoice: true })).id
+        return (
+          await post('/medical-encounters', {
+            facility: A.organizations,
+            patient: member.account.id,
+            invoice: true
+          })
+        ).id
       case 'medical-records':
-        return (await post('/medical-records', { type: 'allergy', facility: A.organizations, patient: member.account.id, name: 'Dust', permissions: [{ organization: A.organizations }] }, 200)).id
+        return (
+          await post(
+            '/medical-records',
+            {
+              type: 'allergy',
+              facility: A.organizations,
+              patient: member.account.id,
+              name: 'Dust',
+              permissions: [{ organization: A.organizations }]
+            },
+            200
+          )
+        ).id
       case 'webhooks':
-        return (await post('/webhook-events', { organization: A.organizations, url: receiver.url, events: 'accounts.patch' })).id
+        return (
+          await post('/webhook-events', {
+            organization: A.organizations,
+            url: receiver.url,
+            events: 'accounts.patch'
+          })
+        ).id
       case 'inventory-stockrooms':
         return (await post('/inventory-stockrooms', { facility: A.organizations, name: 'Short-lived' })).id
       case 'inventory-variants':
-        return (await post('/inventory-variants', { facility: A.organizations, sku: `GONE-${++created}`, name: 'Short-lived' })).id
+        return (
+          await post('/inventory-variants', {
+            facility: A.organizations,
+            sku: `GONE-${++created}`,
+            name: 'Short-lived'
+          })
+        ).id
       default:
         return A[path]
     }
@@ -221,13 +384,20 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
 
   /** Which id a call targets: A's fixture, or a fresh document when the call is expected to destroy it. */
   const targetId = async (path: ServicePath, method: Method, caller: Caller): Promise<string> => {
-    if (method === 'remove' && caller === 'owner' && expected(path, method, caller) === 200) return freshForRemoval(path)
+    if (method === 'remove' && caller === 'owner' && expected(path, method, caller) === 200)
+      return freshForRemoval(path)
     // A member's DELETE of a membership is tried on the owner's membership (their own they may leave).
     if (method === 'remove' && caller === 'member' && path === 'organization-members') {
-      return (await storeOf(server, 'organization-members')._find({ query: { organization: A.organizations, uid: owner.account.id }, paginate: false }))[0].id
+      return (
+        await storeOf(server, 'organization-members')._find({
+          query: { organization: A.organizations, uid: owner.account.id },
+          paginate: false
+        })
+      )[0].id
     }
     // A retry needs a failed delivery; the owner's succeeds, so give it one of its own.
-    if (method === 'patch' && caller === 'owner' && path === 'webhook-events') return failedDelivery(server, owner.token, A.webhooks)
+    if (method === 'patch' && caller === 'owner' && path === 'webhook-events')
+      return failedDelivery(server, owner.token, A.webhooks)
     return A[path]
   }
 
@@ -238,30 +408,53 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
     body: any
   }
 
-  const restCall = async (caller: Caller, path: ServicePath, method: Method, id: string, data: any, query = ''): Promise<Outcome> => {
+  const restCall = async (
+    caller: Caller,
+    path: ServicePath,
+    method: Method,
+    id: string,
+    data: any,
+    query = ''
+  ): Promise<Outcome> => {
     const token = tokens()[caller]
     const one = `/${path}/${encodeURIComponent(id)}`
     const [verb, url, body] =
-      method === 'find' ? ['GET', `/${path}${query}`, undefined]
-      : method === 'get' ? ['GET', one, undefined]
-      : method === 'create' ? ['POST', `/${path}`, data]
-      : method === 'patch' ? ['PATCH', one, data]
-      : method === 'update' ? ['PUT', one, data]
-      : ['DELETE', one, undefined]
+      method === 'find'
+        ? ['GET', `/${path}${query}`, undefined]
+        : method === 'get'
+          ? ['GET', one, undefined]
+          : method === 'create'
+            ? ['POST', `/${path}`, data]
+            : method === 'patch'
+              ? ['PATCH', one, data]
+              : method === 'update'
+                ? ['PUT', one, data]
+                : ['DELETE', one, undefined]
     const res = await http(server.url, verb as string, url as string, { token, body })
     return { status: res.status, body: res.body }
   }
 
-  const socketCall = async (caller: Caller, path: ServicePath, method: Method, id: string, data: any, query: Record<string, unknown> = {}): Promise<Outcome> => {
+  const socketCall = async (
+    caller: Caller,
+    path: ServicePath,
+    method: Method,
+    id: string,
+    data: any,
+    query: Record<string, unknown> = {}
+  ): Promise<Outcome> => {
     try {
       const body = await callMethod(sockets[caller]!.client, path, method, id, data, query)
       return { status: 'ok', body }
     } catch (error: any) {
-      return { status: typeof error?.code === 'number' ? error.code : `no code: ${error?.message}` as any, body: error }
+      return {
+        status: typeof error?.code === 'number' ? error.code : (`no code: ${error?.message}` as any),
+        body: error
+      }
     }
   }
 
-  const listOf = (body: any): any[] => (Array.isArray(body) ? body : Array.isArray(body?.data) ? body.data : [])
+  const listOf = (body: any): any[] =>
+    Array.isArray(body) ? body : Array.isArray(body?.data) ? body.data : []
 
   const assertStatus = (transport: Transport, outcome: Outcome, want: number, what: string) => {
     const detail = `${what}: ${JSON.stringify(outcome.body)?.slice(0, 300)}`
@@ -272,14 +465,23 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
 
   /** Every id of tenant A (all fixture documents plus A's memberships). */
   const idsOfA = async () => {
-    const memberships = await storeOf(server, 'organization-members')._find({ query: { organization: A.organizations }, paginate: false })
+    const memberships = await storeOf(server, 'organization-members')._find({
+      query: { organization: A.organizations },
+      paginate: false
+    })
     return new Set<string>([...Object.values(A), ...memberships.map((m: any) => m.id)])
   }
-  const belongsToA = (doc: any) => doc && (doc.facility === A.organizations || doc.organization === A.organizations || doc.owner?.organization === A.organizations)
+  const belongsToA = (doc: any) =>
+    doc &&
+    (doc.facility === A.organizations ||
+      doc.organization === A.organizations ||
+      doc.owner?.organization === A.organizations)
 
   // Fixture documents a caller's accepted PATCHes change on purpose (everything else must stay as it was).
   const changedBy = (caller: Caller): ServicePath[] =>
-    caller === 'anonymous' ? [] : servicePaths.filter((path) => expected(path, 'patch', caller) === 200 && path !== 'webhook-events')
+    caller === 'anonymous'
+      ? []
+      : servicePaths.filter((path) => expected(path, 'patch', caller) === 200 && path !== 'webhook-events')
 
   for (const transport of ['rest', 'socket'] as Transport[]) {
     describe(`over ${transport === 'rest' ? 'REST' : 'Socket.IO'}`, () => {
@@ -294,8 +496,21 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
             if (transport !== 'socket') return
             await Promise.all(
               servicePaths.map(async (path) => {
-                const answer = await rawEmit(sockets[caller]!.socket, 'update', path, [A[path], updateBody(path), {}], 2000)
-                socketUpdates.set(path, answer.timedOut ? { status: 'no answer' as any, body: 'no callback within 2 s' } : answer.error ? { status: answer.error.code, body: answer.error } : { status: 'ok', body: answer.result }) // `any`: a status that is no number
+                const answer = await rawEmit(
+                  sockets[caller]!.socket,
+                  'update',
+                  path,
+                  [A[path], updateBody(path), {}],
+                  2000
+                )
+                socketUpdates.set(
+                  path,
+                  answer.timedOut
+                    ? { status: 'no answer' as any, body: 'no callback within 2 s' }
+                    : answer.error
+                      ? { status: answer.error.code, body: answer.error }
+                      : { status: 'ok', body: answer.result }
+                ) // `any`: a status that is no number
               })
             )
           })
@@ -307,13 +522,21 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
                 const call = transport === 'rest' ? restCall : socketCall
                 if (method === 'find') {
                   // Filtered to A's document, then unfiltered: what the caller may see of A.
-                  const filtered = await (transport === 'rest' ? restCall(caller, path, method, '', undefined, `?id=${A[path]}`) : socketCall(caller, path, method, '', undefined, { id: A[path] }))
+                  const filtered = await (transport === 'rest'
+                    ? restCall(caller, path, method, '', undefined, `?id=${A[path]}`)
+                    : socketCall(caller, path, method, '', undefined, { id: A[path] }))
                   assertStatus(transport, filtered, want, `find ?id=${A[path]}`)
                   if (want !== 200) return
                   const sees = rules[path][caller as Exclude<Caller, 'anonymous'>].sees
-                  assert.deepEqual(listOf(filtered.body).map((d) => d.id), sees ? [A[path]] : [], `${caller} ${sees ? 'sees' : 'must not see'} A's ${path} document`)
+                  assert.deepEqual(
+                    listOf(filtered.body).map((d) => d.id),
+                    sees ? [A[path]] : [],
+                    `${caller} ${sees ? 'sees' : 'must not see'} A's ${path} document`
+                  )
                   if (caller === 'outsider') {
-                    const all = await (transport === 'rest' ? restCall(caller, path, method, '', undefined, '?$limit=200') : socketCall(caller, path, method, '', undefined, { $limit: 200 }))
+                    const all = await (transport === 'rest'
+                      ? restCall(caller, path, method, '', undefined, '?$limit=200')
+                      : socketCall(caller, path, method, '', undefined, { $limit: 200 }))
                     assertStatus(transport, all, 200, 'find')
                     const ofA = await idsOfA()
                     const leaked = listOf(all.body).filter((doc) => ofA.has(doc.id) || belongsToA(doc))
@@ -322,10 +545,26 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
                   return
                 }
                 const id = await targetId(path, method, caller)
-                const data = method === 'create' ? await createBody(path) : method === 'update' ? updateBody(path) : method === 'patch' ? patchBodies[path] : undefined
-                const outcome = transport === 'socket' && method === 'update' ? socketUpdates.get(path)! : await call(caller, path, method, id, data)
+                const data =
+                  method === 'create'
+                    ? await createBody(path)
+                    : method === 'update'
+                      ? updateBody(path)
+                      : method === 'patch'
+                        ? patchBodies[path]
+                        : undefined
+                const outcome =
+                  transport === 'socket' && method === 'update'
+                    ? socketUpdates.get(path)!
+                    : await call(caller, path, method, id, data)
                 assertStatus(transport, outcome, want, `${caller} ${method} ${path}/${id}`)
-                if (want < 300 && method !== 'remove' && method !== 'create' && outcome.body && typeof outcome.body === 'object') {
+                if (
+                  want < 300 &&
+                  method !== 'remove' &&
+                  method !== 'create' &&
+                  outcome.body &&
+                  typeof outcome.body === 'object'
+                ) {
                   assert.equal(outcome.body.id, id)
                 }
               })
@@ -336,7 +575,11 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
             const after = await snapshotDocs(server, A)
             for (const path of servicePaths) {
               if (changedBy(caller).includes(path)) continue
-              assert.deepEqual(after[path], before[path], `A's ${path} document changed after ${caller}'s calls over ${transport}`)
+              assert.deepEqual(
+                after[path],
+                before[path],
+                `A's ${path} document changed after ${caller}'s calls over ${transport}`
+              )
             }
           })
         })
@@ -363,7 +606,9 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
               before = [await snapshotDocs(server, A), await snapshotDocs(server, B)]
             })
             for (const path of servicePaths) {
-              for (const method of (['get', 'patch', 'remove'] as Method[]).filter((m) => exposed[path].includes(m))) {
+              for (const method of (['get', 'patch', 'remove'] as Method[]).filter((m) =>
+                exposed[path].includes(m)
+              )) {
                 it(`${who}: ${path} ${method} with operator/odd ids → 400 (REST: 404/400), never 5xx`, async () => {
                   // Every odd id is tried; the assertion lists all that were not refused as they should be.
                   const wrong: string[] = []
@@ -375,7 +620,13 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
                       if (got !== 400) wrong.push(`${label} → ${got}`)
                     } else {
                       const text = typeof id === 'string' ? id : JSON.stringify(id)
-                      const res = await restCall(who, path, method, text, method === 'patch' ? patchBodies[path] : undefined)
+                      const res = await restCall(
+                        who,
+                        path,
+                        method,
+                        text,
+                        method === 'patch' ? patchBodies[path] : undefined
+                      )
                       if (res.status !== 404 && res.status !== 400) wrong.push(`${label} → ${res.status}`)
                     }
                   }

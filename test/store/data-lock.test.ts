@@ -17,11 +17,22 @@ const readLock = (dir: string) => JSON.parse(fs.readFileSync(lockOf(dir), 'utf8'
 const dataFiles = (dir: string) => fs.readdirSync(dir).filter((name) => name.endsWith('.db'))
 
 /** Starts the server expecting it to refuse: its exit code and everything it wrote. */
-const refusedStart = (env: Record<string, string>, options: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; output: string }> =>
+const refusedStart = (
+  env: Record<string, string>,
+  options: { uid?: number; gid?: number } = {}
+): Promise<{ code: number | null; output: string }> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/index.ts'], {
       cwd: root,
-      env: { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'error', MONGODB_URL: '', ...env },
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'error',
+        MONGODB_URL: '',
+        ...env
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       ...options
     })
@@ -68,7 +79,12 @@ describe('one writer per data folder (embedded engine)', function () {
         const refused = await refusedStart({ DATA_DIR: dataDir })
         assert.notEqual(refused.code, 0)
         const message = oneLine(refused.output)
-        assert.match(message, new RegExp(`^DATA_DIR=${dataDir} is in use by another server \\(pid ${first.process.pid} on this host`))
+        assert.match(
+          message,
+          new RegExp(
+            `^DATA_DIR=${dataDir} is in use by another server \\(pid ${first.process.pid} on this host`
+          )
+        )
         assert.match(message, /give this one its own DATA_DIR/)
         assert.equal(readLock(dataDir).pid, first.process.pid, 'the lock is still the first server’s')
         // The first server goes on: a record created after the refusal survives its restart.
@@ -79,9 +95,13 @@ describe('one writer per data folder (embedded engine)', function () {
       assert.equal(fs.existsSync(lockOf(dataDir)), false, 'a graceful stop releases the lock')
       const again = await startChild({ DATA_DIR: dataDir })
       try {
-        const login = await http(again.url, 'POST', '/authentication', { body: { email: user.email, password: user.password } })
+        const login = await http(again.url, 'POST', '/authentication', {
+          body: { email: user.email, password: user.password }
+        })
         assert.equal(login.status, 201)
-        const org = await http(again.url, 'GET', `/organizations/${user.organization.id}`, { token: login.body.accessToken })
+        const org = await http(again.url, 'GET', `/organizations/${user.organization.id}`, {
+          token: login.body.accessToken
+        })
         assert.equal(org.body.name, 'Kept Clinic')
       } finally {
         await again.kill('SIGTERM')
@@ -96,9 +116,14 @@ describe('one writer per data folder (embedded engine)', function () {
       assert.equal(readLock(dataDir).pid, first.process.pid, 'kill -9 leaves the lock behind')
       const second = await startChild({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' })
       try {
-        assert.match(second.output(), new RegExp(`DATA_DIR=${dataDir}: took over the lock left by pid ${first.process.pid} on this host`))
+        assert.match(
+          second.output(),
+          new RegExp(`DATA_DIR=${dataDir}: took over the lock left by pid ${first.process.pid} on this host`)
+        )
         assert.equal(readLock(dataDir).pid, second.process.pid)
-        const login = await http(second.url, 'POST', '/authentication', { body: { email: user.email, password: user.password } })
+        const login = await http(second.url, 'POST', '/authentication', {
+          body: { email: user.email, password: user.password }
+        })
         assert.equal(login.status, 201)
       } finally {
         await second.kill('SIGTERM')
@@ -107,13 +132,24 @@ describe('one writer per data folder (embedded engine)', function () {
 
     it('refuses a lock naming a live process of this host (pid 1) and says how to remove it if it is stale', async () => {
       const dataDir = dir()
-      const planted = JSON.stringify({ pid: 1, host: os.hostname(), startedAt: '2020-01-01T00:00:00.000Z', instance: 'planted' })
+      const planted = JSON.stringify({
+        pid: 1,
+        host: os.hostname(),
+        startedAt: '2020-01-01T00:00:00.000Z',
+        instance: 'planted'
+      })
       fs.writeFileSync(lockOf(dataDir), planted)
       const refused = await refusedStart({ DATA_DIR: dataDir })
       assert.notEqual(refused.code, 0)
       const message = oneLine(refused.output)
-      assert.match(message, /is in use by another server \(pid 1 on this host, since 2020-01-01T00:00:00.000Z\)/)
-      assert.ok(message.includes(`if pid 1 is not a server of this folder (a stale lock), remove ${lockOf(dataDir)}`), message)
+      assert.match(
+        message,
+        /is in use by another server \(pid 1 on this host, since 2020-01-01T00:00:00.000Z\)/
+      )
+      assert.ok(
+        message.includes(`if pid 1 is not a server of this folder (a stale lock), remove ${lockOf(dataDir)}`),
+        message
+      )
       assert.equal(fs.readFileSync(lockOf(dataDir), 'utf8'), planted)
       assert.deepEqual(dataFiles(dataDir), [], 'no data file read or written')
     })
@@ -123,7 +159,10 @@ describe('one writer per data folder (embedded engine)', function () {
       fs.writeFileSync(file, 'x')
       const refused = await refusedStart({ DATA_DIR: file })
       assert.notEqual(refused.code, 0)
-      assert.equal(oneLine(refused.output), `DATA_DIR=${file} is a file, not a folder: set DATA_DIR to a folder for the data files (it is created if missing), or move that file away`)
+      assert.equal(
+        oneLine(refused.output),
+        `DATA_DIR=${file} is a file, not a folder: set DATA_DIR to a folder for the data files (it is created if missing), or move that file away`
+      )
     })
 
     it('refuses a DATA_DIR it may not write, in one line naming the setting and the fix', async () => {
@@ -134,9 +173,17 @@ describe('one writer per data folder (embedded engine)', function () {
       fs.chmodSync(readOnly, 0o555)
       // root writes anywhere: the server then runs as nobody
       const asRoot = process.getuid?.() === 0
-      const refused = await refusedStart({ DATA_DIR: readOnly, HOME: parent }, asRoot ? { uid: 65534, gid: 65534 } : {})
+      const refused = await refusedStart(
+        { DATA_DIR: readOnly, HOME: parent },
+        asRoot ? { uid: 65534, gid: 65534 } : {}
+      )
       assert.notEqual(refused.code, 0)
-      assert.match(oneLine(refused.output), new RegExp(`^DATA_DIR=${readOnly} is not writable by this server \\(uid \\d+\\): give that user write access to the folder \\(chown/chmod\\), or set DATA_DIR to a writable folder$`))
+      assert.match(
+        oneLine(refused.output),
+        new RegExp(
+          `^DATA_DIR=${readOnly} is not writable by this server \\(uid \\d+\\): give that user write access to the folder \\(chown/chmod\\), or set DATA_DIR to a writable folder$`
+        )
+      )
     })
   })
 
@@ -146,13 +193,25 @@ describe('one writer per data folder (embedded engine)', function () {
     it('refuses a second app on the same folder while the first runs, and allows it after the first stopped', async () => {
       const dataDir = dir()
       const first = await startServer({ dataDir, mongodb: '' })
-      assert.throws(() => createApp({ ...embedded, dataDir }), new RegExp(`^DataDirError: DATA_DIR=${dataDir} is in use by another app of this process \\(pid ${process.pid}\\)`))
+      assert.throws(
+        () => createApp({ ...embedded, dataDir }),
+        new RegExp(
+          `^DataDirError: DATA_DIR=${dataDir} is in use by another app of this process \\(pid ${process.pid}\\)`
+        )
+      )
       const user = await signUp(first.url)
       await first.close({ keep: true })
       assert.equal(fs.existsSync(lockOf(dataDir)), false)
       const second = await startServer({ dataDir, mongodb: '' })
       try {
-        assert.equal((await http(second.url, 'POST', '/authentication', { body: { email: user.email, password: user.password } })).status, 201)
+        assert.equal(
+          (
+            await http(second.url, 'POST', '/authentication', {
+              body: { email: user.email, password: user.password }
+            })
+          ).status,
+          201
+        )
       } finally {
         await second.close({ keep: true })
       }
@@ -165,7 +224,13 @@ describe('one writer per data folder (embedded engine)', function () {
         { pid: gone, host: os.hostname(), startedAt: '2020-01-01T00:00:00.000Z', instance: 'dead' },
         // e.g. a container's PID 1 after a restart: the same pid, but no app of this process holds it
         { pid: process.pid, host: os.hostname(), startedAt: '2020-01-01T00:00:00.000Z', instance: 'earlier' },
-        { pid: 1, host: os.hostname(), bootId: `${bootId.slice(0, -1)}${bootId.endsWith('0') ? '1' : '0'}`, startedAt: '2020-01-01T00:00:00.000Z', instance: 'before-reboot' }
+        {
+          pid: 1,
+          host: os.hostname(),
+          bootId: `${bootId.slice(0, -1)}${bootId.endsWith('0') ? '1' : '0'}`,
+          startedAt: '2020-01-01T00:00:00.000Z',
+          instance: 'before-reboot'
+        }
       ]
       for (const holder of stale) {
         const dataDir = dir()
@@ -182,9 +247,17 @@ describe('one writer per data folder (embedded engine)', function () {
 
     it('never takes over a lock from another host, even of a pid that does not run here', () => {
       const dataDir = dir()
-      const holder = { pid: spawnSync(process.execPath, ['-e', '']).pid, host: 'file-server-peer', startedAt: '2020-01-01T00:00:00.000Z', instance: 'remote' }
+      const holder = {
+        pid: spawnSync(process.execPath, ['-e', '']).pid,
+        host: 'file-server-peer',
+        startedAt: '2020-01-01T00:00:00.000Z',
+        instance: 'remote'
+      }
       fs.writeFileSync(lockOf(dataDir), JSON.stringify(holder))
-      assert.throws(() => createApp({ ...embedded, dataDir }), /is in use by pid \d+ on host file-server-peer .*a lock from another host is never taken over: stop that server, or, if file-server-peer no longer runs it, remove /)
+      assert.throws(
+        () => createApp({ ...embedded, dataDir }),
+        /is in use by pid \d+ on host file-server-peer .*a lock from another host is never taken over: stop that server, or, if file-server-peer no longer runs it, remove /
+      )
       assert.equal(readLock(dataDir).instance, 'remote')
       assert.deepEqual(dataFiles(dataDir), [])
     })
@@ -194,11 +267,27 @@ describe('one writer per data folder (embedded engine)', function () {
       const victim = path.join(elsewhere, 'victim')
       fs.writeFileSync(victim, 'precious')
       const cases: [string, (lock: string) => void, RegExp][] = [
-        ['a directory', (lock) => fs.mkdirSync(lock), /is a directory, not a lock file; if no server uses .*, remove it \(rm -r .*server\.lock\) and start again/],
-        ['garbage', (lock) => fs.writeFileSync(lock, 'not { a lock'), /does not hold a lock this server wrote \(pid, host, start time\); if no server uses/],
+        [
+          'a directory',
+          (lock) => fs.mkdirSync(lock),
+          /is a directory, not a lock file; if no server uses .*, remove it \(rm -r .*server\.lock\) and start again/
+        ],
+        [
+          'garbage',
+          (lock) => fs.writeFileSync(lock, 'not { a lock'),
+          /does not hold a lock this server wrote \(pid, host, start time\); if no server uses/
+        ],
         ['an empty file', (lock) => fs.writeFileSync(lock, ''), /does not hold a lock this server wrote/],
-        ['a link to a file elsewhere', (lock) => fs.symlinkSync(victim, lock), /is a symbolic link \(to .*victim\), which the server never follows; if no server uses/],
-        ['a link to nothing yet', (lock) => fs.symlinkSync(path.join(elsewhere, 'planted'), lock), /is a symbolic link \(to .*planted\), which the server never follows/]
+        [
+          'a link to a file elsewhere',
+          (lock) => fs.symlinkSync(victim, lock),
+          /is a symbolic link \(to .*victim\), which the server never follows; if no server uses/
+        ],
+        [
+          'a link to nothing yet',
+          (lock) => fs.symlinkSync(path.join(elsewhere, 'planted'), lock),
+          /is a symbolic link \(to .*planted\), which the server never follows/
+        ]
       ]
       for (const [what, plant, message] of cases) {
         const dataDir = dir()

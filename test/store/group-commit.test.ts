@@ -27,7 +27,15 @@ describe('embedded engine: group commit (STORE_SYNC)', function () {
         await Promise.all(
           Array.from({ length: 60 }, async (_, i) => {
             const user = users[i % users.length]
-            const res = await http(first.url, 'POST', '/medical-records', { token: user.token, body: { ...validRecords.allergy, facility: undefined, patient: user.account.id, name: `Allergen ${i}` } })
+            const res = await http(first.url, 'POST', '/medical-records', {
+              token: user.token,
+              body: {
+                ...validRecords.allergy,
+                facility: undefined,
+                patient: user.account.id,
+                name: `Allergen ${i}`
+              }
+            })
             assert.equal(res.status, 200, JSON.stringify(res.body))
             answered.push({ id: res.body.id, token: user.token })
           })
@@ -56,14 +64,22 @@ describe('embedded engine: group commit (STORE_SYNC)', function () {
       const before = { ...commit.stats }
       // 40 writes issued together (as concurrent requests reach the store): their lines go out in a few writes.
       const store = server.app.service('medical-records' as any) as any // (cast: the store adapter by name, below the service's hooks)
-      const created = await Promise.all(Array.from({ length: 40 }, (_, i) => store._create({ type: 'allergy', name: `A${i}`, patient: 'p', createdAt: Date.now() })))
+      const created = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          store._create({ type: 'allergy', name: `A${i}`, patient: 'p', createdAt: Date.now() })
+        )
+      )
       const operations = commit.stats.operations - before.operations
       const writes = commit.stats.writes - before.writes
       assert.equal(operations, 40)
-      assert.ok(writes < operations / 4, `expected shared writes, got ${writes} writes for ${operations} operations`)
+      assert.ok(
+        writes < operations / 4,
+        `expected shared writes, got ${writes} writes for ${operations} operations`
+      )
       // Every answered write is in the data file already.
       const file = fs.readFileSync(`${server.dataDir}/medical-records.db`, 'utf8')
-      for (const record of created) assert.ok(file.includes(record.id), `record ${record.id} answered but not in the file`)
+      for (const record of created)
+        assert.ok(file.includes(record.id), `record ${record.id} answered but not in the file`)
     } finally {
       await server.close()
     }
@@ -75,7 +91,10 @@ describe('embedded engine: group commit (STORE_SYNC)', function () {
     let server = await startServer({ dataDir })
     const user = await signUp(server.url)
     const create = async (name: string) => {
-      const res = await http(server.url, 'POST', '/medical-records', { token: user.token, body: { ...validRecords.allergy, facility: undefined, patient: user.account.id, name } })
+      const res = await http(server.url, 'POST', '/medical-records', {
+        token: user.token,
+        body: { ...validRecords.allergy, facility: undefined, patient: user.account.id, name }
+      })
       assert.equal(res.status, 200, JSON.stringify(res.body))
       return res.body.id as string
     }
@@ -92,7 +111,11 @@ describe('embedded engine: group commit (STORE_SYNC)', function () {
     server = await startServer({ dataDir })
     try {
       const after = fs.statSync(file)
-      assert.deepEqual([after.ino, after.size, after.mtimeMs], [before.ino, before.size, before.mtimeMs], 'the start-up did not rewrite the file')
+      assert.deepEqual(
+        [after.ino, after.size, after.mtimeMs],
+        [before.ino, before.size, before.mtimeMs],
+        'the start-up did not rewrite the file'
+      )
       for (const id of [first, second]) {
         const res = await http(server.url, 'GET', `/medical-records/${id}`, { token: user.token })
         assert.equal(res.status, 200, `record ${id} lost`)

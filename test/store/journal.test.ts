@@ -10,7 +10,8 @@ import { auditLog } from '../../src/audit/log'
 
 const admin = { email: 'journal-admin@example.test', password: 'Admin password 1' }
 
-const adminToken = async (server: TestServer) => (await http(server.url, 'POST', '/authentication', { body: admin })).body.accessToken as string
+const adminToken = async (server: TestServer) =>
+  (await http(server.url, 'POST', '/authentication', { body: admin })).body.accessToken as string
 
 const verify = async (server: TestServer) => {
   const res = await http(server.url, 'GET', '/audit-events/verify', { token: await adminToken(server) })
@@ -19,7 +20,9 @@ const verify = async (server: TestServer) => {
 }
 
 const events = async (server: TestServer) => {
-  const res = await http(server.url, 'GET', '/audit-events?$limit=200&$sort[seq]=1', { token: await adminToken(server) })
+  const res = await http(server.url, 'GET', '/audit-events?$limit=200&$sort[seq]=1', {
+    token: await adminToken(server)
+  })
   assert.equal(res.status, 200, JSON.stringify(res.body))
   return res.body as { total: number; data: { id: string; seq: number; at: number }[] }
 }
@@ -27,9 +30,16 @@ const events = async (server: TestServer) => {
 /** A user who creates a record and reads it `reads` times: audit events (login, create, reads). */
 const activity = async (server: TestServer, reads: number) => {
   const user = await signUp(server.url)
-  const rec = await http(server.url, 'POST', '/medical-records', { token: user.token, body: { type: 'allergy', patient: user.account.id, name: 'Dust' } })
+  const rec = await http(server.url, 'POST', '/medical-records', {
+    token: user.token,
+    body: { type: 'allergy', patient: user.account.id, name: 'Dust' }
+  })
   assert.equal(rec.status, 200, JSON.stringify(rec.body))
-  for (let i = 0; i < reads; i++) assert.equal((await http(server.url, 'GET', `/medical-records/${rec.body.id}`, { token: user.token })).status, 200)
+  for (let i = 0; i < reads; i++)
+    assert.equal(
+      (await http(server.url, 'GET', `/medical-records/${rec.body.id}`, { token: user.token })).status,
+      200
+    )
   return { user, record: rec.body.id as string }
 }
 
@@ -45,16 +55,28 @@ describe('embedded engine: journal-first collections (the audit trail)', functio
     const server = await startServer({ dataDir, admin })
     try {
       const file = path.join(dataDir, 'audit-events.db')
-      const lines = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '').split('\n').filter((line) => line.includes('"seq"')).length
+      const lines = () =>
+        (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '')
+          .split('\n')
+          .filter((line) => line.includes('"seq"')).length
       const before = lines()
       const { user, record } = await activity(server, 3)
       // login, create, three reads: each line is in the file when its request is answered
       assert.equal(lines() - before, 5)
-      const mine = await http(server.url, 'GET', `/audit-events?actor=${user.account.id}&$limit=50`, { token: user.token })
+      const mine = await http(server.url, 'GET', `/audit-events?actor=${user.account.id}&$limit=50`, {
+        token: user.token
+      })
       assert.equal(mine.status, 200)
       assert.deepEqual(
-        mine.body.data.filter((event: { service: string }) => event.service === 'medical-records').map((event: { action: string; ids: string[] }) => [event.action, event.ids]),
-        [['read', [record]], ['read', [record]], ['read', [record]], ['create', [record]]]
+        mine.body.data
+          .filter((event: { service: string }) => event.service === 'medical-records')
+          .map((event: { action: string; ids: string[] }) => [event.action, event.ids]),
+        [
+          ['read', [record]],
+          ['read', [record]],
+          ['read', [record]],
+          ['create', [record]]
+        ]
       )
     } finally {
       await server.close()

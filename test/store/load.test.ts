@@ -12,7 +12,12 @@ import { tempDir } from '../helpers/app'
 const lines = [
   JSON.stringify({ _id: 'a', id: 'a', name: 'first', tags: ['x'], at: { $$date: 1700000000000 } }),
   JSON.stringify({ $$indexCreated: { fieldName: 'id', unique: true } }),
-  JSON.stringify({ _id: 'b', id: 'b', nested: { deep: [1, { two: 2 }] }, text: 'has $$date inside a string' }),
+  JSON.stringify({
+    _id: 'b',
+    id: 'b',
+    nested: { deep: [1, { two: 2 }] },
+    text: 'has $$date inside a string'
+  }),
   JSON.stringify({ _id: 'a', id: 'a', name: 'second' }),
   JSON.stringify({ $$indexCreated: { fieldName: 'name', sparse: true } }),
   JSON.stringify({ _id: 'c', id: 'c', name: 'gone' }),
@@ -26,11 +31,16 @@ const lines = [
 /** What NeDB's own loader makes of a file, and what the engine's does. */
 const bothReads = async (file: string, threshold = 0.1) => {
   const nedb = new NeDB({ filename: file, corruptAlertThreshold: threshold }) as any
-  const theirs = await nedb.persistence.treatRawStreamAsync(fs.createReadStream(file, { encoding: 'utf8' })).then(
-    (value: unknown) => ({ value }),
-    (error: Error) => ({ error: error.message })
-  )
-  const ours = await readDataLines(fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 64 }), threshold).then(
+  const theirs = await nedb.persistence
+    .treatRawStreamAsync(fs.createReadStream(file, { encoding: 'utf8' }))
+    .then(
+      (value: unknown) => ({ value }),
+      (error: Error) => ({ error: error.message })
+    )
+  const ours = await readDataLines(
+    fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 64 }),
+    threshold
+  ).then(
     (value) => ({ value }),
     (error: Error) => ({ error: error.message })
   )
@@ -47,12 +57,15 @@ describe('embedded engine: loading a data file', () => {
     const { theirs, ours } = await bothReads(file)
     assert.deepEqual(ours, theirs)
     const docs = (ours as { value: { data: any[] } }).value.data
-    assert.deepEqual(docs.map((doc) => doc._id), ['a', 'b', 'd', 'c'])
+    assert.deepEqual(
+      docs.map((doc) => doc._id),
+      ['a', 'b', 'd', 'c']
+    )
     assert.ok(docs[2].when instanceof Date)
     assert.equal(docs[1].text, 'has $$date inside a string')
   })
 
-  it('skips a few unreadable lines and refuses a file with too many, with NeDB\'s message', async () => {
+  it("skips a few unreadable lines and refuses a file with too many, with NeDB's message", async () => {
     const few = path.join(dir, 'few.db')
     fs.writeFileSync(few, [...lines, '{"_id":"e", torn'].join('\n'))
     const fewReads = await bothReads(few)
@@ -98,7 +111,10 @@ describe('embedded engine: indexes filled at load', () => {
     await plain.loadDatabaseAsync()
     const ours = new IndexedNeDB({ filename: path.join(dir, 'indexed-copy.db') })
     await ours.loadDatabaseAsync()
-    const indexes = (ours as any).indexes as Record<string, { tree: { checkIsAVLT(): void; tree: { height: number } } }>
+    const indexes = (ours as any).indexes as Record<
+      string,
+      { tree: { checkIsAVLT(): void; tree: { height: number } } }
+    >
     assert.deepEqual(Object.keys(indexes).sort(), ['_id', 'amount', 'facility', 'id', 'optional', 'ref.id'])
     for (const [name, index] of Object.entries(indexes)) {
       index.tree.checkIsAVLT()
@@ -124,12 +140,30 @@ describe('embedded engine: indexes filled at load', () => {
     }
     // Within one key of a non-unique index, documents keep their load order, as with NeDB's inserts.
     const plainIndexes = (plain as any).indexes
-    for (const [field, value] of [['facility', 'facility-5'], ['ref.id', 'ref-7'], ['amount', 3]] as const) {
-      assert.deepEqual((ours as any).indexes[field].getMatching(value), plainIndexes[field].getMatching(value), field)
+    for (const [field, value] of [
+      ['facility', 'facility-5'],
+      ['ref.id', 'ref-7'],
+      ['amount', 3]
+    ] as const) {
+      assert.deepEqual(
+        (ours as any).indexes[field].getMatching(value),
+        plainIndexes[field].getMatching(value),
+        field
+      )
     }
     // A unique key repeated in the file refuses the load as NeDB does.
     const broken = path.join(dir, 'broken.db')
-    fs.writeFileSync(broken, [...indexLines, ...docs.map((doc) => JSON.stringify(doc)), JSON.stringify({ ...docs[0], _id: 'another' })].join('\n') + '\n')
-    await assert.rejects(new IndexedNeDB({ filename: broken }).loadDatabaseAsync(), (error: any) => error.errorType === 'uniqueViolated' && error.key === docs[0].id)
+    fs.writeFileSync(
+      broken,
+      [
+        ...indexLines,
+        ...docs.map((doc) => JSON.stringify(doc)),
+        JSON.stringify({ ...docs[0], _id: 'another' })
+      ].join('\n') + '\n'
+    )
+    await assert.rejects(
+      new IndexedNeDB({ filename: broken }).loadDatabaseAsync(),
+      (error: any) => error.errorType === 'uniqueViolated' && error.key === docs[0].id
+    )
   })
 })

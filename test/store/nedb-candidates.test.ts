@@ -16,15 +16,46 @@ describe('store: NeDB candidates from indexes', () => {
     const docs: any[] = []
     for (let i = 0; i < 600; i++) {
       const permissions: any[] = []
-      if (i % 3 === 0) permissions.push({ uid: people[i % 4], roles: [], privileges: [], write: i % 2 === 0, share: false })
-      if (i % 5 === 0) permissions.push({ organization: organizations[i % 3], roles: i % 2 ? ['doctor'] : [], privileges: [], write: false, share: i % 4 === 0 })
-      if (i % 7 === 0) permissions.push({ organization: organizations[(i + 1) % 3], roles: [], privileges: ['lab'], write: true, share: true })
+      if (i % 3 === 0)
+        permissions.push({ uid: people[i % 4], roles: [], privileges: [], write: i % 2 === 0, share: false })
+      if (i % 5 === 0)
+        permissions.push({
+          organization: organizations[i % 3],
+          roles: i % 2 ? ['doctor'] : [],
+          privileges: [],
+          write: false,
+          share: i % 4 === 0
+        })
+      if (i % 7 === 0)
+        permissions.push({
+          organization: organizations[(i + 1) % 3],
+          roles: [],
+          privileges: ['lab'],
+          write: true,
+          share: true
+        })
       // `k`: numbers with ties and negatives; `m`: a number in most documents, a string or missing in some.
       const m = i % 11 === 0 ? String(i) : i % 13 === 0 ? undefined : (i % 17) - 8.5
-      docs.push({ id: `r${i}`, createdBy: people[i % 4], patient: `p${i % 10}`, n: i, k: (i % 17) - 8.5, ...(m === undefined ? {} : { m }), tags: i % 2 ? ['a', 'b'] : ['c'], permissions })
+      docs.push({
+        id: `r${i}`,
+        createdBy: people[i % 4],
+        patient: `p${i % 10}`,
+        n: i,
+        k: (i % 17) - 8.5,
+        ...(m === undefined ? {} : { m }),
+        tags: i % 2 ? ['a', 'b'] : ['c'],
+        permissions
+      })
     }
     // A document whose `permissions` is an object: indexed under permissions.uid, yet no `$elemMatch` matches it.
-    docs.push({ id: 'r-object', createdBy: 'u5', patient: 'p0', n: 1000, tags: [], permissions: { uid: 'u-object' } })
+    docs.push({
+      id: 'r-object',
+      createdBy: 'u5',
+      patient: 'p0',
+      n: 1000,
+      tags: [],
+      permissions: { uid: 'u-object' }
+    })
     await plain.insertAsync(docs.map((d) => structuredClone(d)))
     await indexed.insertAsync(docs.map((d) => structuredClone(d)))
   })
@@ -33,7 +64,11 @@ describe('store: NeDB candidates from indexes', () => {
     $or: [
       { createdBy: uid },
       { permissions: { $elemMatch: { uid } } },
-      { permissions: { $elemMatch: { organization: { $in: orgs }, roles: { $size: 0 }, privileges: { $size: 0 } } } },
+      {
+        permissions: {
+          $elemMatch: { organization: { $in: orgs }, roles: { $size: 0 }, privileges: { $size: 0 } }
+        }
+      },
       { permissions: { $elemMatch: { organization: orgs[0], roles: { $in: ['doctor'] }, write: true } } }
     ]
   })
@@ -70,16 +105,31 @@ describe('store: NeDB candidates from indexes', () => {
     const planned = orPlanMatches(indexes, { $and: [access('u1', ['o1'])] })
     assert.ok(planned, 'the $or plan applies to the access query')
     assert.equal(planned.length, (await plain.findAsync({ $and: [access('u1', ['o1'])] })).length)
-    assert.equal(orPlanMatches(indexes, { $or: [{ createdBy: 'u1' }, { n: 3 }] }), null, 'an unindexed branch: no plan')
+    assert.equal(
+      orPlanMatches(indexes, { $or: [{ createdBy: 'u1' }, { n: 3 }] }),
+      null,
+      'an unindexed branch: no plan'
+    )
   })
 
   it('keeps indexed candidates current through updates and removals', async () => {
     for (const db of [plain, indexed] as NeDB[]) {
-      await db.updateAsync({ id: 'r1' }, { $set: { permissions: [{ uid: 'u9', roles: [], privileges: [], write: false, share: false }] } }, {})
+      await db.updateAsync(
+        { id: 'r1' },
+        { $set: { permissions: [{ uid: 'u9', roles: [], privileges: [], write: false, share: false }] } },
+        {}
+      )
       await db.removeAsync({ $and: [{ id: 'r3' }] }, {})
     }
-    for (const query of [{ permissions: { $elemMatch: { uid: 'u9' } } }, { $and: [{ id: 'r3' }] }, { $and: [access('u2', ['o2'])] }]) {
-      assert.deepEqual((await indexed.findAsync(query)).map((d: any) => d.id).sort(), (await plain.findAsync(query)).map((d: any) => d.id).sort())
+    for (const query of [
+      { permissions: { $elemMatch: { uid: 'u9' } } },
+      { $and: [{ id: 'r3' }] },
+      { $and: [access('u2', ['o2'])] }
+    ]) {
+      assert.deepEqual(
+        (await indexed.findAsync(query)).map((d: any) => d.id).sort(),
+        (await plain.findAsync(query)).map((d: any) => d.id).sort()
+      )
     }
   })
 
@@ -87,29 +137,99 @@ describe('store: NeDB candidates from indexes', () => {
   describe('exact conjunctions, sorted pages and projections', () => {
     const sorts: [string, any, any, { skip?: number; limit?: number; projection?: any }][] = [
       ['an exact conjunction', { createdBy: 'u1', tags: 'b' }, undefined, {}],
-      ['an exact $and with $in', { $and: [{ createdBy: { $in: ['u1', 'u2'] } }, { patient: { $in: ['p1', 'p2', 'p3'] } }] }, undefined, {}],
+      [
+        'an exact $and with $in',
+        { $and: [{ createdBy: { $in: ['u1', 'u2'] } }, { patient: { $in: ['p1', 'p2', 'p3'] } }] },
+        undefined,
+        {}
+      ],
       ['a sorted page over everything (index walk)', {}, { patient: 1, id: 1 }, { skip: 3, limit: 7 }],
       ['a sorted page of a large set', { tags: 'c' }, { patient: 1, id: 1 }, { skip: 0, limit: 5 }],
-      ['a sorted page of a small set (sorted, not walked)', { patient: 'p4', createdBy: 'u4' }, { patient: 1, id: 1 }, { skip: 1, limit: 3 }],
+      [
+        'a sorted page of a small set (sorted, not walked)',
+        { patient: 'p4', createdBy: 'u4' },
+        { patient: 1, id: 1 },
+        { skip: 1, limit: 3 }
+      ],
       ['a descending sort', { tags: 'b' }, { patient: -1, id: 1 }, { limit: 4 }],
       ['a sort on an unindexed field', {}, { n: -1 }, { skip: 2, limit: 3 }],
       ['a sort on numbers with ties, then id', { createdBy: 'u2' }, { k: -1, id: 1 }, { skip: 4, limit: 30 }],
-      ['a sort on a field that is a number, a string or missing', {}, { m: 1, id: -1 }, { skip: 40, limit: 100 }],
-      ['a descending sort on a field that is a number, a string or missing', { tags: 'c' }, { m: -1, n: 1 }, {}],
+      [
+        'a sort on a field that is a number, a string or missing',
+        {},
+        { m: 1, id: -1 },
+        { skip: 40, limit: 100 }
+      ],
+      [
+        'a descending sort on a field that is a number, a string or missing',
+        { tags: 'c' },
+        { m: -1, n: 1 },
+        {}
+      ],
       ['skip and limit without sort', { createdBy: 'u3' }, undefined, { skip: 5, limit: 5 }],
       ['a pick-projection', { createdBy: 'u2' }, { id: 1 }, { projection: { id: 1, patient: 1 } }],
-      ['a pick-projection without _id', { $and: [{ tags: 'c' }] }, { id: 1 }, { limit: 3, projection: { id: 1, tags: 1, _id: 0 } }],
+      [
+        'a pick-projection without _id',
+        { $and: [{ tags: 'c' }] },
+        { id: 1 },
+        { limit: 3, projection: { id: 1, tags: 1, _id: 0 } }
+      ],
       ['a value of no document', { createdBy: 'nobody', tags: 'c' }, { id: 1 }, {}],
       ['numbers do not match strings', { patient: { $in: ['p1', 1] } }, { id: 1 }, {}],
       // Access-scoped `$or` plans (union of branch candidates, exact branches unchecked, the rest matched).
-      ['a newest-first page of an access $or', { $and: [access('u1', ['o1', 'o2'])] }, { n: -1 }, { limit: 20 }],
+      [
+        'a newest-first page of an access $or',
+        { $and: [access('u1', ['o1', 'o2'])] },
+        { n: -1 },
+        { limit: 20 }
+      ],
       ['a second page of an access $or', { $and: [access('u2', ['o3'])] }, { n: -1 }, { skip: 5, limit: 5 }],
-      ['an access $or with an indexed field beside it', { patient: 'p3', $and: [access('u3', ['o1'])] }, { n: 1 }, { limit: 3 }],
-      ['an access $or with an unindexed condition beside it', { n: { $gte: 300 }, $and: [access('u4', ['o2'])] }, { n: -1 }, {}],
-      ['an $or of exact branches', { $or: [{ createdBy: 'u1' }, { patient: { $in: ['p2', 'p5'] } }] }, { n: -1 }, { limit: 10 }],
-      ['an $or of $elemMatch branches with flags', { $or: [{ permissions: { $elemMatch: { uid: 'u2', write: true } } }, { permissions: { $elemMatch: { organization: 'o1' } } }] }, { n: 1 }, {}],
-      ['two $or parts', { $and: [{ $or: [{ createdBy: 'u1' }, { createdBy: 'u2' }] }, { $or: [{ patient: 'p1' }, { permissions: { $elemMatch: { uid: 'u1' } } }] }] }, { n: 1 }, {}],
-      ['an $elemMatch branch where the field is an object, not an array', { $or: [{ permissions: { $elemMatch: { uid: 'u-object' } } }, { createdBy: 'nobody' }] }, { n: 1 }, {}]
+      [
+        'an access $or with an indexed field beside it',
+        { patient: 'p3', $and: [access('u3', ['o1'])] },
+        { n: 1 },
+        { limit: 3 }
+      ],
+      [
+        'an access $or with an unindexed condition beside it',
+        { n: { $gte: 300 }, $and: [access('u4', ['o2'])] },
+        { n: -1 },
+        {}
+      ],
+      [
+        'an $or of exact branches',
+        { $or: [{ createdBy: 'u1' }, { patient: { $in: ['p2', 'p5'] } }] },
+        { n: -1 },
+        { limit: 10 }
+      ],
+      [
+        'an $or of $elemMatch branches with flags',
+        {
+          $or: [
+            { permissions: { $elemMatch: { uid: 'u2', write: true } } },
+            { permissions: { $elemMatch: { organization: 'o1' } } }
+          ]
+        },
+        { n: 1 },
+        {}
+      ],
+      [
+        'two $or parts',
+        {
+          $and: [
+            { $or: [{ createdBy: 'u1' }, { createdBy: 'u2' }] },
+            { $or: [{ patient: 'p1' }, { permissions: { $elemMatch: { uid: 'u1' } } }] }
+          ]
+        },
+        { n: 1 },
+        {}
+      ],
+      [
+        'an $elemMatch branch where the field is an object, not an array',
+        { $or: [{ permissions: { $elemMatch: { uid: 'u-object' } } }, { createdBy: 'nobody' }] },
+        { n: 1 },
+        {}
+      ]
     ]
     const run = (db: NeDB, query: any, sort: any, o: { skip?: number; limit?: number; projection?: any }) => {
       let cursor: any = db.findAsync(query, o.projection ?? {})
@@ -122,11 +242,20 @@ describe('store: NeDB candidates from indexes', () => {
       it(`answers ${name} exactly like NeDB`, async () => {
         const expected = await run(plain, query, sort, options)
         const actual = await run(indexed, query, sort, options)
-        const strip = (docs: any[]) => docs.map(({ _id, ...rest }: any) => ({ ...rest, hasId: _id !== undefined }))
+        const strip = (docs: any[]) =>
+          docs.map(({ _id, ...rest }: any) => ({ ...rest, hasId: _id !== undefined }))
         if (sort) assert.deepEqual(strip(actual), strip(expected))
         // (without a sort, which documents make a page is the engine's choice: only its size is fixed)
         else if (options.skip || options.limit) assert.equal(actual.length, expected.length)
-        else assert.deepEqual(strip(actual).map((d: any) => JSON.stringify(d)).sort(), strip(expected).map((d: any) => JSON.stringify(d)).sort())
+        else
+          assert.deepEqual(
+            strip(actual)
+              .map((d: any) => JSON.stringify(d))
+              .sort(),
+            strip(expected)
+              .map((d: any) => JSON.stringify(d))
+              .sort()
+          )
         assert.equal(await indexed.countAsync(query), await plain.countAsync(query))
       })
     }

@@ -16,7 +16,9 @@ describe('persistence across crashes (server as a child process)', function () {
     let user
     try {
       user = await signUp(first.url, { organization: { name: 'Durable Clinic', type: 'facility' } })
-      const patched = await restClient(first.url, user.token).patch(`/accounts/${user.account.id}`, { lastName: 'Durable' })
+      const patched = await restClient(first.url, user.token).patch(`/accounts/${user.account.id}`, {
+        lastName: 'Durable'
+      })
       assert.equal(patched.status, 200)
     } finally {
       await first.kill('SIGKILL')
@@ -41,7 +43,12 @@ describe('persistence across crashes (server as a child process)', function () {
   })
 
   it('refuses to start in production without AUTH_SECRET, with a clear message', async () => {
-    const failed = await startServerProcess({ DATA_DIR: dataDir, NODE_ENV: 'production', AUTH_SECRET: '', ALLOW_SANDBOX_PAYMENTS: 'true' }).then(
+    const failed = await startServerProcess({
+      DATA_DIR: dataDir,
+      NODE_ENV: 'production',
+      AUTH_SECRET: '',
+      ALLOW_SANDBOX_PAYMENTS: 'true'
+    }).then(
       async (server) => {
         await server.kill()
         return null

@@ -16,7 +16,10 @@ const adminEnv = { ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password }
 /** `npm run store:repair -- <args>` as an operator runs it. */
 const repair = (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '-s', 'store:repair', '--', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn('npm', ['run', '-s', 'store:repair', '--', ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -38,12 +41,18 @@ const failedStart = async (env: Record<string, string>): Promise<{ code: number;
   return started
 }
 
-const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter((line) => line !== '')
+const lines = (file: string) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
 
 // Audit events without an account: failed logins.
 const failLogins = async (url: string, count: number, tag: string) => {
   for (let i = 0; i < count; i++) {
-    const res = await http(url, 'POST', '/authentication', { body: { email: `${tag}-${i}@example.test`, password: 'not the password' } })
+    const res = await http(url, 'POST', '/authentication', {
+      body: { email: `${tag}-${i}@example.test`, password: 'not the password' }
+    })
     assert.equal(res.status, 401)
   }
 }
@@ -78,7 +87,10 @@ describe('repairing a data folder that does not load', function () {
       await first.kill('SIGTERM')
       const copy = dir('clinic-two-writers-copy-')
       fs.cpSync(dataDir, copy, { recursive: true })
-      const [a, b] = await Promise.all([startChild({ DATA_DIR: dataDir, ...adminEnv }), startChild({ DATA_DIR: copy, ...adminEnv })])
+      const [a, b] = await Promise.all([
+        startChild({ DATA_DIR: dataDir, ...adminEnv }),
+        startChild({ DATA_DIR: copy, ...adminEnv })
+      ])
       await Promise.all([failLogins(a.url, 3, 'first'), failLogins(b.url, 2, 'second')])
       await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')])
       file = path.join(dataDir, 'audit-events.db')
@@ -111,17 +123,31 @@ describe('repairing a data folder that does not load', function () {
         `Cannot load ${file}: line ${common + 2} repeats seq ${seq} of line ${common + 1} (unique index "seq"), which happens when two servers write to one DATA_DIR. Stop every server using ${dataDir}, then run: npm run store:repair -- ${file} (it keeps every document and reports what it changed)`
       )
       assert.ok(fs.readFileSync(file).equals(corrupt))
-      assert.equal(fs.existsSync(path.join(dataDir, 'server.lock')), false, 'the failed start released the lock')
+      assert.equal(
+        fs.existsSync(path.join(dataDir, 'server.lock')),
+        false,
+        'the failed start released the lock'
+      )
     })
 
     it('refuses to re-chain an event that does not match its hash, and changes nothing', async () => {
       const tampered = dir('clinic-tampered-')
       const target = path.join(tampered, 'audit-events.db')
-      fs.writeFileSync(target, corrupt.toString('utf8').replace(`"id":"${secondWriter[1].id}"`, `"id":"${secondWriter[1].id}","patient":"someone-else"`))
+      fs.writeFileSync(
+        target,
+        corrupt
+          .toString('utf8')
+          .replace(`"id":"${secondWriter[1].id}"`, `"id":"${secondWriter[1].id}","patient":"someone-else"`)
+      )
       const before = fs.readFileSync(target)
       const result = await repair(target)
       assert.equal(result.code, 1)
-      assert.match(result.stderr, new RegExp(`the event on line \\d+ \\(id ${secondWriter[1].id}, seq ${secondWriter[1].seq}\\) does not match its hash: it was changed, or an event before it removed — not what two writers leave\\. Nothing was changed`))
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `the event on line \\d+ \\(id ${secondWriter[1].id}, seq ${secondWriter[1].seq}\\) does not match its hash: it was changed, or an event before it removed — not what two writers leave\\. Nothing was changed`
+        )
+      )
       assert.ok(fs.readFileSync(target).equals(before))
       assert.deepEqual(fs.readdirSync(tampered), ['audit-events.db'], 'no backup, no new file')
     })
@@ -130,8 +156,17 @@ describe('repairing a data folder that does not load', function () {
       const result = await repair(file)
       assert.equal(result.code, 0, result.stderr)
       const tail = firstWriter[firstWriter.length - 1].seq
-      assert.ok(result.stdout.includes(`audit-events.db: 2 event(s) of a second writer shared seq ${secondWriter[0].seq}–${secondWriter[1].seq} with the chain (forked after seq ${secondWriter[0].seq - 1})`), result.stdout)
-      for (const [i, event] of secondWriter.entries()) assert.ok(result.stdout.includes(`id ${event.id}: seq ${event.seq} -> ${tail + 2 + i}`), result.stdout)
+      assert.ok(
+        result.stdout.includes(
+          `audit-events.db: 2 event(s) of a second writer shared seq ${secondWriter[0].seq}–${secondWriter[1].seq} with the chain (forked after seq ${secondWriter[0].seq - 1})`
+        ),
+        result.stdout
+      )
+      for (const [i, event] of secondWriter.entries())
+        assert.ok(
+          result.stdout.includes(`id ${event.id}: seq ${event.seq} -> ${tail + 2 + i}`),
+          result.stdout
+        )
       const backup = fs.readdirSync(dataDir).find((name) => name.startsWith('audit-events.db.before-repair-'))
       assert.ok(backup, 'the file as it was is kept')
       assert.ok(fs.readFileSync(path.join(dataDir, backup)).equals(corrupt))
@@ -141,7 +176,10 @@ describe('repairing a data folder that does not load', function () {
         // Nothing runs beside a server of the folder.
         const refused = await repair(file)
         assert.equal(refused.code, 1)
-        assert.match(refused.stderr, new RegExp(`DATA_DIR=${dataDir} is in use by another server \\(pid ${server.process.pid}`))
+        assert.match(
+          refused.stderr,
+          new RegExp(`DATA_DIR=${dataDir} is in use by another server \\(pid ${server.process.pid}`)
+        )
 
         const login = await http(server.url, 'POST', '/authentication', { body: admin })
         const token = login.body.accessToken
@@ -158,8 +196,16 @@ describe('repairing a data folder that does not load', function () {
         assert.equal(repairs.body.total, 1)
         const [event] = repairs.body.data
         assert.equal(event.seq, tail + 1)
-        assert.deepEqual(event.ids, secondWriter.map((other) => other.id))
-        assert.match(event.subject, new RegExp(`re-chained 2 event\\(s\\) of a second writer after seq ${tail}, originally seq ${secondWriter[0].seq}–${secondWriter[1].seq}`))
+        assert.deepEqual(
+          event.ids,
+          secondWriter.map((other) => other.id)
+        )
+        assert.match(
+          event.subject,
+          new RegExp(
+            `re-chained 2 event\\(s\\) of a second writer after seq ${tail}, originally seq ${secondWriter[0].seq}–${secondWriter[1].seq}`
+          )
+        )
       } finally {
         await server.kill('SIGTERM')
       }
@@ -175,40 +221,77 @@ describe('repairing a data folder that does not load', function () {
       const accounts = path.join(dataDir, 'accounts.db')
       const mine = lines(accounts).find((line) => line.includes(user.email))!
       // Another document (its own `_id` and `id`) with the same email.
-      const twin = JSON.stringify({ ...JSON.parse(mine), _id: 'twinTwinTwinTwin', id: 'ffffffffffffffffffffffff' })
+      const twin = JSON.stringify({
+        ...JSON.parse(mine),
+        _id: 'twinTwinTwinTwin',
+        id: 'ffffffffffffffffffffffff'
+      })
       fs.appendFileSync(accounts, twin + '\n')
       const twinLine = lines(accounts).length
       const firstLine = lines(accounts).findIndex((line) => line === mine) + 1
 
       await assert.rejects(startServer({ dataDir, mongodb: '' }), (error: Error) => {
-        assert.ok(error.message.startsWith(`Cannot load ${accounts}: line ${twinLine} repeats email ${JSON.stringify(user.email)} of line ${firstLine} (unique index "email")`), error.message)
+        assert.ok(
+          error.message.startsWith(
+            `Cannot load ${accounts}: line ${twinLine} repeats email ${JSON.stringify(user.email)} of line ${firstLine} (unique index "email")`
+          ),
+          error.message
+        )
         assert.ok(error.message.includes(`npm run store:repair -- ${accounts}`))
         return true
       })
       const result = await repair(accounts)
       assert.equal(result.code, 0, result.stderr)
-      assert.ok(result.stdout.includes(`accounts.db: line ${twinLine} (_id "twinTwinTwinTwin") repeats email ${JSON.stringify(user.email)} of line ${firstLine}: set aside`), result.stdout)
+      assert.ok(
+        result.stdout.includes(
+          `accounts.db: line ${twinLine} (_id "twinTwinTwinTwin") repeats email ${JSON.stringify(user.email)} of line ${firstLine}: set aside`
+        ),
+        result.stdout
+      )
       const aside = fs.readdirSync(dataDir).find((name) => /^accounts\.db\.duplicates-.*\.db$/.test(name))!
-      assert.equal(JSON.parse(lines(path.join(dataDir, aside))[0]).id, 'ffffffffffffffffffffffff', 'the later document is kept aside')
+      assert.equal(
+        JSON.parse(lines(path.join(dataDir, aside))[0]).id,
+        'ffffffffffffffffffffffff',
+        'the later document is kept aside'
+      )
 
       // Unreadable lines beyond the tolerated share: named, then set aside verbatim by repairing the whole folder.
       const organizations = path.join(dataDir, 'organizations.db')
       const readable = lines(organizations).length
       fs.appendFileSync(organizations, 'half a line\n{"broken":\n')
       await assert.rejects(startServer({ dataDir, mongodb: '' }), (error: Error) => {
-        assert.ok(error.message.startsWith(`Cannot load ${organizations}: line ${readable + 1} is not a readable document (2 of ${readable + 2} lines, more than the 10% tolerated)`), error.message)
+        assert.ok(
+          error.message.startsWith(
+            `Cannot load ${organizations}: line ${readable + 1} is not a readable document (2 of ${readable + 2} lines, more than the 10% tolerated)`
+          ),
+          error.message
+        )
         return true
       })
       const folder = await repair(dataDir)
       assert.equal(folder.code, 0, folder.stderr)
-      assert.ok(folder.stdout.includes(`organizations.db: line ${readable + 1} is not a readable document: set aside verbatim`), folder.stdout)
+      assert.ok(
+        folder.stdout.includes(
+          `organizations.db: line ${readable + 1} is not a readable document: set aside verbatim`
+        ),
+        folder.stdout
+      )
       assert.ok(folder.stdout.includes(`${accounts}: nothing to repair`), folder.stdout)
-      const unreadable = fs.readdirSync(dataDir).find((name) => /^organizations\.db\.unreadable-.*\.txt$/.test(name))!
+      const unreadable = fs
+        .readdirSync(dataDir)
+        .find((name) => /^organizations\.db\.unreadable-.*\.txt$/.test(name))!
       assert.deepEqual(lines(path.join(dataDir, unreadable)), ['half a line', '{"broken":'])
 
       server = await startServer({ dataDir, mongodb: '' })
       try {
-        assert.equal((await http(server.url, 'POST', '/authentication', { body: { email: user.email, password: user.password } })).status, 201)
+        assert.equal(
+          (
+            await http(server.url, 'POST', '/authentication', {
+              body: { email: user.email, password: user.password }
+            })
+          ).status,
+          201
+        )
       } finally {
         await server.close()
       }

@@ -43,9 +43,16 @@ const errorMeaning: Record<number, string> = {
 }
 
 const isSchemaMap = (value: unknown): value is Record<string, unknown> =>
-  !!value && typeof value === 'object' && !('type' in (value as Json)) && !('anyOf' in (value as Json)) && !('allOf' in (value as Json)) && !('oneOf' in (value as Json)) && !('$ref' in (value as Json))
+  !!value &&
+  typeof value === 'object' &&
+  !('type' in (value as Json)) &&
+  !('anyOf' in (value as Json)) &&
+  !('allOf' in (value as Json)) &&
+  !('oneOf' in (value as Json)) &&
+  !('$ref' in (value as Json))
 
-const docOf = (app: Application, path: string): ServiceDoc => serviceDocs[path] ?? ((app.services as Json)[path]?.docs as ServiceDoc | undefined) ?? {}
+const docOf = (app: Application, path: string): ServiceDoc =>
+  serviceDocs[path] ?? ((app.services as Json)[path]?.docs as ServiceDoc | undefined) ?? {}
 
 export const buildOpenApi = (app: Application): Json => {
   const schemas: Json = {
@@ -57,11 +64,18 @@ export const buildOpenApi = (app: Application): Json => {
         code: { type: 'integer' },
         className: { type: 'string' },
         data: {},
-        errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } }
+        errors: {
+          type: 'array',
+          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } }
+        }
       },
       required: ['name', 'message', 'code']
     },
-    AnyDocument: { type: 'object', description: 'A document of this service (no schema published for it yet)', properties: { id: { type: 'string' } } }
+    AnyDocument: {
+      type: 'object',
+      description: 'A document of this service (no schema published for it yet)',
+      properties: { id: { type: 'string' } }
+    }
   }
   const paths: Json = {}
   const tags: Json[] = []
@@ -90,15 +104,42 @@ export const buildOpenApi = (app: Application): Json => {
       return alternatives.length === 1 ? alternatives[0] : { anyOf: alternatives }
     }
     const requestBody = (schema: Json) => ({ required: true, content: { 'application/json': { schema } } })
-    const answer = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } })
+    const answer = (description: string, schema: Json) => ({
+      description,
+      content: { 'application/json': { schema } }
+    })
     // A find that also answers CSV (`Accept: text/csv`) says so next to its JSON.
     const withCsv = (response: Json): Json =>
-      doc.findCsv ? { ...response, content: { ...response.content, 'text/csv': { schema: { type: 'string', description: doc.findCsv } } } } : response
-    const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: `The ${path} document id` }
+      doc.findCsv
+        ? {
+            ...response,
+            content: {
+              ...response.content,
+              'text/csv': { schema: { type: 'string', description: doc.findCsv } }
+            }
+          }
+        : response
+    const idParameter = {
+      name: 'id',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      description: `The ${path} document id`
+    }
     const queryParameter = doc.query
       ? (() => {
           schemas[`${name}Query`] = plain(doc.query)
-          return [{ name: 'query', in: 'query', required: false, style: 'deepObject', explode: true, schema: ref(`${name}Query`), description: 'Filters, $limit, $skip, $sort, $select and the operators this service accepts' }]
+          return [
+            {
+              name: 'query',
+              in: 'query',
+              required: false,
+              style: 'deepObject',
+              explode: true,
+              schema: ref(`${name}Query`),
+              description: 'Filters, $limit, $skip, $sort, $select and the operators this service accepts'
+            }
+          ]
         })()
       : []
     const operation = (method: string, extra: Json): Json => ({
@@ -117,7 +158,12 @@ export const buildOpenApi = (app: Application): Json => {
           200: withCsv(
             answer('One page of results', {
               type: 'object',
-              properties: { total: { type: 'integer' }, limit: { type: 'integer' }, skip: { type: 'integer' }, data: { type: 'array', items: ref(resultName) } },
+              properties: {
+                total: { type: 'integer' },
+                limit: { type: 'integer' },
+                skip: { type: 'integer' },
+                data: { type: 'array', items: ref(resultName) }
+              },
               required: ['total', 'limit', 'skip', 'data']
             })
           ),
@@ -130,24 +176,44 @@ export const buildOpenApi = (app: Application): Json => {
       collection.post = operation('create', {
         summary: path === 'authentication' ? 'Log in, or run an account action' : `Create in ${path}`,
         requestBody: requestBody(body('Data', doc.data)),
-        responses: { [status]: answer('Created', ref(resultName)), ...errorResponses([400, 401, 403, 409, ...(path === 'authentication' ? [501] : [])]) }
+        responses: {
+          [status]: answer('Created', ref(resultName)),
+          ...errorResponses([400, 401, 403, 409, ...(path === 'authentication' ? [501] : [])])
+        }
       })
     }
     if (methods.includes('get')) {
       const getQuery = doc.getQuery
         ? (() => {
             schemas[`${name}GetQuery`] = plain(doc.getQuery)
-            return [{ name: 'query', in: 'query', required: false, style: 'deepObject', explode: true, schema: ref(`${name}GetQuery`), description: 'What this read adds to the document' }]
+            return [
+              {
+                name: 'query',
+                in: 'query',
+                required: false,
+                style: 'deepObject',
+                explode: true,
+                schema: ref(`${name}GetQuery`),
+                description: 'What this read adds to the document'
+              }
+            ]
           })()
         : []
-      item.get = operation('get', { summary: `Read one of ${path}`, parameters: [idParameter, ...getQuery], responses: { 200: answer('The document', ref(resultName)), ...errorResponses([401, 404]) } })
+      item.get = operation('get', {
+        summary: `Read one of ${path}`,
+        parameters: [idParameter, ...getQuery],
+        responses: { 200: answer('The document', ref(resultName)), ...errorResponses([401, 404]) }
+      })
     }
     if (methods.includes('update')) {
       item.put = operation('update', {
         summary: `Replace one of ${path}`,
         parameters: [idParameter],
         requestBody: requestBody(body('Update', doc.update)),
-        responses: { 200: answer('The replaced document', ref(resultName)), ...errorResponses([400, 401, 403, 404, 409]) }
+        responses: {
+          200: answer('The replaced document', ref(resultName)),
+          ...errorResponses([400, 401, 403, 404, 409])
+        }
       })
     }
     if (methods.includes('patch')) {
@@ -155,14 +221,23 @@ export const buildOpenApi = (app: Application): Json => {
         summary: `Change one of ${path} (fields or body operators)`,
         parameters: [idParameter],
         requestBody: requestBody(body('Patch', doc.patch)),
-        responses: { 200: answer('The changed document', ref(resultName)), ...errorResponses([400, 401, 403, 404, 409]) }
+        responses: {
+          200: answer('The changed document', ref(resultName)),
+          ...errorResponses([400, 401, 403, 404, 409])
+        }
       })
     }
     if (methods.includes('remove')) {
       item.delete = operation('remove', {
-        summary: path === 'authentication' ? "Log out (Feathers' logout): the id is the access token the call sends as its Bearer token; the logout-everywhere action ends every session" : `Remove one of ${path}`,
+        summary:
+          path === 'authentication'
+            ? "Log out (Feathers' logout): the id is the access token the call sends as its Bearer token; the logout-everywhere action ends every session"
+            : `Remove one of ${path}`,
         parameters: [idParameter],
-        responses: { 200: answer('The removed document', ref(resultName)), ...errorResponses([401, 403, 404, 409]) }
+        responses: {
+          200: answer('The removed document', ref(resultName)),
+          ...errorResponses([401, 403, 404, 409])
+        }
       })
     }
     if (Object.keys(collection).length) paths[`/${path}`] = collection
@@ -185,7 +260,12 @@ export const buildOpenApi = (app: Application): Json => {
     components: {
       schemas,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      responses: Object.fromEntries(Object.entries(errorMeaning).map(([code, description]) => [`Error${code}`, { description, content: { 'application/json': { schema: ref('Error') } } }]))
+      responses: Object.fromEntries(
+        Object.entries(errorMeaning).map(([code, description]) => [
+          `Error${code}`,
+          { description, content: { 'application/json': { schema: ref('Error') } } }
+        ])
+      )
     }
   }
 }

@@ -32,29 +32,30 @@ const page = `<!doctype html>
 
 const init = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 })\n`
 
-export const openApiEndpoints = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next()
-  if (ctx.path === '/openapi.json') {
-    ctx.body = openApiOf(app)
-    return
+export const openApiEndpoints =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next()
+    if (ctx.path === '/openapi.json') {
+      ctx.body = openApiOf(app)
+      return
+    }
+    if (ctx.path === '/docs/') return ctx.redirect('/docs')
+    if (ctx.path === '/docs') {
+      ctx.type = 'text/html; charset=utf-8'
+      ctx.body = page
+      return
+    }
+    if (ctx.path === '/docs/init.js') {
+      ctx.type = 'application/javascript; charset=utf-8'
+      ctx.body = init
+      return
+    }
+    const file = ctx.path.startsWith('/docs/') ? ctx.path.slice('/docs/'.length) : ''
+    if (Object.hasOwn(assets, file)) {
+      ctx.type = assets[file]
+      ctx.set('Cache-Control', 'public, max-age=3600')
+      ctx.body = fs.createReadStream(path.join(assetsDir, file))
+      return
+    }
+    await next()
   }
-  if (ctx.path === '/docs/') return ctx.redirect('/docs')
-  if (ctx.path === '/docs') {
-    ctx.type = 'text/html; charset=utf-8'
-    ctx.body = page
-    return
-  }
-  if (ctx.path === '/docs/init.js') {
-    ctx.type = 'application/javascript; charset=utf-8'
-    ctx.body = init
-    return
-  }
-  const file = ctx.path.startsWith('/docs/') ? ctx.path.slice('/docs/'.length) : ''
-  if (Object.hasOwn(assets, file)) {
-    ctx.type = assets[file]
-    ctx.set('Cache-Control', 'public, max-age=3600')
-    ctx.body = fs.createReadStream(path.join(assetsDir, file))
-    return
-  }
-  await next()
-}

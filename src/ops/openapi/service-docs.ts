@@ -3,30 +3,131 @@
 // registered without an entry here still appear (every registered path is listed, with generic shapes); a
 // service can also describe itself with a `docs` property of this shape on the service object.
 import { Type, type TSchema } from '@feathersjs/typebox'
-import { accountDataSchema, accountPatchSchema, accountQuerySchema, accountSchema, accountSecrets } from '../../services/accounts/accounts.schema'
+import {
+  accountDataSchema,
+  accountPatchSchema,
+  accountQuerySchema,
+  accountSchema,
+  accountSecrets
+} from '../../services/accounts/accounts.schema'
 import { auditEventQuerySchema, auditEventSchema } from '../../services/audit-events/audit-events.schema'
-import { invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema, invoiceSchema } from '../../services/billing-invoices/billing-invoices.schema'
-import { itemDataSchema, itemPatchSchema, itemQuerySchema, itemSchema } from '../../services/billing-items/billing-items.schema'
-import { customerDataSchema, customerPatchSchema, customerQuerySchema, customerSchema, operatorSchemas as customerOperators } from '../../services/billing-customers/billing-customers.schema'
-import { intentDataSchema, intentPatchSchema, intentQuerySchema, intentSchema } from '../../services/billing-payment-intents/billing-payment-intents.schema'
-import { paymentDataSchema, paymentPatchSchema, paymentQuerySchema, paymentSchema } from '../../services/billing-payments/billing-payments.schema'
-import { encounterDataSchema, encounterPatchSchema, encounterQuerySchema, encounterSchema, encounterUpdateSchema } from '../../services/medical-encounters/medical-encounters.schema'
-import { medicalRecordDataSchema, medicalRecordPatchSchema, medicalRecordQuerySchema, medicalRecordSchema } from '../../services/medical-records/medical-records.schema'
-import { memberDataSchema, memberPatchSchema, memberQuerySchema, memberSchema } from '../../services/organization-members/organization-members.schema'
-import { organizationDataSchema, organizationPatchSchema, organizationQuerySchema, organizationSchema } from '../../services/organizations/organizations.schema'
-import { serviceDataSchema, servicePatchSchema, serviceQuerySchema, serviceSchema } from '../../services/services/services.schema'
+import {
+  invoiceDataSchema,
+  invoicePatchSchema,
+  invoiceQuerySchema,
+  invoiceSchema
+} from '../../services/billing-invoices/billing-invoices.schema'
+import {
+  itemDataSchema,
+  itemPatchSchema,
+  itemQuerySchema,
+  itemSchema
+} from '../../services/billing-items/billing-items.schema'
+import {
+  customerDataSchema,
+  customerPatchSchema,
+  customerQuerySchema,
+  customerSchema,
+  operatorSchemas as customerOperators
+} from '../../services/billing-customers/billing-customers.schema'
+import {
+  intentDataSchema,
+  intentPatchSchema,
+  intentQuerySchema,
+  intentSchema
+} from '../../services/billing-payment-intents/billing-payment-intents.schema'
+import {
+  paymentDataSchema,
+  paymentPatchSchema,
+  paymentQuerySchema,
+  paymentSchema
+} from '../../services/billing-payments/billing-payments.schema'
+import {
+  encounterDataSchema,
+  encounterPatchSchema,
+  encounterQuerySchema,
+  encounterSchema,
+  encounterUpdateSchema
+} from '../../services/medical-encounters/medical-encounters.schema'
+import {
+  medicalRecordDataSchema,
+  medicalRecordPatchSchema,
+  medicalRecordQuerySchema,
+  medicalRecordSchema
+} from '../../services/medical-records/medical-records.schema'
+import {
+  memberDataSchema,
+  memberPatchSchema,
+  memberQuerySchema,
+  memberSchema
+} from '../../services/organization-members/organization-members.schema'
+import {
+  organizationDataSchema,
+  organizationPatchSchema,
+  organizationQuerySchema,
+  organizationSchema
+} from '../../services/organizations/organizations.schema'
+import {
+  serviceDataSchema,
+  servicePatchSchema,
+  serviceQuerySchema,
+  serviceSchema
+} from '../../services/services/services.schema'
 import { directoryQuerySchema } from '../../services/unified-directory/unified-directory.schema'
-import { deliveryQuerySchema, deliverySchema, pingSchema, retrySchema } from '../../services/webhook-events/webhook-events.schema'
-import { webhookDataSchema, webhookPatchSchema, webhookQuerySchema, webhookSchema } from '../../services/webhooks/webhooks.schema'
+import {
+  deliveryQuerySchema,
+  deliverySchema,
+  pingSchema,
+  retrySchema
+} from '../../services/webhook-events/webhook-events.schema'
+import {
+  webhookDataSchema,
+  webhookPatchSchema,
+  webhookQuerySchema,
+  webhookSchema
+} from '../../services/webhooks/webhooks.schema'
 import { actionSchemas } from '../../auth/flows'
-import { packageDataSchema, packagePatchSchema, packageQuerySchema, packageSchema } from '../../services/subscription-packages/subscription-packages.schema'
-import { packageChangeSchema, statusChangeSchema, subscriptionDataSchema, subscriptionQuerySchema, subscriptionSchema, toggleSchema } from '../../services/subscriptions/subscriptions.schema'
+import {
+  packageDataSchema,
+  packagePatchSchema,
+  packageQuerySchema,
+  packageSchema
+} from '../../services/subscription-packages/subscription-packages.schema'
+import {
+  packageChangeSchema,
+  statusChangeSchema,
+  subscriptionDataSchema,
+  subscriptionQuerySchema,
+  subscriptionSchema,
+  toggleSchema
+} from '../../services/subscriptions/subscriptions.schema'
 import { customerGetQuerySchema } from '../../services/billing-customers/billing-customers.schema'
-import { orderDataSchema, orderQuerySchema, orderSchema } from '../../services/request-orders/request-orders.schema'
-import { stockroomDataSchema, stockroomPatchSchema, stockroomQuerySchema, stockroomSchema } from '../../services/inventory-stockrooms/inventory-stockrooms.schema'
-import { variantDataSchema, variantPatchSchema, variantQuerySchema, variantSchema } from '../../services/inventory-variants/inventory-variants.schema'
-import { stockDataSchema, stockQuerySchema, stockSchema } from '../../services/inventory-stocks/inventory-stocks.schema'
-import { movementQuerySchema, movementSchema } from '../../services/inventory-stock-movements/inventory-stock-movements.schema'
+import {
+  orderDataSchema,
+  orderQuerySchema,
+  orderSchema
+} from '../../services/request-orders/request-orders.schema'
+import {
+  stockroomDataSchema,
+  stockroomPatchSchema,
+  stockroomQuerySchema,
+  stockroomSchema
+} from '../../services/inventory-stockrooms/inventory-stockrooms.schema'
+import {
+  variantDataSchema,
+  variantPatchSchema,
+  variantQuerySchema,
+  variantSchema
+} from '../../services/inventory-variants/inventory-variants.schema'
+import {
+  stockDataSchema,
+  stockQuerySchema,
+  stockSchema
+} from '../../services/inventory-stocks/inventory-stocks.schema'
+import {
+  movementQuerySchema,
+  movementSchema
+} from '../../services/inventory-stock-movements/inventory-stock-movements.schema'
 import { IdString, Text, Timestamp } from '../../schema/common'
 
 export interface ServiceDoc {
@@ -49,48 +150,107 @@ export interface ServiceDoc {
 
 const withoutSecrets = (schema: TSchema): TSchema => Type.Omit(schema as any, accountSecrets as any) // (cast: Omit over a runtime key list)
 
-const finalizeOnly = Type.Object({ finalize: Type.Literal(true) }, { additionalProperties: false, description: 'Body operator: finalize' })
+const finalizeOnly = Type.Object(
+  { finalize: Type.Literal(true) },
+  { additionalProperties: false, description: 'Body operator: finalize' }
+)
 
 // The one-operation PATCH bodies of orders and stocks (each accepted shape is its own alternative).
 const orderPatches = {
   'change the status': Type.Object(
     {
-      changeStatus: Text(50, { description: 'Body operator: the next status (pending, preparing, ready, dispatched, completed, cancelled; only allowed moves)' }),
-      stockroom: Type.Optional(IdString({ description: 'With changeStatus: dispatched, the stockroom whose stock the inventory-variant items consume' }))
+      changeStatus: Text(50, {
+        description:
+          'Body operator: the next status (pending, preparing, ready, dispatched, completed, cancelled; only allowed moves)'
+      }),
+      stockroom: Type.Optional(
+        IdString({
+          description:
+            'With changeStatus: dispatched, the stockroom whose stock the inventory-variant items consume'
+        })
+      )
     },
     { additionalProperties: false }
   ),
-  'confirm an item': Type.Object({ confirmItem: Text(64, { description: "Body operator: the id of the order's item to mark as confirmed" }) }, { additionalProperties: false }),
+  'confirm an item': Type.Object(
+    {
+      confirmItem: Text(64, { description: "Body operator: the id of the order's item to mark as confirmed" })
+    },
+    { additionalProperties: false }
+  ),
   'replace the notes': Type.Object({ notes: Text(5000) }, { additionalProperties: false })
 }
 
 const stockPatches = {
   'a movement': Type.Object(
-    { adjust: Type.Integer({ minimum: -1e9, maximum: 1e9, not: { const: 0 }, description: 'Signed change of the quantity, recorded as a movement' }), reason: Type.Optional(Text(500, { minLength: 1 })) },
+    {
+      adjust: Type.Integer({
+        minimum: -1e9,
+        maximum: 1e9,
+        not: { const: 0 },
+        description: 'Signed change of the quantity, recorded as a movement'
+      }),
+      reason: Type.Optional(Text(500, { minLength: 1 }))
+    },
     { additionalProperties: false }
   ),
   'a movement ($inc)': Type.Object(
-    { $inc: Type.Object({ quantity: Type.Integer({ not: { const: 0 } }) }, { additionalProperties: false, description: 'Body operator: the same movement as adjust' }), reason: Type.Optional(Text(500, { minLength: 1 })) },
+    {
+      $inc: Type.Object(
+        { quantity: Type.Integer({ not: { const: 0 } }) },
+        { additionalProperties: false, description: 'Body operator: the same movement as adjust' }
+      ),
+      reason: Type.Optional(Text(500, { minLength: 1 }))
+    },
     { additionalProperties: false }
   ),
-  'the stock settings': Type.Object({ reorderLevel: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })), expiresAt: Type.Optional(Timestamp()) }, { additionalProperties: false })
+  'the stock settings': Type.Object(
+    {
+      reorderLevel: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
+      expiresAt: Type.Optional(Timestamp())
+    },
+    { additionalProperties: false }
+  )
 }
 
-const populateStocks = Type.Union([Type.Literal(true), Type.Object({ stockroom: IdString() }, { additionalProperties: false })], {
-  description: '`true`, or `{ stockroom: <id> }` to keep only that stockroom: adds each variant\'s stocks as `$stocks`'
-})
-const variantResult = Type.Object({ ...variantSchema.properties, $stocks: Type.Optional(Type.Array(stockSchema, { description: 'Only with $populateStocks' })) }, { additionalProperties: false })
+const populateStocks = Type.Union(
+  [Type.Literal(true), Type.Object({ stockroom: IdString() }, { additionalProperties: false })],
+  {
+    description:
+      "`true`, or `{ stockroom: <id> }` to keep only that stockroom: adds each variant's stocks as `$stocks`"
+  }
+)
+const variantResult = Type.Object(
+  {
+    ...variantSchema.properties,
+    $stocks: Type.Optional(Type.Array(stockSchema, { description: 'Only with $populateStocks' }))
+  },
+  { additionalProperties: false }
+)
 
 const directoryEntry = Type.Object(
   {
     id: Type.String(),
     type: Type.String({ description: 'organization, account, service, …' }),
-    ref: Type.Object({ id: Type.String(), type: Type.Optional(Type.String()), types: Type.Optional(Type.Array(Type.String())) }),
-    tags: Type.Array(Type.String(), { description: 'Facet values; the service types an organization offers are tags prefixed sto:' }),
+    ref: Type.Object({
+      id: Type.String(),
+      type: Type.Optional(Type.String()),
+      types: Type.Optional(Type.Array(Type.String()))
+    }),
+    tags: Type.Array(Type.String(), {
+      description: 'Facet values; the service types an organization offers are tags prefixed sto:'
+    }),
     name: Type.String(),
     description: Type.String(),
     score: Type.Optional(Type.Number()),
-    highlights: Type.Optional(Type.Array(Type.Object({ field: Type.Union([Type.Literal('name'), Type.Literal('description')]), matched: Type.Array(Type.String()) }))),
+    highlights: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.Union([Type.Literal('name'), Type.Literal('description')]),
+          matched: Type.Array(Type.String())
+        })
+      )
+    ),
     distanceKm: Type.Optional(Type.Number({ description: 'With location' }))
   },
   { additionalProperties: false }
@@ -102,19 +262,26 @@ const login = {
       strategy: Type.Optional(Type.Literal('local')),
       email: Type.String({ format: 'email' }),
       password: Type.String(),
-      mfaCode: Type.Optional(Type.String({ description: 'The current 6-digit code, once two-factor authentication is on' }))
+      mfaCode: Type.Optional(
+        Type.String({ description: 'The current 6-digit code, once two-factor authentication is on' })
+      )
     },
     { additionalProperties: false, title: 'Password login' }
   ),
   oauth: Type.Object(
     {
       strategy: Type.Union([Type.Literal('google'), Type.Literal('facebook')]),
-      redirectURI: Type.String({ description: 'Exactly the redirect_uri used to ask the provider for the code (facebook: ends with /)' }),
+      redirectURI: Type.String({
+        description: 'Exactly the redirect_uri used to ask the provider for the code (facebook: ends with /)'
+      }),
       code: Type.String({ description: "The provider's authorization code" })
     },
     { additionalProperties: false, title: 'OAuth login (registers on first login)' }
   ),
-  jwt: Type.Object({ strategy: Type.Literal('jwt'), accessToken: Type.String() }, { additionalProperties: false, title: 'Token re-authentication' })
+  jwt: Type.Object(
+    { strategy: Type.Literal('jwt'), accessToken: Type.String() },
+    { additionalProperties: false, title: 'Token re-authentication' }
+  )
 }
 
 const authenticationResult = Type.Object(
@@ -136,9 +303,27 @@ export const serviceDocs: Record<string, ServiceDoc> = {
       ...Object.fromEntries(Object.entries(actionSchemas).map(([name, schema]) => [`action ${name}`, schema]))
     }
   },
-  accounts: { summary: 'Accounts; POST is the public sign-up', result: withoutSecrets(accountSchema), data: accountDataSchema, patch: accountPatchSchema, query: accountQuerySchema },
-  organizations: { summary: 'Organizations (facilities)', result: organizationSchema, data: organizationDataSchema, patch: organizationPatchSchema, query: organizationQuerySchema },
-  'organization-members': { summary: 'Members of organizations: roles, privileges, superadmin', result: memberSchema, data: memberDataSchema, patch: memberPatchSchema, query: memberQuerySchema },
+  accounts: {
+    summary: 'Accounts; POST is the public sign-up',
+    result: withoutSecrets(accountSchema),
+    data: accountDataSchema,
+    patch: accountPatchSchema,
+    query: accountQuerySchema
+  },
+  organizations: {
+    summary: 'Organizations (facilities)',
+    result: organizationSchema,
+    data: organizationDataSchema,
+    patch: organizationPatchSchema,
+    query: organizationQuerySchema
+  },
+  'organization-members': {
+    summary: 'Members of organizations: roles, privileges, superadmin',
+    result: memberSchema,
+    data: memberDataSchema,
+    patch: memberPatchSchema,
+    query: memberQuerySchema
+  },
   'medical-records': {
     summary: 'Medical records of 15 types with per-record permissions',
     result: medicalRecordSchema,
@@ -148,33 +333,69 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     createStatus: 200
   },
   'medical-encounters': {
-    summary: 'Encounters; { invoice: true } creates a draft invoice with one; PATCH { finalize: true } finalizes it',
+    summary:
+      'Encounters; { invoice: true } creates a draft invoice with one; PATCH { finalize: true } finalizes it',
     result: encounterSchema,
     data: encounterDataSchema,
     update: encounterUpdateSchema,
     patch: { fields: encounterPatchSchema, finalize: finalizeOnly },
     query: encounterQuerySchema
   },
-  services: { summary: 'The service catalogue of a facility (prices)', result: serviceSchema, data: serviceDataSchema, patch: servicePatchSchema, query: serviceQuerySchema },
-  'billing-invoices': { summary: 'Invoices (draft → finalized)', result: invoiceSchema, data: invoiceDataSchema, patch: { fields: invoicePatchSchema, finalize: finalizeOnly }, query: invoiceQuerySchema },
-  'billing-items': { summary: 'Invoice lines (draft → finalized)', result: itemSchema, data: itemDataSchema, patch: { fields: itemPatchSchema, finalize: finalizeOnly }, query: itemQuerySchema },
-  'billing-payments': { summary: 'Payments against items (never above the item total)', result: paymentSchema, data: paymentDataSchema, patch: paymentPatchSchema, query: paymentQuerySchema },
+  services: {
+    summary: 'The service catalogue of a facility (prices)',
+    result: serviceSchema,
+    data: serviceDataSchema,
+    patch: servicePatchSchema,
+    query: serviceQuerySchema
+  },
+  'billing-invoices': {
+    summary: 'Invoices (draft → finalized)',
+    result: invoiceSchema,
+    data: invoiceDataSchema,
+    patch: { fields: invoicePatchSchema, finalize: finalizeOnly },
+    query: invoiceQuerySchema
+  },
+  'billing-items': {
+    summary: 'Invoice lines (draft → finalized)',
+    result: itemSchema,
+    data: itemDataSchema,
+    patch: { fields: itemPatchSchema, finalize: finalizeOnly },
+    query: itemQuerySchema
+  },
+  'billing-payments': {
+    summary: 'Payments against items (never above the item total)',
+    result: paymentSchema,
+    data: paymentDataSchema,
+    patch: paymentPatchSchema,
+    query: paymentQuerySchema
+  },
   'billing/customers': {
-    summary: 'Payers (an account or an organization) with cards saved at the card processor; GET ?$populateProcessorCards=true lists the cards',
+    summary:
+      'Payers (an account or an organization) with cards saved at the card processor; GET ?$populateProcessorCards=true lists the cards',
     result: customerSchema,
     data: customerDataSchema,
-    patch: { 'a new card (the new default) or a new email': customerPatchSchema, 'delete a card': customerOperators.$deleteProcessorCard, 'set the default card': customerOperators.$setDefaultProcessorCard },
+    patch: {
+      'a new card (the new default) or a new email': customerPatchSchema,
+      'delete a card': customerOperators.$deleteProcessorCard,
+      'set the default card': customerOperators.$setDefaultProcessorCard
+    },
     query: customerQuerySchema,
     getQuery: customerGetQuerySchema
   },
   'billing-payment-intents': {
-    summary: 'Payments through a gateway: POST prices the items and answers checkout.approvalURL; PATCH { capture: true } captures an approved intent',
+    summary:
+      'Payments through a gateway: POST prices the items and answers checkout.approvalURL; PATCH { capture: true } captures an approved intent',
     result: intentSchema,
     data: intentDataSchema,
     patch: intentPatchSchema,
     query: intentQuerySchema
   },
-  webhooks: { summary: 'Installed webhooks (created through POST /webhook-events)', result: webhookSchema, patch: webhookPatchSchema, query: webhookQuerySchema },
+  webhooks: {
+    summary: 'Installed webhooks (created through POST /webhook-events)',
+    result: webhookSchema,
+    patch: webhookPatchSchema,
+    query: webhookQuerySchema
+  },
   'webhook-events': {
     summary: 'POST a webhook to install it, or { webhook, event: "ping" }; read and retry deliveries',
     result: deliverySchema,
@@ -187,45 +408,72 @@ export const serviceDocs: Record<string, ServiceDoc> = {
       'The audit trail: accesses to patient data, authentication, privilege and configuration changes (read-only; sort by any filter field; Accept: text/csv for reports; GET /audit-events/verify?seq=&hash= checks the hash chain, reports missing seqs and answers the head; application admins receive new events over Socket.IO after calling subscribe)',
     result: auditEventSchema,
     query: auditEventQuerySchema,
-    findCsv: 'The same page as CSV (RFC 4180, a header row, up to 10,000 rows a page, formula-looking cells prefixed with \'); X-Total-Count: the matching events'
+    findCsv:
+      "The same page as CSV (RFC 4180, a header row, up to 10,000 rows a page, formula-looking cells prefixed with '); X-Total-Count: the matching events"
   },
   'subscription/packages': {
-    summary: 'Subscription packages (public reads; application admins create and change); ?type=facility&types=clinic filters',
+    summary:
+      'Subscription packages (public reads; application admins create and change); ?type=facility&types=clinic filters',
     result: packageSchema,
     data: packageDataSchema,
     patch: packagePatchSchema,
     query: packageQuerySchema
   },
   subscriptions: {
-    summary: "A facility's subscription: POST { facility, package, trial? }; PATCH one change: { package }, feature toggles, or { status, reason? }",
+    summary:
+      "A facility's subscription: POST { facility, package, trial? }; PATCH one change: { package }, feature toggles, or { status, reason? }",
     result: subscriptionSchema,
     data: subscriptionDataSchema,
-    patch: { 'change the package': packageChangeSchema, 'toggle features': toggleSchema, 'change the status': statusChangeSchema },
+    patch: {
+      'change the package': packageChangeSchema,
+      'toggle features': toggleSchema,
+      'change the status': statusChangeSchema
+    },
     query: subscriptionQuerySchema
   },
-  'bff/unified-directory': { summary: 'Directory search: $search, location, facets', result: directoryEntry, query: directoryQuerySchema },
+  'bff/unified-directory': {
+    summary: 'Directory search: $search, location, facets',
+    result: directoryEntry,
+    query: directoryQuerySchema
+  },
   'request/orders': {
-    summary: "Orders of a facility: POST { owner: { organization }, requestedForType, requestedFor, items }; PATCH one operation: { changeStatus }, { confirmItem } or { notes }",
+    summary:
+      'Orders of a facility: POST { owner: { organization }, requestedForType, requestedFor, items }; PATCH one operation: { changeStatus }, { confirmItem } or { notes }',
     result: orderSchema,
     data: orderDataSchema,
     patch: orderPatches,
     query: orderQuerySchema
   },
-  'inventory-stockrooms': { summary: "A facility's stockrooms", result: stockroomSchema, data: stockroomDataSchema, patch: stockroomPatchSchema, query: stockroomQuerySchema },
+  'inventory-stockrooms': {
+    summary: "A facility's stockrooms",
+    result: stockroomSchema,
+    data: stockroomDataSchema,
+    patch: stockroomPatchSchema,
+    query: stockroomQuerySchema
+  },
   'inventory-variants': {
-    summary: 'Products a facility stocks or orders (by sku); ?$populateStocks=true adds their stocks; PATCH { archive: true } archives',
+    summary:
+      'Products a facility stocks or orders (by sku); ?$populateStocks=true adds their stocks; PATCH { archive: true } archives',
     result: variantResult,
     data: variantDataSchema,
     patch: variantPatchSchema,
-    query: Type.Intersect([variantQuerySchema, Type.Object({ $populateStocks: Type.Optional(populateStocks) })]),
+    query: Type.Intersect([
+      variantQuerySchema,
+      Type.Object({ $populateStocks: Type.Optional(populateStocks) })
+    ]),
     getQuery: Type.Object({ $populateStocks: Type.Optional(populateStocks) })
   },
   'inventory-stocks': {
-    summary: 'Stock of a variant in a stockroom (per lot); the quantity changes only by movements: PATCH { adjust, reason } or { $inc: { quantity } }',
+    summary:
+      'Stock of a variant in a stockroom (per lot); the quantity changes only by movements: PATCH { adjust, reason } or { $inc: { quantity } }',
     result: stockSchema,
     data: stockDataSchema,
     patch: stockPatches,
     query: stockQuerySchema
   },
-  'inventory-stock-movements': { summary: 'The stock ledger (read-only): every movement with its reason', result: movementSchema, query: movementQuerySchema }
+  'inventory-stock-movements': {
+    summary: 'The stock ledger (read-only): every movement with its reason',
+    result: movementSchema,
+    query: movementQuerySchema
+  }
 }

@@ -31,7 +31,10 @@ export interface PaymentGateway {
   /** The gateway's own view of an order mapped to ours; `null` when this server keeps the state (sandbox). */
   orderStatus(orderId: string): Promise<IntentStatus | null>
   /** Captures an approved order. */
-  capture(orderId: string, amount: { currency: string; amount: string }): Promise<{ status: 'captured' } | { status: 'failed'; reason: string }>
+  capture(
+    orderId: string,
+    amount: { currency: string; amount: string }
+  ): Promise<{ status: 'captured' } | { status: 'failed'; reason: string }>
 }
 
 /** The gateway failed or did not answer: a 502 (nothing was captured). */
@@ -71,7 +74,9 @@ export interface GatewaySettings {
  */
 export const gatewaySettings = (app: Application): GatewaySettings => {
   const config = app.get('gateways')
-  for (const name of config.enabled) if (!knownGateways[name]) throw new Error(`Invalid gateways configuration: unknown gateway '${name}' in GATEWAYS`)
+  for (const name of config.enabled)
+    if (!knownGateways[name])
+      throw new Error(`Invalid gateways configuration: unknown gateway '${name}' in GATEWAYS`)
   const settings: GatewaySettings = {
     ...config,
     returnOrigins: config.returnOrigins
@@ -82,7 +87,9 @@ export const gatewaySettings = (app: Application): GatewaySettings => {
     publicURL: config.publicURL.replace(/\/+$/, '')
   }
   if (config.enabled.includes('paypal') && (!settings.paypal.clientId || !settings.paypal.clientSecret)) {
-    throw new Error('Invalid gateways configuration: GATEWAYS includes paypal, which needs PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET')
+    throw new Error(
+      'Invalid gateways configuration: GATEWAYS includes paypal, which needs PAYPAL_CLIENT_ID and PAYPAL_CLIENT_SECRET'
+    )
   }
   return settings
 }

@@ -31,7 +31,9 @@ export const createPayPalGateway = (settings: PayPalSettings): PaymentGateway =>
     try {
       return await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(settings.timeoutMs) })
     } catch (error) {
-      throw new GatewayUnavailable(`paypal ${path.split('/').slice(0, 4).join('/')}: ${error instanceof Error ? error.name : 'request failed'}`)
+      throw new GatewayUnavailable(
+        `paypal ${path.split('/').slice(0, 4).join('/')}: ${error instanceof Error ? error.name : 'request failed'}`
+      )
     }
   }
 
@@ -39,17 +41,31 @@ export const createPayPalGateway = (settings: PayPalSettings): PaymentGateway =>
     if (token && token.until > Date.now()) return token.value
     const res = await send('/v1/oauth2/token', {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${settings.clientId}:${settings.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${settings.clientId}:${settings.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded'
+      },
       body: 'grant_type=client_credentials'
     })
     if (!res.ok) throw new GatewayUnavailable(`paypal token: HTTP ${res.status}`)
     const body: any = await res.json()
-    token = { value: String(body.access_token), until: Date.now() + Math.max(0, Number(body.expires_in ?? 0) - 60) * 1000 }
+    token = {
+      value: String(body.access_token),
+      until: Date.now() + Math.max(0, Number(body.expires_in ?? 0) - 60) * 1000
+    }
     return token.value
   }
 
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await send(path, { method, headers: { authorization: `Bearer ${await accessToken()}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const res = await send(path, {
+      method,
+      headers: {
+        authorization: `Bearer ${await accessToken()}`,
+        'content-type': 'application/json',
+        ...headers
+      },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
     const text = await res.text()
     let parsed: any = {}
     try {
@@ -69,12 +85,19 @@ export const createPayPalGateway = (settings: PayPalSettings): PaymentGateway =>
         '/v2/checkout/orders',
         {
           intent: 'CAPTURE',
-          purchase_units: [{ reference_id: intent, custom_id: intent, amount: { currency_code: currency, value: amount } }],
-          payment_source: { paypal: { experience_context: { return_url: returnURL, cancel_url: cancelURL, user_action: 'PAY_NOW' } } }
+          purchase_units: [
+            { reference_id: intent, custom_id: intent, amount: { currency_code: currency, value: amount } }
+          ],
+          payment_source: {
+            paypal: {
+              experience_context: { return_url: returnURL, cancel_url: cancelURL, user_action: 'PAY_NOW' }
+            }
+          }
         },
         { 'PayPal-Request-Id': `create-${intent}` }
       )
-      if (res.status !== 200 && res.status !== 201) throw new GatewayUnavailable(`paypal create order: HTTP ${res.status}`)
+      if (res.status !== 200 && res.status !== 201)
+        throw new GatewayUnavailable(`paypal create order: HTTP ${res.status}`)
       const link = (res.body.links ?? []).find((l: any) => l.rel === 'payer-action' || l.rel === 'approve')
       if (!res.body.id || !link?.href) throw new GatewayUnavailable('paypal create order: no approval link')
       return { orderId: String(res.body.id), approvalURL: String(link.href) }
@@ -86,11 +109,25 @@ export const createPayPalGateway = (settings: PayPalSettings): PaymentGateway =>
     },
     async capture(orderId) {
       // PayPal-Request-Id makes PayPal answer a repeated capture with the first result.
-      const res = await api('POST', `/v2/checkout/orders/${encodeURIComponent(orderId)}/capture`, {}, { 'PayPal-Request-Id': `capture-${orderId}` })
-      if (res.status === 422) return { status: 'failed', reason: `PayPal refused the capture: ${res.body.details?.[0]?.issue ?? res.body.name ?? 'UNPROCESSABLE_ENTITY'}` }
-      if (res.status !== 200 && res.status !== 201) throw new GatewayUnavailable(`paypal capture: HTTP ${res.status}`)
+      const res = await api(
+        'POST',
+        `/v2/checkout/orders/${encodeURIComponent(orderId)}/capture`,
+        {},
+        { 'PayPal-Request-Id': `capture-${orderId}` }
+      )
+      if (res.status === 422)
+        return {
+          status: 'failed',
+          reason: `PayPal refused the capture: ${res.body.details?.[0]?.issue ?? res.body.name ?? 'UNPROCESSABLE_ENTITY'}`
+        }
+      if (res.status !== 200 && res.status !== 201)
+        throw new GatewayUnavailable(`paypal capture: HTTP ${res.status}`)
       const capture = res.body.purchase_units?.[0]?.payments?.captures?.[0]
-      if (res.body.status === 'COMPLETED' && (!capture || capture.status === 'COMPLETED' || capture.status === 'PENDING')) return { status: 'captured' }
+      if (
+        res.body.status === 'COMPLETED' &&
+        (!capture || capture.status === 'COMPLETED' || capture.status === 'PENDING')
+      )
+        return { status: 'captured' }
       return { status: 'failed', reason: `PayPal capture status ${capture?.status ?? res.body.status}` }
     }
   }

@@ -8,13 +8,17 @@ export const createSandboxGateway = (): PaymentGateway => ({
   name: 'sandbox',
   methods: ['card', 'wallet'],
   async createOrder({ intent, origin, checkoutSecret }) {
-    return { orderId: `sandbox_${intent}`, approvalURL: `${origin}/gateways/sandbox/checkout/${intent}?secret=${checkoutSecret}` }
+    return {
+      orderId: `sandbox_${intent}`,
+      approvalURL: `${origin}/gateways/sandbox/checkout/${intent}?secret=${checkoutSecret}`
+    }
   },
   async orderStatus() {
     return null
   },
   async capture(_orderId, { amount }) {
-    if (Number(amount) === 402) return { status: 'failed', reason: 'The sandbox declined the capture (amount 402)' }
+    if (Number(amount) === 402)
+      return { status: 'failed', reason: 'The sandbox declined the capture (amount 402)' }
     return { status: 'captured' }
   }
 })

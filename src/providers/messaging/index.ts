@@ -32,7 +32,9 @@ const reasonOf = (error: unknown): string => {
   if (error instanceof Error) {
     if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out'
     const code = (error as { code?: unknown }).code
-    return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message
+    return typeof code === 'string' && !error.message.includes(code)
+      ? `${error.message} (${code})`
+      : error.message
   }
   return String(error)
 }
@@ -88,7 +90,9 @@ export function createMessenger(config: MessengerConfig, log: (line: string) => 
       if (smsWebhookUrl && mobileNo) deliveries.push(sendSms(mobileNo, message))
 
       if (deliveries.length === 0) {
-        log(`message not sent (no transport configured for this recipient): ${JSON.stringify({ to: message.to, subject: message.subject, text: message.text })}`)
+        log(
+          `message not sent (no transport configured for this recipient): ${JSON.stringify({ to: message.to, subject: message.subject, text: message.text })}`
+        )
         return
       }
 

@@ -109,7 +109,8 @@ export type ProcessorSettings = Configuration['processor']
 /** The processor settings (config `processor`); a Stripe processor without its key stops the start. */
 export const processorSettings = (app: Application): ProcessorSettings => {
   const settings = app.get('processor')
-  if (settings.kind === 'stripe' && !settings.stripe.secretKey) throw new Error('Invalid processor configuration: PROCESSOR=stripe needs STRIPE_SECRET_KEY')
+  if (settings.kind === 'stripe' && !settings.stripe.secretKey)
+    throw new Error('Invalid processor configuration: PROCESSOR=stripe needs STRIPE_SECRET_KEY')
   return settings
 }
 

@@ -62,13 +62,20 @@ export const createSandboxProcessor = (): CardProcessor => {
       if (Object.hasOwn(refusals, token)) throw new ProcessorDeclined(refusals[token])
       const known = Object.hasOwn(cards, token) ? cards[token] : undefined
       if (!known) throw new ProcessorDeclined(`No such token: '${token}'`)
-      const card = { id: `card_sandbox_${crypto.randomBytes(8).toString('hex')}`, ...known, expMonth: 12, expYear: 2034 }
+      const card = {
+        id: `card_sandbox_${crypto.randomBytes(8).toString('hex')}`,
+        ...known,
+        expMonth: 12,
+        expYear: 2034
+      }
       customer.cards.push({ card, added: ++sequence })
       return { ...card, isDefault: false }
     },
     async listCards(id) {
       const customer = customerOf(id)
-      return [...customer.cards].sort((a, b) => b.added - a.added).map(({ card }) => ({ ...card, isDefault: card.id === customer.defaultCard }))
+      return [...customer.cards]
+        .sort((a, b) => b.added - a.added)
+        .map(({ card }) => ({ ...card, isDefault: card.id === customer.defaultCard }))
     },
     async removeCard(id, card) {
       const customer = customerOf(id)
@@ -86,7 +93,8 @@ export const createSandboxProcessor = (): CardProcessor => {
       const customer = customerOf(id)
       const card = customer.cards.find((entry) => entry.card.id === customer.defaultCard)
       if (!card) throw new ProcessorDeclined('The customer has no default card.')
-      if (card.card.last4 === cards.tok_chargeCustomerFail.last4) throw new ProcessorDeclined('Your card was declined.')
+      if (card.card.last4 === cards.tok_chargeCustomerFail.last4)
+        throw new ProcessorDeclined('Your card was declined.')
       return { id: `ch_sandbox_${crypto.randomBytes(8).toString('hex')}` }
     },
     checkoutEvent() {

@@ -9,19 +9,36 @@
 // failed), verified with STRIPE_WEBHOOK_SECRET by the SDK; renewals charge the customer's default card with a
 // confirmed off-session PaymentIntent (the reference is its idempotency key).
 import Stripe from 'stripe'
-import { ProcessorDeclined, ProcessorEventRejected, ProcessorUnavailable, type CardProcessor, type CheckoutEvent, type ProcessorCard, type ProcessorSettings } from './index'
+import {
+  ProcessorDeclined,
+  ProcessorEventRejected,
+  ProcessorUnavailable,
+  type CardProcessor,
+  type CheckoutEvent,
+  type ProcessorCard,
+  type ProcessorSettings
+} from './index'
 
-const isStripeError = (error: unknown): error is Stripe.errors.StripeError => error instanceof Stripe.errors.StripeError
+const isStripeError = (error: unknown): error is Stripe.errors.StripeError =>
+  error instanceof Stripe.errors.StripeError
 
 /** A refusal of the card or token becomes ProcessorDeclined (with Stripe's message); anything else ProcessorUnavailable. */
 const translate = (error: unknown, refusalsAreDeclines: boolean): never => {
   if (isStripeError(error)) {
     const status = error.statusCode ?? 0
     if (error instanceof Stripe.errors.StripeCardError) throw new ProcessorDeclined(error.message)
-    if (refusalsAreDeclines && error instanceof Stripe.errors.StripeInvalidRequestError && status >= 400 && status < 500) throw new ProcessorDeclined(error.message)
+    if (
+      refusalsAreDeclines &&
+      error instanceof Stripe.errors.StripeInvalidRequestError &&
+      status >= 400 &&
+      status < 500
+    )
+      throw new ProcessorDeclined(error.message)
     throw new ProcessorUnavailable(`stripe ${error.type}${status ? ` (HTTP ${status})` : ''}`)
   }
-  throw new ProcessorUnavailable(`stripe call failed: ${error instanceof Error ? error.name : 'unknown error'}`)
+  throw new ProcessorUnavailable(
+    `stripe call failed: ${error instanceof Error ? error.name : 'unknown error'}`
+  )
 }
 
 const call = async <T>(work: () => Promise<T>, refusalsAreDeclines = false): Promise<T> => {
@@ -55,7 +72,8 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
 
   const defaultOf = async (customer: string): Promise<string | null> => {
     const found = await call(() => stripe.customers.retrieve(customer))
-    if ((found as Stripe.DeletedCustomer).deleted) throw new ProcessorUnavailable('stripe customer was deleted')
+    if ((found as Stripe.DeletedCustomer).deleted)
+      throw new ProcessorUnavailable('stripe customer was deleted')
     const setting = (found as Stripe.Customer).invoice_settings?.default_payment_method ?? null
     return typeof setting === 'string' ? setting : (setting?.id ?? null)
   }
@@ -63,7 +81,9 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
   return {
     kind: 'stripe',
     async createCustomer({ email, reference }) {
-      const created = await call(() => stripe.customers.create({ ...(email ? { email } : {}), metadata: { reference } }))
+      const created = await call(() =>
+        stripe.customers.create({ ...(email ? { email } : {}), metadata: { reference } })
+      )
       return created.id
     },
     async deleteCustomer(customer) {
@@ -73,14 +93,18 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
       await call(() => stripe.customers.update(customer, { email }))
     },
     async addCard(customer, token) {
-      const method = token.startsWith('tok_') ? (await call(() => stripe.paymentMethods.create({ type: 'card', card: { token } }), true)).id : token
+      const method = token.startsWith('tok_')
+        ? (await call(() => stripe.paymentMethods.create({ type: 'card', card: { token } }), true)).id
+        : token
       const attached = await call(() => stripe.paymentMethods.attach(method, { customer }), true)
       return cardOf(attached, null)
     },
     async listCards(customer) {
       const defaultId = await defaultOf(customer)
       // Stripe lists the most recently attached first.
-      const list = await call(() => stripe.customers.listPaymentMethods(customer, { type: 'card', limit: 100 }))
+      const list = await call(() =>
+        stripe.customers.listPaymentMethods(customer, { type: 'card', limit: 100 })
+      )
       return list.data.map((method) => cardOf(method, defaultId))
     },
     async removeCard(_customer, card) {
@@ -88,7 +112,9 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
     },
     async setDefaultCard(customer, card) {
       // An empty string clears the setting (Stripe's way of unsetting a field).
-      await call(() => stripe.customers.update(customer, { invoice_settings: { default_payment_method: card ?? '' } }))
+      await call(() =>
+        stripe.customers.update(customer, { invoice_settings: { default_payment_method: card ?? '' } })
+      )
     },
     async createCheckout({ reference, amount, currency, description, successURL, cancelURL, expiresAt }) {
       const session = await call(() =>
@@ -96,7 +122,16 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
           mode: 'payment',
           client_reference_id: reference,
           metadata: { reference },
-          line_items: [{ quantity: 1, price_data: { currency: currency.toLowerCase(), unit_amount: amount, product_data: { name: description } } }],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: currency.toLowerCase(),
+                unit_amount: amount,
+                product_data: { name: description }
+              }
+            }
+          ],
           success_url: successURL,
           cancel_url: cancelURL,
           expires_at: Math.floor(expiresAt / 1000)
@@ -111,7 +146,16 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
       const intent = await call(
         () =>
           stripe.paymentIntents.create(
-            { amount, currency: currency.toLowerCase(), customer, payment_method: method, off_session: true, confirm: true, description, metadata: { reference } },
+            {
+              amount,
+              currency: currency.toLowerCase(),
+              customer,
+              payment_method: method,
+              off_session: true,
+              confirm: true,
+              description,
+              metadata: { reference }
+            },
             { idempotencyKey: reference }
           ),
         true
@@ -129,9 +173,12 @@ export const createStripeProcessor = (settings: ProcessorSettings): CardProcesso
       }
       if (!event.type.startsWith('checkout.session.')) return null
       const session = event.data.object as Stripe.Checkout.Session
-      if (event.type === 'checkout.session.completed') return session.payment_status === 'unpaid' ? null : { outcome: 'completed', session: session.id }
-      if (event.type === 'checkout.session.async_payment_succeeded') return { outcome: 'completed', session: session.id }
-      if (event.type === 'checkout.session.async_payment_failed' || event.type === 'checkout.session.expired') return { outcome: 'failed', session: session.id }
+      if (event.type === 'checkout.session.completed')
+        return session.payment_status === 'unpaid' ? null : { outcome: 'completed', session: session.id }
+      if (event.type === 'checkout.session.async_payment_succeeded')
+        return { outcome: 'completed', session: session.id }
+      if (event.type === 'checkout.session.async_payment_failed' || event.type === 'checkout.session.expired')
+        return { outcome: 'failed', session: session.id }
       return null
     }
   }

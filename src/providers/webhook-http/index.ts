@@ -29,7 +29,9 @@ export function signWebhook(secret: string, id: string, timestampSeconds: number
   const encodedKey = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret
   const key = Buffer.from(encodedKey, 'base64')
   if (key.length === 0) throw new Error('Webhook secret is empty or not base64')
-  const signature = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64')
+  const signature = createHmac('sha256', key)
+    .update(`${id}.${timestampSeconds}.${body}`, 'utf8')
+    .digest('base64')
   return `v1,${signature}`
 }
 
@@ -65,7 +67,8 @@ const ipv6Groups = (ip: string): number[] | undefined => {
     text = `${text.slice(0, lastColon + 1)}${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`
   }
   const [head, tail] = text.split('::')
-  const parse = (part: string | undefined): number[] => (part ? part.split(':').map((group) => parseInt(group, 16)) : [])
+  const parse = (part: string | undefined): number[] =>
+    part ? part.split(':').map((group) => parseInt(group, 16)) : []
   const headGroups = parse(head)
   const tailGroups = parse(tail)
   const fill = tail === undefined ? [] : new Array<number>(8 - headGroups.length - tailGroups.length).fill(0)
@@ -206,15 +209,20 @@ export async function deliverWebhook(opts: WebhookDeliveryOptions): Promise<Webh
         settled = true
         resolve(result(outcome))
       }
-      const request = client.request(url, { method: 'POST', headers, agent: false, ...(lookup ? { lookup } : {}) }, (response) => {
-        const status = response.statusCode ?? 0
-        response.on('error', () => undefined)
-        response.on('end', () => clearTimeout(timer))
-        response.resume()
-        if (status >= 200 && status < 300) finish({ ok: true, status })
-        else if (status >= 300 && status < 400) finish({ ok: false, status, error: `redirect (HTTP ${status}) not followed` })
-        else finish({ ok: false, status, error: `receiver answered HTTP ${status}` })
-      })
+      const request = client.request(
+        url,
+        { method: 'POST', headers, agent: false, ...(lookup ? { lookup } : {}) },
+        (response) => {
+          const status = response.statusCode ?? 0
+          response.on('error', () => undefined)
+          response.on('end', () => clearTimeout(timer))
+          response.resume()
+          if (status >= 200 && status < 300) finish({ ok: true, status })
+          else if (status >= 300 && status < 400)
+            finish({ ok: false, status, error: `redirect (HTTP ${status}) not followed` })
+          else finish({ ok: false, status, error: `receiver answered HTTP ${status}` })
+        }
+      )
       // One deadline for connect + response headers; it also cuts off a response body that never ends.
       const timer = setTimeout(() => {
         finish({ ok: false, error: timeoutReason })

@@ -20,4 +20,5 @@ export const getOptions = (_app: Application): StoreOptions => ({
 /** The accounts service as the app holds it: the store's adapter typed by the schemas. */
 export type AccountService = StoreService<Stored<Account>, AccountData, AccountPatch, AccountQuery>
 
-export const createAccountService = (app: Application): AccountService => createStore<Stored<Account>, AccountData, AccountPatch, AccountQuery>(app, getOptions(app))
+export const createAccountService = (app: Application): AccountService =>
+  createStore<Stored<Account>, AccountData, AccountPatch, AccountQuery>(app, getOptions(app))

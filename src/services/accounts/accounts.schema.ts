@@ -40,17 +40,35 @@ export const accountSchema = Type.Object(
 export type Account = Static<typeof accountSchema>
 
 /** Fields that never leave the server (password hash, MFA secrets, linked OAuth identities, session state). */
-export const accountSecrets = ['password', 'mfaSecret', 'mfaPending', 'oauth', 'googleId', 'facebookId', 'sessionVersion', 'accessVersion', 'mfaLastStep', 'revokedTokens'] as const
+export const accountSecrets = [
+  'password',
+  'mfaSecret',
+  'mfaPending',
+  'oauth',
+  'googleId',
+  'facebookId',
+  'sessionVersion',
+  'accessVersion',
+  'mfaLastStep',
+  'revokedTokens'
+] as const
 
 export const accountDataSchema = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: 254 }),
     // Length and strength are checked by the password policy (src/auth/password.ts), the one source of its messages.
-    password: Type.String({ description: 'Checked by the password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_CHARACTER_CLASSES)' }),
+    password: Type.String({
+      description: 'Checked by the password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_CHARACTER_CLASSES)'
+    }),
     mobileNo: Type.Optional(mobileNo()),
     ...nameFields,
     // The organization to create with the account as its superadmin, and optionally its subscription.
-    organization: Type.Optional(Type.Object({ ...organizationFields, subscription: Type.Optional(signUpSubscriptionSchema) }, { additionalProperties: false }))
+    organization: Type.Optional(
+      Type.Object(
+        { ...organizationFields, subscription: Type.Optional(signUpSubscriptionSchema) },
+        { additionalProperties: false }
+      )
+    )
   },
   { additionalProperties: false }
 )
@@ -60,7 +78,14 @@ export type AccountData = Static<typeof accountDataSchema>
 export const accountPatchSchema = Type.Object(nameFields, { additionalProperties: false })
 
 export const accountQuerySchema = querySyntax(
-  Type.Object({ id: IdString(), email: Type.String(), mobileNo: QueryNullable(Type.String()), firstName: QueryNullable(Type.String()), lastName: QueryNullable(Type.String()), createdAt: Type.Number() })
+  Type.Object({
+    id: IdString(),
+    email: Type.String(),
+    mobileNo: QueryNullable(Type.String()),
+    firstName: QueryNullable(Type.String()),
+    lastName: QueryNullable(Type.String()),
+    createdAt: Type.Number()
+  })
 )
 
 /** What clients see of an account: never a hash, secret or token (also in events and webhook deliveries). */

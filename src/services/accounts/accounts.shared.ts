@@ -2,7 +2,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Account as AccountDoc, accountSecrets, accountDataSchema, accountPatchSchema, accountQuerySchema } from './accounts.schema'
+import type {
+  Account as AccountDoc,
+  accountSecrets,
+  accountDataSchema,
+  accountPatchSchema,
+  accountQuerySchema
+} from './accounts.schema'
 import type { External } from '../../schema/resolvers'
 import type { Organization } from '../organizations/organizations.shared'
 import type { Subscription } from '../subscriptions/subscriptions.shared'
@@ -28,7 +34,10 @@ export type AccountClientService = Pick<
   Exclude<(typeof accountMethods)[number], 'create'>
 > & {
   /** Sign-up with an organization: the answer carries it. */
-  create(data: AccountData & { organization: NonNullable<AccountData['organization']> }, params?: ClientParams<AccountQuery>): Promise<SignedUpAccount & { organization: Organization }>
+  create(
+    data: AccountData & { organization: NonNullable<AccountData['organization']> },
+    params?: ClientParams<AccountQuery>
+  ): Promise<SignedUpAccount & { organization: Organization }>
   create(data: AccountData, params?: ClientParams<AccountQuery>): Promise<SignedUpAccount>
 }
 

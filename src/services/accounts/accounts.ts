@@ -7,13 +7,25 @@ import { defineAccess } from '../../access/rules'
 import { externalView } from '../../schema/external'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
-import { bodyNotAnObject, dataValidator, fieldErrors, invalid, validateBody, validateQueryWith } from '../../schema/validators'
+import {
+  bodyNotAnObject,
+  dataValidator,
+  fieldErrors,
+  invalid,
+  validateBody,
+  validateQueryWith
+} from '../../schema/validators'
 import { passwordProblem } from '../../auth/password'
 import { authSettings } from '../../auth/settings'
 import { cutAccountConnections } from '../../auth/sessions'
 import { checkSignUpSubscription, subscribeSignUp } from '../../subscriptions/signup'
 import { createAccountService, type AccountService } from './accounts.class'
-import { accountDataSchema, accountExternalResolver, accountPatchSchema, accountQuerySchema } from './accounts.schema'
+import {
+  accountDataSchema,
+  accountExternalResolver,
+  accountPatchSchema,
+  accountQuerySchema
+} from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
 import { serviceAt } from '../../store'
 import { onBehalfOf } from '../../audit/changes'
@@ -25,7 +37,8 @@ declare module '../../declarations' {
 }
 
 /** Emails are trimmed and lower-cased wherever they come in. */
-export const normalizeEmail = (email: unknown) => (typeof email === 'string' ? email.trim().toLowerCase() : email)
+export const normalizeEmail = (email: unknown) =>
+  typeof email === 'string' ? email.trim().toLowerCase() : email
 
 // Emails are unique whatever their case or surrounding spaces.
 const normalizeEmails = async (context: HookContext, next: NextFunction) => {
@@ -33,15 +46,24 @@ const normalizeEmails = async (context: HookContext, next: NextFunction) => {
     context.data = { ...context.data, email: normalizeEmail(context.data.email) }
   }
   if (context.params.query && typeof context.params.query.email === 'string') {
-    context.params = { ...context.params, query: { ...context.params.query, email: normalizeEmail(context.params.query.email) } }
+    context.params = {
+      ...context.params,
+      query: { ...context.params.query, email: normalizeEmail(context.params.query.email) }
+    }
   }
   await next()
 }
 
 // A duplicate email is a 409 that names the field (the unique index is the guarantee under concurrency).
 const refuseDuplicateEmail = async (context: HookContext, next: NextFunction) => {
-  const found = await context.service._find({ query: { email: context.data.email, $limit: 1 }, paginate: false })
-  if (found.length > 0) throw new Conflict('An account with this email already exists', { errors: [{ field: 'email', message: 'is already registered' }] })
+  const found = await context.service._find({
+    query: { email: context.data.email, $limit: 1 },
+    paginate: false
+  })
+  if (found.length > 0)
+    throw new Conflict('An account with this email already exists', {
+      errors: [{ field: 'email', message: 'is already registered' }]
+    })
   await next()
 }
 
@@ -52,7 +74,10 @@ const validateSignUp = async (context: HookContext, next: NextFunction) => {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw bodyNotAnObject()
   const validate = dataValidator.compile(accountDataSchema)
   const errors = validate(data) ? [] : fieldErrors(validate.errors)
-  const problem = typeof data.password === 'string' ? passwordProblem(authSettings(context.app).passwordPolicy, data.password, data.email) : undefined
+  const problem =
+    typeof data.password === 'string'
+      ? passwordProblem(authSettings(context.app).passwordPolicy, data.password, data.email)
+      : undefined
   if (problem) errors.push({ field: 'password', message: problem })
   if (errors.length) throw invalid('data', errors)
   await next()
@@ -69,9 +94,12 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
   if (!organization) return
   const created = context.result
   try {
-    const org = await context.app.service('organizations').create(organizationData, { account: created, authenticated: true })
+    const org = await context.app
+      .service('organizations')
+      .create(organizationData, { account: created, authenticated: true })
     context.result = { ...created, organization: org }
-    if (subscription) context.result = await subscribeSignUp(context.app, context.result, subscription, context.params)
+    if (subscription)
+      context.result = await subscribeSignUp(context.app, context.result, subscription, context.params)
   } catch (error) {
     await context.service._remove(created.id)
     throw error
@@ -84,7 +112,10 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
   await next()
   const account = context.result.id
   await cutAccountConnections(context.app, account, 'account-removed', context.params.connection)
-  for (const [path, field] of [['organization-members', 'uid'], ['webhooks', 'account']]) {
+  for (const [path, field] of [
+    ['organization-members', 'uid'],
+    ['webhooks', 'account']
+  ]) {
     const service = serviceAt(context.app, path)
     const list = await service._find({ query: { [field]: account }, paginate: false })
     // (on behalf of the caller: the removals' audit events name who removed them)
@@ -98,7 +129,8 @@ export const accounts = (app: Application) => {
 
   defineAccess(accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
-    write: (access, method) => (method === 'remove' ? (access.admin ? null : { id: { $in: [] } }) : { id: access.accountId }),
+    write: (access, method) =>
+      method === 'remove' ? (access.admin ? null : { id: { $in: [] } }) : { id: access.accountId },
     // Sign-up is public.
     create: 'anyone',
     audience: (doc) => [`accounts/${doc.id}`, 'admins']
@@ -116,7 +148,12 @@ export const accounts = (app: Application) => {
         localHooks.hashPassword('password'),
         setCreated
       ],
-      patch: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess, validateBody({ patch: accountPatchSchema })],
+      patch: [
+        authenticate('jwt'),
+        validateQueryWith(accountQuerySchema),
+        scopeAccess,
+        validateBody({ patch: accountPatchSchema })
+      ],
       remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess, removeDependents]
     }
   })

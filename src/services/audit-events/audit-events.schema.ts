@@ -5,9 +5,13 @@ import { AUDIT_ACTIONS } from '../../audit/chain'
 
 // The privilege and setting fields of a change event (never secrets or hashes).
 const changeFields = () =>
-  Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.String())]), {
-    description: 'The privilege or setting fields of a change event (never secrets or hashes)'
-  })
+  Type.Record(
+    Type.String(),
+    Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null(), Type.Array(Type.String())]),
+    {
+      description: 'The privilege or setting fields of a change event (never secrets or hashes)'
+    }
+  )
 
 /** An audit event as clients read it (src/audit/chain.ts). Never record contents, tokens, codes or passwords. */
 export const auditEventSchema = Type.Object(
@@ -27,7 +31,9 @@ export const auditEventSchema = Type.Object(
     ip: Type.Optional(Type.String()),
     userAgent: Type.Optional(Type.String()),
     requestId: Type.Optional(Type.String()),
-    via: Type.Optional(Type.Union(['rest', 'socketio', 'realtime', 'webhook'].map((via) => Type.Literal(via)))),
+    via: Type.Optional(
+      Type.Union(['rest', 'socketio', 'realtime', 'webhook'].map((via) => Type.Literal(via)))
+    ),
     webhook: Type.Optional(IdString()),
     /** Privilege and configuration events: the account whose rights or settings changed. */
     account: Type.Optional(Type.String()),
@@ -78,5 +84,8 @@ export const verifyQuerySchema = Type.Object(
 )
 
 /** The answer of `subscribe`/`unsubscribe` (an admin's Socket.IO connection receiving audit events or not). */
-export const auditSubscriptionSchema = Type.Object({ subscribed: Type.Boolean() }, { additionalProperties: false })
+export const auditSubscriptionSchema = Type.Object(
+  { subscribed: Type.Boolean() },
+  { additionalProperties: false }
+)
 export type AuditSubscription = Static<typeof auditSubscriptionSchema>

@@ -35,7 +35,11 @@ export const VERIFY_ID = 'verify'
 export const auditReadQuery = (access: AccessContext): Query | null => {
   if (access.admin) return null
   const facilities = superadminOf(access)
-  const branches: Query[] = [{ actor: access.accountId }, { patient: access.accountId }, { account: access.accountId }]
+  const branches: Query[] = [
+    { actor: access.accountId },
+    { patient: access.accountId },
+    { account: access.accountId }
+  ]
   if (facilities.length > 0) branches.push({ facility: { $in: facilities } })
   return { $or: branches }
 }
@@ -46,21 +50,35 @@ const answerVerify = async (context: HookContext, next: NextFunction) => {
   if (context.id !== VERIFY_ID) return next()
   const access = await accessOf(context)
   if (!access.admin) throw new Forbidden('Only application admins may verify the audit trail')
-  const query = check<{ seq?: number; hash?: string }>(queryValidator, verifyQuerySchema, { ...(context.params.query ?? {}) }, 'query')
+  const query = check<{ seq?: number; hash?: string }>(
+    queryValidator,
+    verifyQuerySchema,
+    { ...(context.params.query ?? {}) },
+    'query'
+  )
   if ((query.seq === undefined) !== (query.hash === undefined)) {
     const field = query.seq === undefined ? 'seq' : 'hash'
-    throw new BadRequest(`Invalid query: '${field}' is required with '${field === 'seq' ? 'hash' : 'seq'}' (a witnessed head is both)`, { errors: [{ field, message: 'is required' }] })
+    throw new BadRequest(
+      `Invalid query: '${field}' is required with '${field === 'seq' ? 'hash' : 'seq'}' (a witnessed head is both)`,
+      { errors: [{ field, message: 'is required' }] }
+    )
   }
   const log = auditLog(context.app)
   if (!log) throw new MethodNotAllowed('The audit trail is not available')
-  context.result = await log.verify(query.seq === undefined ? undefined : { seq: query.seq, hash: query.hash! })
+  context.result = await log.verify(
+    query.seq === undefined ? undefined : { seq: query.seq, hash: query.hash! }
+  )
 }
 
 // REST: `Accept: text/csv` (preferred over JSON) on GET /audit-events answers the find as CSV: the same call, its
 // hooks, access rules and filters; the page is larger (AuditEventsService.find), its total in X-Total-Count.
 const csvRequest = async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
   const lookup = (ctx as unknown as { lookup?: { params?: Record<string, string> } }).lookup // (set by the REST router)
-  if (ctx.method === 'GET' && !lookup?.params?.__id && ctx.accepts('application/json', 'text/csv') === 'text/csv') {
+  if (
+    ctx.method === 'GET' &&
+    !lookup?.params?.__id &&
+    ctx.accepts('application/json', 'text/csv') === 'text/csv'
+  ) {
     ctx.feathers = { ...ctx.feathers, csv: true }
   }
   ctx.vary('Accept')
@@ -80,7 +98,11 @@ const csvAnswer = async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
 
 export const auditEvents = (app: Application) => {
   const service = new AuditEventsService(app)
-  app.use(auditEventPath, service, { methods: [...auditEventMethods], events: [], koa: { before: [csvRequest], after: [csvAnswer] } })
+  app.use(auditEventPath, service, {
+    methods: [...auditEventMethods],
+    events: [],
+    koa: { before: [csvRequest], after: [csvAnswer] }
+  })
   // The log is a runtime object kept on the app (src/audit/log.ts auditLog).
   runtimeOf(app).auditLog = new AuditLog(app, service.events)
 

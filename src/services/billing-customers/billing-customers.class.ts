@@ -6,7 +6,11 @@ import { createStore, type StoreOptions, type StoreService, type Stored } from '
 import { invalid } from '../../schema/validators'
 import { changeCustomer, createCustomer, customerCards, type CustomerChange } from '../../billing/customers'
 import type { Customer } from './billing-customers.schema'
-import type { BillingCustomerData, BillingCustomerPatch, BillingCustomerQuery } from './billing-customers.shared'
+import type {
+  BillingCustomerData,
+  BillingCustomerPatch,
+  BillingCustomerQuery
+} from './billing-customers.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'billing-customers',
@@ -42,25 +46,49 @@ const customerMethods = (app: Application) => (Base: any) =>
 
     async patch(id: NullableId, data: any, params: Params = {}) {
       const operators = params.operators ?? {}
-      const given: [string, unknown][] = [...Object.entries(data ?? {}), ...Object.entries(operators)].filter(([, value]) => value !== undefined)
+      const given: [string, unknown][] = [...Object.entries(data ?? {}), ...Object.entries(operators)].filter(
+        ([, value]) => value !== undefined
+      )
       if (given.length !== 1) {
-        throw invalid('data', [{ field: given[1]?.[0] ?? 'processorToken', message: 'send exactly one of processorToken, processorEmail, $deleteProcessorCard or $setDefaultProcessorCard' }])
+        throw invalid('data', [
+          {
+            field: given[1]?.[0] ?? 'processorToken',
+            message:
+              'send exactly one of processorToken, processorEmail, $deleteProcessorCard or $setDefaultProcessorCard'
+          }
+        ])
       }
       const [field, value] = given[0]
-      if ((field === '$deleteProcessorCard' || field === '$setDefaultProcessorCard') && (typeof value !== 'string' || value.length === 0 || value.length > 255)) {
+      if (
+        (field === '$deleteProcessorCard' || field === '$setDefaultProcessorCard') &&
+        (typeof value !== 'string' || value.length === 0 || value.length > 255)
+      ) {
         throw invalid('data', [{ field, message: 'must be a saved card id' }])
       }
       const change: CustomerChange =
-        field === '$deleteProcessorCard' ? { deleteCard: value as string }
-        : field === '$setDefaultProcessorCard' ? { setDefaultCard: value as string }
-        : field === 'processorToken' ? { processorToken: value as string }
-        : { processorEmail: value as string }
+        field === '$deleteProcessorCard'
+          ? { deleteCard: value as string }
+          : field === '$setDefaultProcessorCard'
+            ? { setDefaultCard: value as string }
+            : field === 'processorToken'
+              ? { processorToken: value as string }
+              : { processorEmail: value as string }
       const existing = params.existing ?? (await this._get(id as Id))
       return changeCustomer(app, existing, change, params.writeScope)
     }
   }
 
 /** The billing-customers service as the app holds it: the store's adapter typed by the schemas. */
-export type BillingCustomerService = StoreService<Stored<Customer>, BillingCustomerData, BillingCustomerPatch, BillingCustomerQuery>
+export type BillingCustomerService = StoreService<
+  Stored<Customer>,
+  BillingCustomerData,
+  BillingCustomerPatch,
+  BillingCustomerQuery
+>
 
-export const createCustomerService = (app: Application): BillingCustomerService => createStore<Stored<Customer>, BillingCustomerData, BillingCustomerPatch, BillingCustomerQuery>(app, getOptions(app), customerMethods(app))
+export const createCustomerService = (app: Application): BillingCustomerService =>
+  createStore<Stored<Customer>, BillingCustomerData, BillingCustomerPatch, BillingCustomerQuery>(
+    app,
+    getOptions(app),
+    customerMethods(app)
+  )

@@ -3,12 +3,22 @@ import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { omittingResolver } from '../../schema/resolvers'
 
-const Token = () => Text(255, { minLength: 1, description: "A card token from the processor (e.g. Stripe.js); card numbers never reach this server" })
+const Token = () =>
+  Text(255, {
+    minLength: 1,
+    description: 'A card token from the processor (e.g. Stripe.js); card numbers never reach this server'
+  })
 const Email = () => Type.String({ format: 'email', maxLength: 320 })
 const Owner = () =>
-  Type.Union([Type.Object({ account: IdString() }, { additionalProperties: false }), Type.Object({ organization: IdString() }, { additionalProperties: false })], {
-    description: 'Exactly one of account (your own account id) or organization (you are its superadmin)'
-  })
+  Type.Union(
+    [
+      Type.Object({ account: IdString() }, { additionalProperties: false }),
+      Type.Object({ organization: IdString() }, { additionalProperties: false })
+    ],
+    {
+      description: 'Exactly one of account (your own account id) or organization (you are its superadmin)'
+    }
+  )
 
 export const cardSchema = Type.Object(
   {
@@ -58,8 +68,25 @@ export const customerPatchSchema = Type.Object(
 )
 
 export const operatorSchemas = {
-  $deleteProcessorCard: Type.Object({ $deleteProcessorCard: Text(255, { minLength: 1, description: 'A saved card id; when it is the default, the most recently added remaining card becomes the default' }) }, { additionalProperties: false }),
-  $setDefaultProcessorCard: Type.Object({ $setDefaultProcessorCard: Text(255, { minLength: 1, description: 'A saved card id that becomes the default' }) }, { additionalProperties: false })
+  $deleteProcessorCard: Type.Object(
+    {
+      $deleteProcessorCard: Text(255, {
+        minLength: 1,
+        description:
+          'A saved card id; when it is the default, the most recently added remaining card becomes the default'
+      })
+    },
+    { additionalProperties: false }
+  ),
+  $setDefaultProcessorCard: Type.Object(
+    {
+      $setDefaultProcessorCard: Text(255, {
+        minLength: 1,
+        description: 'A saved card id that becomes the default'
+      })
+    },
+    { additionalProperties: false }
+  )
 }
 
 export const customerQuerySchema = querySyntax(
@@ -73,7 +100,10 @@ export const customerQuerySchema = querySyntax(
 )
 
 /** GET accepts `$populateProcessorCards=true` besides the query (one object: any other field stays a 400). */
-export const customerGetQuerySchema = Type.Object({ ...customerQuerySchema.properties, $populateProcessorCards: Type.Optional(Type.Boolean()) }, { additionalProperties: false })
+export const customerGetQuerySchema = Type.Object(
+  { ...customerQuerySchema.properties, $populateProcessorCards: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false }
+)
 
 // The uniqueness key is bookkeeping, which never leaves the server.
 export const customerInternals = ['ownerKey']

@@ -24,7 +24,13 @@ import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { processorOf } from '../../providers/processor'
 import { createCustomerService, type BillingCustomerService } from './billing-customers.class'
-import { customerDataSchema, customerExternalResolver, customerGetQuerySchema, customerPatchSchema, customerQuerySchema } from './billing-customers.schema'
+import {
+  customerDataSchema,
+  customerExternalResolver,
+  customerGetQuerySchema,
+  customerPatchSchema,
+  customerQuerySchema
+} from './billing-customers.schema'
 import { billingCustomerMethods, billingCustomerPath } from './billing-customers.shared'
 
 declare module '../../declarations' {
@@ -44,20 +50,31 @@ export const billingCustomers = (app: Application) => {
   const privilege = billingSettings(app).privilege
 
   defineAccess(billingCustomerPath, {
-    read: (access) => ({ $or: [{ 'owner.account': access.accountId }, { 'owner.organization': { $in: billingFacilities(access, privilege) } }] }),
-    write: (access) => ({ $or: [{ 'owner.account': access.accountId }, { 'owner.organization': { $in: superadminOf(access) } }] }),
+    read: (access) => ({
+      $or: [
+        { 'owner.account': access.accountId },
+        { 'owner.organization': { $in: billingFacilities(access, privilege) } }
+      ]
+    }),
+    write: (access) => ({
+      $or: [{ 'owner.account': access.accountId }, { 'owner.organization': { $in: superadminOf(access) } }]
+    }),
     // An account creates a customer for itself only; an organization's only its superadmin (a member without
     // it: 403; an organization the caller is not in: 404).
     create: (access, data) => {
       if (data.owner.account !== undefined) {
-        if (data.owner.account !== access.accountId) throw new Forbidden('An account may create a billing customer only for itself')
+        if (data.owner.account !== access.accountId)
+          throw new Forbidden('An account may create a billing customer only for itself')
         return
       }
       const organization = data.owner.organization
-      if (!isMember(access, organization)) throw new NotFound(`No organization found for id '${organization}'`)
-      if (!superadminOf(access).includes(organization)) throw new Forbidden('Only a superadmin of the organization may create its billing customer')
+      if (!isMember(access, organization))
+        throw new NotFound(`No organization found for id '${organization}'`)
+      if (!superadminOf(access).includes(organization))
+        throw new Forbidden('Only a superadmin of the organization may create its billing customer')
     },
-    audience: (doc) => (doc.owner?.account ? [`accounts/${doc.owner.account}`] : [`organizations/${doc.owner?.organization}`]),
+    audience: (doc) =>
+      doc.owner?.account ? [`accounts/${doc.owner.account}`] : [`organizations/${doc.owner?.organization}`],
     organizations: (doc) => (doc.owner?.organization ? [doc.owner.organization] : [])
   })
 
@@ -67,7 +84,12 @@ export const billingCustomers = (app: Application) => {
       find: [validateQueryWith(customerQuerySchema), scopeAccess],
       get: [validateQueryWith(customerGetQuerySchema), scopeAccess],
       create: [validateBody({ create: customerDataSchema }), scopeAccess, idempotencyKey, setCreated],
-      patch: [oneAtATime, validateQueryWith(customerQuerySchema), scopeAccess, validateBody({ patch: customerPatchSchema })]
+      patch: [
+        oneAtATime,
+        validateQueryWith(customerQuerySchema),
+        scopeAccess,
+        validateBody({ patch: customerPatchSchema })
+      ]
     }
   })
 }

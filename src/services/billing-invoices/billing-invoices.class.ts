@@ -29,7 +29,12 @@ export const getOptions = (_app: Application): StoreOptions => ({
 
 type InvoiceParams = StoreParams<BillingInvoiceQuery>
 
-export class BillingInvoiceService extends StoreAdapter<Stored<Invoice>, BillingInvoiceData, BillingInvoicePatch, BillingInvoiceQuery> {
+export class BillingInvoiceService extends StoreAdapter<
+  Stored<Invoice>,
+  BillingInvoiceData,
+  BillingInvoicePatch,
+  BillingInvoiceQuery
+> {
   constructor(app: Application) {
     super(app, getOptions(app))
   }
@@ -40,19 +45,32 @@ export class BillingInvoiceService extends StoreAdapter<Stored<Invoice>, Billing
   }
 
   /** Changes a draft invoice; with `finalize: true` finalizes it and all its items (finalizeInvoice; billing privilege). */
-  async patch(id: NullableId, data: BillingInvoicePatch, params: InvoiceParams = {}): Promise<Stored<Invoice>> {
+  async patch(
+    id: NullableId,
+    data: BillingInvoicePatch,
+    params: InvoiceParams = {}
+  ): Promise<Stored<Invoice>> {
     const { app } = this
     const { invoices } = stores(app)
     const existing = params.existing ?? (await invoices._get(id as Id))
     const { finalize, ...fields } = data
-    const notDraft = () => new Conflict(`Billing invoice ${existing.id} is finalized and can no longer be changed`, { invoice: existing.id })
+    const notDraft = () =>
+      new Conflict(`Billing invoice ${existing.id} is finalized and can no longer be changed`, {
+        invoice: existing.id
+      })
     if (existing.status !== 'draft') throw notDraft()
     if (finalize) {
       const scope = await finalizeScope({ app, params }, existing, 'Finalizing an invoice')
       const outcome = await finalizeInvoice(app, existing.id, actorOf({ params }), undefined, fields, scope)
       return outcome.invoice
     }
-    const updated = await orNull(invoices._patch(existing.id, { ...fields, updatedAt: Date.now() }, { query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope) }))
+    const updated = await orNull(
+      invoices._patch(
+        existing.id,
+        { ...fields, updatedAt: Date.now() },
+        { query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope) }
+      )
+    )
     if (!updated) throw notDraft()
     return updated
   }

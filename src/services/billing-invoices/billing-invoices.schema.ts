@@ -64,7 +64,13 @@ export const invoiceQuerySchema = querySyntax(
 )
 
 /** Internal bookkeeping of an invoice (totals revision, finalize and cascade markers) that never leaves the server. */
-export const invoiceInternals = ['totalsRev', 'totalsAt', 'finalizePending', 'deleting', 'deletingAt'] as const
+export const invoiceInternals = [
+  'totalsRev',
+  'totalsAt',
+  'finalizePending',
+  'deleting',
+  'deletingAt'
+] as const
 
 /** What clients see of an invoice. */
 export const invoiceExternalResolver = omittingResolver<Invoice>(invoiceInternals)

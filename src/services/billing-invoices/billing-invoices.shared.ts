@@ -2,7 +2,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Invoice as InvoiceDoc, invoiceInternals, invoiceDataSchema, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
+import type {
+  Invoice as InvoiceDoc,
+  invoiceInternals,
+  invoiceDataSchema,
+  invoicePatchSchema,
+  invoiceQuerySchema
+} from './billing-invoices.schema'
 import type { External } from '../../schema/resolvers'
 
 export const billingInvoicePath = 'billing-invoices'
@@ -15,7 +21,16 @@ export type BillingInvoicePatch = Static<typeof invoicePatchSchema>
 export type BillingInvoiceQuery = Static<typeof invoiceQuerySchema>
 
 /** What a client may call on billing-invoices: its methods, typed by the schemas (data in, result out). */
-export type BillingInvoiceClientService = Pick<ClientService<Invoice, BillingInvoiceData, BillingInvoicePatch, Paginated<Invoice>, ClientParams<BillingInvoiceQuery>>, (typeof billingInvoiceMethods)[number]>
+export type BillingInvoiceClientService = Pick<
+  ClientService<
+    Invoice,
+    BillingInvoiceData,
+    BillingInvoicePatch,
+    Paginated<Invoice>,
+    ClientParams<BillingInvoiceQuery>
+  >,
+  (typeof billingInvoiceMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -16,7 +16,12 @@ import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { checkBillingValues } from '../../billing/validate'
 import { BillingInvoiceService } from './billing-invoices.class'
-import { invoiceDataSchema, invoiceExternalResolver, invoicePatchSchema, invoiceQuerySchema } from './billing-invoices.schema'
+import {
+  invoiceDataSchema,
+  invoiceExternalResolver,
+  invoicePatchSchema,
+  invoiceQuerySchema
+} from './billing-invoices.schema'
 import { billingInvoiceMethods, billingInvoicePath } from './billing-invoices.shared'
 
 declare module '../../declarations' {
@@ -26,12 +31,16 @@ declare module '../../declarations' {
 }
 
 export const billingInvoices = (app: Application) => {
-  app.use(billingInvoicePath, new BillingInvoiceService(app), { methods: [...billingInvoiceMethods], events: [] })
+  app.use(billingInvoicePath, new BillingInvoiceService(app), {
+    methods: [...billingInvoiceMethods],
+    events: []
+  })
   app.service(billingInvoicePath).populatable = true
 
   defineAccess(billingInvoicePath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
-    write: (access, method) => (method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access)),
+    write: (access, method) =>
+      method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access),
     // Members of the facility create its invoices.
     create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned,
@@ -46,7 +55,13 @@ export const billingInvoices = (app: Application) => {
       find: [validateQueryWith(invoiceQuerySchema), scopeAccess],
       get: [validateQueryWith(invoiceQuerySchema), scopeAccess],
       create: [validateBody({ create: invoiceDataSchema }), values, scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(invoiceQuerySchema), scopeAccess, validateBody({ patch: invoicePatchSchema }), values],
+      patch: [
+        oneAtATime,
+        validateQueryWith(invoiceQuerySchema),
+        scopeAccess,
+        validateBody({ patch: invoicePatchSchema }),
+        values
+      ],
       remove: [oneAtATime, validateQueryWith(invoiceQuerySchema), scopeAccess]
     }
   })

@@ -39,32 +39,60 @@ export const serviceItemType = 'service'
 type ItemParams = StoreParams<BillingItemQuery>
 
 const invoiceFinalized = (invoiceId: string) =>
-  new Conflict(`Billing invoice ${invoiceId} is finalized: items can only be added to a draft invoice`, { invoice: invoiceId })
+  new Conflict(`Billing invoice ${invoiceId} is finalized: items can only be added to a draft invoice`, {
+    invoice: invoiceId
+  })
 
-const itemFinalized = (itemId: string, action: string) => new Conflict(`Billing item ${itemId} is finalized and cannot be ${action}`, { item: itemId })
+const itemFinalized = (itemId: string, action: string) =>
+  new Conflict(`Billing item ${itemId} is finalized and cannot be ${action}`, { item: itemId })
 
 const checkAmount = (amountMinor: number, decimals: number) => {
   if (amountMinor > maxAmountMinor) {
-    throw invalid('data', [{ field: 'quantity', message: `makes price × quantity larger than ${toMajor(maxAmountMinor, decimals)}` }])
+    throw invalid('data', [
+      {
+        field: 'quantity',
+        message: `makes price × quantity larger than ${toMajor(maxAmountMinor, decimals)}`
+      }
+    ])
   }
 }
 
 // The unit price of an item: the one sent, or for a service item its service's price.
-const priceFor = async (app: Application, owner: { facility: string; currency: string }, type: string, ref: string | undefined, price: number | undefined) => {
+const priceFor = async (
+  app: Application,
+  owner: { facility: string; currency: string },
+  type: string,
+  ref: string | undefined,
+  price: number | undefined
+) => {
   if (type !== serviceItemType) {
     if (price === undefined) throw invalid('data', [{ field: 'price', message: 'is required' }])
     return { price, name: undefined as string | undefined }
   }
-  if (ref === undefined) throw invalid('data', [{ field: 'ref', message: `is required for ${serviceItemType} items (a service id)` }])
+  if (ref === undefined)
+    throw invalid('data', [
+      { field: 'ref', message: `is required for ${serviceItemType} items (a service id)` }
+    ])
   const service = await orNull(stores(app).services._get(ref))
-  if (!service || service.facility !== owner.facility) throw invalid('data', [{ field: 'ref', message: 'is not a service of this facility' }])
+  if (!service || service.facility !== owner.facility)
+    throw invalid('data', [{ field: 'ref', message: 'is not a service of this facility' }])
   if (service.currency !== owner.currency) {
-    throw invalid('data', [{ field: 'ref', message: `names a service priced in ${service.currency}, but the invoice is in ${owner.currency}` }])
+    throw invalid('data', [
+      {
+        field: 'ref',
+        message: `names a service priced in ${service.currency}, but the invoice is in ${owner.currency}`
+      }
+    ])
   }
   return { price: price ?? service.price, name: service.name as string | undefined }
 }
 
-export class BillingItemService extends StoreAdapter<Stored<Item>, BillingItemData, BillingItemPatch, BillingItemQuery> {
+export class BillingItemService extends StoreAdapter<
+  Stored<Item>,
+  BillingItemData,
+  BillingItemPatch,
+  BillingItemQuery
+> {
   constructor(app: Application) {
     super(app, getOptions(app))
   }
@@ -141,7 +169,9 @@ export class BillingItemService extends StoreAdapter<Stored<Item>, BillingItemDa
     if (existing.status !== 'draft') throw itemFinalized(existing.id, 'changed')
     const { finalize, ...fields } = data
     // Finalizing narrows the write to the facilities where the caller may bill (403 otherwise).
-    const scope = finalize ? await finalizeScope({ app, params }, existing, 'Finalizing an item') : params.writeScope
+    const scope = finalize
+      ? await finalizeScope({ app, params }, existing, 'Finalizing an item')
+      : params.writeScope
 
     const now = Date.now()
     const changes: Record<string, unknown> = { ...fields, updatedAt: now }
@@ -152,16 +182,27 @@ export class BillingItemService extends StoreAdapter<Stored<Item>, BillingItemDa
       const type = fields.type ?? existing.type
       const ref = 'ref' in fields ? fields.ref : existing.ref
       const serviceChanged = type === serviceItemType && (type !== existing.type || ref !== existing.ref)
-      const priced = await priceFor(app, existing, type, ref, fields.price ?? (serviceChanged ? undefined : existing.price))
+      const priced = await priceFor(
+        app,
+        existing,
+        type,
+        ref,
+        fields.price ?? (serviceChanged ? undefined : existing.price)
+      )
       const quantity = fields.quantity ?? existing.quantity
       amountMinor = amountMinorOf(priced.price, quantity, settings.moneyDecimals)
       checkAmount(amountMinor, settings.moneyDecimals)
-      Object.assign(changes, { price: priced.price, amount: toMajor(amountMinor, settings.moneyDecimals), amountMinor })
+      Object.assign(changes, {
+        price: priced.price,
+        amount: toMajor(amountMinor, settings.moneyDecimals),
+        amountMinor
+      })
       if (serviceChanged && fields.name === undefined && priced.name !== undefined) changes.name = priced.name
       // Atomic with the payments' reservations: the new amount must still cover what is paid.
       query.reserved = { $lte: amountMinor }
     }
-    if (finalize) Object.assign(changes, { status: 'finalized', finalizedAt: now, finalizedBy: actorOf({ params }) })
+    if (finalize)
+      Object.assign(changes, { status: 'finalized', finalizedAt: now, finalizedBy: actorOf({ params }) })
 
     const updated = await orNull(items._patch(existing.id, changes, { query: within(query, scope) }))
     if (!updated) {
@@ -169,11 +210,14 @@ export class BillingItemService extends StoreAdapter<Stored<Item>, BillingItemDa
       if (!fresh || fresh.deleting) throw new NotFound(`No billing item found for id '${existing.id}'`)
       if (fresh.status !== 'draft') throw itemFinalized(existing.id, 'changed')
       const paid = toMajor(fresh.reserved ?? 0, settings.moneyDecimals)
-      throw new Conflict(`The item's amount (${toMajor(amountMinor, settings.moneyDecimals)}) cannot be less than what is already paid (${paid})`, {
-        item: existing.id,
-        amount: toMajor(amountMinor, settings.moneyDecimals),
-        paid
-      })
+      throw new Conflict(
+        `The item's amount (${toMajor(amountMinor, settings.moneyDecimals)}) cannot be less than what is already paid (${paid})`,
+        {
+          item: existing.id,
+          amount: toMajor(amountMinor, settings.moneyDecimals),
+          paid
+        }
+      )
     }
     if (repricing) await refreshTotalsAfterChange(app, existing.invoice)
     return updated
@@ -183,6 +227,9 @@ export class BillingItemService extends StoreAdapter<Stored<Item>, BillingItemDa
   async remove(id: NullableId, params: ItemParams = {}): Promise<Stored<Item>> {
     const existing = params.existing
     if (existing && existing.status !== 'draft') throw itemFinalized(existing.id, 'removed')
-    return removeItemCascade(this.app, existing?.id ?? (id as string), { draftOnly: true, scope: params.writeScope })
+    return removeItemCascade(this.app, existing?.id ?? (id as string), {
+      draftOnly: true,
+      scope: params.writeScope
+    })
   }
 }

@@ -40,7 +40,10 @@ export const itemSchema = Type.Object(
 )
 export type Item = Static<typeof itemSchema>
 
-export const itemDataSchema = Type.Object({ invoice: IdString(), ...itemFields }, { additionalProperties: false })
+export const itemDataSchema = Type.Object(
+  { invoice: IdString(), ...itemFields },
+  { additionalProperties: false }
+)
 
 export const itemPatchSchema = Type.Object(
   { ...Type.Partial(Type.Object(itemFields)).properties, finalize: Type.Optional(FinalizeFlag()) },
@@ -65,12 +68,31 @@ export const itemQuerySchema = querySyntax(
 )
 
 /** Internal bookkeeping of an item (minor-unit amount, reservation counters, cascade markers) that never leaves the server. */
-export const itemInternals = ['amountMinor', 'reserved', 'pending', 'deleting', 'deletingAt', 'voided'] as const
+export const itemInternals = [
+  'amountMinor',
+  'reserved',
+  'pending',
+  'deleting',
+  'deletingAt',
+  'voided'
+] as const
 
 /** An item as stored. */
-type StoredItem = Item & { amountMinor?: number; reserved?: number; pending?: unknown; deleting?: boolean; deletingAt?: number; voided?: unknown }
+type StoredItem = Item & {
+  amountMinor?: number
+  reserved?: number
+  pending?: unknown
+  deleting?: boolean
+  deletingAt?: number
+  voided?: unknown
+}
 
-const major = (item: StoredItem, context: ResolverContext, minor: (amountMinor: number, reserved: number) => number, value: number | undefined) => {
+const major = (
+  item: StoredItem,
+  context: ResolverContext,
+  minor: (amountMinor: number, reserved: number) => number,
+  value: number | undefined
+) => {
   if (typeof item.amountMinor !== 'number') return value
   const reserved = typeof item.reserved === 'number' ? item.reserved : 0
   return toMajor(minor(item.amountMinor, reserved), billingSettings(context.app as Application).moneyDecimals) // (the resolver runs in this app's hooks)
@@ -80,5 +102,6 @@ const major = (item: StoredItem, context: ResolverContext, minor: (amountMinor: 
 export const itemExternalResolver = resolve<StoredItem, ResolverContext>({
   ...hidden(itemInternals),
   paid: async (value, item, context) => major(item, context, (_amount, reserved) => reserved, value),
-  balance: async (value, item, context) => major(item, context, (amount, reserved) => amount - reserved, value)
+  balance: async (value, item, context) =>
+    major(item, context, (amount, reserved) => amount - reserved, value)
 })

@@ -2,7 +2,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Item as ItemDoc, itemInternals, itemDataSchema, itemPatchSchema, itemQuerySchema } from './billing-items.schema'
+import type {
+  Item as ItemDoc,
+  itemInternals,
+  itemDataSchema,
+  itemPatchSchema,
+  itemQuerySchema
+} from './billing-items.schema'
 import type { External } from '../../schema/resolvers'
 
 export const billingItemPath = 'billing-items'
@@ -15,7 +21,10 @@ export type BillingItemPatch = Static<typeof itemPatchSchema>
 export type BillingItemQuery = Static<typeof itemQuerySchema>
 
 /** What a client may call on billing-items: its methods, typed by the schemas (data in, result out). */
-export type BillingItemClientService = Pick<ClientService<Item, BillingItemData, BillingItemPatch, Paginated<Item>, ClientParams<BillingItemQuery>>, (typeof billingItemMethods)[number]>
+export type BillingItemClientService = Pick<
+  ClientService<Item, BillingItemData, BillingItemPatch, Paginated<Item>, ClientParams<BillingItemQuery>>,
+  (typeof billingItemMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

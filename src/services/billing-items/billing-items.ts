@@ -18,7 +18,12 @@ import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
 import { BillingItemService } from './billing-items.class'
-import { itemDataSchema, itemExternalResolver, itemPatchSchema, itemQuerySchema } from './billing-items.schema'
+import {
+  itemDataSchema,
+  itemExternalResolver,
+  itemPatchSchema,
+  itemQuerySchema
+} from './billing-items.schema'
 import { billingItemMethods, billingItemPath } from './billing-items.shared'
 
 declare module '../../declarations' {
@@ -33,11 +38,13 @@ export const billingItems = (app: Application) => {
 
   defineAccess(billingItemPath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
-    write: (access, method) => (method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access)),
+    write: (access, method) =>
+      method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access),
     // Members of the invoice's facility add items (an invoice of another facility is a 404).
     create: async (access, data) => {
       const invoice = await orNull(stores(app).invoices._get(data.invoice))
-      if (!invoice || !isMember(access, invoice.facility)) throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
+      if (!invoice || !isMember(access, invoice.facility))
+        throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
     },
     ...facilityOwned,
     // A patient's billing documents are in the audit trail (docs/audit-trail.md): the patient is the invoice's.
@@ -51,7 +58,13 @@ export const billingItems = (app: Application) => {
       find: [validateQueryWith(itemQuerySchema), scopeAccess],
       get: [validateQueryWith(itemQuerySchema), scopeAccess],
       create: [validateBody({ create: itemDataSchema }), values, scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(itemQuerySchema), scopeAccess, validateBody({ patch: itemPatchSchema }), values],
+      patch: [
+        oneAtATime,
+        validateQueryWith(itemQuerySchema),
+        scopeAccess,
+        validateBody({ patch: itemPatchSchema }),
+        values
+      ],
       remove: [oneAtATime, validateQueryWith(itemQuerySchema), scopeAccess]
     }
   })

@@ -5,7 +5,11 @@ import { createStore, type StoreOptions, type StoreService, type Stored } from '
 import { captureIntent, createIntent, intentAnalytics, type AnalyticsType } from '../../billing/intents'
 import { gatewaySettings } from '../../providers/gateways'
 import type { Intent } from './billing-payment-intents.schema'
-import type { BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery } from './billing-payment-intents.shared'
+import type {
+  BillingPaymentIntentData,
+  BillingPaymentIntentPatch,
+  BillingPaymentIntentQuery
+} from './billing-payment-intents.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'billing-payment-intents',
@@ -32,7 +36,12 @@ const intentMethods = (app: Application) => (Base: any) =>
     async find(params: Params = {}) {
       const { $analytics, ...query } = (params.query ?? {}) as Record<string, unknown>
       if ($analytics === undefined) return super.find({ ...params, query })
-      return intentAnalytics(app, this as unknown as StoreService, { ...params, query }, $analytics as AnalyticsType)
+      return intentAnalytics(
+        app,
+        this as unknown as StoreService,
+        { ...params, query },
+        $analytics as AnalyticsType
+      )
     }
 
     async get(id: Id, params: Params = {}) {
@@ -51,6 +60,16 @@ const intentMethods = (app: Application) => (Base: any) =>
   }
 
 /** The billing-payment-intents service as the app holds it: the store's adapter typed by the schemas. */
-export type BillingPaymentIntentService = StoreService<Stored<Intent>, BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery>
+export type BillingPaymentIntentService = StoreService<
+  Stored<Intent>,
+  BillingPaymentIntentData,
+  BillingPaymentIntentPatch,
+  BillingPaymentIntentQuery
+>
 
-export const createIntentService = (app: Application): BillingPaymentIntentService => createStore<Stored<Intent>, BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery>(app, getOptions(app), intentMethods(app))
+export const createIntentService = (app: Application): BillingPaymentIntentService =>
+  createStore<Stored<Intent>, BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery>(
+    app,
+    getOptions(app),
+    intentMethods(app)
+  )

@@ -4,7 +4,8 @@ import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../sc
 import { Currency, Money } from '../../billing/schema'
 import { omittingResolver } from '../../schema/resolvers'
 
-const Quantity = (description?: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1e6, ...(description ? { description } : {}) })
+const Quantity = (description?: string) =>
+  Type.Number({ exclusiveMinimum: 0, maximum: 1e6, ...(description ? { description } : {}) })
 // The server prices these lines per whole unit (src/billing/intents.ts checks it, naming the item's quantity).
 const WholeQuantity = () => Quantity('A whole number of at least 1')
 const Url = () => Type.String({ minLength: 1, maxLength: 2000 })
@@ -12,9 +13,26 @@ const Nullable = <T extends ReturnType<typeof IdString>>(schema: T) => Type.Unio
 
 // The three item forms; the server prices the first two (a client price is not accepted for them).
 export const intentItemDataSchema = Type.Union([
-  Type.Object({ type: Type.Literal('inventory-variant'), ref: Text(200, { minLength: 1, description: 'The variant sku in the facility' }), quantity: WholeQuantity() }, { additionalProperties: false, title: 'inventory variant' }),
-  Type.Object({ type: Type.Literal('service'), ref: IdString({ description: 'A service id of the facility catalogue' }), quantity: WholeQuantity() }, { additionalProperties: false, title: 'service' }),
-  Type.Object({ name: Text(500, { minLength: 1 }), amountPerItem: Money(), quantity: Quantity() }, { additionalProperties: false, title: 'custom item' })
+  Type.Object(
+    {
+      type: Type.Literal('inventory-variant'),
+      ref: Text(200, { minLength: 1, description: 'The variant sku in the facility' }),
+      quantity: WholeQuantity()
+    },
+    { additionalProperties: false, title: 'inventory variant' }
+  ),
+  Type.Object(
+    {
+      type: Type.Literal('service'),
+      ref: IdString({ description: 'A service id of the facility catalogue' }),
+      quantity: WholeQuantity()
+    },
+    { additionalProperties: false, title: 'service' }
+  ),
+  Type.Object(
+    { name: Text(500, { minLength: 1 }), amountPerItem: Money(), quantity: Quantity() },
+    { additionalProperties: false, title: 'custom item' }
+  )
 ])
 
 const intentItemSchema = Type.Object(
@@ -29,7 +47,10 @@ const intentItemSchema = Type.Object(
   { additionalProperties: false }
 )
 
-const Status = () => Type.Union(['created', 'approved', 'capturing', 'captured', 'cancelled', 'failed'].map((s) => Type.Literal(s)))
+const Status = () =>
+  Type.Union(
+    ['created', 'approved', 'capturing', 'captured', 'cancelled', 'failed'].map((s) => Type.Literal(s))
+  )
 
 export const intentSchema = Type.Object(
   {
@@ -40,7 +61,13 @@ export const intentSchema = Type.Object(
     currency: Currency(),
     items: Type.Array(intentItemSchema),
     netAmount: Type.Number({ description: 'What the payer pays: Σ quantity × unit price' }),
-    receivables: Type.Object({ gross: Type.Number(), fees: Type.Number(), net: Type.Number() }, { description: 'gross = netAmount; fees from the fee schedule; net = gross − fees (what the facility receives)' }),
+    receivables: Type.Object(
+      { gross: Type.Number(), fees: Type.Number(), net: Type.Number() },
+      {
+        description:
+          'gross = netAmount; fees from the fee schedule; net = gross − fees (what the facility receives)'
+      }
+    ),
     facility: Nullable(IdString()),
     invoice: Nullable(IdString()),
     account: Nullable(IdString()),
@@ -57,7 +84,9 @@ export const intentSchema = Type.Object(
     cancelReason: Type.Optional(Type.String()),
     failedAt: Type.Optional(Timestamp()),
     failureReason: Type.Optional(Type.String()),
-    payments: Type.Optional(Type.Array(IdString(), { description: 'The billing payments a capture recorded on the invoice' })),
+    payments: Type.Optional(
+      Type.Array(IdString(), { description: 'The billing payments a capture recorded on the invoice' })
+    ),
     updatedAt: Timestamp()
   },
   { additionalProperties: false }
@@ -66,7 +95,10 @@ export type Intent = Static<typeof intentSchema>
 
 export const intentDataSchema = Type.Object(
   {
-    gatewayType: Text(100, { minLength: 3, description: '<gateway>-<method>, e.g. sandbox-card, paypal-paypal' }),
+    gatewayType: Text(100, {
+      minLength: 3,
+      description: '<gateway>-<method>, e.g. sandbox-card, paypal-paypal'
+    }),
     currency: Currency(),
     items: Type.Array(intentItemDataSchema, { minItems: 1, maxItems: 100 }),
     gatewayReturnURL: Type.Optional(Url()),
@@ -99,7 +131,12 @@ export const intentQuerySchema = querySyntax(
  * object with the query's own fields (not an intersection, which would let any other field through to the store).
  */
 export const intentFindQuerySchema = Type.Object(
-  { ...intentQuerySchema.properties, $analytics: Type.Optional(Type.Union([Type.Literal('net-amount-total'), Type.Literal('receivables-total')])) },
+  {
+    ...intentQuerySchema.properties,
+    $analytics: Type.Optional(
+      Type.Union([Type.Literal('net-amount-total'), Type.Literal('receivables-total')])
+    )
+  },
   { additionalProperties: false }
 )
 

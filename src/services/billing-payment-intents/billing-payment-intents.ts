@@ -25,7 +25,13 @@ import { orNull, stores } from '../../billing/stores'
 import { gatewaySettings } from '../../providers/gateways'
 import { createIntentService, type BillingPaymentIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
-import { intentDataSchema, intentExternalResolver, intentFindQuerySchema, intentPatchSchema, intentQuerySchema } from './billing-payment-intents.schema'
+import {
+  intentDataSchema,
+  intentExternalResolver,
+  intentFindQuerySchema,
+  intentPatchSchema,
+  intentQuerySchema
+} from './billing-payment-intents.schema'
 import { billingPaymentIntentMethods, billingPaymentIntentPath } from './billing-payment-intents.shared'
 
 declare module '../../declarations' {
@@ -38,20 +44,36 @@ export const billingPaymentIntents = (app: Application) => {
   // Checked now so a bad GATEWAYS / GATEWAY_* setting fails at start-up.
   gatewaySettings(app)
   idempotencyStore(app)
-  app.use(billingPaymentIntentPath, createIntentService(app), { methods: [...billingPaymentIntentMethods], events: [] })
+  app.use(billingPaymentIntentPath, createIntentService(app), {
+    methods: [...billingPaymentIntentMethods],
+    events: []
+  })
   app.use(checkoutPages(app))
   const privilege = billingSettings(app).privilege
 
   defineAccess(billingPaymentIntentPath, {
-    read: (access) => ({ $or: [{ facility: { $in: organizationIds(access) } }, { facility: null, account: access.accountId }] }),
-    write: (access) => ({ $or: [{ facility: { $in: billingFacilities(access, privilege) } }, { facility: null, account: access.accountId }] }),
+    read: (access) => ({
+      $or: [{ facility: { $in: organizationIds(access) } }, { facility: null, account: access.accountId }]
+    }),
+    write: (access) => ({
+      $or: [
+        { facility: { $in: billingFacilities(access, privilege) } },
+        { facility: null, account: access.accountId }
+      ]
+    }),
     // A facility's intent needs its billing privilege (or superadmin); an invoice must be one of that facility.
     create: async (access, data) => {
-      if (data.facility !== undefined) requireBilling(access, data.facility, privilege, 'Creating a payment intent')
+      if (data.facility !== undefined)
+        requireBilling(access, data.facility, privilege, 'Creating a payment intent')
       if (data.invoice !== undefined) {
         const invoice = await orNull(stores(app).invoices._get(data.invoice))
-        if (!invoice || invoice.deleting || !organizationIds(access).includes(invoice.facility)) throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
-        if (invoice.facility !== data.facility) throw new BadRequest(`Invalid data: 'invoice' belongs to facility ${invoice.facility}; send it as 'facility'`, { errors: [{ field: 'invoice', message: 'belongs to another facility than the intent' }] })
+        if (!invoice || invoice.deleting || !organizationIds(access).includes(invoice.facility))
+          throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
+        if (invoice.facility !== data.facility)
+          throw new BadRequest(
+            `Invalid data: 'invoice' belongs to facility ${invoice.facility}; send it as 'facility'`,
+            { errors: [{ field: 'invoice', message: 'belongs to another facility than the intent' }] }
+          )
       }
     },
     audience: (doc) => (doc.facility ? [`organizations/${doc.facility}`] : [`accounts/${doc.account}`]),
@@ -66,7 +88,13 @@ export const billingPaymentIntents = (app: Application) => {
       find: [validateQueryWith(intentFindQuerySchema), scopeAccess],
       get: [validateQueryWith(intentQuerySchema), scopeAccess],
       create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],
-      patch: [oneAtATime, validateQueryWith(intentQuerySchema), scopeAccess, validateBody({ patch: intentPatchSchema }), idempotencyKey]
+      patch: [
+        oneAtATime,
+        validateQueryWith(intentQuerySchema),
+        scopeAccess,
+        validateBody({ patch: intentPatchSchema }),
+        idempotencyKey
+      ]
     }
   })
 }

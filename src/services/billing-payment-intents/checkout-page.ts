@@ -21,42 +21,59 @@ const withIntent = (url: string, intent: string) => {
   return target.toString()
 }
 
-export const checkoutPages = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
-  const match = /^\/gateways\/sandbox\/checkout\/([A-Za-z0-9]{1,64})(?:\/(approve|cancel))?$/.exec(ctx.path)
-  // Served only while GATEWAYS includes sandbox: otherwise these paths are unknown (404), whatever intent they name.
-  if (match && app.get('gateways').enabled.includes('sandbox')) {
-    const [, id, answer] = match
-    const secret = typeof ctx.query.secret === 'string' ? ctx.query.secret : ''
-    ctx.set('Cache-Control', 'no-store')
-    if (!answer && ctx.method === 'GET') {
-      const intent = await loadCheckout(app, id, secret)
-      const action = (verb: string) => `/gateways/sandbox/checkout/${id}/${verb}?secret=${encodeURIComponent(secret)}`
-      const lines = intent.items.map((item: any) => `<li>${escape(item.quantity)} × ${escape(item.name)}: ${escape(item.amount)} ${escape(intent.currency)}</li>`).join('')
-      // The forms' answers redirect to the return or cancel URL: the page's form-action allows their origins.
-      ctx.state.formActions = [intent.gatewayReturnURL, intent.gatewayCancelURL].filter((url: string) => URL.canParse(url)).map((url: string) => new URL(url).origin)
+export const checkoutPages =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+    const match = /^\/gateways\/sandbox\/checkout\/([A-Za-z0-9]{1,64})(?:\/(approve|cancel))?$/.exec(ctx.path)
+    // Served only while GATEWAYS includes sandbox: otherwise these paths are unknown (404), whatever intent they name.
+    if (match && app.get('gateways').enabled.includes('sandbox')) {
+      const [, id, answer] = match
+      const secret = typeof ctx.query.secret === 'string' ? ctx.query.secret : ''
+      ctx.set('Cache-Control', 'no-store')
+      if (!answer && ctx.method === 'GET') {
+        const intent = await loadCheckout(app, id, secret)
+        const action = (verb: string) =>
+          `/gateways/sandbox/checkout/${id}/${verb}?secret=${encodeURIComponent(secret)}`
+        const lines = intent.items
+          .map(
+            (item: any) =>
+              `<li>${escape(item.quantity)} × ${escape(item.name)}: ${escape(item.amount)} ${escape(intent.currency)}</li>`
+          )
+          .join('')
+        // The forms' answers redirect to the return or cancel URL: the page's form-action allows their origins.
+        ctx.state.formActions = [intent.gatewayReturnURL, intent.gatewayCancelURL]
+          .filter((url: string) => URL.canParse(url))
+          .map((url: string) => new URL(url).origin)
+        ctx.type = 'text/html; charset=utf-8'
+        ctx.body = page(
+          'Sandbox checkout',
+          `<p>Pay <strong id="amount">${escape(intent.netAmount)} ${escape(intent.currency)}</strong> (${escape(intent.gatewayType)}).</p><ul>${lines}</ul>` +
+            (intent.status === 'created'
+              ? `<form method="post" action="${escape(action('approve'))}"><button type="submit" id="approve">Approve</button></form>` +
+                `<form method="post" action="${escape(action('cancel'))}"><button type="submit" id="cancel">Cancel</button></form>`
+              : `<p id="status">This payment is ${escape(intent.status)}.</p>`)
+        )
+        return
+      }
+      if (answer && ctx.method === 'POST') {
+        const { intent } = await answerCheckout(app, id, secret, answer as 'approve' | 'cancel')
+        ctx.status = 303
+        ctx.redirect(
+          withIntent(
+            intent.status === 'cancelled' ? intent.gatewayCancelURL : intent.gatewayReturnURL,
+            intent.id
+          )
+        )
+        return
+      }
+      return next()
+    }
+    if (ctx.method === 'GET' && (ctx.path === '/gateways/return' || ctx.path === '/gateways/cancel')) {
       ctx.type = 'text/html; charset=utf-8'
       ctx.body = page(
-        'Sandbox checkout',
-        `<p>Pay <strong id="amount">${escape(intent.netAmount)} ${escape(intent.currency)}</strong> (${escape(intent.gatewayType)}).</p><ul>${lines}</ul>` +
-          (intent.status === 'created'
-            ? `<form method="post" action="${escape(action('approve'))}"><button type="submit" id="approve">Approve</button></form>` +
-              `<form method="post" action="${escape(action('cancel'))}"><button type="submit" id="cancel">Cancel</button></form>`
-            : `<p id="status">This payment is ${escape(intent.status)}.</p>`)
+        ctx.path.endsWith('return') ? 'Payment approved' : 'Payment cancelled',
+        '<p>You may close this window.</p>'
       )
       return
     }
-    if (answer && ctx.method === 'POST') {
-      const { intent } = await answerCheckout(app, id, secret, answer as 'approve' | 'cancel')
-      ctx.status = 303
-      ctx.redirect(withIntent(intent.status === 'cancelled' ? intent.gatewayCancelURL : intent.gatewayReturnURL, intent.id))
-      return
-    }
-    return next()
+    await next()
   }
-  if (ctx.method === 'GET' && (ctx.path === '/gateways/return' || ctx.path === '/gateways/cancel')) {
-    ctx.type = 'text/html; charset=utf-8'
-    ctx.body = page(ctx.path.endsWith('return') ? 'Payment approved' : 'Payment cancelled', '<p>You may close this window.</p>')
-    return
-  }
-  await next()
-}

@@ -30,7 +30,12 @@ export const getOptions = (_app: Application): StoreOptions => ({
 
 type PaymentParams = StoreParams<BillingPaymentQuery>
 
-export class BillingPaymentService extends StoreAdapter<Stored<Payment>, BillingPaymentData, BillingPaymentPatch, BillingPaymentQuery> {
+export class BillingPaymentService extends StoreAdapter<
+  Stored<Payment>,
+  BillingPaymentData,
+  BillingPaymentPatch,
+  BillingPaymentQuery
+> {
   constructor(app: Application) {
     super(app, getOptions(app))
   }
@@ -46,22 +51,40 @@ export class BillingPaymentService extends StoreAdapter<Stored<Payment>, Billing
    * Changes a draft payment's details; `finalize: true` finalizes it in the same write; `void: true` voids a draft
    * or finalized payment (nothing else may be sent with it but `voidReason`: voidPayment).
    */
-  async patch(id: NullableId, data: BillingPaymentPatch, params: PaymentParams = {}): Promise<Stored<Payment>> {
+  async patch(
+    id: NullableId,
+    data: BillingPaymentPatch,
+    params: PaymentParams = {}
+  ): Promise<Stored<Payment>> {
     const { payments } = stores(this.app)
     const existing = params.existing ?? (await payments._get(id as Id))
     const { void: voiding, voidReason, ...rest } = data
     if (voiding) {
       const extra = Object.keys(rest)
-      if (extra.length) throw invalid('data', extra.map((field) => ({ field, message: 'cannot be changed together with void' })))
+      if (extra.length)
+        throw invalid(
+          'data',
+          extra.map((field) => ({ field, message: 'cannot be changed together with void' }))
+        )
       return voidPayment(this.app, existing.id, actorOf({ params }), voidReason, params.writeScope)
     }
-    if (voidReason !== undefined) throw invalid('data', [{ field: 'voidReason', message: 'is only accepted with void: true' }])
-    const notDraft = () => new Conflict(`Billing payment ${existing.id} is ${existing.status} and can no longer be changed`, { payment: existing.id })
+    if (voidReason !== undefined)
+      throw invalid('data', [{ field: 'voidReason', message: 'is only accepted with void: true' }])
+    const notDraft = () =>
+      new Conflict(`Billing payment ${existing.id} is ${existing.status} and can no longer be changed`, {
+        payment: existing.id
+      })
     if (existing.status !== 'draft') throw notDraft()
     const { finalize, ...fields } = rest
     const now = Date.now()
-    const changes = { ...fields, updatedAt: now, ...(finalize ? { status: 'finalized', finalizedAt: now, finalizedBy: actorOf({ params }) } : {}) }
-    const updated = await orNull(payments._patch(existing.id, changes, { query: within({ status: 'draft' }, params.writeScope) }))
+    const changes = {
+      ...fields,
+      updatedAt: now,
+      ...(finalize ? { status: 'finalized', finalizedAt: now, finalizedBy: actorOf({ params }) } : {})
+    }
+    const updated = await orNull(
+      payments._patch(existing.id, changes, { query: within({ status: 'draft' }, params.writeScope) })
+    )
     if (!updated) throw notDraft()
     return updated
   }

@@ -2,7 +2,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Payment as PaymentDoc, paymentInternals, paymentDataSchema, paymentPatchSchema, paymentQuerySchema } from './billing-payments.schema'
+import type {
+  Payment as PaymentDoc,
+  paymentInternals,
+  paymentDataSchema,
+  paymentPatchSchema,
+  paymentQuerySchema
+} from './billing-payments.schema'
 import type { External } from '../../schema/resolvers'
 
 export const billingPaymentPath = 'billing-payments'
@@ -15,7 +21,16 @@ export type BillingPaymentPatch = Static<typeof paymentPatchSchema>
 export type BillingPaymentQuery = Static<typeof paymentQuerySchema>
 
 /** What a client may call on billing-payments: its methods, typed by the schemas (data in, result out). */
-export type BillingPaymentClientService = Pick<ClientService<Payment, BillingPaymentData, BillingPaymentPatch, Paginated<Payment>, ClientParams<BillingPaymentQuery>>, (typeof billingPaymentMethods)[number]>
+export type BillingPaymentClientService = Pick<
+  ClientService<
+    Payment,
+    BillingPaymentData,
+    BillingPaymentPatch,
+    Paginated<Payment>,
+    ClientParams<BillingPaymentQuery>
+  >,
+  (typeof billingPaymentMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -19,7 +19,12 @@ import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
 import { checkBillingValues } from '../../billing/validate'
 import { BillingPaymentService } from './billing-payments.class'
-import { paymentDataSchema, paymentExternalResolver, paymentPatchSchema, paymentQuerySchema } from './billing-payments.schema'
+import {
+  paymentDataSchema,
+  paymentExternalResolver,
+  paymentPatchSchema,
+  paymentQuerySchema
+} from './billing-payments.schema'
 import { billingPaymentMethods, billingPaymentPath } from './billing-payments.shared'
 
 declare module '../../declarations' {
@@ -29,7 +34,10 @@ declare module '../../declarations' {
 }
 
 export const billingPayments = (app: Application) => {
-  app.use(billingPaymentPath, new BillingPaymentService(app), { methods: [...billingPaymentMethods], events: [] })
+  app.use(billingPaymentPath, new BillingPaymentService(app), {
+    methods: [...billingPaymentMethods],
+    events: []
+  })
   app.service(billingPaymentPath).populatable = true
 
   defineAccess(billingPaymentPath, {
@@ -40,7 +48,8 @@ export const billingPayments = (app: Application) => {
     // another facility is a 404.
     create: async (access, data) => {
       const item = await orNull(stores(app).items._get(data.item))
-      if (!item || !isMember(access, item.facility)) throw new NotFound(`No billing item found for id '${data.item}'`)
+      if (!item || !isMember(access, item.facility))
+        throw new NotFound(`No billing item found for id '${data.item}'`)
       requireBilling(access, item.facility, billingSettings(app).privilege, 'Recording a payment')
     },
     ...facilityOwned,
@@ -55,7 +64,13 @@ export const billingPayments = (app: Application) => {
       find: [validateQueryWith(paymentQuerySchema), scopeAccess],
       get: [validateQueryWith(paymentQuerySchema), scopeAccess],
       create: [validateBody({ create: paymentDataSchema }), values, scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(paymentQuerySchema), scopeAccess, validateBody({ patch: paymentPatchSchema }), values]
+      patch: [
+        oneAtATime,
+        validateQueryWith(paymentQuerySchema),
+        scopeAccess,
+        validateBody({ patch: paymentPatchSchema }),
+        values
+      ]
     }
   })
 }

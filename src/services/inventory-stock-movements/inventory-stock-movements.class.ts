@@ -2,7 +2,11 @@
 import type { Application } from '../../declarations'
 import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import type { StockMovement } from './inventory-stock-movements.schema'
-import type { InventoryStockMovementData, InventoryStockMovementPatch, InventoryStockMovementQuery } from './inventory-stock-movements.shared'
+import type {
+  InventoryStockMovementData,
+  InventoryStockMovementPatch,
+  InventoryStockMovementQuery
+} from './inventory-stock-movements.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'inventory-stock-movements',
@@ -15,6 +19,17 @@ export const getOptions = (_app: Application): StoreOptions => ({
 })
 
 /** The inventory-stock-movements service as the app holds it: the store's adapter typed by the schemas. */
-export type InventoryStockMovementService = StoreService<Stored<StockMovement>, InventoryStockMovementData, InventoryStockMovementPatch, InventoryStockMovementQuery>
+export type InventoryStockMovementService = StoreService<
+  Stored<StockMovement>,
+  InventoryStockMovementData,
+  InventoryStockMovementPatch,
+  InventoryStockMovementQuery
+>
 
-export const createMovementService = (app: Application): InventoryStockMovementService => createStore<Stored<StockMovement>, InventoryStockMovementData, InventoryStockMovementPatch, InventoryStockMovementQuery>(app, getOptions(app))
+export const createMovementService = (app: Application): InventoryStockMovementService =>
+  createStore<
+    Stored<StockMovement>,
+    InventoryStockMovementData,
+    InventoryStockMovementPatch,
+    InventoryStockMovementQuery
+  >(app, getOptions(app))

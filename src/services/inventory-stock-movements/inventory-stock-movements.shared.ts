@@ -13,7 +13,16 @@ export type InventoryStockMovementPatch = never
 export type InventoryStockMovementQuery = Static<typeof movementQuerySchema>
 
 /** What a client may call on inventory-stock-movements: its methods, typed by the schemas (data in, result out). */
-export type InventoryStockMovementClientService = Pick<ClientService<StockMovement, InventoryStockMovementData, InventoryStockMovementPatch, Paginated<StockMovement>, ClientParams<InventoryStockMovementQuery>>, (typeof inventoryStockMovementMethods)[number]>
+export type InventoryStockMovementClientService = Pick<
+  ClientService<
+    StockMovement,
+    InventoryStockMovementData,
+    InventoryStockMovementPatch,
+    Paginated<StockMovement>,
+    ClientParams<InventoryStockMovementQuery>
+  >,
+  (typeof inventoryStockMovementMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

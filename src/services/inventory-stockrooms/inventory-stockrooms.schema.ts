@@ -8,15 +8,32 @@ const stockroomFields = {
 }
 
 export const stockroomSchema = Type.Object(
-  { ...serverFields, facility: IdString(), ...stockroomFields, stocked: Type.Boolean(), updatedAt: Timestamp() },
+  {
+    ...serverFields,
+    facility: IdString(),
+    ...stockroomFields,
+    stocked: Type.Boolean(),
+    updatedAt: Timestamp()
+  },
   { additionalProperties: false }
 )
 export type Stockroom = Static<typeof stockroomSchema>
 
-export const stockroomDataSchema = Type.Object({ facility: IdString(), ...stockroomFields }, { additionalProperties: false })
+export const stockroomDataSchema = Type.Object(
+  { facility: IdString(), ...stockroomFields },
+  { additionalProperties: false }
+)
 
-export const stockroomPatchSchema = Type.Partial(Type.Object(stockroomFields), { additionalProperties: false })
+export const stockroomPatchSchema = Type.Partial(Type.Object(stockroomFields), {
+  additionalProperties: false
+})
 
 export const stockroomQuerySchema = querySyntax(
-  Type.Object({ id: IdString(), facility: IdString(), name: Type.String(), createdAt: Type.Number(), updatedAt: Type.Number() })
+  Type.Object({
+    id: IdString(),
+    facility: IdString(),
+    name: Type.String(),
+    createdAt: Type.Number(),
+    updatedAt: Type.Number()
+  })
 )

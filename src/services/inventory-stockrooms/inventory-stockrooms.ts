@@ -11,7 +11,11 @@ import { oneAtATime } from '../../billing/hooks'
 import { inventoryScope, requireInventory } from '../../inventory/access'
 import { inventorySettings } from '../../inventory/settings'
 import { createStockroomService, type InventoryStockroomService } from './inventory-stockrooms.class'
-import { stockroomDataSchema, stockroomPatchSchema, stockroomQuerySchema } from './inventory-stockrooms.schema'
+import {
+  stockroomDataSchema,
+  stockroomPatchSchema,
+  stockroomQuerySchema
+} from './inventory-stockrooms.schema'
 import { inventoryStockroomMethods, inventoryStockroomPath } from './inventory-stockrooms.shared'
 
 declare module '../../declarations' {
@@ -21,7 +25,10 @@ declare module '../../declarations' {
 }
 
 export const inventoryStockrooms = (app: Application) => {
-  app.use(inventoryStockroomPath, createStockroomService(app), { methods: [...inventoryStockroomMethods], events: [] })
+  app.use(inventoryStockroomPath, createStockroomService(app), {
+    methods: [...inventoryStockroomMethods],
+    events: []
+  })
   app.service(inventoryStockroomPath).populatable = true
   const { privilege } = inventorySettings(app)
 
@@ -38,7 +45,12 @@ export const inventoryStockrooms = (app: Application) => {
       find: [validateQueryWith(stockroomQuerySchema), scopeAccess],
       get: [validateQueryWith(stockroomQuerySchema), scopeAccess],
       create: [validateBody({ create: stockroomDataSchema }), scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(stockroomQuerySchema), scopeAccess, validateBody({ patch: stockroomPatchSchema })],
+      patch: [
+        oneAtATime,
+        validateQueryWith(stockroomQuerySchema),
+        scopeAccess,
+        validateBody({ patch: stockroomPatchSchema })
+      ],
       remove: [oneAtATime, validateQueryWith(stockroomQuerySchema), scopeAccess]
     }
   })

@@ -32,20 +32,46 @@ const stockMethods = (app: Application) => (Base: any) =>
     async patch(id: NullableId, data: any, params: Params = {}) {
       const { adjust: _adjust, reason, ...fields } = data
       const delta = requestedDelta(data, params.operators)
-      if (delta === undefined && reason !== undefined) throw invalid('data', [{ field: 'reason', message: 'goes with adjust (or $inc)' }])
+      if (delta === undefined && reason !== undefined)
+        throw invalid('data', [{ field: 'reason', message: 'goes with adjust (or $inc)' }])
       const stock = params.existing ?? (await this._get(id as Id))
       if (delta !== undefined) {
         const mixed = Object.keys(fields)
-        if (mixed.length) throw invalid('data', mixed.map((field) => ({ field, message: 'cannot be changed in the same PATCH as a movement' })))
-        return moveStock(app, stock.id, { delta, reason: reason ?? (delta > 0 ? 'stock received' : 'stock withdrawn'), by: params.account?.id ?? null }, params.writeScope)
+        if (mixed.length)
+          throw invalid(
+            'data',
+            mixed.map((field) => ({ field, message: 'cannot be changed in the same PATCH as a movement' }))
+          )
+        return moveStock(
+          app,
+          stock.id,
+          {
+            delta,
+            reason: reason ?? (delta > 0 ? 'stock received' : 'stock withdrawn'),
+            by: params.account?.id ?? null
+          },
+          params.writeScope
+        )
       }
-      const updated = await orNull(this._patch(stock.id, { ...fields, updatedAt: Date.now() }, { query: within({}, params.writeScope) }))
+      const updated = await orNull(
+        this._patch(stock.id, { ...fields, updatedAt: Date.now() }, { query: within({}, params.writeScope) })
+      )
       if (!updated) throw new NotFound(`No inventory stock found for id '${stock.id}'`)
       return updated
     }
   }
 
 /** The inventory-stocks service as the app holds it: the store's adapter typed by the schemas. */
-export type InventoryStockService = StoreService<Stored<Stock>, InventoryStockData, InventoryStockPatch, InventoryStockQuery>
+export type InventoryStockService = StoreService<
+  Stored<Stock>,
+  InventoryStockData,
+  InventoryStockPatch,
+  InventoryStockQuery
+>
 
-export const createStockService = (app: Application): InventoryStockService => createStore<Stored<Stock>, InventoryStockData, InventoryStockPatch, InventoryStockQuery>(app, getOptions(app), stockMethods(app))
+export const createStockService = (app: Application): InventoryStockService =>
+  createStore<Stored<Stock>, InventoryStockData, InventoryStockPatch, InventoryStockQuery>(
+    app,
+    getOptions(app),
+    stockMethods(app)
+  )

@@ -2,7 +2,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Stock as StockDoc, stockInternals, stockDataSchema, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
+import type {
+  Stock as StockDoc,
+  stockInternals,
+  stockDataSchema,
+  stockPatchSchema,
+  stockQuerySchema
+} from './inventory-stocks.schema'
 import type { External } from '../../schema/resolvers'
 
 export const inventoryStockPath = 'inventory-stocks'
@@ -16,7 +22,16 @@ export type InventoryStockPatch = Static<typeof stockPatchSchema> | { $inc: { qu
 export type InventoryStockQuery = Static<typeof stockQuerySchema>
 
 /** What a client may call on inventory-stocks: its methods, typed by the schemas (data in, result out). */
-export type InventoryStockClientService = Pick<ClientService<Stock, InventoryStockData, InventoryStockPatch, Paginated<Stock>, ClientParams<InventoryStockQuery>>, (typeof inventoryStockMethods)[number]>
+export type InventoryStockClientService = Pick<
+  ClientService<
+    Stock,
+    InventoryStockData,
+    InventoryStockPatch,
+    Paginated<Stock>,
+    ClientParams<InventoryStockQuery>
+  >,
+  (typeof inventoryStockMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -15,7 +15,12 @@ import { externalView } from '../../schema/external'
 import { inventoryScope, requireInventory } from '../../inventory/access'
 import { inventorySettings } from '../../inventory/settings'
 import { createStockService, type InventoryStockService } from './inventory-stocks.class'
-import { stockDataSchema, stockExternalResolver, stockPatchSchema, stockQuerySchema } from './inventory-stocks.schema'
+import {
+  stockDataSchema,
+  stockExternalResolver,
+  stockPatchSchema,
+  stockQuerySchema
+} from './inventory-stocks.schema'
 import { inventoryStockMethods, inventoryStockPath } from './inventory-stocks.shared'
 
 declare module '../../declarations' {
@@ -35,7 +40,8 @@ export const inventoryStocks = (app: Application) => {
   defineAccess(inventoryStockPath, {
     read: (access) => facilityScope(access),
     write: (access) => inventoryScope(access, settings.privilege),
-    create: (access, data) => requireInventory(access, data.facility, settings.privilege, 'Managing inventory'),
+    create: (access, data) =>
+      requireInventory(access, data.facility, settings.privilege, 'Managing inventory'),
     ...facilityOwned
   })
 
@@ -45,7 +51,12 @@ export const inventoryStocks = (app: Application) => {
       find: [validateQueryWith(stockQuerySchema), scopeAccess],
       get: [validateQueryWith(stockQuerySchema), scopeAccess],
       create: [validateBody({ create: stockDataSchema }), scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(stockQuerySchema), scopeAccess, validateBody({ patch: stockPatchSchema })]
+      patch: [
+        oneAtATime,
+        validateQueryWith(stockQuerySchema),
+        scopeAccess,
+        validateBody({ patch: stockPatchSchema })
+      ]
     }
   })
 }

@@ -5,7 +5,11 @@ import type { Application } from '../../declarations'
 import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
 import { archiveVariant, createVariant, removeVariant } from '../../inventory/variants'
 import type { Variant } from './inventory-variants.schema'
-import type { InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery } from './inventory-variants.shared'
+import type {
+  InventoryVariantData,
+  InventoryVariantPatch,
+  InventoryVariantQuery
+} from './inventory-variants.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'inventory-variants',
@@ -23,8 +27,14 @@ const variantMethods = (app: Application) => (Base: any) =>
       const { archive, ...fields } = data
       let existing = params.existing ?? (await this._get(id as Id))
       const touched = Object.keys(fields).length > 0
-      if (touched) existing = await this._patch(existing.id, { ...fields, updatedAt: Date.now() }, { query: params.writeScope ?? {} })
-      if (archive !== undefined) existing = await archiveVariant(app, existing, archive, params.account?.id ?? null, params.writeScope)
+      if (touched)
+        existing = await this._patch(
+          existing.id,
+          { ...fields, updatedAt: Date.now() },
+          { query: params.writeScope ?? {} }
+        )
+      if (archive !== undefined)
+        existing = await archiveVariant(app, existing, archive, params.account?.id ?? null, params.writeScope)
       return existing
     }
 
@@ -34,6 +44,16 @@ const variantMethods = (app: Application) => (Base: any) =>
   }
 
 /** The inventory-variants service as the app holds it: the store's adapter typed by the schemas. */
-export type InventoryVariantService = StoreService<Stored<Variant>, InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery>
+export type InventoryVariantService = StoreService<
+  Stored<Variant>,
+  InventoryVariantData,
+  InventoryVariantPatch,
+  InventoryVariantQuery
+>
 
-export const createVariantService = (app: Application): InventoryVariantService => createStore<Stored<Variant>, InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery>(app, getOptions(app), variantMethods(app))
+export const createVariantService = (app: Application): InventoryVariantService =>
+  createStore<Stored<Variant>, InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery>(
+    app,
+    getOptions(app),
+    variantMethods(app)
+  )

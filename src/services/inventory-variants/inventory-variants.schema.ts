@@ -7,7 +7,8 @@ import { Currency, Money } from '../../billing/schema'
 export const maxStockQuantity = 1e9
 
 /** Stock quantities are whole units (tablets, boxes, vials). */
-export const StockQuantity = (options: Record<string, unknown> = {}) => Type.Integer({ minimum: 0, maximum: maxStockQuantity, ...options })
+export const StockQuantity = (options: Record<string, unknown> = {}) =>
+  Type.Integer({ minimum: 0, maximum: maxStockQuantity, ...options })
 
 const variantFields = {
   name: Text(200, { minLength: 1 }),

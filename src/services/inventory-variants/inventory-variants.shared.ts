@@ -3,7 +3,12 @@ import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
 import type { Stock } from '../inventory-stocks/inventory-stocks.schema'
-import type { Variant, variantDataSchema, variantPatchSchema, variantQuerySchema } from './inventory-variants.schema'
+import type {
+  Variant,
+  variantDataSchema,
+  variantPatchSchema,
+  variantQuerySchema
+} from './inventory-variants.schema'
 
 export const inventoryVariantPath = 'inventory-variants'
 export const inventoryVariantMethods = ['find', 'get', 'create', 'patch', 'remove'] as const
@@ -14,10 +19,21 @@ export type InventoryVariantResult = Variant & { $stocks?: Stock[] }
 export type InventoryVariantData = Static<typeof variantDataSchema>
 export type InventoryVariantPatch = Static<typeof variantPatchSchema>
 /** `$populateStocks=true` (or `{ stockroom: id }`) adds each variant's stocks (taken off the query by the service's hook). */
-export type InventoryVariantQuery = Static<typeof variantQuerySchema> & { $populateStocks?: true | { stockroom: string } }
+export type InventoryVariantQuery = Static<typeof variantQuerySchema> & {
+  $populateStocks?: true | { stockroom: string }
+}
 
 /** What a client may call on inventory-variants: its methods, typed by the schemas (data in, result out). */
-export type InventoryVariantClientService = Pick<ClientService<InventoryVariantResult, InventoryVariantData, InventoryVariantPatch, Paginated<InventoryVariantResult>, ClientParams<InventoryVariantQuery>>, (typeof inventoryVariantMethods)[number]>
+export type InventoryVariantClientService = Pick<
+  ClientService<
+    InventoryVariantResult,
+    InventoryVariantData,
+    InventoryVariantPatch,
+    Paginated<InventoryVariantResult>,
+    ClientParams<InventoryVariantQuery>
+  >,
+  (typeof inventoryVariantMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

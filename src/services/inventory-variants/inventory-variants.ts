@@ -71,7 +71,10 @@ const populateStocks = async (context: HookContext, next: NextFunction) => {
 }
 
 export const inventoryVariants = (app: Application) => {
-  app.use(inventoryVariantPath, createVariantService(app), { methods: [...inventoryVariantMethods], events: [] })
+  app.use(inventoryVariantPath, createVariantService(app), {
+    methods: [...inventoryVariantMethods],
+    events: []
+  })
   app.service(inventoryVariantPath).populatable = true
   const { privilege } = inventorySettings(app)
 
@@ -89,7 +92,13 @@ export const inventoryVariants = (app: Application) => {
       find: [populateStocks, validateQueryWith(variantQuerySchema), hideArchived, scopeAccess],
       get: [populateStocks, validateQueryWith(variantQuerySchema), scopeAccess],
       create: [validateBody({ create: variantDataSchema }), money, scopeAccess, setCreated, prepareVariant],
-      patch: [oneAtATime, validateQueryWith(variantQuerySchema), scopeAccess, validateBody({ patch: variantPatchSchema }), money],
+      patch: [
+        oneAtATime,
+        validateQueryWith(variantQuerySchema),
+        scopeAccess,
+        validateBody({ patch: variantPatchSchema }),
+        money
+      ],
       remove: [oneAtATime, validateQueryWith(variantQuerySchema), scopeAccess]
     }
   })

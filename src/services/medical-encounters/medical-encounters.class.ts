@@ -18,7 +18,11 @@ import { createInvoiceRecord } from '../../billing/records'
 import { billingSettings } from '../../billing/settings'
 import { orNull, paths, stores } from '../../billing/stores'
 import type { Encounter, encounterUpdateSchema } from './medical-encounters.schema'
-import type { MedicalEncounterData, MedicalEncounterPatch, MedicalEncounterQuery } from './medical-encounters.shared'
+import type {
+  MedicalEncounterData,
+  MedicalEncounterPatch,
+  MedicalEncounterQuery
+} from './medical-encounters.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'medical-encounters',
@@ -31,13 +35,21 @@ type EncounterReplacement = Static<typeof encounterUpdateSchema>
 
 const replaceable = ['type', 'startedAt', 'endedAt', 'reason', 'notes', 'provider'] as const
 
-export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, MedicalEncounterData, MedicalEncounterPatch, MedicalEncounterQuery> {
+export class MedicalEncounterService extends StoreAdapter<
+  Stored<Encounter>,
+  MedicalEncounterData,
+  MedicalEncounterPatch,
+  MedicalEncounterQuery
+> {
   constructor(app: Application) {
     super(app, getOptions(app))
   }
 
   // A draft encounter; with `invoice: true` also its draft invoice (removed again if the invoice cannot be made).
-  async create(data: MedicalEncounterData & CreatedFields, _params?: EncounterParams): Promise<Stored<Encounter>> {
+  async create(
+    data: MedicalEncounterData & CreatedFields,
+    _params?: EncounterParams
+  ): Promise<Stored<Encounter>> {
     const { app } = this
     const settings = billingSettings(app)
     const { encounters } = stores(app)
@@ -77,18 +89,31 @@ export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, Med
   }
 
   // Changes a draft encounter; with `finalize: true` finalizes it with its invoice and the invoice's items.
-  async patch(id: NullableId, data: MedicalEncounterPatch, params: EncounterParams = {}): Promise<Stored<Encounter>> {
+  async patch(
+    id: NullableId,
+    data: MedicalEncounterPatch,
+    params: EncounterParams = {}
+  ): Promise<Stored<Encounter>> {
     const { app } = this
     const { encounters, invoices } = stores(app)
     const existing = params.existing ?? (await encounters._get(id as Id))
     const { finalize, ...fields } = data
-    const notDraft = () => new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, { encounter: existing.id })
+    const notDraft = () =>
+      new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, {
+        encounter: existing.id
+      })
     if (existing.status !== 'draft') throw notDraft()
     if (existing.deleting) throw new NotFound(`No medical encounter found for id '${existing.id}'`)
     const now = Date.now()
 
     if (!finalize) {
-      const updated = await orNull(encounters._patch(existing.id, { ...fields, updatedAt: now }, { query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope) }))
+      const updated = await orNull(
+        encounters._patch(
+          existing.id,
+          { ...fields, updatedAt: now },
+          { query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope) }
+        )
+      )
       if (!updated) throw notDraft()
       return updated
     }
@@ -98,7 +123,14 @@ export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, Med
     const invoice = existing.invoice ? await orNull(invoices._get(existing.invoice)) : null
     if (invoice && !invoice.deleting && invoice.status === 'draft') {
       // A concurrent finalize or delete of the invoice (409/404) leaves just the encounter to finalize below.
-      const outcome = await finalizeInvoice(app, invoice.id, by, { id: existing.id, fields }, {}, scope).catch((error) => {
+      const outcome = await finalizeInvoice(
+        app,
+        invoice.id,
+        by,
+        { id: existing.id, fields },
+        {},
+        scope
+      ).catch((error) => {
         if (error?.code === 409 || error?.code === 404) return null
         throw error
       })
@@ -109,7 +141,11 @@ export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, Med
       }
     }
     const updated = await orNull(
-      encounters._patch(existing.id, { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now }, { query: within({ status: 'draft', deleting: { $ne: true } }, scope) })
+      encounters._patch(
+        existing.id,
+        { ...fields, status: 'finalized', finalizedAt: now, finalizedBy: by, updatedAt: now },
+        { query: within({ status: 'draft', deleting: { $ne: true } }, scope) }
+      )
     )
     if (!updated) throw notDraft()
     return updated
@@ -123,17 +159,32 @@ export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, Med
     const { encounters } = stores(app)
     const existing = params.existing ?? (await encounters._get(id as Id))
     const unchangeable = (['facility', 'patient'] as const).filter((field) => data[field] !== existing[field])
-    if (unchangeable.length) throw invalid('data', unchangeable.map((field) => ({ field, message: 'cannot be changed' })))
-    const notDraft = () => new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, { encounter: existing.id })
+    if (unchangeable.length)
+      throw invalid(
+        'data',
+        unchangeable.map((field) => ({ field, message: 'cannot be changed' }))
+      )
+    const notDraft = () =>
+      new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, {
+        encounter: existing.id
+      })
     if (existing.status !== 'draft') throw notDraft()
-    const set: Record<string, unknown> = { type: data.type ?? billingSettings(app).encounterTypes[0], startedAt: data.startedAt ?? existing.startedAt, updatedAt: Date.now() }
+    const set: Record<string, unknown> = {
+      type: data.type ?? billingSettings(app).encounterTypes[0],
+      startedAt: data.startedAt ?? existing.startedAt,
+      updatedAt: Date.now()
+    }
     const unset: Record<string, ''> = {}
     for (const field of replaceable) {
       if (data[field] !== undefined) set[field] = data[field]
       else if (field !== 'type' && field !== 'startedAt' && existing[field] !== undefined) unset[field] = ''
     }
     const changes = Object.keys(unset).length ? { ...set, $unset: unset } : set
-    const updated = await orNull(encounters._patch(existing.id, changes, { query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope) }))
+    const updated = await orNull(
+      encounters._patch(existing.id, changes, {
+        query: within({ status: 'draft', deleting: { $ne: true } }, params.writeScope)
+      })
+    )
     if (!updated) {
       const fresh = await orNull(encounters._get(existing.id))
       if (!fresh || fresh.deleting) throw new NotFound(`No medical encounter found for id '${existing.id}'`)
@@ -144,6 +195,8 @@ export class MedicalEncounterService extends StoreAdapter<Stored<Encounter>, Med
 
   // DELETE: the draft encounter with its draft invoice, items and payments (src/billing/cascade.ts).
   async remove(id: NullableId, params: EncounterParams = {}): Promise<Stored<Encounter>> {
-    return await removeEncounterCascade(this.app, params.existing?.id ?? (id as Id), { scope: params.writeScope })
+    return await removeEncounterCascade(this.app, params.existing?.id ?? (id as Id), {
+      scope: params.writeScope
+    })
   }
 }

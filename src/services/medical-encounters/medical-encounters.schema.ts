@@ -38,9 +38,15 @@ export const encounterDataSchema = Type.Object(
 )
 
 // PUT replaces the client-owned fields: the create body without `invoice` (facility and patient must stay the same).
-export const encounterUpdateSchema = Type.Object({ facility: IdString(), patient: IdString(), ...encounterFields }, { additionalProperties: false })
+export const encounterUpdateSchema = Type.Object(
+  { facility: IdString(), patient: IdString(), ...encounterFields },
+  { additionalProperties: false }
+)
 
-export const encounterPatchSchema = Type.Object({ ...encounterFields, finalize: Type.Optional(FinalizeFlag()) }, { additionalProperties: false })
+export const encounterPatchSchema = Type.Object(
+  { ...encounterFields, finalize: Type.Optional(FinalizeFlag()) },
+  { additionalProperties: false }
+)
 
 export const encounterQuerySchema = querySyntax(
   Type.Object({

@@ -2,7 +2,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Encounter as EncounterDoc, encounterInternals, encounterDataSchema, encounterPatchSchema, encounterQuerySchema } from './medical-encounters.schema'
+import type {
+  Encounter as EncounterDoc,
+  encounterInternals,
+  encounterDataSchema,
+  encounterPatchSchema,
+  encounterQuerySchema
+} from './medical-encounters.schema'
 import type { External } from '../../schema/resolvers'
 
 export const medicalEncounterPath = 'medical-encounters'
@@ -15,7 +21,16 @@ export type MedicalEncounterPatch = Static<typeof encounterPatchSchema>
 export type MedicalEncounterQuery = Static<typeof encounterQuerySchema>
 
 /** What a client may call on medical-encounters: its methods, typed by the schemas (data in, result out). */
-export type MedicalEncounterClientService = Pick<ClientService<Encounter, MedicalEncounterData, MedicalEncounterPatch, Paginated<Encounter>, ClientParams<MedicalEncounterQuery>>, (typeof medicalEncounterMethods)[number]>
+export type MedicalEncounterClientService = Pick<
+  ClientService<
+    Encounter,
+    MedicalEncounterData,
+    MedicalEncounterPatch,
+    Paginated<Encounter>,
+    ClientParams<MedicalEncounterQuery>
+  >,
+  (typeof medicalEncounterMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -17,7 +17,13 @@ import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { checkBillingValues } from '../../billing/validate'
 import { MedicalEncounterService } from './medical-encounters.class'
-import { encounterDataSchema, encounterExternalResolver, encounterPatchSchema, encounterQuerySchema, encounterUpdateSchema } from './medical-encounters.schema'
+import {
+  encounterDataSchema,
+  encounterExternalResolver,
+  encounterPatchSchema,
+  encounterQuerySchema,
+  encounterUpdateSchema
+} from './medical-encounters.schema'
 import { medicalEncounterMethods, medicalEncounterPath } from './medical-encounters.shared'
 
 declare module '../../declarations' {
@@ -29,7 +35,10 @@ declare module '../../declarations' {
 // Creates the encounter and, with `invoice: true`, its draft invoice (subject: the patient); if the invoice
 // cannot be created the encounter is removed again.
 export const medicalEncounters = (app: Application) => {
-  app.use(medicalEncounterPath, new MedicalEncounterService(app), { methods: [...medicalEncounterMethods], events: [] })
+  app.use(medicalEncounterPath, new MedicalEncounterService(app), {
+    methods: [...medicalEncounterMethods],
+    events: []
+  })
   app.service(medicalEncounterPath).populatable = true
 
   defineAccess(medicalEncounterPath, {
@@ -38,7 +47,14 @@ export const medicalEncounters = (app: Application) => {
     // Members change and remove encounters; removing one with an invoice removes money records, which needs
     // the billing privilege (or superadmin), as removing the invoice itself does.
     write: (access, method) =>
-      method === 'remove' ? { $or: [{ ...facilityScope(access), invoice: null }, billingScope(access, billingSettings(app).privilege)] } : facilityScope(access),
+      method === 'remove'
+        ? {
+            $or: [
+              { ...facilityScope(access), invoice: null },
+              billingScope(access, billingSettings(app).privilege)
+            ]
+          }
+        : facilityScope(access),
     // Members of the facility record its encounters.
     create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned,
@@ -51,9 +67,25 @@ export const medicalEncounters = (app: Application) => {
       all: [authenticate('jwt'), externalView(medicalEncounterPath, encounterExternalResolver)],
       find: [validateQueryWith(encounterQuerySchema), scopeAccess],
       get: [validateQueryWith(encounterQuerySchema), scopeAccess],
-      create: [validateBody({ create: encounterDataSchema }), checkBillingValues({ type: 'encounterTypes' }), scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess, validateBody({ patch: encounterPatchSchema }), checkBillingValues({ type: 'encounterTypes' })],
-      update: [validateQueryWith(encounterQuerySchema), scopeAccess, validateBody({ update: encounterUpdateSchema }), checkBillingValues({ type: 'encounterTypes' })],
+      create: [
+        validateBody({ create: encounterDataSchema }),
+        checkBillingValues({ type: 'encounterTypes' }),
+        scopeAccess,
+        setCreated
+      ],
+      patch: [
+        oneAtATime,
+        validateQueryWith(encounterQuerySchema),
+        scopeAccess,
+        validateBody({ patch: encounterPatchSchema }),
+        checkBillingValues({ type: 'encounterTypes' })
+      ],
+      update: [
+        validateQueryWith(encounterQuerySchema),
+        scopeAccess,
+        validateBody({ update: encounterUpdateSchema }),
+        checkBillingValues({ type: 'encounterTypes' })
+      ],
       remove: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess]
     }
   })

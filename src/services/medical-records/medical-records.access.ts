@@ -42,26 +42,49 @@ export const normalizePermissions = (permissions: Permission[] | undefined): Sto
  */
 export const recordQuery = (access: AccessContext, grant: Grant): Query => {
   const flag = grant === 'read' ? {} : { [grant]: true }
-  const branches: Query[] = [{ createdBy: access.accountId }, { permissions: { $elemMatch: { uid: access.accountId, ...flag } } }]
+  const branches: Query[] = [
+    { createdBy: access.accountId },
+    { permissions: { $elemMatch: { uid: access.accountId, ...flag } } }
+  ]
   const organizations = unique(access.memberships.map((m) => m.organization))
   if (organizations.length > 0) {
     branches.push({
-      permissions: { $elemMatch: { organization: { $in: organizations }, roles: { $size: 0 }, privileges: { $size: 0 }, ...flag } }
+      permissions: {
+        $elemMatch: {
+          organization: { $in: organizations },
+          roles: { $size: 0 },
+          privileges: { $size: 0 },
+          ...flag
+        }
+      }
     })
   }
   for (const membership of access.memberships) {
     if (membership.roles.length > 0) {
-      branches.push({ permissions: { $elemMatch: { organization: membership.organization, roles: { $in: membership.roles }, ...flag } } })
+      branches.push({
+        permissions: {
+          $elemMatch: { organization: membership.organization, roles: { $in: membership.roles }, ...flag }
+        }
+      })
     }
     if (membership.privileges.length > 0) {
-      branches.push({ permissions: { $elemMatch: { organization: membership.organization, privileges: { $in: membership.privileges }, ...flag } } })
+      branches.push({
+        permissions: {
+          $elemMatch: {
+            organization: membership.organization,
+            privileges: { $in: membership.privileges },
+            ...flag
+          }
+        }
+      })
     }
   }
   return { $or: branches }
 }
 
 /** Does `access` hold `grant` on this (loaded) record? */
-export const holds = (access: AccessContext, grant: Grant, record: any) => matches(recordQuery(access, grant), record)
+export const holds = (access: AccessContext, grant: Grant, record: any) =>
+  matches(recordQuery(access, grant), record)
 
 /** Channels whose connections might read an event about `record` (each connection is then checked with the read query). */
 export const recordAudience = (record: any): string[] => {

@@ -23,6 +23,15 @@ export const getOptions = (app: Application): StoreOptions => ({
 })
 
 /** The medical-records service as the app holds it: the store's adapter typed by the schemas. */
-export type MedicalRecordService = StoreService<Stored<MedicalRecord>, MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery>
+export type MedicalRecordService = StoreService<
+  Stored<MedicalRecord>,
+  MedicalRecordData,
+  MedicalRecordPatch,
+  MedicalRecordQuery
+>
 
-export const createMedicalRecordService = (app: Application): MedicalRecordService => createStore<Stored<MedicalRecord>, MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery>(app, getOptions(app))
+export const createMedicalRecordService = (app: Application): MedicalRecordService =>
+  createStore<Stored<MedicalRecord>, MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery>(
+    app,
+    getOptions(app)
+  )

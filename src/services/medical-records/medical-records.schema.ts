@@ -135,7 +135,11 @@ export const apeReportProperties = {
         values: Type.Optional(
           Type.Array(
             Type.Object(
-              { id: Type.String(), answer: Type.Optional(Type.Any()), answers: Type.Optional(Type.Array(Type.Any())) },
+              {
+                id: Type.String(),
+                answer: Type.Optional(Type.Any()),
+                answers: Type.Optional(Type.Array(Type.Any()))
+              },
               { additionalProperties: false }
             )
           )
@@ -346,10 +350,7 @@ const defineRecordType = <
       { additionalProperties: false }
     ),
     /** The create body. */
-    data: Type.Object(
-      { ...sharedDataProperties, ...own, ...typeProperty },
-      { additionalProperties: false }
-    ),
+    data: Type.Object({ ...sharedDataProperties, ...own, ...typeProperty }, { additionalProperties: false }),
     /** The patch body: every client field optional, no `type`, plus the patch-only action fields. */
     patch: Type.Partial(
       Type.Object({ ...sharedDataProperties, ...own, ...patchActionProperties, ...patchActions }),
@@ -395,7 +396,9 @@ export type MedicalRecord = Static<typeof medicalRecordSchema>
 
 // Create body: union over the types
 export const medicalRecordDataSchema = Type.Union(
-  medicalRecordTypes.map((type) => medicalRecordTypeSchemas[type].data) as Array<TypeSchemas[MedicalRecordType]['data']>
+  medicalRecordTypes.map((type) => medicalRecordTypeSchemas[type].data) as Array<
+    TypeSchemas[MedicalRecordType]['data']
+  >
 )
 export type MedicalRecordData = Static<typeof medicalRecordDataSchema>
 
@@ -435,7 +438,10 @@ export type MedicalRecordQuery = Static<typeof medicalRecordQuerySchema>
 export const fillDefaults = <R>(record: R): R => {
   if (isPlainObject(record) && Array.isArray(record.recommendedProcedures)) {
     for (const procedure of record.recommendedProcedures) {
-      if (isPlainObject(procedure) && (procedure.id === undefined || procedure.id === null || procedure.id === '')) {
+      if (
+        isPlainObject(procedure) &&
+        (procedure.id === undefined || procedure.id === null || procedure.id === '')
+      ) {
         procedure.id = generateId()
       }
     }
@@ -474,7 +480,8 @@ const runValidator = (
   if (patchTypeField) {
     // `type` is not a patch field; say why instead of the generic message.
     for (const problem of problems) {
-      if (problem.field === 'type' && problem.message === 'is not an allowed field') problem.message = 'cannot be changed'
+      if (problem.field === 'type' && problem.message === 'is not an allowed field')
+        problem.message = 'cannot be changed'
     }
   }
   problems.push(...permissionSelectorProblems(value.permissions))
@@ -494,7 +501,8 @@ export const validateCreate = (body: unknown): ValidationResult => {
 
 /** Validates a patch body against the schema of `type` (the stored record's type). */
 export const validatePatch = (type: string, body: unknown): ValidationResult => {
-  if (type === undefined || type === null || type === '') return { errors: [{ field: 'type', message: 'is required' }] }
+  if (type === undefined || type === null || type === '')
+    return { errors: [{ field: 'type', message: 'is required' }] }
   if (!isMedicalRecordType(type)) return { errors: [{ field: 'type', message: allowedTypesMessage }] }
   if (!isPlainObject(body)) return { errors: [{ field: WHOLE_BODY, message: 'must be an object' }] }
   return runValidator(patchValidators[type], type, body, true)

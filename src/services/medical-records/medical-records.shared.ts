@@ -2,7 +2,12 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { MedicalRecord, medicalRecordDataSchema, medicalRecordPatchSchema, medicalRecordQuerySchema } from './medical-records.schema'
+import type {
+  MedicalRecord,
+  medicalRecordDataSchema,
+  medicalRecordPatchSchema,
+  medicalRecordQuerySchema
+} from './medical-records.schema'
 
 export const medicalRecordPath = 'medical-records'
 export const medicalRecordMethods = ['find', 'get', 'create', 'patch', 'remove'] as const
@@ -13,7 +18,16 @@ export type MedicalRecordPatch = Static<typeof medicalRecordPatchSchema>
 export type MedicalRecordQuery = Static<typeof medicalRecordQuerySchema>
 
 /** What a client may call on medical-records: its methods, typed by the schemas (data in, result out). */
-export type MedicalRecordClientService = Pick<ClientService<MedicalRecord, MedicalRecordData, MedicalRecordPatch, Paginated<MedicalRecord>, ClientParams<MedicalRecordQuery>>, (typeof medicalRecordMethods)[number]>
+export type MedicalRecordClientService = Pick<
+  ClientService<
+    MedicalRecord,
+    MedicalRecordData,
+    MedicalRecordPatch,
+    Paginated<MedicalRecord>,
+    ClientParams<MedicalRecordQuery>
+  >,
+  (typeof medicalRecordMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -23,14 +23,18 @@ declare module '../../declarations' {
 
 // Records are changed one at a time (each needs its own rights check).
 const refuseMulti = async (context: HookContext, next: NextFunction) => {
-  if (context.id === null || context.id === undefined) throw new MethodNotAllowed(`Can not ${context.method} multiple medical records`)
+  if (context.id === null || context.id === undefined)
+    throw new MethodNotAllowed(`Can not ${context.method} multiple medical records`)
   await next()
 }
 
 const isFinalized = (record: any) => record.finalizedAt !== undefined && record.finalizedAt !== null
 
 const finalizedConflict = (record: any) =>
-  new Conflict('This medical record is finalized; only its permissions can still be changed', { id: record.id, finalizedAt: record.finalizedAt })
+  new Conflict('This medical record is finalized; only its permissions can still be changed', {
+    id: record.id,
+    finalizedAt: record.finalizedAt
+  })
 
 // The interface documents 200 (not Feathers' 201) for a created record.
 const respondWith200 = async (context: HookContext, next: NextFunction) => {
@@ -58,7 +62,10 @@ const stampCreatedClassification = async (context: HookContext, next: NextFuncti
 // Keeps the store call conditional on the record not being finalized meanwhile (a concurrent finalize wins: 409).
 const unlessFinalizedMeanwhile = async (context: HookContext, next: NextFunction, existing: any) => {
   const query = context.params.query ?? {}
-  context.params = { ...context.params, query: { ...query, $and: [...(query.$and ?? []), { finalizedAt: { $exists: false } }] } }
+  context.params = {
+    ...context.params,
+    query: { ...query, $and: [...(query.$and ?? []), { finalizedAt: { $exists: false } }] }
+  }
   try {
     await next()
   } catch (error: any) {
@@ -82,19 +89,27 @@ const preparePatch = async (context: HookContext, next: NextFunction) => {
   const { value, errors } = validatePatch(existing.type, context.data)
   if (errors) throw invalid('data', errors)
   const keys = Object.keys(value)
-  if (keys.length === 0) throw invalid('data', [{ field: WHOLE_BODY, message: 'must name at least one field to change' }])
+  if (keys.length === 0)
+    throw invalid('data', [{ field: WHOLE_BODY, message: 'must name at least one field to change' }])
   const sharing = keys.includes('permissions')
   const writing = keys.some((key) => key !== 'permissions')
 
   if (params.provider) {
     const access = await accessOf(context)
-    if (sharing && !holds(access, 'share', existing)) throw new Forbidden('You may not change who this medical record is shared with')
-    if (writing && !holds(access, 'write', existing)) throw new Forbidden('You may not change this medical record')
-    if (value.facility !== undefined && value.facility !== existing.facility) requireFacilityMembership(access, value.facility)
+    if (sharing && !holds(access, 'share', existing))
+      throw new Forbidden('You may not change who this medical record is shared with')
+    if (writing && !holds(access, 'write', existing))
+      throw new Forbidden('You may not change this medical record')
+    if (value.facility !== undefined && value.facility !== existing.facility)
+      requireFacilityMembership(access, value.facility)
     // The store write carries exactly the grants this body needs (the write scope allows write or share).
     context.params = {
       ...context.params,
-      query: within(context.params.query, sharing ? recordQuery(access, 'share') : null, writing ? recordQuery(access, 'write') : null)
+      query: within(
+        context.params.query,
+        sharing ? recordQuery(access, 'share') : null,
+        writing ? recordQuery(access, 'write') : null
+      )
     }
   }
   if (writing && isFinalized(existing)) throw finalizedConflict(existing)
@@ -133,12 +148,17 @@ const refuseFinalizedRemoval = async (context: HookContext, next: NextFunction) 
 // member of cannot be read by them, so it is a 404 naming the field.
 const requireFacilityMembership = (access: AccessContext, facility: string) => {
   if (!isMemberWith(access, facility)) {
-    throw new NotFound('Only members of the facility may file records under it', { errors: [{ field: 'facility', message: 'is not a facility you are a member of' }] })
+    throw new NotFound('Only members of the facility may file records under it', {
+      errors: [{ field: 'facility', message: 'is not a facility you are a member of' }]
+    })
   }
 }
 
 export const medicalRecords = (app: Application) => {
-  app.use(medicalRecordPath, createMedicalRecordService(app), { methods: [...medicalRecordMethods], events: [] })
+  app.use(medicalRecordPath, createMedicalRecordService(app), {
+    methods: [...medicalRecordMethods],
+    events: []
+  })
   app.service(medicalRecordPath).populatable = true
 
   defineAccess(medicalRecordPath, {
@@ -146,7 +166,12 @@ export const medicalRecords = (app: Application) => {
     // A patch may need write or share rights (decided per body in preparePatch); remove needs write rights.
     write: (access, method) =>
       method === 'patch'
-        ? { $or: [...(recordQuery(access, 'write').$or as Query[]), ...(recordQuery(access, 'share').$or as Query[])] }
+        ? {
+            $or: [
+              ...(recordQuery(access, 'write').$or as Query[]),
+              ...(recordQuery(access, 'share').$or as Query[])
+            ]
+          }
         : recordQuery(access, 'write'),
     // Any signed-in account may create a record; one filed under a facility needs a membership of it.
     create: (access, data) => {

@@ -7,10 +7,16 @@ import { createStore, type StoreOptions, type StoreService, type Stored } from '
 import { forgetAccess } from '../../access/context'
 import { accountsStore } from '../../auth/accounts'
 import type { Member } from './organization-members.schema'
-import type { OrganizationMemberData, OrganizationMemberPatch, OrganizationMemberQuery } from './organization-members.shared'
+import type {
+  OrganizationMemberData,
+  OrganizationMemberPatch,
+  OrganizationMemberQuery
+} from './organization-members.shared'
 
 const bumpAccessVersions = (app: Application) => async (docs: Member[]) => {
-  for (const uid of new Set(docs.map((doc) => doc.uid).filter((uid): uid is string => typeof uid === 'string'))) {
+  for (const uid of new Set(
+    docs.map((doc) => doc.uid).filter((uid): uid is string => typeof uid === 'string')
+  )) {
     forgetAccess(app, uid)
     await accountsStore(app)
       ._patch(uid, { $inc: { accessVersion: 1 } })
@@ -27,6 +33,15 @@ export const getOptions = (app: Application): StoreOptions => ({
 })
 
 /** The organization-members service as the app holds it: the store's adapter typed by the schemas. */
-export type OrganizationMemberService = StoreService<Stored<Member>, OrganizationMemberData, OrganizationMemberPatch, OrganizationMemberQuery>
+export type OrganizationMemberService = StoreService<
+  Stored<Member>,
+  OrganizationMemberData,
+  OrganizationMemberPatch,
+  OrganizationMemberQuery
+>
 
-export const createMemberService = (app: Application): OrganizationMemberService => createStore<Stored<Member>, OrganizationMemberData, OrganizationMemberPatch, OrganizationMemberQuery>(app, getOptions(app))
+export const createMemberService = (app: Application): OrganizationMemberService =>
+  createStore<Stored<Member>, OrganizationMemberData, OrganizationMemberPatch, OrganizationMemberQuery>(
+    app,
+    getOptions(app)
+  )

@@ -28,10 +28,22 @@ export const memberDataSchema = Type.Object(
 )
 
 export const memberPatchSchema = Type.Object(
-  { roles: Type.Optional(grants.roles), privileges: Type.Optional(grants.privileges), superadmin: Type.Optional(grants.superadmin) },
+  {
+    roles: Type.Optional(grants.roles),
+    privileges: Type.Optional(grants.privileges),
+    superadmin: Type.Optional(grants.superadmin)
+  },
   { additionalProperties: false }
 )
 
 export const memberQuerySchema = querySyntax(
-  Type.Object({ id: IdString(), organization: IdString(), uid: IdString(), roles: Type.String(), privileges: Type.String(), superadmin: Type.Boolean(), createdAt: Type.Number() })
+  Type.Object({
+    id: IdString(),
+    organization: IdString(),
+    uid: IdString(),
+    roles: Type.String(),
+    privileges: Type.String(),
+    superadmin: Type.Boolean(),
+    createdAt: Type.Number()
+  })
 )

@@ -2,7 +2,12 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Member, memberDataSchema, memberPatchSchema, memberQuerySchema } from './organization-members.schema'
+import type {
+  Member,
+  memberDataSchema,
+  memberPatchSchema,
+  memberQuerySchema
+} from './organization-members.schema'
 
 export const organizationMemberPath = 'organization-members'
 export const organizationMemberMethods = ['find', 'get', 'create', 'patch', 'remove'] as const
@@ -13,7 +18,16 @@ export type OrganizationMemberPatch = Static<typeof memberPatchSchema>
 export type OrganizationMemberQuery = Static<typeof memberQuerySchema>
 
 /** What a client may call on organization-members: its methods, typed by the schemas (data in, result out). */
-export type OrganizationMemberClientService = Pick<ClientService<Member, OrganizationMemberData, OrganizationMemberPatch, Paginated<Member>, ClientParams<OrganizationMemberQuery>>, (typeof organizationMemberMethods)[number]>
+export type OrganizationMemberClientService = Pick<
+  ClientService<
+    Member,
+    OrganizationMemberData,
+    OrganizationMemberPatch,
+    Paginated<Member>,
+    ClientParams<OrganizationMemberQuery>
+  >,
+  (typeof organizationMemberMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -22,10 +22,18 @@ declare module '../../declarations' {
 const requireNewMemberAccount = async (context: HookContext, next: NextFunction) => {
   const accounts = context.app.service('accounts')
   await accounts._get(context.data.uid).catch(() => {
-    throw new BadRequest('uid must be an existing account', { errors: [{ field: 'uid', message: 'is not an existing account' }] })
+    throw new BadRequest('uid must be an existing account', {
+      errors: [{ field: 'uid', message: 'is not an existing account' }]
+    })
   })
-  const duplicate = await context.service._find({ query: { organization: context.data.organization, uid: context.data.uid }, paginate: false })
-  if (duplicate.length) throw new Conflict('This account is already a member of the organization', { errors: [{ field: 'uid', message: 'is already a member' }] })
+  const duplicate = await context.service._find({
+    query: { organization: context.data.organization, uid: context.data.uid },
+    paginate: false
+  })
+  if (duplicate.length)
+    throw new Conflict('This account is already a member of the organization', {
+      errors: [{ field: 'uid', message: 'is already a member' }]
+    })
   await next()
 }
 
@@ -36,7 +44,10 @@ const keepOneSuperadmin = async (context: HookContext, next: NextFunction) => {
     const member = context.params.existing ?? (await service._get(context.id))
     const demoting = context.method === 'remove' || (context.data && context.data.superadmin === false)
     if (member.superadmin && demoting) {
-      const admins = await service._find({ query: { organization: member.organization, superadmin: true, $limit: 2 }, paginate: false })
+      const admins = await service._find({
+        query: { organization: member.organization, superadmin: true, $limit: 2 },
+        paginate: false
+      })
       if (admins.length <= 1) throw new Conflict('An organization must keep at least one superadmin')
     }
   }
@@ -46,12 +57,23 @@ const keepOneSuperadmin = async (context: HookContext, next: NextFunction) => {
 // Every membership added or removed and every change of its roles, privileges or superadmin flag is an audit event
 // (`member-add`, `member-remove`, `privilege-change`), seen by the member, the organization's superadmins and admins.
 const recordMembershipChanges = recordChanges(
-  (member) => ({ account: member.uid, facility: member.organization, fields: { roles: member.roles ?? [], privileges: member.privileges ?? [], superadmin: member.superadmin === true } }),
+  (member) => ({
+    account: member.uid,
+    facility: member.organization,
+    fields: {
+      roles: member.roles ?? [],
+      privileges: member.privileges ?? [],
+      superadmin: member.superadmin === true
+    }
+  }),
   { create: 'member-add', patch: 'privilege-change', remove: 'member-remove' }
 )
 
 export const organizationMembers = (app: Application) => {
-  app.use(organizationMemberPath, createMemberService(app), { methods: [...organizationMemberMethods], events: [] })
+  app.use(organizationMemberPath, createMemberService(app), {
+    methods: [...organizationMemberMethods],
+    events: []
+  })
   app.service(organizationMemberPath).populatable = true
 
   defineAccess(organizationMemberPath, {
@@ -63,8 +85,10 @@ export const organizationMembers = (app: Application) => {
         : { organization: { $in: superadminOf(access) } },
     // Only the organization's superadmins add members (other members 403, anyone else 404).
     create: (access, data) => {
-      if (!isMemberWith(access, data.organization)) throw new NotFound(`No organization found for id '${data.organization}'`)
-      if (!isMemberWith(access, data.organization, { superadmin: true })) throw new Forbidden('Only superadmins of the organization may add members')
+      if (!isMemberWith(access, data.organization))
+        throw new NotFound(`No organization found for id '${data.organization}'`)
+      if (!isMemberWith(access, data.organization, { superadmin: true }))
+        throw new Forbidden('Only superadmins of the organization may add members')
     },
     audience: (doc) => [`organizations/${doc.organization}`, `accounts/${doc.uid}`],
     organizations: (doc) => [doc.organization]
@@ -75,8 +99,20 @@ export const organizationMembers = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(memberQuerySchema), scopeAccess],
       get: [validateQueryWith(memberQuerySchema), scopeAccess],
-      create: [validateBody({ create: memberDataSchema }), scopeAccess, requireNewMemberAccount, setCreated, recordMembershipChanges],
-      patch: [validateQueryWith(memberQuerySchema), scopeAccess, validateBody({ patch: memberPatchSchema }), keepOneSuperadmin, recordMembershipChanges],
+      create: [
+        validateBody({ create: memberDataSchema }),
+        scopeAccess,
+        requireNewMemberAccount,
+        setCreated,
+        recordMembershipChanges
+      ],
+      patch: [
+        validateQueryWith(memberQuerySchema),
+        scopeAccess,
+        validateBody({ patch: memberPatchSchema }),
+        keepOneSuperadmin,
+        recordMembershipChanges
+      ],
       remove: [validateQueryWith(memberQuerySchema), scopeAccess, keepOneSuperadmin, recordMembershipChanges]
     }
   })

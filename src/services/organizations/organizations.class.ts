@@ -10,6 +10,15 @@ export const getOptions = (_app: Application): StoreOptions => ({
 })
 
 /** The organizations service as the app holds it: the store's adapter typed by the schemas. */
-export type OrganizationService = StoreService<Stored<Organization>, OrganizationData, OrganizationPatch, OrganizationQuery>
+export type OrganizationService = StoreService<
+  Stored<Organization>,
+  OrganizationData,
+  OrganizationPatch,
+  OrganizationQuery
+>
 
-export const createOrganizationService = (app: Application): OrganizationService => createStore<Stored<Organization>, OrganizationData, OrganizationPatch, OrganizationQuery>(app, getOptions(app))
+export const createOrganizationService = (app: Application): OrganizationService =>
+  createStore<Stored<Organization>, OrganizationData, OrganizationPatch, OrganizationQuery>(
+    app,
+    getOptions(app)
+  )

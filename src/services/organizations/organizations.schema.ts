@@ -15,14 +15,29 @@ export const organizationFields = {
   // true; its entry shows name, description, type(s), tags and coordinates — nothing else of the organization.
   directory: Type.Optional(Type.Object({ listed: Type.Boolean() }, { additionalProperties: false })),
   coordinates: Type.Optional(
-    Type.Union([Type.Object({ lat: Type.Number({ minimum: -90, maximum: 90 }), lng: Type.Number({ minimum: -180, maximum: 180 }) }, { additionalProperties: false }), Type.Null()])
+    Type.Union([
+      Type.Object(
+        {
+          lat: Type.Number({ minimum: -90, maximum: 90 }),
+          lng: Type.Number({ minimum: -180, maximum: 180 })
+        },
+        { additionalProperties: false }
+      ),
+      Type.Null()
+    ])
   ),
   // Own tags; `sto:<service type>` tags come from the service catalogue and cannot be set by hand.
   tags: Type.Optional(Type.Array(Text(100, { minLength: 1, pattern: '^(?!sto:)' }), { maxItems: 50 }))
 }
 
 export const organizationSchema = Type.Object(
-  { ...serverFields, ...organizationFields, subscription: Type.Optional(IdString({ description: "Server-owned: the facility's current subscription id" })) },
+  {
+    ...serverFields,
+    ...organizationFields,
+    subscription: Type.Optional(
+      IdString({ description: "Server-owned: the facility's current subscription id" })
+    )
+  },
   { additionalProperties: false }
 )
 export type Organization = Static<typeof organizationSchema>
@@ -30,8 +45,17 @@ export type Organization = Static<typeof organizationSchema>
 // The sign-up body of POST /accounts may carry the same object, with a `subscription` to start (accounts.schema.ts).
 export const organizationDataSchema = Type.Object(organizationFields, { additionalProperties: false })
 
-export const organizationPatchSchema = Type.Partial(Type.Object(organizationFields), { additionalProperties: false })
+export const organizationPatchSchema = Type.Partial(Type.Object(organizationFields), {
+  additionalProperties: false
+})
 
 export const organizationQuerySchema = querySyntax(
-  Type.Object({ id: IdString(), name: Type.String(), type: Type.String(), types: QueryNullable(Type.String()), createdAt: Type.Number(), createdBy: QueryNullable(Type.String()) })
+  Type.Object({
+    id: IdString(),
+    name: Type.String(),
+    type: Type.String(),
+    types: QueryNullable(Type.String()),
+    createdAt: Type.Number(),
+    createdBy: QueryNullable(Type.String())
+  })
 )

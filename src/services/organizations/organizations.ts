@@ -7,7 +7,11 @@ import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { createOrganizationService, type OrganizationService } from './organizations.class'
-import { organizationDataSchema, organizationPatchSchema, organizationQuerySchema } from './organizations.schema'
+import {
+  organizationDataSchema,
+  organizationPatchSchema,
+  organizationQuerySchema
+} from './organizations.schema'
 import { organizationMethods, organizationPath } from './organizations.shared'
 import { serviceAt } from '../../store'
 import { onBehalfOf } from '../../audit/changes'
@@ -25,8 +29,19 @@ const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) 
   const organization = context.result
   try {
     await context.app.service('organization-members').create(
-      { organization: organization.id, uid: context.params.account.id, roles: [], privileges: [], superadmin: true },
-      { ...onBehalfOf(context.params), account: context.params.account, authenticated: true, bootstrap: true }
+      {
+        organization: organization.id,
+        uid: context.params.account.id,
+        roles: [],
+        privileges: [],
+        superadmin: true
+      },
+      {
+        ...onBehalfOf(context.params),
+        account: context.params.account,
+        authenticated: true,
+        bootstrap: true
+      }
     )
   } catch (error) {
     await context.service._remove(organization.id)
@@ -65,8 +80,17 @@ export const organizations = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(organizationQuerySchema), scopeAccess],
       get: [validateQueryWith(organizationQuerySchema), scopeAccess],
-      create: [validateBody({ create: organizationDataSchema }), scopeAccess, addCreatorAsSuperadmin, setCreated],
-      patch: [validateQueryWith(organizationQuerySchema), scopeAccess, validateBody({ patch: organizationPatchSchema })],
+      create: [
+        validateBody({ create: organizationDataSchema }),
+        scopeAccess,
+        addCreatorAsSuperadmin,
+        setCreated
+      ],
+      patch: [
+        validateQueryWith(organizationQuerySchema),
+        scopeAccess,
+        validateBody({ patch: organizationPatchSchema })
+      ],
       remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeDependents]
     }
   })

@@ -48,7 +48,9 @@ export const orderSchema = Type.Object(
     items: Type.Array(orderItemSchema),
     notes: Type.Optional(Text(5000)),
     status: Type.String(),
-    statusHistory: Type.Array(Type.Object({ status: Type.String(), at: Timestamp(), by: Type.Union([IdString(), Type.Null()]) })),
+    statusHistory: Type.Array(
+      Type.Object({ status: Type.String(), at: Timestamp(), by: Type.Union([IdString(), Type.Null()]) })
+    ),
     pendingAt: Stamp(),
     pendingBy: Actor(),
     preparingAt: Stamp(),
@@ -63,7 +65,11 @@ export const orderSchema = Type.Object(
     cancelledBy: Actor(),
     // A dispatch from a stockroom: where from, and the movement of each inventory-variant item.
     dispatchedFrom: Type.Optional(IdString()),
-    consumed: Type.Optional(Type.Array(Type.Object({ item: IdString(), stock: IdString(), movement: IdString(), quantity: Type.Number() }))),
+    consumed: Type.Optional(
+      Type.Array(
+        Type.Object({ item: IdString(), stock: IdString(), movement: IdString(), quantity: Type.Number() })
+      )
+    ),
     updatedAt: Timestamp()
   },
   { additionalProperties: false }

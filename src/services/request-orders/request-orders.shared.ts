@@ -2,7 +2,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Order as OrderDoc, orderInternals, orderDataSchema, orderPatchSchema, orderQuerySchema } from './request-orders.schema'
+import type {
+  Order as OrderDoc,
+  orderInternals,
+  orderDataSchema,
+  orderPatchSchema,
+  orderQuerySchema
+} from './request-orders.schema'
 import type { External } from '../../schema/resolvers'
 
 export const requestOrderPath = 'request/orders'
@@ -15,7 +21,16 @@ export type RequestOrderPatch = Static<typeof orderPatchSchema>
 export type RequestOrderQuery = Static<typeof orderQuerySchema>
 
 /** What a client may call on request-orders: its methods, typed by the schemas (data in, result out). */
-export type RequestOrderClientService = Pick<ClientService<Order, RequestOrderData, RequestOrderPatch, Paginated<Order>, ClientParams<RequestOrderQuery>>, (typeof requestOrderMethods)[number]>
+export type RequestOrderClientService = Pick<
+  ClientService<
+    Order,
+    RequestOrderData,
+    RequestOrderPatch,
+    Paginated<Order>,
+    ClientParams<RequestOrderQuery>
+  >,
+  (typeof requestOrderMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

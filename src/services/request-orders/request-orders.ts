@@ -19,7 +19,12 @@ import { oneAtATime } from '../../billing/hooks'
 import { externalView } from '../../schema/external'
 import { orderSettings } from '../../orders/settings'
 import { createOrderService, type RequestOrderService } from './request-orders.class'
-import { orderDataSchema, orderExternalResolver, orderPatchSchema, orderQuerySchema } from './request-orders.schema'
+import {
+  orderDataSchema,
+  orderExternalResolver,
+  orderPatchSchema,
+  orderQuerySchema
+} from './request-orders.schema'
 import { requestOrderMethods, requestOrderPath } from './request-orders.shared'
 
 declare module '../../declarations' {
@@ -28,7 +33,8 @@ declare module '../../declarations' {
   }
 }
 
-const patientOf = (doc: any): string | undefined => (doc?.requestedForType === 'patient' && typeof doc.requestedFor === 'string' ? doc.requestedFor : undefined)
+const patientOf = (doc: any): string | undefined =>
+  doc?.requestedForType === 'patient' && typeof doc.requestedFor === 'string' ? doc.requestedFor : undefined
 
 export const requestOrders = (app: Application) => {
   orderSettings(app)
@@ -36,17 +42,28 @@ export const requestOrders = (app: Application) => {
 
   defineAccess(requestOrderPath, {
     read: (access) => ({
-      $or: [{ 'owner.organization': { $in: organizationIds(access) } }, { requestedForType: 'patient', requestedFor: access.accountId }]
+      $or: [
+        { 'owner.organization': { $in: organizationIds(access) } },
+        { requestedForType: 'patient', requestedFor: access.accountId }
+      ]
     }),
     write: (access) => ({ 'owner.organization': { $in: organizationIds(access) } }),
     // Members of the owner organization order (another organization is a 404).
     create: (access, data) => {
-      if (!isMember(access, data.owner.organization)) throw new NotFound(`No organization found for id '${data.owner.organization}'`)
+      if (!isMember(access, data.owner.organization))
+        throw new NotFound(`No organization found for id '${data.owner.organization}'`)
     },
-    audience: (doc) => [`organizations/${doc.owner?.organization}`, ...(patientOf(doc) ? [`accounts/${patientOf(doc)}`] : [])],
+    audience: (doc) => [
+      `organizations/${doc.owner?.organization}`,
+      ...(patientOf(doc) ? [`accounts/${patientOf(doc)}`] : [])
+    ],
     organizations: (doc) => [doc.owner?.organization],
     // An order for a patient is patient data (docs/audit-trail.md).
-    audit: { fields: ['requestedForType', 'requestedFor', 'owner.organization'], patient: patientOf, facility: (doc) => doc.owner?.organization }
+    audit: {
+      fields: ['requestedForType', 'requestedFor', 'owner.organization'],
+      patient: patientOf,
+      facility: (doc) => doc.owner?.organization
+    }
   })
 
   app.service(requestOrderPath).hooks({
@@ -55,7 +72,12 @@ export const requestOrders = (app: Application) => {
       find: [validateQueryWith(orderQuerySchema), scopeAccess],
       get: [validateQueryWith(orderQuerySchema), scopeAccess],
       create: [validateBody({ create: orderDataSchema }), scopeAccess, setCreated],
-      patch: [oneAtATime, validateQueryWith(orderQuerySchema), scopeAccess, validateBody({ patch: orderPatchSchema })]
+      patch: [
+        oneAtATime,
+        validateQueryWith(orderQuerySchema),
+        scopeAccess,
+        validateBody({ patch: orderPatchSchema })
+      ]
     }
   })
 }

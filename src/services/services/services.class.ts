@@ -10,6 +10,15 @@ export const getOptions = (_app: Application): StoreOptions => ({
 })
 
 /** The services service as the app holds it: the store's adapter typed by the schemas. */
-export type ServiceCatalogue = StoreService<Stored<Service>, CatalogueServiceData, CatalogueServicePatch, CatalogueServiceQuery>
+export type ServiceCatalogue = StoreService<
+  Stored<Service>,
+  CatalogueServiceData,
+  CatalogueServicePatch,
+  CatalogueServiceQuery
+>
 
-export const createServiceCatalogue = (app: Application): ServiceCatalogue => createStore<Stored<Service>, CatalogueServiceData, CatalogueServicePatch, CatalogueServiceQuery>(app, getOptions(app))
+export const createServiceCatalogue = (app: Application): ServiceCatalogue =>
+  createStore<Stored<Service>, CatalogueServiceData, CatalogueServicePatch, CatalogueServiceQuery>(
+    app,
+    getOptions(app)
+  )

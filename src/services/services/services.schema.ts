@@ -15,12 +15,22 @@ const serviceFields = {
 }
 
 export const serviceSchema = Type.Object(
-  { ...serverFields, facility: IdString(), ...serviceFields, currency: Currency(), active: Type.Boolean(), updatedAt: Type.Number() },
+  {
+    ...serverFields,
+    facility: IdString(),
+    ...serviceFields,
+    currency: Currency(),
+    active: Type.Boolean(),
+    updatedAt: Type.Number()
+  },
   { additionalProperties: false }
 )
 export type Service = Static<typeof serviceSchema>
 
-export const serviceDataSchema = Type.Object({ facility: IdString(), ...serviceFields }, { additionalProperties: false })
+export const serviceDataSchema = Type.Object(
+  { facility: IdString(), ...serviceFields },
+  { additionalProperties: false }
+)
 
 export const servicePatchSchema = Type.Partial(Type.Object(serviceFields), { additionalProperties: false })
 

@@ -13,7 +13,16 @@ export type CatalogueServicePatch = Static<typeof servicePatchSchema>
 export type CatalogueServiceQuery = Static<typeof serviceQuerySchema>
 
 /** What a client may call on services: its methods, typed by the schemas (data in, result out). */
-export type CatalogueServiceClientService = Pick<ClientService<Service, CatalogueServiceData, CatalogueServicePatch, Paginated<Service>, ClientParams<CatalogueServiceQuery>>, (typeof serviceMethods)[number]>
+export type CatalogueServiceClientService = Pick<
+  ClientService<
+    Service,
+    CatalogueServiceData,
+    CatalogueServicePatch,
+    Paginated<Service>,
+    ClientParams<CatalogueServiceQuery>
+  >,
+  (typeof serviceMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

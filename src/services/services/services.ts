@@ -22,7 +22,12 @@ declare module '../../declarations' {
 // Currency and `active` get their defaults.
 const prepareService = async (context: HookContext, next: NextFunction) => {
   const settings = billingSettings(context.app)
-  context.data = { ...context.data, currency: context.data.currency ?? settings.currency, active: context.data.active ?? true, updatedAt: Date.now() }
+  context.data = {
+    ...context.data,
+    currency: context.data.currency ?? settings.currency,
+    active: context.data.active ?? true,
+    updatedAt: Date.now()
+  }
   await next()
 }
 
@@ -39,7 +44,8 @@ export const facilityServices = (app: Application) => {
     read: (access) => facilityScope(access),
     write: (access) => billingScope(access, billingSettings(app).privilege),
     // Only billing staff of the facility add services.
-    create: (access, data) => requireBilling(access, data.facility, billingSettings(app).privilege, 'Managing the service catalogue'),
+    create: (access, data) =>
+      requireBilling(access, data.facility, billingSettings(app).privilege, 'Managing the service catalogue'),
     ...facilityOwned
   })
 
@@ -48,8 +54,20 @@ export const facilityServices = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(serviceQuerySchema), scopeAccess],
       get: [validateQueryWith(serviceQuerySchema), scopeAccess],
-      create: [validateBody({ create: serviceDataSchema }), checkBillingValues({ type: 'serviceTypes' }, ['price']), scopeAccess, prepareService, setCreated],
-      patch: [validateQueryWith(serviceQuerySchema), scopeAccess, validateBody({ patch: servicePatchSchema }), checkBillingValues({ type: 'serviceTypes' }, ['price']), touch],
+      create: [
+        validateBody({ create: serviceDataSchema }),
+        checkBillingValues({ type: 'serviceTypes' }, ['price']),
+        scopeAccess,
+        prepareService,
+        setCreated
+      ],
+      patch: [
+        validateQueryWith(serviceQuerySchema),
+        scopeAccess,
+        validateBody({ patch: servicePatchSchema }),
+        checkBillingValues({ type: 'serviceTypes' }, ['price']),
+        touch
+      ],
       remove: [validateQueryWith(serviceQuerySchema), scopeAccess]
     }
   })

@@ -9,7 +9,11 @@ import type { Package } from './subscription-packages.schema'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'subscription-packages',
-  indexes: [{ fields: { key: 1 }, unique: true, sparse: true }, { fields: { type: 1 } }, { fields: { types: 1 } }]
+  indexes: [
+    { fields: { key: 1 }, unique: true, sparse: true },
+    { fields: { type: 1 } },
+    { fields: { types: 1 } }
+  ]
 })
 
 const packageMethods = (_app: Application) => (Base: any) =>
@@ -25,4 +29,5 @@ const packageMethods = (_app: Application) => (Base: any) =>
 
 export type PackageService = StoreService<Package, PackageData, PackagePatch, PackageQuery>
 
-export const createPackageService = (app: Application): PackageService => createStore<Package, PackageData, PackagePatch, PackageQuery>(app, getOptions(app), packageMethods(app))
+export const createPackageService = (app: Application): PackageService =>
+  createStore<Package, PackageData, PackagePatch, PackageQuery>(app, getOptions(app), packageMethods(app))

@@ -14,7 +14,10 @@ export const productSchema = Type.Union(
         type: Type.Literal('feature'),
         base: Type.Boolean({ description: 'Whether the feature is on without a toggle' }),
         max: Type.Optional(Type.Boolean()),
-        toggleable: Type.Boolean({ description: 'Whether a subscriber may switch it with PATCH /subscriptions/:id { <key>: true|false }' }),
+        toggleable: Type.Boolean({
+          description:
+            'Whether a subscriber may switch it with PATCH /subscriptions/:id { <key>: true|false }'
+        }),
         price: Money('Price of switching it on, per interval, in the smallest currency unit (0: free)')
       },
       { additionalProperties: false, title: 'feature' }
@@ -36,14 +39,18 @@ export type Product = Static<typeof productSchema>
 
 const Products = () =>
   Type.Record(Type.String({ pattern: PRODUCT_KEY }), productSchema, {
-    description: 'Features and limits by key (e.g. lis, ris, pme, pharmacy, inventory, dental, onlineBooking, onlinePayments, memberSeatsMax, storageMax, smsCreditsMax)'
+    description:
+      'Features and limits by key (e.g. lis, ris, pme, pharmacy, inventory, dental, onlineBooking, onlinePayments, memberSeatsMax, storageMax, smsCreditsMax)'
   })
 
 const packageFields = {
   name: Text(200, { minLength: 1 }),
   description: Type.Optional(Text(5000)),
   type: Text(100, { minLength: 1, description: 'The organization type it is for, e.g. facility' }),
-  types: Type.Array(Text(100, { minLength: 1 }), { maxItems: 50, description: 'Facility kinds it suits, e.g. clinic, diagnostic-center, pharmacy' }),
+  types: Type.Array(Text(100, { minLength: 1 }), {
+    maxItems: 50,
+    description: 'Facility kinds it suits, e.g. clinic, diagnostic-center, pharmacy'
+  }),
   price: Money('Price per interval in the smallest currency unit (0: free)'),
   currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, e.g. USD' }),
   interval: Type.Union([Type.Literal('month'), Type.Literal('year')]),

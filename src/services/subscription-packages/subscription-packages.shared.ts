@@ -2,7 +2,12 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { Static } from '@feathersjs/typebox'
 import type { ClientParams } from '../client-params'
-import type { Package, packageDataSchema, packagePatchSchema, packageQuerySchema } from './subscription-packages.schema'
+import type {
+  Package,
+  packageDataSchema,
+  packagePatchSchema,
+  packageQuerySchema
+} from './subscription-packages.schema'
 
 export const subscriptionPackagePath = 'subscription/packages'
 export const subscriptionPackageMethods = ['find', 'get', 'create', 'patch'] as const
@@ -13,7 +18,10 @@ export type PackagePatch = Static<typeof packagePatchSchema>
 export type PackageQuery = Static<typeof packageQuerySchema>
 
 /** What a client may call on subscription packages: its methods, typed by the schemas (data in, result out). */
-export type PackageClientService = Pick<ClientService<Package, PackageData, PackagePatch, Paginated<Package>, ClientParams<PackageQuery>>, (typeof subscriptionPackageMethods)[number]>
+export type PackageClientService = Pick<
+  ClientService<Package, PackageData, PackagePatch, Paginated<Package>, ClientParams<PackageQuery>>,
+  (typeof subscriptionPackageMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -21,7 +21,10 @@ declare module '../../declarations' {
 }
 
 export const subscriptionPackages = (app: Application) => {
-  app.use(subscriptionPackagePath, createPackageService(app), { methods: [...subscriptionPackageMethods], events: [] })
+  app.use(subscriptionPackagePath, createPackageService(app), {
+    methods: [...subscriptionPackageMethods],
+    events: []
+  })
 
   defineAccess(subscriptionPackagePath, {
     read: () => null,
@@ -37,7 +40,12 @@ export const subscriptionPackages = (app: Application) => {
       find: [validateQueryWith(packageQuerySchema)],
       get: [validateQueryWith(packageQuerySchema)],
       create: [authenticate('jwt'), validateBody({ create: packageDataSchema }), scopeAccess, setCreated],
-      patch: [authenticate('jwt'), validateQueryWith(packageQuerySchema), scopeAccess, validateBody({ patch: packagePatchSchema })]
+      patch: [
+        authenticate('jwt'),
+        validateQueryWith(packageQuerySchema),
+        scopeAccess,
+        validateBody({ patch: packagePatchSchema })
+      ]
     }
   })
 }

@@ -27,21 +27,44 @@ const subscriptionMethods = (app: Application) => (Base: any) =>
     // One kind of change per PATCH: { status, reason? }, { package }, or feature toggles { <key>: boolean }.
     async patch(id: NullableId, data: Record<string, unknown>, params: Params = {}) {
       const existing: Subscription = params.existing ?? (await this._get(id as Id))
-      const actor = { by: params.account?.id ?? null, params, admin: params.provider ? params.access?.admin === true : true }
+      const actor = {
+        by: params.account?.id ?? null,
+        params,
+        admin: params.provider ? params.access?.admin === true : true
+      }
       const { status, reason, package: packageId, ...toggles } = data
-      const kinds = [status !== undefined, packageId !== undefined, Object.keys(toggles).length > 0].filter(Boolean).length
+      const kinds = [status !== undefined, packageId !== undefined, Object.keys(toggles).length > 0].filter(
+        Boolean
+      ).length
       if (kinds !== 1) {
         const field = kinds === 0 ? 'status' : Object.keys(data)[1]
-        throw invalid('data', [{ field, message: 'send exactly one change: { status, reason? }, { package }, or feature toggles such as { lis: true }' }])
+        throw invalid('data', [
+          {
+            field,
+            message:
+              'send exactly one change: { status, reason? }, { package }, or feature toggles such as { lis: true }'
+          }
+        ])
       }
-      if (reason !== undefined && status === undefined) throw invalid('data', [{ field: 'reason', message: 'goes with a status change only' }])
-      if (status !== undefined) return setStatus(app, existing, status as SubscriptionStatus, reason as string | undefined, actor)
+      if (reason !== undefined && status === undefined)
+        throw invalid('data', [{ field: 'reason', message: 'goes with a status change only' }])
+      if (status !== undefined)
+        return setStatus(app, existing, status as SubscriptionStatus, reason as string | undefined, actor)
       if (packageId !== undefined) return changePackage(app, existing, packageId as string, actor)
       return toggleFeatures(app, existing, toggles, actor)
     }
   }
 
-export type SubscriptionService = StoreService<Subscription, SubscriptionData, SubscriptionPatch, SubscriptionQuery>
+export type SubscriptionService = StoreService<
+  Subscription,
+  SubscriptionData,
+  SubscriptionPatch,
+  SubscriptionQuery
+>
 
 export const createSubscriptionService = (app: Application): SubscriptionService =>
-  createStore<Subscription, SubscriptionData, SubscriptionPatch, SubscriptionQuery>(app, getOptions(app), subscriptionMethods(app))
+  createStore<Subscription, SubscriptionData, SubscriptionPatch, SubscriptionQuery>(
+    app,
+    getOptions(app),
+    subscriptionMethods(app)
+  )

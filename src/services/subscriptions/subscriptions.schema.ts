@@ -3,7 +3,17 @@ import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
 import { omittingResolver } from '../../schema/resolvers'
 
-export const SUBSCRIPTION_STATUSES = ['pending', 'trialing', 'active', 'incomplete', 'incomplete_expired', 'canceled', 'past_due', 'unpaid', 'paused'] as const
+export const SUBSCRIPTION_STATUSES = [
+  'pending',
+  'trialing',
+  'active',
+  'incomplete',
+  'incomplete_expired',
+  'canceled',
+  'past_due',
+  'unpaid',
+  'paused'
+] as const
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number]
 /** Statuses a subscription never leaves; a facility whose subscription is final may create a new one. */
 export const FINAL_STATUSES: SubscriptionStatus[] = ['canceled', 'incomplete_expired']
@@ -16,7 +26,11 @@ export const checkoutSessionSchema = Type.Object(
   { additionalProperties: false }
 )
 
-const FeatureValue = () => Type.Union([Type.Boolean(), Type.Number()], { description: "A feature's (or limit's) current value, one top-level field per product key of the package, e.g. lis: true" })
+const FeatureValue = () =>
+  Type.Union([Type.Boolean(), Type.Number()], {
+    description:
+      "A feature's (or limit's) current value, one top-level field per product key of the package, e.g. lis: true"
+  })
 
 export const subscriptionSchema = Type.Object(
   {
@@ -30,20 +44,47 @@ export const subscriptionSchema = Type.Object(
     trialEndsAt: Type.Optional(Nullable(Timestamp())),
     currentPeriodStart: Type.Optional(Nullable(Timestamp())),
     currentPeriodEnd: Type.Optional(Nullable(Timestamp())),
-    checkoutSession: Type.Union([checkoutSessionSchema, Type.Null()], { description: 'The checkout to follow to pay what is pending (null: nothing to pay)' }),
+    checkoutSession: Type.Union([checkoutSessionSchema, Type.Null()], {
+      description: 'The checkout to follow to pay what is pending (null: nothing to pay)'
+    }),
     updatesPending: Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean(), Type.Number()]), {
       description: 'Changes waiting for the checkout: package and/or feature toggles'
     }),
     statusHistory: Type.Array(
-      Type.Object({ status: Status(), at: Timestamp(), by: Type.Union([Type.String(), Type.Null()]), reason: Type.Optional(Type.String()) }, { additionalProperties: false })
+      Type.Object(
+        {
+          status: Status(),
+          at: Timestamp(),
+          by: Type.Union([Type.String(), Type.Null()]),
+          reason: Type.Optional(Type.String())
+        },
+        { additionalProperties: false }
+      )
     ),
     prorations: Type.Optional(
       Type.Array(
-        Type.Object({ from: Type.String(), to: Type.String(), amount: Type.Number(), currency: Type.String(), at: Timestamp() }, { additionalProperties: false }),
-        { description: 'Package changes within a paid period: the difference for the rest of the period, settled with the next renewal' }
+        Type.Object(
+          {
+            from: Type.String(),
+            to: Type.String(),
+            amount: Type.Number(),
+            currency: Type.String(),
+            at: Timestamp()
+          },
+          { additionalProperties: false }
+        ),
+        {
+          description:
+            'Package changes within a paid period: the difference for the rest of the period, settled with the next renewal'
+        }
       )
     ),
-    retry: Type.Optional(Type.Union([Type.Object({ attempt: Type.Integer(), nextAt: Timestamp(), since: Timestamp() }), Type.Null()])),
+    retry: Type.Optional(
+      Type.Union([
+        Type.Object({ attempt: Type.Integer(), nextAt: Timestamp(), since: Timestamp() }),
+        Type.Null()
+      ])
+    ),
     incompleteAt: Type.Optional(Nullable(Timestamp())),
     canceledAt: Type.Optional(Timestamp()),
     canceledBy: Type.Optional(Type.String()),
@@ -58,7 +99,11 @@ export type Subscription = Static<typeof subscriptionSchema> & Record<string, un
 export const signUpSubscriptionSchema = Type.Object(
   {
     package: IdString({ description: 'A subscription package id (GET /subscription/packages)' }),
-    trial: Type.Optional(Type.Boolean({ description: "Start with a trial (the package's trial days, or the configured default)" }))
+    trial: Type.Optional(
+      Type.Boolean({
+        description: "Start with a trial (the package's trial days, or the configured default)"
+      })
+    )
   },
   { additionalProperties: false }
 )
@@ -72,18 +117,28 @@ export const subscriptionDataSchema = Type.Object(
   { additionalProperties: false }
 )
 
-export const packageChangeSchema = Type.Object({ package: IdString() }, { additionalProperties: false, title: 'change the package' })
+export const packageChangeSchema = Type.Object(
+  { package: IdString() },
+  { additionalProperties: false, title: 'change the package' }
+)
 export const statusChangeSchema = Type.Object(
   {
     status: Status(),
     reason: Type.Optional(Text(1000))
   },
-  { additionalProperties: false, title: "change the status (a superadmin: canceled only; others: application admins)" }
+  {
+    additionalProperties: false,
+    title: 'change the status (a superadmin: canceled only; others: application admins)'
+  }
 )
-export const toggleSchema = Type.Record(Type.String({ pattern: '^[a-z][A-Za-z0-9]{0,39}$' }), Type.Boolean(), {
-  title: 'toggle features',
-  description: 'Feature keys the package lets a subscriber toggle, e.g. { "lis": true }'
-})
+export const toggleSchema = Type.Record(
+  Type.String({ pattern: '^[a-z][A-Za-z0-9]{0,39}$' }),
+  Type.Boolean(),
+  {
+    title: 'toggle features',
+    description: 'Feature keys the package lets a subscriber toggle, e.g. { "lis": true }'
+  }
+)
 
 /** One kind of change per PATCH: a package, a status (with a reason), or feature toggles (checked by the domain). */
 export const subscriptionPatchSchema = Type.Object(

@@ -3,7 +3,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { Static } from '@feathersjs/typebox'
 import type { ClientParams } from '../client-params'
-import type { Subscription as SubscriptionDoc, subscriptionInternals, subscriptionDataSchema, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
+import type {
+  Subscription as SubscriptionDoc,
+  subscriptionInternals,
+  subscriptionDataSchema,
+  subscriptionPatchSchema,
+  subscriptionQuerySchema
+} from './subscriptions.schema'
 import type { External } from '../../schema/resolvers'
 
 export const subscriptionPath = 'subscriptions'
@@ -16,7 +22,16 @@ export type SubscriptionPatch = Static<typeof subscriptionPatchSchema>
 export type SubscriptionQuery = Static<typeof subscriptionQuerySchema>
 
 /** What a client may call on subscriptions: its methods, typed by the schemas (data in, result out). */
-export type SubscriptionClientService = Pick<ClientService<Subscription, SubscriptionData, SubscriptionPatch, Paginated<Subscription>, ClientParams<SubscriptionQuery>>, (typeof subscriptionMethods)[number]>
+export type SubscriptionClientService = Pick<
+  ClientService<
+    Subscription,
+    SubscriptionData,
+    SubscriptionPatch,
+    Paginated<Subscription>,
+    ClientParams<SubscriptionQuery>
+  >,
+  (typeof subscriptionMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -16,7 +16,12 @@ import { externalView } from '../../schema/external'
 import { processorOf } from '../../providers/processor'
 import { checkoutPages } from '../../subscriptions/checkout-page'
 import { type SubscriptionService, createSubscriptionService } from './subscriptions.class'
-import { subscriptionDataSchema, subscriptionExternalResolver, subscriptionPatchSchema, subscriptionQuerySchema } from './subscriptions.schema'
+import {
+  subscriptionDataSchema,
+  subscriptionExternalResolver,
+  subscriptionPatchSchema,
+  subscriptionQuerySchema
+} from './subscriptions.schema'
 import { subscriptionMethods, subscriptionPath } from './subscriptions.shared'
 
 declare module '../../declarations' {
@@ -37,8 +42,12 @@ export const subscriptions = (app: Application) => {
     // The facility's superadmins subscribe it (a member without that: 403; an organization the caller is not in: 404).
     create: (access, data) => {
       if (access.admin) return
-      if (!isMemberWith(access, data.facility)) throw new NotFound(`No organization found for id '${data.facility}'`, { errors: [{ field: 'facility', message: 'is not an organization you are a member of' }] })
-      if (!superadminOf(access).includes(data.facility)) throw new Forbidden("Only a superadmin of the facility may subscribe it")
+      if (!isMemberWith(access, data.facility))
+        throw new NotFound(`No organization found for id '${data.facility}'`, {
+          errors: [{ field: 'facility', message: 'is not an organization you are a member of' }]
+        })
+      if (!superadminOf(access).includes(data.facility))
+        throw new Forbidden('Only a superadmin of the facility may subscribe it')
     },
     audience: (doc) => [`organizations/${doc.facility}`],
     organizations: (doc) => [doc.facility]
@@ -50,8 +59,11 @@ export const subscriptions = (app: Application) => {
       find: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       get: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       create: [validateBody({ create: subscriptionDataSchema }), scopeAccess],
-      patch: [validateQueryWith(subscriptionQuerySchema), scopeAccess, validateBody({ patch: subscriptionPatchSchema })]
+      patch: [
+        validateQueryWith(subscriptionQuerySchema),
+        scopeAccess,
+        validateBody({ patch: subscriptionPatchSchema })
+      ]
     }
   })
-
 }

@@ -20,25 +20,34 @@ interface Circle extends Point {
   radiusKm: number
 }
 
-const badLocation = (message: string) => new BadRequest(`Invalid query: 'location' ${message}`, { errors: [{ field: 'location', message }] })
+const badLocation = (message: string) =>
+  new BadRequest(`Invalid query: 'location' ${message}`, { errors: [{ field: 'location', message }] })
 
 /** `lat,lng[,radius_km]` → a circle, or a 400 naming `location`. */
 export const parseLocation = (text: string, settings: DirectorySettings): Circle => {
   const parts = text.split(',').map((part) => part.trim())
-  if (parts.length < 2 || parts.length > 3 || parts.some((part) => !/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(part))) {
+  if (
+    parts.length < 2 ||
+    parts.length > 3 ||
+    parts.some((part) => !/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(part))
+  ) {
     throw badLocation('must be "<lat>,<lng>" or "<lat>,<lng>,<radius_km>" (numbers)')
   }
   const [lat, lng, radius] = parts.map(Number)
   if (lat < -90 || lat > 90) throw badLocation('latitude must be between -90 and 90')
   if (lng < -180 || lng > 180) throw badLocation('longitude must be between -180 and 180')
   const radiusKm = parts.length === 3 ? radius : settings.defaultRadiusKm
-  if (!(radiusKm > 0) || radiusKm > settings.maxRadiusKm) throw badLocation(`radius must be more than 0 and at most ${settings.maxRadiusKm} km`)
+  if (!(radiusKm > 0) || radiusKm > settings.maxRadiusKm)
+    throw badLocation(`radius must be more than 0 and at most ${settings.maxRadiusKm} km`)
   return { lat, lng, radiusKm }
 }
 
 type Facet = string | { $in: string[] }
 const facetCondition = (field: string, value: Facet): Condition => ({
-  keys: (typeof value === 'string' ? [value] : value.$in).map((one) => ({ key: facetKey(field, one), score: 0 }))
+  keys: (typeof value === 'string' ? [value] : value.$in).map((one) => ({
+    key: facetKey(field, one),
+    score: 0
+  }))
 })
 
 export class UnifiedDirectory {
@@ -50,16 +59,21 @@ export class UnifiedDirectory {
     const limit = Math.min(query.$limit ?? settings.paginate.default, settings.paginate.max)
     const skip = query.$skip ?? 0
     if (query.location !== undefined && query.$search === undefined) {
-      throw new BadRequest("Invalid query: 'location' applies only together with '$search' (use $search=* for every entry)", {
-        errors: [{ field: 'location', message: 'requires $search' }]
-      })
+      throw new BadRequest(
+        "Invalid query: 'location' applies only together with '$search' (use $search=* for every entry)",
+        {
+          errors: [{ field: 'location', message: 'requires $search' }]
+        }
+      )
     }
     const circle = query.location !== undefined ? parseLocation(query.location, settings) : null
     const raw = (query.$search ?? '*').trim()
     // `*` (or a search without any word) matches every entry.
     const searched = raw === '*' ? [] : [...new Set(words(raw))]
     if (searched.length > settings.maxWords) {
-      throw new BadRequest(`Invalid query: '$search' has more than ${settings.maxWords} words`, { errors: [{ field: '$search', message: `at most ${settings.maxWords} words` }] })
+      throw new BadRequest(`Invalid query: '$search' has more than ${settings.maxWords} words`, {
+        errors: [{ field: '$search', message: `at most ${settings.maxWords} words` }]
+      })
     }
 
     const conditions: Condition[] = []
@@ -68,8 +82,12 @@ export class UnifiedDirectory {
       if (value !== undefined) conditions.push(facetCondition(field, value))
     }
     // Every query word must match: one of its tiers (3 a whole name word, 2 a name-word prefix, 1 a description word).
-    for (const word of searched) conditions.push({ keys: TIERS.map((tier) => ({ key: wordKey(tier, word), score: tier })) })
-    if (circle) conditions.push({ keys: coveringCells(circle, circle.radiusKm).map((cell) => ({ key: cellKey(cell), score: 0 })) })
+    for (const word of searched)
+      conditions.push({ keys: TIERS.map((tier) => ({ key: wordKey(tier, word), score: tier })) })
+    if (circle)
+      conditions.push({
+        keys: coveringCells(circle, circle.radiusKm).map((cell) => ({ key: cellKey(cell), score: 0 }))
+      })
 
     await startDirectoryRepair(this.app)
     const index = await directoryIndex(this.app)
@@ -81,12 +99,20 @@ export class UnifiedDirectory {
       total = named.total
       page = named.ids.map((id) => ({ id, score: 0, distance: 0 }))
     } else {
-      const hits = index.match(conditions, circle ? { ...circle, distance: (to) => distanceKm(circle, to) } : null)
+      const hits = index.match(
+        conditions,
+        circle ? { ...circle, distance: (to) => distanceKm(circle, to) } : null
+      )
       total = hits.count
-      page = index.page(hits, skip, limit).map((hit) => ({ id: index.idOf(hit.n), score: hit.score, distance: hit.distance }))
+      page = index
+        .page(hits, skip, limit)
+        .map((hit) => ({ id: index.idOf(hit.n), score: hit.score, distance: hit.distance }))
     }
     const docs = page.length
-      ? ((await directoryStore(this.app)._find({ query: { id: { $in: page.map((hit) => hit.id) }, $select: [...publicFields] }, paginate: false })) as DirectoryEntry[])
+      ? ((await directoryStore(this.app)._find({
+          query: { id: { $in: page.map((hit) => hit.id) }, $select: [...publicFields] },
+          paginate: false
+        })) as DirectoryEntry[])
       : []
     const byId = new Map(docs.map((doc) => [doc.id, doc]))
     const data: DirectoryResult[] = []

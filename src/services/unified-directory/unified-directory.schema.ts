@@ -3,7 +3,11 @@ import { Type, type Static } from '@feathersjs/typebox'
 
 const Value = () => Type.String({ minLength: 1, maxLength: 200 })
 /** A facet: one value, or `{ $in: [values] }`. */
-const Facet = () => Type.Union([Value(), Type.Object({ $in: Type.Array(Value(), { minItems: 1, maxItems: 50 }) }, { additionalProperties: false })])
+const Facet = () =>
+  Type.Union([
+    Value(),
+    Type.Object({ $in: Type.Array(Value(), { minItems: 1, maxItems: 50 }) }, { additionalProperties: false })
+  ])
 
 export const directoryQuerySchema = Type.Object(
   {

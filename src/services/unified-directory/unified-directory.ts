@@ -18,8 +18,13 @@ declare module '../../declarations' {
 // `ref.id` is the one field of `ref` that is not a facet (an entry is not looked up by its source's id here).
 const refuseRefId = async (context: HookContext, next: NextFunction) => {
   const query = context.params.query ?? {}
-  if (Object.prototype.hasOwnProperty.call(query, 'ref.id') || (query.ref && typeof query.ref === 'object' && 'id' in query.ref)) {
-    throw new BadRequest("Invalid query: 'ref.id' is not a filter of the directory", { errors: [{ field: 'ref.id', message: 'is not a filter' }] })
+  if (
+    Object.prototype.hasOwnProperty.call(query, 'ref.id') ||
+    (query.ref && typeof query.ref === 'object' && 'id' in query.ref)
+  ) {
+    throw new BadRequest("Invalid query: 'ref.id' is not a filter of the directory", {
+      errors: [{ field: 'ref.id', message: 'is not a filter' }]
+    })
   }
   await next()
 }
@@ -27,7 +32,10 @@ const refuseRefId = async (context: HookContext, next: NextFunction) => {
 export const unifiedDirectory = (app: Application) => {
   setupDirectoryStore(app)
   setupDirectoryRepair(app)
-  app.use(unifiedDirectoryPath, new UnifiedDirectory(app), { methods: [...unifiedDirectoryMethods], events: [] })
+  app.use(unifiedDirectoryPath, new UnifiedDirectory(app), {
+    methods: [...unifiedDirectoryMethods],
+    events: []
+  })
   app.service(unifiedDirectoryPath).hooks({
     around: {
       find: [refuseRefId, validateQueryWith(directoryQuerySchema)]

@@ -16,10 +16,16 @@ export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhook-events',
   // The worker's window reads `queue` (the webhook id, set only while a delivery is pending) in creation order, so
   // its cost follows the webhook's backlog, not its history; listings read `webhook`; cleanup reads `createdAt`.
-  indexes: [{ fields: { queue: 1, createdAt: 1 }, sparse: true }, { fields: { webhook: 1, createdAt: 1 } }, { fields: { createdAt: 1 } }]})
+  indexes: [
+    { fields: { queue: 1, createdAt: 1 }, sparse: true },
+    { fields: { webhook: 1, createdAt: 1 } },
+    { fields: { createdAt: 1 } }
+  ]
+})
 
 /** A body with `webhook` or `event` asks for a ping; anything else registers a webhook. */
-export const isPingBody = (data: unknown) => !!data && typeof data === 'object' && !Array.isArray(data) && ('webhook' in data || 'event' in data)
+export const isPingBody = (data: unknown) =>
+  !!data && typeof data === 'object' && !Array.isArray(data) && ('webhook' in data || 'event' in data)
 
 /** A stored delivery as clients see it: the payload parsed, the worker's lease left out. */
 export class WebhookEventsService {
@@ -50,10 +56,19 @@ export class WebhookEventsService {
     const webhooks = this.app.service('webhooks')
     // As the caller: someone else's webhook is a 404.
     const webhook = params.provider
-      ? await webhooks.get(ping.webhook, { provider: params.provider, account: params.account, authenticated: true, access: params.access, authentication: params.authentication })
+      ? await webhooks.get(ping.webhook, {
+          provider: params.provider,
+          account: params.account,
+          authenticated: true,
+          access: params.access,
+          authentication: params.authentication
+        })
       : await webhooks._get(ping.webhook)
     if (webhook.active === false) {
-      throw new Conflict('The webhook is inactive; reactivate it (PATCH /webhooks/:id { active: true }) before pinging it', { webhook: webhook.id })
+      throw new Conflict(
+        'The webhook is inactive; reactivate it (PATCH /webhooks/:id { active: true }) before pinging it',
+        { webhook: webhook.id }
+      )
     }
     const [delivery] = await enqueueDeliveries(this.app, webhook, 'ping', [{ webhook: webhook.id }])
     return delivery
@@ -63,11 +78,26 @@ export class WebhookEventsService {
   async patch(id: Id, _data: { retry: true }, params: Params = {}) {
     const existing: StoredDelivery = params.existing ?? (await this.deliveries._get(id))
     if (existing.status !== 'failed') {
-      throw new Conflict(`Only a failed delivery can be retried; this one is ${existing.status}`, { status: existing.status })
+      throw new Conflict(`Only a failed delivery can be retried; this one is ${existing.status}`, {
+        status: existing.status
+      })
     }
     const now = Date.now()
     const updated = await this.deliveries
-      ._patch(existing.id, { status: 'pending', queue: existing.webhook, attempts: 0, nextAttemptAt: now, leaseUntil: 0, retriedAt: now, $inc: { retries: 1 }, $unset: { failedAt: '' } }, { query: within({ status: 'failed' }, params.writeScope) })
+      ._patch(
+        existing.id,
+        {
+          status: 'pending',
+          queue: existing.webhook,
+          attempts: 0,
+          nextAttemptAt: now,
+          leaseUntil: 0,
+          retriedAt: now,
+          $inc: { retries: 1 },
+          $unset: { failedAt: '' }
+        },
+        { query: within({ status: 'failed' }, params.writeScope) }
+      )
       .catch(() => {
         throw new Conflict('The delivery was retried meanwhile')
       })

@@ -18,7 +18,12 @@ export const deliverySchema = Type.Object(
     nextAttemptAt: Timestamp(),
     lastAttemptAt: Type.Optional(Timestamp()),
     lastResponse: Type.Optional(
-      Type.Object({ status: Type.Optional(Type.Number()), error: Type.Optional(Type.String()), durationMs: Type.Number(), at: Timestamp() })
+      Type.Object({
+        status: Type.Optional(Type.Number()),
+        error: Type.Optional(Type.String()),
+        durationMs: Type.Number(),
+        at: Timestamp()
+      })
     ),
     deliveredAt: Type.Optional(Timestamp()),
     failedAt: Type.Optional(Timestamp()),
@@ -31,7 +36,10 @@ export const deliverySchema = Type.Object(
 export type Delivery = Static<typeof deliverySchema>
 
 /** POST /webhook-events { webhook, event: "ping" } */
-export const pingSchema = Type.Object({ webhook: IdString(), event: Type.Literal('ping') }, { additionalProperties: false })
+export const pingSchema = Type.Object(
+  { webhook: IdString(), event: Type.Literal('ping') },
+  { additionalProperties: false }
+)
 
 /** PATCH /webhook-events/:id { retry: true } */
 export const retrySchema = Type.Object({ retry: Type.Literal(true) }, { additionalProperties: false })
@@ -48,7 +56,13 @@ export const deliveryQuerySchema = querySyntax(
 )
 
 /** A delivery as stored: its payload as JSON text, and the worker's queue and lease (src/jobs/webhook-queue.ts). */
-type StoredDeliveryDoc = Delivery & { payloadJson?: string; queue?: string; leaseUntil?: number; leaseOwner?: string; auditedAt?: number }
+type StoredDeliveryDoc = Delivery & {
+  payloadJson?: string
+  queue?: string
+  leaseUntil?: number
+  leaseOwner?: string
+  auditedAt?: number
+}
 
 /** The worker's fields of a stored delivery (its queue, lease and audit mark), never sent to clients. */
 export const deliveryInternals = ['payloadJson', 'queue', 'leaseUntil', 'leaseOwner', 'auditedAt'] as const
@@ -56,5 +70,6 @@ export const deliveryInternals = ['payloadJson', 'queue', 'leaseUntil', 'leaseOw
 /** What clients see of a delivery: the payload as sent (parsed), without the worker's fields. */
 export const deliveryExternalResolver = resolve<StoredDeliveryDoc, ResolverContext>({
   ...hidden(deliveryInternals),
-  payload: async (value, delivery) => (delivery.payloadJson === undefined ? value : JSON.parse(delivery.payloadJson))
+  payload: async (value, delivery) =>
+    delivery.payloadJson === undefined ? value : JSON.parse(delivery.payloadJson)
 })

@@ -22,10 +22,19 @@ export type RegisteredWebhook = Webhook & { secret: string }
  * answers the registered webhook with its secret, a ping body the queued delivery.
  */
 export type WebhookEventClientService = Pick<
-  ClientService<Delivery, WebhookEventData, WebhookEventPatch, Paginated<Delivery>, ClientParams<WebhookEventQuery>>,
+  ClientService<
+    Delivery,
+    WebhookEventData,
+    WebhookEventPatch,
+    Paginated<Delivery>,
+    ClientParams<WebhookEventQuery>
+  >,
   Exclude<(typeof webhookEventMethods)[number], 'create'>
 > & {
-  create(data: Static<typeof webhookDataSchema>, params?: ClientParams<WebhookEventQuery>): Promise<RegisteredWebhook>
+  create(
+    data: Static<typeof webhookDataSchema>,
+    params?: ClientParams<WebhookEventQuery>
+  ): Promise<RegisteredWebhook>
   create(data: Static<typeof pingSchema>, params?: ClientParams<WebhookEventQuery>): Promise<Delivery>
 }
 

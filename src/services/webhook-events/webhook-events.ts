@@ -45,7 +45,12 @@ export const webhookEvents = (app: Application) => {
       find: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess],
       get: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess],
       create: [scopeAccess, announceOnlyPings],
-      patch: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess, validateBody({ patch: retrySchema })]
+      patch: [
+        recordDeliveryReads,
+        validateQueryWith(deliveryQuerySchema),
+        scopeAccess,
+        validateBody({ patch: retrySchema })
+      ]
     }
   })
 }

@@ -33,8 +33,12 @@ export const eventServices = (app: Application): Map<string, EventMethod[]> => {
     if (UNSUBSCRIBABLE_PATHS.includes(path) || !accessRules(path)) continue
     const service = serviceAt(app, path)
     // A read-only service whose documents the server writes (the stock-movement ledger) names its events itself.
-    const exposed: readonly string[] = (service as { eventMethods?: string[] }).eventMethods ?? getServiceOptions(service)?.methods ?? []
-    found.set(path, EVENT_METHODS.filter((method) => exposed.includes(method)))
+    const exposed: readonly string[] =
+      (service as { eventMethods?: string[] }).eventMethods ?? getServiceOptions(service)?.methods ?? []
+    found.set(
+      path,
+      EVENT_METHODS.filter((method) => exposed.includes(method))
+    )
   }
   return found
 }
@@ -84,7 +88,9 @@ export const parseEventPatterns = (app: Application, value: string, field = 'eve
       continue
     }
     if (method !== '*' && !(methods as string[]).includes(method)) {
-      problems.push(`unknown method '${method}' of '${path}' (it has ${methods.length ? methods.join(', ') : 'no events'})`)
+      problems.push(
+        `unknown method '${method}' of '${path}' (it has ${methods.length ? methods.join(', ') : 'no events'})`
+      )
       continue
     }
     topics.add(`${path}.${method}`)

@@ -20,7 +20,12 @@ import type { WebhookData, WebhookPatch, WebhookQuery } from './webhooks.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhooks',
-  indexes: [{ fields: { organization: 1 }, sparse: true }, { fields: { account: 1 }, sparse: true }, { fields: { topics: 1 } }, { fields: { dueAt: 1 } }],
+  indexes: [
+    { fields: { organization: 1 }, sparse: true },
+    { fields: { account: 1 }, sparse: true },
+    { fields: { topics: 1 } },
+    { fields: { dueAt: 1 } }
+  ],
   operators: ['$exists']
 })
 
@@ -30,11 +35,18 @@ type WebhookParams = StoreParams<WebhookQuery>
  * `audit.anchor` (the audit chain's head, src/audit/anchors.ts) goes to application admins only: on a webhook of the
  * admin's own account, registered or changed by that admin (internal calls are trusted).
  */
-const checkAnchorSubscription = (topics: string[], owner: { organization?: string; account?: string }, params: WebhookParams = {}) => {
+const checkAnchorSubscription = (
+  topics: string[],
+  owner: { organization?: string; account?: string },
+  params: WebhookParams = {}
+) => {
   if (!topics.includes(ANCHOR_EVENT) || !params.provider) return
   const caller = (params as { account?: { id?: string; admin?: boolean } }).account
   if (caller?.admin !== true || owner.organization || owner.account !== caller.id) {
-    throw new Forbidden(`Only application admins may subscribe to '${ANCHOR_EVENT}', on a webhook of their own account`, { errors: [{ field: 'events', message: `'${ANCHOR_EVENT}' is for application admins' own webhooks` }] })
+    throw new Forbidden(
+      `Only application admins may subscribe to '${ANCHOR_EVENT}', on a webhook of their own account`,
+      { errors: [{ field: 'events', message: `'${ANCHOR_EVENT}' is for application admins' own webhooks` }] }
+    )
   }
 }
 
@@ -49,7 +61,9 @@ export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, W
     const settings = webhookSettings(this.app)
     const errors: FieldError[] = []
     if (!organization === !account) {
-      const message = organization ? 'cannot be given together with the other (a webhook belongs to an organization or an account)' : 'one of organization or account is required'
+      const message = organization
+        ? 'cannot be given together with the other (a webhook belongs to an organization or an account)'
+        : 'one of organization or account is required'
       errors.push({ field: 'organization', message }, { field: 'account', message })
     }
     errors.push(...(await checkWebhookUrl(url, settings.allowPrivate)))
@@ -98,9 +112,19 @@ export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, W
     if (patch.topics) checkAnchorSubscription(patch.topics, existing, params)
     const reactivating = active === true && existing.active === false
     if (reactivating) {
-      Object.assign(patch, { active: true, consecutiveFailures: 0, dueAt: now, $unset: { failingSince: '', lastFailureAt: '', deactivatedAt: '', deactivatedReason: '' }, $inc: { queueVersion: 1 } })
+      Object.assign(patch, {
+        active: true,
+        consecutiveFailures: 0,
+        dueAt: now,
+        $unset: { failingSince: '', lastFailureAt: '', deactivatedAt: '', deactivatedReason: '' },
+        $inc: { queueVersion: 1 }
+      })
     } else if (active === false && existing.active !== false) {
-      Object.assign(patch, { active: false, deactivatedAt: now, deactivatedReason: 'deactivated by its owner' })
+      Object.assign(patch, {
+        active: false,
+        deactivatedAt: now,
+        deactivatedReason: 'deactivated by its owner'
+      })
     }
     const updated = await this.store.patch(id, patch, params)
     if (reactivating) await wakeWebhook(this.app, existing.id, now)

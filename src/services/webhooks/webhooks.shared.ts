@@ -3,7 +3,13 @@
 import type { ClientService, Paginated } from '@feathersjs/feathers'
 import type { ClientParams } from '../client-params'
 import type { Static } from '@feathersjs/typebox'
-import type { Webhook as WebhookDoc, webhookInternals, webhookDataSchema, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
+import type {
+  Webhook as WebhookDoc,
+  webhookInternals,
+  webhookDataSchema,
+  webhookPatchSchema,
+  webhookQuerySchema
+} from './webhooks.schema'
 import type { External } from '../../schema/resolvers'
 
 export const webhookPath = 'webhooks'
@@ -16,7 +22,10 @@ export type WebhookPatch = Static<typeof webhookPatchSchema>
 export type WebhookQuery = Static<typeof webhookQuerySchema>
 
 /** What a client may call on webhooks: its methods, typed by the schemas (data in, result out). */
-export type WebhookClientService = Pick<ClientService<Webhook, WebhookData, WebhookPatch, Paginated<Webhook>, ClientParams<WebhookQuery>>, (typeof webhookMethods)[number]>
+export type WebhookClientService = Pick<
+  ClientService<Webhook, WebhookData, WebhookPatch, Paginated<Webhook>, ClientParams<WebhookQuery>>,
+  (typeof webhookMethods)[number]
+>
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -11,7 +11,12 @@ import { setCreated } from '../../hooks/set-created'
 import { recordChanges } from '../../hooks/record-change'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { WebhookService } from './webhooks.class'
-import { webhookDataSchema, webhookExternalResolver, webhookPatchSchema, webhookQuerySchema } from './webhooks.schema'
+import {
+  webhookDataSchema,
+  webhookExternalResolver,
+  webhookPatchSchema,
+  webhookQuerySchema
+} from './webhooks.schema'
 import { webhookMethods, webhookPath } from './webhooks.shared'
 import { externalView } from '../../schema/external'
 
@@ -27,7 +32,8 @@ export const webhookOwnerQuery = (access: AccessContext) => ({
 })
 
 /** Channels of a webhook's (or delivery's) owner. */
-export const webhookOwnerChannels = (doc: any) => (doc.organization ? [`organizations/${doc.organization}`] : [`accounts/${doc.account}`])
+export const webhookOwnerChannels = (doc: any) =>
+  doc.organization ? [`organizations/${doc.organization}`] : [`accounts/${doc.account}`]
 
 /** Where a webhook sends data: its URL's origin (a path or query may carry the receiver's own token). */
 const destination = (url: unknown) => {
@@ -44,7 +50,11 @@ const recordWebhookChanges = recordChanges(
   (webhook) => ({
     ...(webhook.account ? { account: webhook.account } : {}),
     ...(webhook.organization ? { facility: webhook.organization } : {}),
-    fields: { destination: destination(webhook.url), events: String(webhook.events ?? ''), active: webhook.active !== false }
+    fields: {
+      destination: destination(webhook.url),
+      events: String(webhook.events ?? ''),
+      active: webhook.active !== false
+    }
   }),
   { create: 'webhook-add', patch: 'webhook-change', remove: 'webhook-remove' }
 )
@@ -59,8 +69,10 @@ export const webhooks = (app: Application) => {
     create: (access, data) => {
       const { organization, account } = data
       if (organization) {
-        if (!isMemberWith(access, organization)) throw new NotFound(`No organization found for id '${organization}'`)
-        if (!isMemberWith(access, organization, { superadmin: true })) throw new Forbidden('Only superadmins of the organization may install its webhooks')
+        if (!isMemberWith(access, organization))
+          throw new NotFound(`No organization found for id '${organization}'`)
+        if (!isMemberWith(access, organization, { superadmin: true }))
+          throw new Forbidden('Only superadmins of the organization may install its webhooks')
       }
       if (account && account !== access.accountId) throw new NotFound(`No account found for id '${account}'`)
     },
@@ -75,7 +87,12 @@ export const webhooks = (app: Application) => {
       find: [validateQueryWith(webhookQuerySchema), scopeAccess],
       get: [validateQueryWith(webhookQuerySchema), scopeAccess],
       create: [validateBody({ create: webhookDataSchema }), scopeAccess, setCreated, recordWebhookChanges],
-      patch: [validateQueryWith(webhookQuerySchema), scopeAccess, validateBody({ patch: webhookPatchSchema }), recordWebhookChanges],
+      patch: [
+        validateQueryWith(webhookQuerySchema),
+        scopeAccess,
+        validateBody({ patch: webhookPatchSchema }),
+        recordWebhookChanges
+      ],
       remove: [validateQueryWith(webhookQuerySchema), scopeAccess, recordWebhookChanges]
     }
   })

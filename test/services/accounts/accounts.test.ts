@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { startServer, restClient, signUp, uniqueEmail, tempDir, testMongoUrl, type TestServer } from '../../helpers/app'
+import {
+  startServer,
+  restClient,
+  signUp,
+  uniqueEmail,
+  tempDir,
+  testMongoUrl,
+  type TestServer
+} from '../../helpers/app'
 
 describe('accounts', () => {
   let server: TestServer
@@ -17,7 +25,12 @@ describe('accounts', () => {
   describe('sign-up', () => {
     it('creates an account with a normalised email and returns it without any secret', async () => {
       const email = uniqueEmail('Signup')
-      const res = await api.post('/accounts', { email: `  ${email.toUpperCase()} `, password: 'long enough pw', firstName: 'Ana', mobileNo: '+63 912 345 6789' })
+      const res = await api.post('/accounts', {
+        email: `  ${email.toUpperCase()} `,
+        password: 'long enough pw',
+        firstName: 'Ana',
+        mobileNo: '+63 912 345 6789'
+      })
       assert.equal(res.status, 201)
       assert.equal(res.body.email, email.toLowerCase())
       assert.equal(res.body.firstName, 'Ana')
@@ -31,7 +44,10 @@ describe('accounts', () => {
     it('refuses a duplicate email, also as a case or whitespace variant, with 409', async () => {
       const email = uniqueEmail('dup')
       assert.equal((await api.post('/accounts', { email, password: 'long enough pw' })).status, 201)
-      const again = await api.post('/accounts', { email: ` ${email.toUpperCase()}`, password: 'other password' })
+      const again = await api.post('/accounts', {
+        email: ` ${email.toUpperCase()}`,
+        password: 'other password'
+      })
       assert.equal(again.status, 409)
       assert.equal(again.body.name, 'Conflict')
       assert.deepEqual(again.body.errors, [{ field: 'email', message: 'is already registered' }])
@@ -39,9 +55,12 @@ describe('accounts', () => {
 
     it('creates one account when the same email signs up several times at once, answering the others 409', async () => {
       const email = uniqueEmail('race')
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => api.post('/accounts', { email, password: `long enough pw ${i}` })))
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => api.post('/accounts', { email, password: `long enough pw ${i}` }))
+      )
       assert.deepEqual(answers.map((res) => res.status).sort(), [201, 409, 409, 409, 409, 409])
-      const admin = (await api.post('/authentication', { email: adminEmail, password: adminPassword })).body.accessToken
+      const admin = (await api.post('/authentication', { email: adminEmail, password: adminPassword })).body
+        .accessToken
       const found = await api.get(`/accounts?email=${encodeURIComponent(email)}`, { token: admin })
       assert.equal(found.body.total, 1)
     })
@@ -57,7 +76,10 @@ describe('accounts', () => {
       const email = uniqueEmail('weak')
       const oneClass = await api.post('/accounts', { email, password: 'aaaaaaaaaaaa' })
       assert.equal(oneClass.status, 400)
-      assert.deepEqual(oneClass.body.errors.map((e: any) => e.field), ['password'])
+      assert.deepEqual(
+        oneClass.body.errors.map((e: any) => e.field),
+        ['password']
+      )
       const sameAsEmail = await api.post('/accounts', { email, password: email })
       assert.equal(sameAsEmail.status, 400)
     })
@@ -69,16 +91,26 @@ describe('accounts', () => {
     })
 
     it('does not let the client set server-owned fields', async () => {
-      const res = await api.post('/accounts', { email: uniqueEmail(), password: 'long enough pw', admin: true, createdAt: 1, id: 'mine' })
+      const res = await api.post('/accounts', {
+        email: uniqueEmail(),
+        password: 'long enough pw',
+        admin: true,
+        createdAt: 1,
+        id: 'mine'
+      })
       assert.equal(res.status, 400)
       assert.deepEqual(res.body.errors.map((e: any) => e.field).sort(), ['admin', 'createdAt', 'id'])
     })
 
     it('creates the organization of the body with the new account as its superadmin', async () => {
-      const user = await signUp(server.url, { organization: { name: 'Sunrise Clinic', type: 'facility', types: ['clinic'] } })
+      const user = await signUp(server.url, {
+        organization: { name: 'Sunrise Clinic', type: 'facility', types: ['clinic'] }
+      })
       assert.equal(user.organization.name, 'Sunrise Clinic')
       assert.equal(user.organization.createdBy, user.account.id)
-      const members = await api.get(`/organization-members?organization=${user.organization.id}`, { token: user.token })
+      const members = await api.get(`/organization-members?organization=${user.organization.id}`, {
+        token: user.token
+      })
       assert.equal(members.status, 200)
       assert.equal(members.body.total, 1)
       assert.equal(members.body.data[0].uid, user.account.id)
@@ -87,9 +119,16 @@ describe('accounts', () => {
 
     it('writes nothing when the organization part is invalid', async () => {
       const email = uniqueEmail('orgless')
-      const res = await api.post('/accounts', { email, password: 'long enough pw', organization: { type: 'facility' } })
+      const res = await api.post('/accounts', {
+        email,
+        password: 'long enough pw',
+        organization: { type: 'facility' }
+      })
       assert.equal(res.status, 400)
-      assert.deepEqual(res.body.errors.map((e: any) => e.field), ['organization.name'])
+      assert.deepEqual(
+        res.body.errors.map((e: any) => e.field),
+        ['organization.name']
+      )
       const login = await api.post('/authentication', { email, password: 'long enough pw' })
       assert.equal(login.status, 401)
     })
@@ -118,7 +157,10 @@ describe('accounts', () => {
       assert.equal((await api.get(`/accounts/${b.account.id}`, { token: a.token })).status, 404)
       const list = await api.get('/accounts', { token: a.token })
       assert.equal(list.status, 200)
-      assert.deepEqual(list.body.data.map((x: any) => x.id), [a.account.id])
+      assert.deepEqual(
+        list.body.data.map((x: any) => x.id),
+        [a.account.id]
+      )
       const byEmail = await api.get(`/accounts?email=${encodeURIComponent(b.email)}`, { token: a.token })
       assert.equal(byEmail.body.total, 0)
     })
@@ -129,17 +171,28 @@ describe('accounts', () => {
       assert.equal(ok.status, 200)
       assert.equal(ok.body.lastName, 'Reyes')
       assert.equal(ok.body.password, undefined)
-      const email = await api.patch(`/accounts/${user.account.id}`, { email: 'new@example.test' }, { token: user.token })
+      const email = await api.patch(
+        `/accounts/${user.account.id}`,
+        { email: 'new@example.test' },
+        { token: user.token }
+      )
       assert.equal(email.status, 400)
       assert.equal(email.body.errors[0].field, 'email')
-      const password = await api.patch(`/accounts/${user.account.id}`, { password: 'new password 1' }, { token: user.token })
+      const password = await api.patch(
+        `/accounts/${user.account.id}`,
+        { password: 'new password 1' },
+        { token: user.token }
+      )
       assert.equal(password.status, 400)
     })
 
     it('refuses patching another account (404, since it cannot be read)', async () => {
       const a = await signUp(server.url)
       const b = await signUp(server.url)
-      assert.equal((await api.patch(`/accounts/${b.account.id}`, { lastName: 'X' }, { token: a.token })).status, 404)
+      assert.equal(
+        (await api.patch(`/accounts/${b.account.id}`, { lastName: 'X' }, { token: a.token })).status,
+        404
+      )
     })
 
     it('lets the application admin read every account but not patch others (403)', async () => {
@@ -154,28 +207,45 @@ describe('accounts', () => {
       const list = await api.get('/accounts?$limit=100', { token })
       assert.ok(list.body.total >= 2)
       assert.ok(list.body.data.every((x: any) => x.password === undefined))
-      assert.equal((await api.patch(`/accounts/${other.account.id}`, { lastName: 'X' }, { token })).status, 403)
+      assert.equal(
+        (await api.patch(`/accounts/${other.account.id}`, { lastName: 'X' }, { token })).status,
+        403
+      )
     })
 
     it('lets only the admin remove accounts, with their memberships', async () => {
       const user = await signUp(server.url)
       const owner = await signUp(server.url, { organization: { name: 'Leaving Clinic', type: 'facility' } })
-      await api.post('/organization-members', { organization: owner.organization.id, uid: user.account.id }, { token: owner.token })
+      await api.post(
+        '/organization-members',
+        { organization: owner.organization.id, uid: user.account.id },
+        { token: owner.token }
+      )
       assert.equal((await api.delete(`/accounts/${user.account.id}`, { token: user.token })).status, 403)
       const admin = await api.post('/authentication', { email: adminEmail, password: adminPassword })
       const removed = await api.delete(`/accounts/${user.account.id}`, { token: admin.body.accessToken })
       assert.equal(removed.status, 200)
       assert.equal(removed.body.password, undefined)
-      assert.equal((await api.post('/authentication', { email: user.email, password: user.password })).status, 401)
-      const members = await api.get(`/organization-members?organization=${owner.organization.id}`, { token: owner.token })
-      assert.deepEqual(members.body.data.map((m: any) => m.uid), [owner.account.id])
+      assert.equal(
+        (await api.post('/authentication', { email: user.email, password: user.password })).status,
+        401
+      )
+      const members = await api.get(`/organization-members?organization=${owner.organization.id}`, {
+        token: owner.token
+      })
+      assert.deepEqual(
+        members.body.data.map((m: any) => m.uid),
+        [owner.account.id]
+      )
     })
 
     it('paginates lists with the configured default and maximum page size', async () => {
       const admin = await api.post('/authentication', { email: adminEmail, password: adminPassword })
       const res = await api.get('/accounts?$limit=1000', { token: admin.body.accessToken })
       assert.equal(res.body.limit, server.app.get('paginate').max)
-      const page = await api.get('/accounts?$limit=1&$skip=1&$sort[createdAt]=1', { token: admin.body.accessToken })
+      const page = await api.get('/accounts?$limit=1&$skip=1&$sort[createdAt]=1', {
+        token: admin.body.accessToken
+      })
       assert.equal(page.body.data.length, 1)
       assert.equal(page.body.skip, 1)
     })
@@ -190,10 +260,15 @@ describe('accounts', () => {
       await first.close({ keep: true })
       const second = await startServer({ dataDir, mongodb, admin })
       try {
-        const login = await restClient(second.url).post('/authentication', { email: 'boss@clinic.test', password: admin.password })
+        const login = await restClient(second.url).post('/authentication', {
+          email: 'boss@clinic.test',
+          password: admin.password
+        })
         assert.equal(login.status, 201)
         assert.equal(login.body.account.admin, true)
-        const list = await restClient(second.url).get('/accounts?email=boss@clinic.test', { token: login.body.accessToken })
+        const list = await restClient(second.url).get('/accounts?email=boss@clinic.test', {
+          token: login.body.accessToken
+        })
         assert.equal(list.body.total, 1)
       } finally {
         await second.close()

@@ -24,15 +24,25 @@ describe('audit trail coverage', function () {
   before(async () => {
     server = await startServer({ admin: { email: adminEmail, password: adminPassword } })
     facility = await setupFacility(server.url)
-    const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
-    admin = { account: login.body.account, token: login.body.accessToken, email: adminEmail, password: adminPassword }
+    const login = await http(server.url, 'POST', '/authentication', {
+      body: { email: adminEmail, password: adminPassword }
+    })
+    admin = {
+      account: login.body.account,
+      token: login.body.accessToken,
+      email: adminEmail,
+      password: adminPassword
+    }
   })
   after(async () => {
     await server?.close()
   })
 
   it('records encounters with their patient and facility', async () => {
-    const created = await http(server.url, 'POST', '/medical-encounters', { token: facility.member.token, body: { facility: facility.id, patient: facility.stranger.account.id } })
+    const created = await http(server.url, 'POST', '/medical-encounters', {
+      token: facility.member.token,
+      body: { facility: facility.id, patient: facility.stranger.account.id }
+    })
     assert.equal(created.status, 201, JSON.stringify(created.body))
     const [event] = await eventsOf(`?service=medical-encounters&action=create`)
     assert.deepEqual(event.ids, [created.body.id])
@@ -47,7 +57,9 @@ describe('audit trail coverage', function () {
   it("records a patient's invoice, items and payments with the invoice's patient", async () => {
     const { invoice, items } = await invoiceWithItems(server.url, facility, [20])
     const payment = await pay(server.url, facility, items[0].id, 5)
-    const read = await http(server.url, 'GET', `/billing-payments/${payment.id}`, { token: facility.owner.token })
+    const read = await http(server.url, 'GET', `/billing-payments/${payment.id}`, {
+      token: facility.owner.token
+    })
     assert.equal(read.status, 200)
     for (const [service, id] of [
       ['billing-invoices', invoice.id],
@@ -68,7 +80,13 @@ describe('audit trail coverage', function () {
     const { invoice } = await invoiceWithItems(server.url, facility, [20])
     const created = await http(server.url, 'POST', '/billing-payment-intents', {
       token: facility.biller.token,
-      body: { gatewayType: 'sandbox-card', currency: 'USD', facility: facility.id, invoice: invoice.id, items: [{ name: 'Invoice', amountPerItem: 20, quantity: 1 }] }
+      body: {
+        gatewayType: 'sandbox-card',
+        currency: 'USD',
+        facility: facility.id,
+        invoice: invoice.id,
+        items: [{ name: 'Invoice', amountPerItem: 20, quantity: 1 }]
+      }
     })
     assert.equal(created.status, 201, JSON.stringify(created.body))
     const [event] = await eventsOf(`?service=billing-payment-intents&action=create`)
@@ -80,13 +98,30 @@ describe('audit trail coverage', function () {
   it('records request orders for a patient with that patient and the owner facility (create, status move, read by the patient)', async () => {
     const created = await http(server.url, 'POST', '/request/orders', {
       token: facility.member.token,
-      body: { owner: { organization: facility.id }, requestedForType: 'patient', requestedFor: facility.stranger.account.id, items: [{ name: 'Saline' }] }
+      body: {
+        owner: { organization: facility.id },
+        requestedForType: 'patient',
+        requestedFor: facility.stranger.account.id,
+        items: [{ name: 'Saline' }]
+      }
     })
     assert.equal(created.status, 201, JSON.stringify(created.body))
-    const moved = await http(server.url, 'PATCH', `/request/orders/${created.body.id}`, { token: facility.member.token, body: { changeStatus: 'preparing' } })
+    const moved = await http(server.url, 'PATCH', `/request/orders/${created.body.id}`, {
+      token: facility.member.token,
+      body: { changeStatus: 'preparing' }
+    })
     assert.equal(moved.status, 200)
-    assert.equal((await http(server.url, 'GET', `/request/orders/${created.body.id}`, { token: facility.stranger.token })).status, 200)
-    const events = (await eventsOf(`?service=request/orders&$limit=100`)).filter((e) => e.ids.includes(created.body.id))
+    assert.equal(
+      (
+        await http(server.url, 'GET', `/request/orders/${created.body.id}`, {
+          token: facility.stranger.token
+        })
+      ).status,
+      200
+    )
+    const events = (await eventsOf(`?service=request/orders&$limit=100`)).filter((e) =>
+      e.ids.includes(created.body.id)
+    )
     assert.deepEqual(events.map((e) => e.action).sort(), ['create', 'patch', 'read'])
     assert.ok(events.every((e) => e.patient === facility.stranger.account.id && e.facility === facility.id))
     // The patient sees who touched their order.
@@ -97,12 +132,20 @@ describe('audit trail coverage', function () {
   it('writes one event per patient of a find', async () => {
     const patients = await Promise.all([signUp(server.url), signUp(server.url)])
     for (const p of patients) {
-      const res = await http(server.url, 'POST', '/medical-records', { token: facility.owner.token, body: { type: 'allergy', facility: facility.id, patient: p.account.id, name: 'x' } })
+      const res = await http(server.url, 'POST', '/medical-records', {
+        token: facility.owner.token,
+        body: { type: 'allergy', facility: facility.id, patient: p.account.id, name: 'x' }
+      })
       assert.equal(res.status, 200)
     }
-    const found = await http(server.url, 'GET', `/medical-records?$limit=50`, { token: facility.owner.token, headers: { 'x-request-id': 'multi-find' } })
+    const found = await http(server.url, 'GET', `/medical-records?$limit=50`, {
+      token: facility.owner.token,
+      headers: { 'x-request-id': 'multi-find' }
+    })
     assert.equal(found.status, 200)
-    const events = (await eventsOf(`?action=read&service=medical-records&$limit=100`)).filter((e) => e.requestId === 'multi-find')
+    const events = (await eventsOf(`?action=read&service=medical-records&$limit=100`)).filter(
+      (e) => e.requestId === 'multi-find'
+    )
     assert.equal(events.length, 2)
     for (const p of patients) {
       const mine = events.find((e) => e.patient === p.account.id)
@@ -113,7 +156,11 @@ describe('audit trail coverage', function () {
   })
 
   it('keeps one unbroken chain under concurrent calls, and after the retention job', async () => {
-    await Promise.all(Array.from({ length: 30 }, () => http(server.url, 'GET', '/medical-records?$limit=1', { token: facility.owner.token })))
+    await Promise.all(
+      Array.from({ length: 30 }, () =>
+        http(server.url, 'GET', '/medical-records?$limit=1', { token: facility.owner.token })
+      )
+    )
     const verified = await http(server.url, 'GET', '/audit-events/verify', { token: admin.token })
     assert.equal(verified.body.intact, true, JSON.stringify(verified.body))
     const log = auditLog(server.app)!
@@ -134,7 +181,11 @@ describe('audit trail coverage', function () {
 
   it('records every answered call and keeps one chain when the retention job rewrites the file while calls are recorded', async () => {
     const log = auditLog(server.app)!
-    const read = (index: number) => http(server.url, 'GET', '/medical-records?$limit=1', { token: facility.owner.token, headers: { 'x-request-id': `retention-race-${index}` } })
+    const read = (index: number) =>
+      http(server.url, 'GET', '/medical-records?$limit=1', {
+        token: facility.owner.token,
+        headers: { 'x-request-id': `retention-race-${index}` }
+      })
     const [first] = await eventsOf('?$limit=1&$sort[seq]=1')
     const calls = Array.from({ length: 40 }, (_, index) => read(index))
     // The period ends just after the oldest kept event: it goes, in the middle of the calls.
@@ -146,7 +197,10 @@ describe('audit trail coverage', function () {
     assert.ok(more.every((answer) => answer.status === 200))
     const verified = await http(server.url, 'GET', '/audit-events/verify', { token: admin.token })
     assert.equal(verified.body.intact, true, JSON.stringify(verified.body))
-    const recorded = new Set((await eventsOf('?$limit=100&service=medical-records')).map((event) => event.requestId))
-    for (let index = 0; index < 50; index++) assert.ok(recorded.has(`retention-race-${index}`), `the event of call ${index}`)
+    const recorded = new Set(
+      (await eventsOf('?$limit=100&service=medical-records')).map((event) => event.requestId)
+    )
+    for (let index = 0; index < 50; index++)
+      assert.ok(recorded.has(`retention-race-${index}`), `the event of call ${index}`)
   })
 })

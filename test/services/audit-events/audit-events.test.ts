@@ -5,7 +5,19 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { MongoClient } from 'mongodb'
-import { http, restClient, signUp, socketClient, startServer, tempDir, testMongoUrl, uniqueEmail, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
+import {
+  http,
+  restClient,
+  signUp,
+  socketClient,
+  startServer,
+  tempDir,
+  testMongoUrl,
+  uniqueEmail,
+  waitUntil,
+  type SignedUp,
+  type TestServer
+} from '../../helpers/app'
 import { startChild } from '../../helpers/child'
 
 const adminEmail = 'audit-admin@example.test'
@@ -29,20 +41,37 @@ describe('audit trail (/audit-events)', function () {
 
   before(async () => {
     server = await startServer({ admin: { email: adminEmail, password: adminPassword } })
-    const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
-    admin = { account: login.body.account, token: login.body.accessToken, email: adminEmail, password: adminPassword }
+    const login = await http(server.url, 'POST', '/authentication', {
+      body: { email: adminEmail, password: adminPassword }
+    })
+    admin = {
+      account: login.body.account,
+      token: login.body.accessToken,
+      email: adminEmail,
+      password: adminPassword
+    }
     ;[owner, doctor, patient, stranger] = await Promise.all([
       signUp(server.url, { organization: { name: 'Audit clinic', type: 'facility' } }),
       signUp(server.url),
       signUp(server.url),
       signUp(server.url)
     ])
-    const member = await restClient(server.url, owner.token).post('/organization-members', { organization: owner.organization.id, uid: doctor.account.id, roles: ['doctor'] })
+    const member = await restClient(server.url, owner.token).post('/organization-members', {
+      organization: owner.organization.id,
+      uid: doctor.account.id,
+      roles: ['doctor']
+    })
     assert.equal(member.status, 201, JSON.stringify(member.body))
     const created = await http(server.url, 'POST', '/medical-records', {
       token: owner.token,
       headers: { 'user-agent': 'audit-test/1.0', 'x-request-id': 'req-create-1' },
-      body: { type: 'allergy', facility: owner.organization.id, patient: patient.account.id, name: 'Penicillin secret', permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+      body: {
+        type: 'allergy',
+        facility: owner.organization.id,
+        patient: patient.account.id,
+        name: 'Penicillin secret',
+        permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+      }
     })
     assert.equal(created.status, 200, JSON.stringify(created.body))
     record = created.body
@@ -52,7 +81,11 @@ describe('audit trail (/audit-events)', function () {
   })
 
   it('records a write with who, what, where from and which patient, without the contents', async () => {
-    const [event] = await list(server, owner.token, `?service=medical-records&action=create&actor=${owner.account.id}`)
+    const [event] = await list(
+      server,
+      owner.token,
+      `?service=medical-records&action=create&actor=${owner.account.id}`
+    )
     assert.ok(event, 'the create is recorded')
     assert.deepEqual(event.ids, [record.id])
     assert.equal(event.actor, owner.account.id)
@@ -73,7 +106,9 @@ describe('audit trail (/audit-events)', function () {
     const read = await http(server.url, 'GET', `/medical-records/${record.id}`, { token: doctor.token })
     assert.equal(read.status, 200)
     assert.ok(read.headers.get('x-request-id'))
-    const found = await http(server.url, 'GET', `/medical-records?patient=${patient.account.id}`, { token: doctor.token })
+    const found = await http(server.url, 'GET', `/medical-records?patient=${patient.account.id}`, {
+      token: doctor.token
+    })
     assert.equal(found.status, 200)
     assert.equal(found.body.total, 1)
 
@@ -97,9 +132,14 @@ describe('audit trail (/audit-events)', function () {
   })
 
   it('records a denied access (404 for an unreadable record, 403 for a readable one the caller may not change)', async () => {
-    const unreadable = await http(server.url, 'GET', `/medical-records/${record.id}`, { token: stranger.token })
+    const unreadable = await http(server.url, 'GET', `/medical-records/${record.id}`, {
+      token: stranger.token
+    })
     assert.equal(unreadable.status, 404)
-    const forbidden = await http(server.url, 'PATCH', `/medical-records/${record.id}`, { token: doctor.token, body: { name: 'changed' } })
+    const forbidden = await http(server.url, 'PATCH', `/medical-records/${record.id}`, {
+      token: doctor.token,
+      body: { name: 'changed' }
+    })
     assert.equal(forbidden.status, 403)
 
     const [strangerEvent] = await list(server, stranger.token, '?service=medical-records')
@@ -108,7 +148,11 @@ describe('audit trail (/audit-events)', function () {
     assert.equal(strangerEvent.action, 'read')
     assert.deepEqual(strangerEvent.ids, [record.id])
     assert.equal(strangerEvent.actor, stranger.account.id)
-    assert.equal(strangerEvent.patient, undefined, 'the patient of a record the caller cannot read is not revealed to them')
+    assert.equal(
+      strangerEvent.patient,
+      undefined,
+      'the patient of a record the caller cannot read is not revealed to them'
+    )
 
     const [denied] = await list(server, doctor.token, '?action=patch')
     assert.equal(denied.outcome, 'denied')
@@ -120,7 +164,9 @@ describe('audit trail (/audit-events)', function () {
   it('shows a stranger nothing of others, a facility superadmin the events of their facility, an admin everything', async () => {
     const strangers = await list(server, stranger.token, '?$limit=100')
     assert.ok(strangers.length > 0)
-    assert.ok(strangers.every((event) => event.actor === stranger.account.id || event.patient === stranger.account.id))
+    assert.ok(
+      strangers.every((event) => event.actor === stranger.account.id || event.patient === stranger.account.id)
+    )
     const doctorsEvent = (await list(server, doctor.token, '?outcome=allowed&$limit=1'))[0]
     const get = await http(server.url, 'GET', `/audit-events/${doctorsEvent.id}`, { token: stranger.token })
     assert.equal(get.status, 404)
@@ -129,13 +175,18 @@ describe('audit trail (/audit-events)', function () {
     const facilityEvents = await list(server, owner.token, '?$limit=100')
     assert.ok(facilityEvents.some((event) => event.actor === doctor.account.id))
     const all = await list(server, admin.token, '?$limit=100')
-    assert.ok(all.some((event) => event.actor === stranger.account.id) && all.some((event) => event.actor === doctor.account.id))
+    assert.ok(
+      all.some((event) => event.actor === stranger.account.id) &&
+        all.some((event) => event.actor === doctor.account.id)
+    )
   })
 
   it('records login success and failure (failure: actor null, subject = the email tried)', async () => {
     const email = uniqueEmail('login')
     const account = await signUp(server.url, { email })
-    const wrong = await http(server.url, 'POST', '/authentication', { body: { email: email.toUpperCase(), password: 'not the password' } })
+    const wrong = await http(server.url, 'POST', '/authentication', {
+      body: { email: email.toUpperCase(), password: 'not the password' }
+    })
     assert.equal(wrong.status, 401)
     const all = await list(server, admin.token, '?service=authentication&$limit=100')
     const success = all.find((event) => event.action === 'login' && event.actor === account.account.id)
@@ -165,7 +216,10 @@ describe('audit trail (/audit-events)', function () {
     assert.equal(events[0].ip, '127.0.0.1')
     assert.ok(events[0].requestId)
     const user = await signUp(server.url)
-    const out = await http(server.url, 'POST', '/authentication', { token: user.token, body: { action: 'logout-everywhere' } })
+    const out = await http(server.url, 'POST', '/authentication', {
+      token: user.token,
+      body: { action: 'logout-everywhere' }
+    })
     assert.equal(out.status, 201, JSON.stringify(out.body))
     const [logout] = await list(server, admin.token, `?action=logout-everywhere&actor=${user.account.id}`)
     assert.ok(logout)
@@ -174,20 +228,33 @@ describe('audit trail (/audit-events)', function () {
 
   it('records MFA actions (allowed and denied) with the caller of the token, never the secret, code or password', async () => {
     const user = await signUp(server.url)
-    const wrong = await http(server.url, 'POST', '/authentication', { token: user.token, body: { action: 'setupMFA', password: 'wrong password here' } })
+    const wrong = await http(server.url, 'POST', '/authentication', {
+      token: user.token,
+      body: { action: 'setupMFA', password: 'wrong password here' }
+    })
     assert.equal(wrong.status, 401, JSON.stringify(wrong.body))
-    const setup = await http(server.url, 'POST', '/authentication', { token: user.token, body: { action: 'setupMFA', password: user.password } })
+    const setup = await http(server.url, 'POST', '/authentication', {
+      token: user.token,
+      body: { action: 'setupMFA', password: user.password }
+    })
     assert.equal(setup.status, 201, JSON.stringify(setup.body))
     const events = await list(server, user.token, '?action=mfa')
     assert.equal(events.length, 2, JSON.stringify(events))
-    assert.deepEqual(events.map((e) => [e.outcome, e.status, e.actor]), [
-      ['allowed', 201, user.account.id],
-      ['denied', 401, user.account.id]
-    ])
+    assert.deepEqual(
+      events.map((e) => [e.outcome, e.status, e.actor]),
+      [
+        ['allowed', 201, user.account.id],
+        ['denied', 401, user.account.id]
+      ]
+    )
     const text = JSON.stringify(events)
-    for (const secret of [setup.body.secret, setup.body.code, user.password, 'wrong password here']) assert.ok(!text.includes(secret))
+    for (const secret of [setup.body.secret, setup.body.code, user.password, 'wrong password here'])
+      assert.ok(!text.includes(secret))
     // A wrong action code is recorded too.
-    const code = await http(server.url, 'POST', '/authentication', { token: user.token, body: { action: 'applyActionCode', code: 'NOPE-0000' } })
+    const code = await http(server.url, 'POST', '/authentication', {
+      token: user.token,
+      body: { action: 'applyActionCode', code: 'NOPE-0000' }
+    })
     assert.ok(code.status >= 400 && code.status < 500, JSON.stringify(code.body))
     const [applied] = await list(server, user.token, '?action=action-code')
     assert.equal(applied.outcome, 'denied')
@@ -231,7 +298,10 @@ describe('audit trail (/audit-events)', function () {
   })
 
   it('audit-events cannot be subscribed to by webhooks', async () => {
-    const res = await http(server.url, 'POST', '/webhook-events', { token: owner.token, body: { organization: owner.organization.id, url: 'http://127.0.0.1:9/hook', events: 'audit-events' } })
+    const res = await http(server.url, 'POST', '/webhook-events', {
+      token: owner.token,
+      body: { organization: owner.organization.id, url: 'http://127.0.0.1:9/hook', events: 'audit-events' }
+    })
     assert.equal(res.status, 400, JSON.stringify(res.body))
   })
 })
@@ -243,9 +313,16 @@ describe('audit trail: tamper evidence and durability', function () {
     const dataDir = tempDir()
     const mongodb = testMongoUrl()
     try {
-      let server = await startServer({ dataDir, mongodb, admin: { email: adminEmail, password: adminPassword } })
+      let server = await startServer({
+        dataDir,
+        mongodb,
+        admin: { email: adminEmail, password: adminPassword }
+      })
       const user = await signUp(server.url)
-      const rec = await http(server.url, 'POST', '/medical-records', { token: user.token, body: { type: 'allergy', patient: user.account.id, name: 'Dust' } })
+      const rec = await http(server.url, 'POST', '/medical-records', {
+        token: user.token,
+        body: { type: 'allergy', patient: user.account.id, name: 'Dust' }
+      })
       assert.equal(rec.status, 200)
       await http(server.url, 'GET', `/medical-records/${rec.body.id}`, { token: user.token })
       const [target] = await list(server, user.token, '?action=read')
@@ -254,7 +331,10 @@ describe('audit trail: tamper evidence and durability', function () {
       if (mongodb) {
         const client = await MongoClient.connect(mongodb)
         try {
-          const edited = await client.db().collection('audit-events').updateOne({ id: target.id }, { $set: { actor: 'someone-else' } })
+          const edited = await client
+            .db()
+            .collection('audit-events')
+            .updateOne({ id: target.id }, { $set: { actor: 'someone-else' } })
           assert.equal(edited.modifiedCount, 1, 'the event is in the database')
         } finally {
           await client.close()
@@ -272,7 +352,9 @@ describe('audit trail: tamper evidence and durability', function () {
 
       server = await startServer({ dataDir, mongodb, admin: { email: adminEmail, password: adminPassword } })
       try {
-        const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
+        const login = await http(server.url, 'POST', '/authentication', {
+          body: { email: adminEmail, password: adminPassword }
+        })
         const res = await http(server.url, 'GET', '/audit-events/verify', { token: login.body.accessToken })
         assert.equal(res.status, 200)
         assert.equal(res.body.intact, false)
@@ -297,7 +379,10 @@ describe('audit trail: tamper evidence and durability', function () {
       let requestId: string | null
       try {
         user = await signUp(first.url)
-        const rec = await http(first.url, 'POST', '/medical-records', { token: user.token, body: { type: 'allergy', patient: user.account.id, name: 'Pollen' } })
+        const rec = await http(first.url, 'POST', '/medical-records', {
+          token: user.token,
+          body: { type: 'allergy', patient: user.account.id, name: 'Pollen' }
+        })
         recordId = rec.body.id
         const read = await http(first.url, 'GET', `/medical-records/${recordId}`, { token: user.token })
         assert.equal(read.status, 200)
@@ -308,11 +393,17 @@ describe('audit trail: tamper evidence and durability', function () {
       const second = await startChild(env)
       try {
         let events: any[] = []
-        await waitUntil(async () => {
-          const res = await http(second.url, 'GET', '/audit-events?action=read&service=medical-records', { token: user.token })
-          events = res.body?.data ?? []
-          return res.status === 200
-        }, 10000, 'the restarted server')
+        await waitUntil(
+          async () => {
+            const res = await http(second.url, 'GET', '/audit-events?action=read&service=medical-records', {
+              token: user.token
+            })
+            events = res.body?.data ?? []
+            return res.status === 200
+          },
+          10000,
+          'the restarted server'
+        )
         const read = events.find((event) => event.requestId === requestId)
         assert.ok(read, `the read survived kill -9: ${JSON.stringify(events)}`)
         assert.deepEqual(read.ids, [recordId])

@@ -2,7 +2,17 @@
 // receive them; everyone else — other admins, superadmins, members, patients, strangers, anonymous sockets —
 // receives nothing, and only admins may ask.
 import assert from 'node:assert/strict'
-import { http, restClient, signUp, sleep, socketClient, startServer, waitUntil, type SignedUp, type TestServer } from '../../helpers/app'
+import {
+  http,
+  restClient,
+  signUp,
+  sleep,
+  socketClient,
+  startServer,
+  waitUntil,
+  type SignedUp,
+  type TestServer
+} from '../../helpers/app'
 
 const adminEmail = 'audit-watch-admin@example.test'
 const adminPassword = 'Admin password 1'
@@ -32,18 +42,44 @@ describe('audit trail: realtime events for admins who ask', function () {
     socket.client.service('audit-events').on('created', (event: unknown) => received.push(event))
     return received
   }
-  const doctorReads = () => http(server.url, 'GET', `/medical-records/${record.id}`, { token: doctor.token, headers: { 'x-request-id': `watch-${Date.now()}` } })
+  const doctorReads = () =>
+    http(server.url, 'GET', `/medical-records/${record.id}`, {
+      token: doctor.token,
+      headers: { 'x-request-id': `watch-${Date.now()}` }
+    })
 
   before(async () => {
     server = await startServer({ admin: { email: adminEmail, password: adminPassword } })
-    const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
+    const login = await http(server.url, 'POST', '/authentication', {
+      body: { email: adminEmail, password: adminPassword }
+    })
     adminToken = login.body.accessToken
     adminId = login.body.account.id
-    ;[owner, doctor, patient, stranger] = await Promise.all([signUp(server.url, { organization: { name: 'Watch clinic', type: 'facility' } }), signUp(server.url), signUp(server.url), signUp(server.url)])
-    assert.equal((await restClient(server.url, owner.token).post('/organization-members', { organization: owner.organization.id, uid: doctor.account.id, roles: ['doctor'] })).status, 201)
+    ;[owner, doctor, patient, stranger] = await Promise.all([
+      signUp(server.url, { organization: { name: 'Watch clinic', type: 'facility' } }),
+      signUp(server.url),
+      signUp(server.url),
+      signUp(server.url)
+    ])
+    assert.equal(
+      (
+        await restClient(server.url, owner.token).post('/organization-members', {
+          organization: owner.organization.id,
+          uid: doctor.account.id,
+          roles: ['doctor']
+        })
+      ).status,
+      201
+    )
     const created = await http(server.url, 'POST', '/medical-records', {
       token: owner.token,
-      body: { type: 'allergy', facility: owner.organization.id, patient: patient.account.id, name: 'Penicillin secret', permissions: [{ organization: owner.organization.id, roles: ['doctor'] }] }
+      body: {
+        type: 'allergy',
+        facility: owner.organization.id,
+        patient: patient.account.id,
+        name: 'Penicillin secret',
+        permissions: [{ organization: owner.organization.id, roles: ['doctor'] }]
+      }
     })
     assert.equal(created.status, 200, JSON.stringify(created.body))
     record = created.body
@@ -78,16 +114,28 @@ describe('audit trail: realtime events for admins who ask', function () {
   })
 
   it('refuses subscribe to everyone but application admins (403; 401 without a token) and sends them nothing', async () => {
-    const callers = { superadmin: owner.token, doctor: doctor.token, patient: patient.token, stranger: stranger.token }
+    const callers = {
+      superadmin: owner.token,
+      doctor: doctor.token,
+      patient: patient.token,
+      stranger: stranger.token
+    }
     const received: Record<string, any[]> = {}
     for (const [name, token] of Object.entries(callers)) {
       const socket = await connect(token)
       received[name] = collect(socket)
-      await assert.rejects(socket.client.service('audit-events').subscribe({}), (error: any) => error.code === 403 && /admins/.test(error.message), name)
+      await assert.rejects(
+        socket.client.service('audit-events').subscribe({}),
+        (error: any) => error.code === 403 && /admins/.test(error.message),
+        name
+      )
     }
     const anonymous = await connect()
     received.anonymous = collect(anonymous)
-    await assert.rejects(anonymous.client.service('audit-events').subscribe({}), (error: any) => error.code === 401)
+    await assert.rejects(
+      anonymous.client.service('audit-events').subscribe({}),
+      (error: any) => error.code === 401
+    )
     // A watching admin proves events are flowing meanwhile.
     const admin = await connect(adminToken)
     const seen = collect(admin)
@@ -95,18 +143,27 @@ describe('audit trail: realtime events for admins who ask', function () {
     await doctorReads()
     await waitUntil(() => seen.length > 0, 5000, 'the admin to see the read')
     await sleep(100)
-    for (const [name, events] of Object.entries(received)) assert.deepEqual(events, [], `${name} received audit events`)
+    for (const [name, events] of Object.entries(received))
+      assert.deepEqual(events, [], `${name} received audit events`)
   })
 
   it('answers subscribe over REST with 400 (it needs a Socket.IO connection), 401 without a token', async () => {
-    const subscribe = (token?: string) => http(server.url, 'POST', '/audit-events', { token, headers: { 'x-service-method': 'subscribe' }, body: {} })
+    const subscribe = (token?: string) =>
+      http(server.url, 'POST', '/audit-events', {
+        token,
+        headers: { 'x-service-method': 'subscribe' },
+        body: {}
+      })
     const asAdmin = await subscribe(adminToken)
     assert.equal(asAdmin.status, 400, JSON.stringify(asAdmin.body))
     assert.match(asAdmin.body.message, /Socket\.IO/)
     assert.equal((await subscribe(owner.token)).status, 400)
     assert.equal((await subscribe()).status, 401)
     // Without the header a POST stays what it was: 405.
-    assert.equal((await http(server.url, 'POST', '/audit-events', { token: adminToken, body: {} })).status, 405)
+    assert.equal(
+      (await http(server.url, 'POST', '/audit-events', { token: adminToken, body: {} })).status,
+      405
+    )
   })
 
   it('stops after unsubscribe and after logout; a membership change keeps the subscription', async () => {
@@ -117,7 +174,11 @@ describe('audit trail: realtime events for admins who ask', function () {
     await waitUntil(() => received.length > 0, 5000, 'a first event')
 
     // A membership change of the admin re-joins its channels: still watching.
-    const join = await restClient(server.url, owner.token).post('/organization-members', { organization: owner.organization.id, uid: adminId, roles: ['nurse'] })
+    const join = await restClient(server.url, owner.token).post('/organization-members', {
+      organization: owner.organization.id,
+      uid: adminId,
+      roles: ['nurse']
+    })
     assert.equal(join.status, 201, JSON.stringify(join.body))
     await sleep(200)
     received.length = 0
@@ -134,7 +195,9 @@ describe('audit trail: realtime events for admins who ask', function () {
     await admin.client.service('audit-events').subscribe({})
     await admin.client.logout()
     // (a new token: logout ended the old one)
-    const again = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
+    const again = await http(server.url, 'POST', '/authentication', {
+      body: { email: adminEmail, password: adminPassword }
+    })
     await admin.client.authenticate({ strategy: 'jwt', accessToken: again.body.accessToken })
     received.length = 0
     await doctorReads()
@@ -144,7 +207,11 @@ describe('audit trail: realtime events for admins who ask', function () {
 
   it('leaves the channel on disconnect, and emits nothing while no admin watches', async () => {
     for (const socket of sockets.splice(0)) socket.close()
-    await waitUntil(() => server.app.channel('audit-watchers').connections.length === 0, 5000, 'watchers to leave')
+    await waitUntil(
+      () => server.app.channel('audit-watchers').connections.length === 0,
+      5000,
+      'watchers to leave'
+    )
     let emitted = 0
     const count = () => emitted++
     server.app.service('audit-events').on('created', count)

@@ -7,7 +7,8 @@ import { http, signUp, startServer, type SignedUp, type TestServer } from '../..
 const adminEmail = 'reports-admin@example.test'
 const adminPassword = 'Admin password 1'
 
-const COLUMNS = 'seq,at,time,id,actor,subject,account,action,service,ids,patient,facility,outcome,status,ip,userAgent,requestId,via,webhook,before,after,prevHash,hash'
+const COLUMNS =
+  'seq,at,time,id,actor,subject,account,action,service,ids,patient,facility,outcome,status,ip,userAgent,requestId,via,webhook,before,after,prevHash,hash'
 
 /** Parses RFC 4180 CSV (quoted cells with doubled quotes and line breaks; CRLF rows) into rows of cells. */
 const parseCsv = (text: string): string[][] => {
@@ -40,7 +41,10 @@ const parseCsv = (text: string): string[][] => {
 }
 
 const csv = async (server: TestServer, token: string, query = '') => {
-  const res = await http(server.url, 'GET', `/audit-events${query}`, { token, headers: { accept: 'text/csv' } })
+  const res = await http(server.url, 'GET', `/audit-events${query}`, {
+    token,
+    headers: { accept: 'text/csv' }
+  })
   assert.equal(res.status, 200, String(res.body))
   assert.match(res.headers.get('content-type') ?? '', /^text\/csv; charset=utf-8/)
   const rows = parseCsv(res.body as string)
@@ -60,12 +64,25 @@ describe('audit trail: reviewer reports (sort, CSV)', function () {
   let owner: SignedUp
   let outsider: SignedUp
   let record: any
-  const agents = ['=HYPERLINK("http://evil.example","click"), then more', '+1+2', '@SUM(A1:A2)', '-2+3', 'plain "quoted", agent']
+  const agents = [
+    '=HYPERLINK("http://evil.example","click"), then more',
+    '+1+2',
+    '@SUM(A1:A2)',
+    '-2+3',
+    'plain "quoted", agent'
+  ]
 
   before(async () => {
     server = await startServer({ admin: { email: adminEmail, password: adminPassword } })
-    admin = (await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })).body.accessToken
-    ;[owner, outsider] = await Promise.all([signUp(server.url, { organization: { name: 'Report clinic', type: 'facility' } }), signUp(server.url)])
+    admin = (
+      await http(server.url, 'POST', '/authentication', {
+        body: { email: adminEmail, password: adminPassword }
+      })
+    ).body.accessToken
+    ;[owner, outsider] = await Promise.all([
+      signUp(server.url, { organization: { name: 'Report clinic', type: 'facility' } }),
+      signUp(server.url)
+    ])
     const created = await http(server.url, 'POST', '/medical-records', {
       token: owner.token,
       body: { type: 'allergy', facility: owner.organization.id, patient: owner.account.id, name: 'Latex' }
@@ -74,7 +91,10 @@ describe('audit trail: reviewer reports (sort, CSV)', function () {
     record = created.body
     // Reads whose User-Agent a spreadsheet would take for a formula, or that need quoting.
     for (const agent of agents) {
-      await http(server.url, 'GET', `/medical-records/${record.id}`, { token: outsider.token, headers: { 'user-agent': agent } })
+      await http(server.url, 'GET', `/medical-records/${record.id}`, {
+        token: outsider.token,
+        headers: { 'user-agent': agent }
+      })
     }
   })
   after(async () => {
@@ -86,27 +106,50 @@ describe('audit trail: reviewer reports (sort, CSV)', function () {
     const rank = (event: any) => event.actor ?? ''
     for (let i = 1; i < page.data.length; i++) {
       const [a, b] = [page.data[i - 1], page.data[i]]
-      assert.ok(rank(a) < rank(b) || (rank(a) === rank(b) && a.seq > b.seq), `${JSON.stringify(a)} before ${JSON.stringify(b)}`)
+      assert.ok(
+        rank(a) < rank(b) || (rank(a) === rank(b) && a.seq > b.seq),
+        `${JSON.stringify(a)} before ${JSON.stringify(b)}`
+      )
     }
     assert.ok(new Set(page.data.map(rank)).size >= 3, 'several actors')
     const descending = await json(server, admin, '?$sort[actor]=-1&$limit=100')
     assert.equal(descending.data[0].actor, [...page.data].reverse()[0].actor)
-    const byAgent = await json(server, admin, `?actor=${outsider.account.id}&service=medical-records&$sort[userAgent]=1`)
+    const byAgent = await json(
+      server,
+      admin,
+      `?actor=${outsider.account.id}&service=medical-records&$sort[userAgent]=1`
+    )
     // (Punctuation orders differently under a collation: only a letter after punctuation and the reverse are compared.)
     const ascending = byAgent.data.map((event: any) => event.userAgent)
     assert.deepEqual([...ascending].sort(), [...agents].sort())
     assert.equal(ascending.at(-1), 'plain "quoted", agent')
-    const byAgentDown = await json(server, admin, `?actor=${outsider.account.id}&service=medical-records&$sort[userAgent]=-1`)
-    assert.deepEqual(byAgentDown.data.map((event: any) => event.userAgent), [...ascending].reverse())
+    const byAgentDown = await json(
+      server,
+      admin,
+      `?actor=${outsider.account.id}&service=medical-records&$sort[userAgent]=-1`
+    )
+    assert.deepEqual(
+      byAgentDown.data.map((event: any) => event.userAgent),
+      [...ascending].reverse()
+    )
     const unknown = await http(server.url, 'GET', '/audit-events?$sort[nope]=1', { token: admin })
     assert.equal(unknown.status, 400, JSON.stringify(unknown.body))
-    assert.ok(unknown.body.errors.some((error: any) => error.field.includes('nope')), JSON.stringify(unknown.body))
+    assert.ok(
+      unknown.body.errors.some((error: any) => error.field.includes('nope')),
+      JSON.stringify(unknown.body)
+    )
   })
 
   it('answers CSV when asked: a header row, one row per event, quoted and formula-guarded cells, the total in X-Total-Count', async () => {
-    const { header, data, total } = await csv(server, admin, `?actor=${outsider.account.id}&service=medical-records&$sort[seq]=1`)
+    const { header, data, total } = await csv(
+      server,
+      admin,
+      `?actor=${outsider.account.id}&service=medical-records&$sort[seq]=1`
+    )
     assert.equal(header.join(','), COLUMNS)
-    const expected = (await json(server, admin, `?actor=${outsider.account.id}&service=medical-records&$sort[seq]=1`)).data
+    const expected = (
+      await json(server, admin, `?actor=${outsider.account.id}&service=medical-records&$sort[seq]=1`)
+    ).data
     assert.equal(total, expected.length)
     assert.equal(data.length, expected.length)
     const column = (name: string) => header.indexOf(name)
@@ -122,7 +165,10 @@ describe('audit trail: reviewer reports (sort, CSV)', function () {
       const agent = event.userAgent as string
       assert.equal(row[column('userAgent')], /^[=+\-@]/.test(agent) ? `'${agent}` : agent)
     }
-    assert.deepEqual(data.map((row) => row[column('userAgent')]).sort(), agents.map((agent) => (/^[=+\-@]/.test(agent) ? `'${agent}` : agent)).sort())
+    assert.deepEqual(
+      data.map((row) => row[column('userAgent')]).sort(),
+      agents.map((agent) => (/^[=+\-@]/.test(agent) ? `'${agent}` : agent)).sort()
+    )
   })
 
   it('gives an outsider in CSV only what they may see, with the same filters as JSON', async () => {
@@ -133,7 +179,14 @@ describe('audit trail: reviewer reports (sort, CSV)', function () {
     const actor = header.indexOf('actor')
     const account = header.indexOf('account')
     const patient = header.indexOf('patient')
-    assert.ok(data.every((row) => row[actor] === outsider.account.id || row[account] === outsider.account.id || row[patient] === outsider.account.id))
+    assert.ok(
+      data.every(
+        (row) =>
+          row[actor] === outsider.account.id ||
+          row[account] === outsider.account.id ||
+          row[patient] === outsider.account.id
+      )
+    )
     assert.ok(!data.some((row) => row[actor] === owner.account.id), 'nothing of the clinic owner')
     const reads = await csv(server, outsider.token, '?action=read')
     assert.ok(reads.data.length > 0 && reads.data.every((row) => row[header.indexOf('action')] === 'read'))
@@ -143,12 +196,21 @@ describe('audit trail: reviewer reports (sort, CSV)', function () {
   })
 
   it('answers JSON unless CSV is preferred; a single event stays JSON', async () => {
-    const both = await http(server.url, 'GET', '/audit-events?$limit=1', { token: admin, headers: { accept: 'application/json, text/csv;q=0.5' } })
+    const both = await http(server.url, 'GET', '/audit-events?$limit=1', {
+      token: admin,
+      headers: { accept: 'application/json, text/csv;q=0.5' }
+    })
     assert.match(both.headers.get('content-type') ?? '', /application\/json/)
     assert.equal(both.body.data.length, 1)
-    const any = await http(server.url, 'GET', '/audit-events?$limit=1', { token: admin, headers: { accept: '*/*' } })
+    const any = await http(server.url, 'GET', '/audit-events?$limit=1', {
+      token: admin,
+      headers: { accept: '*/*' }
+    })
     assert.match(any.headers.get('content-type') ?? '', /application\/json/)
-    const one = await http(server.url, 'GET', `/audit-events/${both.body.data[0].id}`, { token: admin, headers: { accept: 'text/csv' } })
+    const one = await http(server.url, 'GET', `/audit-events/${both.body.data[0].id}`, {
+      token: admin,
+      headers: { accept: 'text/csv' }
+    })
     assert.equal(one.status, 200)
     assert.equal(one.body.id, both.body.data[0].id)
   })

@@ -7,7 +7,16 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { MongoClient } from 'mongodb'
-import { http, restClient, signUp, startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../../helpers/app'
+import {
+  http,
+  restClient,
+  signUp,
+  startServer,
+  tempDir,
+  testMongoUrl,
+  waitUntil,
+  type TestServer
+} from '../../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../../helpers/webhook-receiver'
 import type { ConfigurationOverrides } from '../../../src/configuration'
 
@@ -15,7 +24,9 @@ const adminEmail = 'verify-admin@example.test'
 const adminPassword = 'Admin password 1'
 
 const adminToken = async (server: TestServer) => {
-  const login = await http(server.url, 'POST', '/authentication', { body: { email: adminEmail, password: adminPassword } })
+  const login = await http(server.url, 'POST', '/authentication', {
+    body: { email: adminEmail, password: adminPassword }
+  })
   assert.equal(login.status, 201, JSON.stringify(login.body))
   return login.body.accessToken as string
 }
@@ -37,7 +48,10 @@ const deleteFromStore = async (dataDir: string, mongodb: string, ids: string[]) 
   if (mongodb) {
     const client = await MongoClient.connect(mongodb)
     try {
-      const deleted = await client.db().collection('audit-events').deleteMany({ id: { $in: ids } })
+      const deleted = await client
+        .db()
+        .collection('audit-events')
+        .deleteMany({ id: { $in: ids } })
       assert.equal(deleted.deletedCount, ids.length, 'the events are in the database')
     } finally {
       await client.close()
@@ -57,7 +71,12 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
   let mongodb: string
   let server: TestServer | undefined
   const start = async (overrides: ConfigurationOverrides = {}) => {
-    server = await startServer({ dataDir, mongodb, admin: { email: adminEmail, password: adminPassword, promoteExisting: false }, ...overrides })
+    server = await startServer({
+      dataDir,
+      mongodb,
+      admin: { email: adminEmail, password: adminPassword, promoteExisting: false },
+      ...overrides
+    })
     return server
   }
 
@@ -75,9 +94,13 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
     let app = await start()
     const token = await adminToken(app)
     const user = await signUp(app.url)
-    const record = await http(app.url, 'POST', '/medical-records', { token: user.token, body: { type: 'allergy', patient: user.account.id, name: 'Dust' } })
+    const record = await http(app.url, 'POST', '/medical-records', {
+      token: user.token,
+      body: { type: 'allergy', patient: user.account.id, name: 'Dust' }
+    })
     assert.equal(record.status, 200)
-    for (let i = 0; i < 3; i++) await http(app.url, 'GET', `/medical-records/${record.body.id}`, { token: user.token })
+    for (let i = 0; i < 3; i++)
+      await http(app.url, 'GET', `/medical-records/${record.body.id}`, { token: user.token })
     const before = await verify(app, token)
     assert.equal(before.intact, true, JSON.stringify(before))
     const stored = await allEvents(app, token)
@@ -97,27 +120,50 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
     assert.deepEqual(after.missing, [1, middle.seq])
     assert.equal(after.missingCount, 2)
     assert.equal(after.brokenAt, undefined, 'nothing was edited: what is left still checks')
-    assert.ok(after.head.seq >= last.seq && /^[0-9a-f]{64}$/.test(after.head.hash), JSON.stringify(after.head))
+    assert.ok(
+      after.head.seq >= last.seq && /^[0-9a-f]{64}$/.test(after.head.hash),
+      JSON.stringify(after.head)
+    )
   })
 
   it('delivers the head to an admin’s audit.anchor webhook; a truncated tail is then detectable against it', async () => {
     const receiver: TestWebhookReceiver = await startWebhookReceiver()
     const bystander: TestWebhookReceiver = await startWebhookReceiver()
     try {
-      const settings = { audit: { anchorIntervalMs: 200 }, webhooks: { allowPrivate: true, pollIntervalMs: 50 } } as ConfigurationOverrides
+      const settings = {
+        audit: { anchorIntervalMs: 200 },
+        webhooks: { allowPrivate: true, pollIntervalMs: 50 }
+      } as ConfigurationOverrides
       let app = await start(settings)
       const token = await adminToken(app)
-      const [adminAccount] = (await http(app.url, 'GET', `/accounts?email=${adminEmail}`, { token })).body.data
+      const [adminAccount] = (await http(app.url, 'GET', `/accounts?email=${adminEmail}`, { token })).body
+        .data
       assert.ok(adminAccount)
       // Only application admins, on their own account's webhook; `*` does not include it.
       const outsider = await signUp(app.url, { organization: { name: 'Anchor clinic', type: 'facility' } })
-      const refused = await restClient(app.url, outsider.token).post('/webhook-events', { account: outsider.account.id, url: receiver.url, events: 'audit.anchor' })
+      const refused = await restClient(app.url, outsider.token).post('/webhook-events', {
+        account: outsider.account.id,
+        url: receiver.url,
+        events: 'audit.anchor'
+      })
       assert.equal(refused.status, 403, JSON.stringify(refused.body))
-      const refusedOrg = await restClient(app.url, outsider.token).post('/webhook-events', { organization: outsider.organization.id, url: receiver.url, events: 'audit.anchor' })
+      const refusedOrg = await restClient(app.url, outsider.token).post('/webhook-events', {
+        organization: outsider.organization.id,
+        url: receiver.url,
+        events: 'audit.anchor'
+      })
       assert.equal(refusedOrg.status, 403, JSON.stringify(refusedOrg.body))
-      const everything = await restClient(app.url, token).post('/webhook-events', { account: adminAccount.id, url: bystander.url, events: '*' })
+      const everything = await restClient(app.url, token).post('/webhook-events', {
+        account: adminAccount.id,
+        url: bystander.url,
+        events: '*'
+      })
       assert.equal(everything.status, 201, JSON.stringify(everything.body))
-      const registered = await restClient(app.url, token).post('/webhook-events', { account: adminAccount.id, url: receiver.url, events: 'audit.anchor' })
+      const registered = await restClient(app.url, token).post('/webhook-events', {
+        account: adminAccount.id,
+        url: receiver.url,
+        events: 'audit.anchor'
+      })
       assert.equal(registered.status, 201, JSON.stringify(registered.body))
 
       // Something to anchor after the registration.
@@ -126,9 +172,15 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
       const anchor = receiver.received[0]
       assert.equal(anchor.body.event, 'audit.anchor')
       assert.ok(receiver.received.every((delivery) => delivery.body.event === 'audit.anchor'))
-      assert.ok(bystander.received.every((delivery) => delivery.body.event !== 'audit.anchor'), 'a `*` webhook gets no anchor')
+      assert.ok(
+        bystander.received.every((delivery) => delivery.body.event !== 'audit.anchor'),
+        'a `*` webhook gets no anchor'
+      )
       const witnessed = anchor.body.payload
-      assert.ok(Number.isInteger(witnessed.seq) && /^[0-9a-f]{64}$/.test(witnessed.hash), JSON.stringify(witnessed))
+      assert.ok(
+        Number.isInteger(witnessed.seq) && /^[0-9a-f]{64}$/.test(witnessed.hash),
+        JSON.stringify(witnessed)
+      )
       // The anchor is in the log too, and the witnessed head checks.
       const [logged] = (await http(app.url, 'GET', `/audit-events?seq=${witnessed.seq}`, { token })).body.data
       assert.deepEqual([logged.action, logged.hash, logged.actor], ['anchor', witnessed.hash, null])
@@ -141,7 +193,13 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
       const client = mongodb ? await MongoClient.connect(mongodb) : undefined
       let tail: string[]
       if (client) {
-        tail = (await client.db().collection('audit-events').find({ seq: { $gte: witnessed.seq - 1 } }).toArray()).map((doc) => doc.id)
+        tail = (
+          await client
+            .db()
+            .collection('audit-events')
+            .find({ seq: { $gte: witnessed.seq - 1 } })
+            .toArray()
+        ).map((doc) => doc.id)
         await client.close()
       } else {
         tail = fs
@@ -162,7 +220,8 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
       assert.equal(checked.intact, false, JSON.stringify(checked))
       // Missing, or (when the restart appended past the cut) a different event in its place.
       assert.ok(['missing', 'altered'].includes(checked.witness.status), JSON.stringify(checked.witness))
-      if (checked.witness.status === 'missing') assert.ok(checked.missing.includes(witnessed.seq), JSON.stringify(checked))
+      if (checked.witness.status === 'missing')
+        assert.ok(checked.missing.includes(witnessed.seq), JSON.stringify(checked))
     } finally {
       await receiver.close()
       await bystander.close()
@@ -185,14 +244,22 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
 
   it('does not report what retention removed as missing: it records the floor first', async () => {
     // Events older than about 0.9 s are removed, every 100 ms.
-    const app = await start({ audit: { retentionDays: 0.00001, retentionIntervalMs: 100 } } as ConfigurationOverrides)
+    const app = await start({
+      audit: { retentionDays: 0.00001, retentionIntervalMs: 100 }
+    } as ConfigurationOverrides)
     const token = await adminToken(app)
     const user = await signUp(app.url)
     // Until the first events are gone.
-    await waitUntil(async () => {
-      await http(app.url, 'POST', '/authentication', { body: { email: user.email, password: user.password } })
-      return (await http(app.url, 'GET', '/audit-events?seq=1', { token })).body.data.length === 0
-    }, 20000, 'a retention pass')
+    await waitUntil(
+      async () => {
+        await http(app.url, 'POST', '/authentication', {
+          body: { email: user.email, password: user.password }
+        })
+        return (await http(app.url, 'GET', '/audit-events?seq=1', { token })).body.data.length === 0
+      },
+      20000,
+      'a retention pass'
+    )
     const result = await verify(app, token)
     assert.equal(result.missing, undefined, JSON.stringify(result))
     assert.equal(result.intact, true, JSON.stringify(result))
@@ -208,17 +275,27 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
     const token = await adminToken(app)
     const configs = async () => {
       let list: any[] = []
-      await waitUntil(async () => {
-        list = (await http(app.url, 'GET', '/audit-events?action=audit-config', { token })).body.data
-        return list.length > 0
-      }, 10000, 'the configuration record')
+      await waitUntil(
+        async () => {
+          list = (await http(app.url, 'GET', '/audit-events?action=audit-config', { token })).body.data
+          return list.length > 0
+        },
+        10000,
+        'the configuration record'
+      )
       return list
     }
     const first = await configs()
     assert.equal(first.length, 1)
-    assert.deepEqual([first[0].before, first[0].after], [undefined, { enabled: true, retentionDays: 2190, anchorIntervalMs: 3600000 }])
+    assert.deepEqual(
+      [first[0].before, first[0].after],
+      [undefined, { enabled: true, retentionDays: 2190, anchorIntervalMs: 3600000 }]
+    )
     const user = await signUp(app.url)
-    assert.deepEqual((await http(app.url, 'GET', '/audit-events?action=audit-config', { token: user.token })).body.data, [])
+    assert.deepEqual(
+      (await http(app.url, 'GET', '/audit-events?action=audit-config', { token: user.token })).body.data,
+      []
+    )
     await app.close({ keep: true })
 
     app = await start()
@@ -227,15 +304,22 @@ describe('audit trail: deletion, truncation, anchors and retention', function ()
     await waitUntil(async () => (await verify(app, token)).head !== null, 5000, 'the log')
     app = await restart(app, { audit: { retentionDays: 3650 } } as ConfigurationOverrides)
     let list: any[] = []
-    await waitUntil(async () => {
-      list = (await http(app.url, 'GET', '/audit-events?action=audit-config', { token })).body.data
-      return list.length > 1
-    }, 10000, 'the changed configuration record')
+    await waitUntil(
+      async () => {
+        list = (await http(app.url, 'GET', '/audit-events?action=audit-config', { token })).body.data
+        return list.length > 1
+      },
+      10000,
+      'the changed configuration record'
+    )
     assert.equal(list.length, 2, 'no record for the start with unchanged settings')
-    assert.deepEqual([list[0].before, list[0].after], [
-      { enabled: true, retentionDays: 2190, anchorIntervalMs: 3600000 },
-      { enabled: true, retentionDays: 3650, anchorIntervalMs: 3600000 }
-    ])
+    assert.deepEqual(
+      [list[0].before, list[0].after],
+      [
+        { enabled: true, retentionDays: 2190, anchorIntervalMs: 3600000 },
+        { enabled: true, retentionDays: 3650, anchorIntervalMs: 3600000 }
+      ]
+    )
   })
 
   const restart = async (app: TestServer, overrides: ConfigurationOverrides) => {

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { restClient, type TestServer } from '../../helpers/app'
-import { fieldsOf, invoiceWithItems, pay, type FacilityFixture, startFacilityServer } from '../../helpers/billing'
+import {
+  fieldsOf,
+  invoiceWithItems,
+  pay,
+  type FacilityFixture,
+  startFacilityServer
+} from '../../helpers/billing'
 
 describe('billing-items', () => {
   let server: TestServer
@@ -12,9 +18,31 @@ describe('billing-items', () => {
   before(async () => {
     ;({ server, facility } = await startFacilityServer())
     const biller = restClient(server.url, facility.biller.token)
-    consult = (await biller.post('/services', { facility: facility.id, name: 'Consultation', type: 'consultation', price: 50 })).body
-    euroService = (await biller.post('/services', { facility: facility.id, name: 'Visa exam', type: 'procedure', price: 70, currency: 'EUR' })).body
-    foreignService = (await restClient(server.url, facility.stranger.token).post('/services', { facility: facility.strangerFacility, name: 'Elsewhere', type: 'other', price: 1 })).body
+    consult = (
+      await biller.post('/services', {
+        facility: facility.id,
+        name: 'Consultation',
+        type: 'consultation',
+        price: 50
+      })
+    ).body
+    euroService = (
+      await biller.post('/services', {
+        facility: facility.id,
+        name: 'Visa exam',
+        type: 'procedure',
+        price: 70,
+        currency: 'EUR'
+      })
+    ).body
+    foreignService = (
+      await restClient(server.url, facility.stranger.token).post('/services', {
+        facility: facility.strangerFacility,
+        name: 'Elsewhere',
+        type: 'other',
+        price: 1
+      })
+    ).body
   })
   after(() => server.close())
 
@@ -25,7 +53,12 @@ describe('billing-items', () => {
   describe('create', () => {
     it('adds an item to a draft invoice: quantity defaults to 1, amount is price × quantity', async () => {
       const invoice = await draftInvoice()
-      const res = await member().post('/billing-items', { invoice: invoice.id, type: 'custom', name: 'Syringe', price: 2.5 })
+      const res = await member().post('/billing-items', {
+        invoice: invoice.id,
+        type: 'custom',
+        name: 'Syringe',
+        price: 2.5
+      })
       assert.equal(res.status, 201)
       assert.equal(res.body.quantity, 1)
       assert.equal(res.body.amount, 2.5)
@@ -34,19 +67,35 @@ describe('billing-items', () => {
       assert.equal(res.body.status, 'draft')
       assert.equal(res.body.facility, facility.id)
       assert.equal(res.body.currency, 'USD')
-      for (const internal of ['amountMinor', 'reserved', 'pending', 'deleting']) assert.equal(internal in res.body, false, internal)
-      const three = await member().post('/billing-items', { invoice: invoice.id, type: 'custom', price: 0.35, quantity: 3 })
+      for (const internal of ['amountMinor', 'reserved', 'pending', 'deleting'])
+        assert.equal(internal in res.body, false, internal)
+      const three = await member().post('/billing-items', {
+        invoice: invoice.id,
+        type: 'custom',
+        price: 0.35,
+        quantity: 3
+      })
       assert.equal(three.body.amount, 1.05)
     })
 
     it('takes the price and name of the referenced service unless a price is sent', async () => {
       const invoice = await draftInvoice()
-      const fromService = await member().post('/billing-items', { invoice: invoice.id, type: 'service', ref: consult.id, quantity: 2 })
+      const fromService = await member().post('/billing-items', {
+        invoice: invoice.id,
+        type: 'service',
+        ref: consult.id,
+        quantity: 2
+      })
       assert.equal(fromService.status, 201)
       assert.equal(fromService.body.price, 50)
       assert.equal(fromService.body.name, 'Consultation')
       assert.equal(fromService.body.amount, 100)
-      const discounted = await member().post('/billing-items', { invoice: invoice.id, type: 'service', ref: consult.id, price: 40 })
+      const discounted = await member().post('/billing-items', {
+        invoice: invoice.id,
+        type: 'service',
+        ref: consult.id,
+        price: 40
+      })
       assert.equal(discounted.body.price, 40)
       assert.equal(discounted.body.amount, 40)
     })
@@ -70,24 +119,55 @@ describe('billing-items', () => {
 
     it('refuses bad prices, quantities, types and unknown fields with 400s naming them', async () => {
       const invoice = await draftInvoice()
-      const res = await member().post('/billing-items', { invoice: invoice.id, type: 'custom', price: -1, quantity: 0, amount: 5 })
+      const res = await member().post('/billing-items', {
+        invoice: invoice.id,
+        type: 'custom',
+        price: -1,
+        quantity: 0,
+        amount: 5
+      })
       assert.equal(res.status, 400)
       assert.deepEqual(fieldsOf(res.body).sort(), ['amount', 'price', 'quantity'])
-      const decimals = await member().post('/billing-items', { invoice: invoice.id, type: 'gadget', price: 1.005 })
+      const decimals = await member().post('/billing-items', {
+        invoice: invoice.id,
+        type: 'gadget',
+        price: 1.005
+      })
       assert.equal(decimals.status, 400)
       assert.deepEqual(fieldsOf(decimals.body).sort(), ['price', 'type'])
-      const huge = await member().post('/billing-items', { invoice: invoice.id, type: 'custom', price: 1e9, quantity: 1e6 })
+      const huge = await member().post('/billing-items', {
+        invoice: invoice.id,
+        type: 'custom',
+        price: 1e9,
+        quantity: 1e6
+      })
       assert.equal(huge.status, 400)
       assert.deepEqual(fieldsOf(huge.body), ['quantity'])
     })
 
     it('refuses anonymous callers (401) and invoices the caller cannot see (404)', async () => {
       const invoice = await draftInvoice()
-      assert.equal((await restClient(server.url).post('/billing-items', { invoice: invoice.id, type: 'custom', price: 1 })).status, 401)
-      const stranger = await restClient(server.url, facility.stranger.token).post('/billing-items', { invoice: invoice.id, type: 'custom', price: 1 })
+      assert.equal(
+        (
+          await restClient(server.url).post('/billing-items', {
+            invoice: invoice.id,
+            type: 'custom',
+            price: 1
+          })
+        ).status,
+        401
+      )
+      const stranger = await restClient(server.url, facility.stranger.token).post('/billing-items', {
+        invoice: invoice.id,
+        type: 'custom',
+        price: 1
+      })
       assert.equal(stranger.status, 404)
       assert.match(stranger.body.message, /No billing invoice found/)
-      assert.equal((await member().post('/billing-items', { invoice: 'missing', type: 'custom', price: 1 })).status, 404)
+      assert.equal(
+        (await member().post('/billing-items', { invoice: 'missing', type: 'custom', price: 1 })).status,
+        404
+      )
     })
   })
 
@@ -130,7 +210,14 @@ describe('billing-items', () => {
     it('refuses members without the billing privilege (403), strangers (404) and finalize: false (400)', async () => {
       const { items } = await invoiceWithItems(server.url, facility, [10])
       assert.equal((await member().patch(`/billing-items/${items[0].id}`, { finalize: true })).status, 403)
-      assert.equal((await restClient(server.url, facility.stranger.token).patch(`/billing-items/${items[0].id}`, { finalize: true })).status, 404)
+      assert.equal(
+        (
+          await restClient(server.url, facility.stranger.token).patch(`/billing-items/${items[0].id}`, {
+            finalize: true
+          })
+        ).status,
+        404
+      )
       const bad = await biller().patch(`/billing-items/${items[0].id}`, { finalize: false })
       assert.equal(bad.status, 400)
       assert.deepEqual(fieldsOf(bad.body), ['finalize'])
@@ -141,16 +228,29 @@ describe('billing-items', () => {
   describe('change', () => {
     it('lets members change a draft item and reprices it from a newly referenced service', async () => {
       const { items } = await invoiceWithItems(server.url, facility, [10])
-      const res = await member().patch(`/billing-items/${items[0].id}`, { quantity: 4, description: 'Per tablet' })
+      const res = await member().patch(`/billing-items/${items[0].id}`, {
+        quantity: 4,
+        description: 'Per tablet'
+      })
       assert.equal(res.status, 200)
       assert.equal(res.body.amount, 40)
-      const service = await member().patch(`/billing-items/${items[0].id}`, { type: 'service', ref: consult.id })
+      const service = await member().patch(`/billing-items/${items[0].id}`, {
+        type: 'service',
+        ref: consult.id
+      })
       assert.equal(service.status, 200)
       assert.equal(service.body.price, 50)
       assert.equal(service.body.name, 'Consultation')
       assert.equal(service.body.amount, 200)
       assert.equal((await member().patch(`/billing-items/${items[0].id}`, { quantity: -2 })).status, 400)
-      assert.equal((await restClient(server.url, facility.stranger.token).patch(`/billing-items/${items[0].id}`, { quantity: 1 })).status, 404)
+      assert.equal(
+        (
+          await restClient(server.url, facility.stranger.token).patch(`/billing-items/${items[0].id}`, {
+            quantity: 1
+          })
+        ).status,
+        404
+      )
     })
 
     it('refuses a price × quantity below what is already paid (409)', async () => {
@@ -161,7 +261,10 @@ describe('billing-items', () => {
       assert.equal(res.status, 409)
       assert.match(res.body.message, /cannot be less than what is already paid \(25\)/)
       assert.equal((await member().get(`/billing-items/${items[0].id}`)).body.amount, 30)
-      assert.equal((await member().patch(`/billing-items/${items[0].id}`, { price: 12.5, quantity: 2 })).status, 200)
+      assert.equal(
+        (await member().patch(`/billing-items/${items[0].id}`, { price: 12.5, quantity: 2 })).status,
+        200
+      )
     })
   })
 
@@ -184,7 +287,11 @@ describe('billing-items', () => {
     it('refuses members without the billing privilege (403), strangers (404) and anonymous callers (401)', async () => {
       const { items } = await invoiceWithItems(server.url, facility, [10])
       assert.equal((await member().delete(`/billing-items/${items[0].id}`)).status, 403)
-      assert.equal((await restClient(server.url, facility.stranger.token).delete(`/billing-items/${items[0].id}`)).status, 404)
+      assert.equal(
+        (await restClient(server.url, facility.stranger.token).delete(`/billing-items/${items[0].id}`))
+          .status,
+        404
+      )
       assert.equal((await restClient(server.url).delete(`/billing-items/${items[0].id}`)).status, 401)
       assert.equal((await member().get(`/billing-items/${items[0].id}`)).status, 200)
     })

@@ -12,7 +12,15 @@ describe('billing-payment-intents $analytics', function () {
 
   const seed = async (token: string, facilityId: string, currency: string, amounts: number[]) => {
     for (const amount of amounts) {
-      const res = await http(url, 'POST', '/billing-payment-intents', { token, body: { gatewayType: 'sandbox-card', currency, facility: facilityId, items: [{ name: 'Seed', amountPerItem: amount, quantity: 2 }] } })
+      const res = await http(url, 'POST', '/billing-payment-intents', {
+        token,
+        body: {
+          gatewayType: 'sandbox-card',
+          currency,
+          facility: facilityId,
+          items: [{ name: 'Seed', amountPerItem: amount, quantity: 2 }]
+        }
+      })
       assert.equal(res.status, 201, JSON.stringify(res.body))
     }
   }
@@ -26,7 +34,8 @@ describe('billing-payment-intents $analytics', function () {
   })
   after(() => server?.close())
 
-  const analytics = (token: string | undefined, query: string) => http(url, 'GET', `/billing-payment-intents?${query}`, { token })
+  const analytics = (token: string | undefined, query: string) =>
+    http(url, 'GET', `/billing-payment-intents?${query}`, { token })
 
   it('sums netAmount per currency over what the caller may read', async () => {
     const res = await analytics(facility.member.token, '$analytics=net-amount-total')
@@ -42,8 +51,17 @@ describe('billing-payment-intents $analytics', function () {
   })
 
   it('answers value, currency and count at the top when the selection has one currency', async () => {
-    const res = await analytics(facility.member.token, `$analytics=net-amount-total&currency=USD&facility=${facility.id}`)
-    assert.deepEqual(res.body, { type: 'net-amount-total', currency: 'USD', value: 70.5, count: 2, currencies: [{ currency: 'USD', value: 70.5, count: 2 }] })
+    const res = await analytics(
+      facility.member.token,
+      `$analytics=net-amount-total&currency=USD&facility=${facility.id}`
+    )
+    assert.deepEqual(res.body, {
+      type: 'net-amount-total',
+      currency: 'USD',
+      value: 70.5,
+      count: 2,
+      currencies: [{ currency: 'USD', value: 70.5, count: 2 }]
+    })
   })
 
   it('sums each receivables field (gross, fees, net) with the same filters', async () => {
@@ -58,7 +76,10 @@ describe('billing-payment-intents $analytics', function () {
   it('gives a caller only the sums of what it may read, and zero when nothing is selected', async () => {
     const stranger = await analytics(facility.stranger.token, '$analytics=net-amount-total')
     assert.deepEqual(stranger.body.currencies, [{ currency: 'USD', value: 1998, count: 1 }])
-    const none = await analytics(facility.stranger.token, `$analytics=net-amount-total&facility=${facility.id}`)
+    const none = await analytics(
+      facility.stranger.token,
+      `$analytics=net-amount-total&facility=${facility.id}`
+    )
     assert.equal(none.body.count, 0)
     assert.equal(none.body.value, 0)
   })

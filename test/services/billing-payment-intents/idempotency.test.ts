@@ -19,12 +19,31 @@ describe('billing-payment-intents Idempotency-Key', function () {
   })
   after(() => server?.close())
 
-  const body = (amount = 10, extra: Record<string, unknown> = {}) => ({ gatewayType: 'sandbox-card', currency: 'USD', facility: facility.id, items: [{ name: 'Deposit', amountPerItem: amount, quantity: 1 }], ...extra })
+  const body = (amount = 10, extra: Record<string, unknown> = {}) => ({
+    gatewayType: 'sandbox-card',
+    currency: 'USD',
+    facility: facility.id,
+    items: [{ name: 'Deposit', amountPerItem: amount, quantity: 1 }],
+    ...extra
+  })
   const post = (key: string | undefined, data: unknown, token = facility.biller.token) =>
-    http(url, 'POST', '/billing-payment-intents', { token, body: data, headers: key ? { 'idempotency-key': key } : {} })
+    http(url, 'POST', '/billing-payment-intents', {
+      token,
+      body: data,
+      headers: key ? { 'idempotency-key': key } : {}
+    })
   const capture = (id: string, key?: string, token = facility.biller.token) =>
-    http(url, 'PATCH', `/billing-payment-intents/${id}`, { token, body: { capture: true }, headers: key ? { 'idempotency-key': key } : {} })
-  const count = async () => (await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, { token: facility.biller.token })).body.total
+    http(url, 'PATCH', `/billing-payment-intents/${id}`, {
+      token,
+      body: { capture: true },
+      headers: key ? { 'idempotency-key': key } : {}
+    })
+  const count = async () =>
+    (
+      await http(url, 'GET', `/billing-payment-intents?facility=${facility.id}&$limit=0`, {
+        token: facility.biller.token
+      })
+    ).body.total
 
   it('answers a retried POST with the first result (same status and body) and creates one intent', async () => {
     const before = await count()
@@ -63,11 +82,19 @@ describe('billing-payment-intents Idempotency-Key', function () {
     assert.deepEqual([...new Set(answers.map((a) => a.status))], [200])
     for (const answer of answers) assert.deepEqual(answer.body, answers[0].body)
     assert.equal(answers[0].body.status, 'captured')
-    const stored = (await http(url, 'GET', `/billing-payment-intents/${intent.id}`, { token: facility.biller.token })).body
+    const stored = (
+      await http(url, 'GET', `/billing-payment-intents/${intent.id}`, { token: facility.biller.token })
+    ).body
     assert.equal(stored.statusHistory.filter((s: any) => s.status === 'capturing').length, 1)
-    const payments = (await http(url, 'GET', `/billing-payments?invoice=${invoice.id}`, { token: facility.biller.token })).body
+    const payments = (
+      await http(url, 'GET', `/billing-payments?invoice=${invoice.id}`, { token: facility.biller.token })
+    ).body
     assert.equal(payments.total, 1)
-    assert.equal((await http(url, 'GET', `/billing-items/${items[0].id}`, { token: facility.biller.token })).body.balance, 60)
+    assert.equal(
+      (await http(url, 'GET', `/billing-items/${items[0].id}`, { token: facility.biller.token })).body
+        .balance,
+      60
+    )
   })
 
   it('without a key, lets exactly one of twenty simultaneous captures through (the others: 409)', async () => {
@@ -81,10 +108,21 @@ describe('billing-payment-intents Idempotency-Key', function () {
     const first = await post('expiring-1', body(12))
     assert.equal(first.status, 201)
     const store = idempotencyStore(server.app) // the keys' own store, read and aged as a day passing would
-    const [record] = await store._find({ query: { key: `${facility.biller.account.id}:billing-payment-intents:create:expiring-1` }, paginate: false })
+    const [record] = await store._find({
+      query: { key: `${facility.biller.account.id}:billing-payment-intents:create:expiring-1` },
+      paginate: false
+    })
     assert.equal(record.expiresAt - record.createdAt, 24 * 60 * 60 * 1000)
-    assert.deepEqual((await post('expiring-1', body(12))).body, first.body, 'within the day: the first result')
-    assert.equal((await post('expiring-1', body(13))).status, 409, 'within the day: another body is a conflict')
+    assert.deepEqual(
+      (await post('expiring-1', body(12))).body,
+      first.body,
+      'within the day: the first result'
+    )
+    assert.equal(
+      (await post('expiring-1', body(13))).status,
+      409,
+      'within the day: another body is a conflict'
+    )
     await store._patch(record.id, { expiresAt: Date.now() - 1 })
     const later = await post('expiring-1', body(13))
     assert.equal(later.status, 201, JSON.stringify(later.body))
@@ -99,8 +137,12 @@ describe('billing-payment-intents Idempotency-Key', function () {
     assert.equal((await post('purge-old', body(14))).status, 201)
     assert.equal((await post('purge-new', body(15))).status, 201)
     const keyOf = (name: string) => `${facility.biller.account.id}:billing-payment-intents:create:${name}`
-    const stored = async (name: string) => (await idempotencyStore(server.app)._find({ query: { key: keyOf(name) }, paginate: false })).length
-    const [old] = await idempotencyStore(server.app)._find({ query: { key: keyOf('purge-old') }, paginate: false })
+    const stored = async (name: string) =>
+      (await idempotencyStore(server.app)._find({ query: { key: keyOf(name) }, paginate: false })).length
+    const [old] = await idempotencyStore(server.app)._find({
+      query: { key: keyOf('purge-old') },
+      paginate: false
+    })
     await idempotencyStore(server.app)._patch(old.id, { expiresAt: Date.now() - 1 }) // a day passing
     const dataDir = server.dataDir
     const mongodb = server.app.get('mongodb')

@@ -20,7 +20,11 @@ describe('billing-payment-intents settings', function () {
   describe('with GATEWAY_RETURN_ORIGINS, default pages and a fee schedule of its own', () => {
     let server: TestServer
     let facility: FacilityFixture
-    const create = (extra: Record<string, unknown> = {}) => http(server.url, 'POST', '/billing-payment-intents', { token: facility.biller.token, body: intentBody(facility.id, extra) })
+    const create = (extra: Record<string, unknown> = {}) =>
+      http(server.url, 'POST', '/billing-payment-intents', {
+        token: facility.biller.token,
+        body: intentBody(facility.id, extra)
+      })
 
     before(async () => {
       ;({ server, facility } = await startFacilityServer({
@@ -36,7 +40,10 @@ describe('billing-payment-intents settings', function () {
     after(() => server?.close())
 
     it('accepts return and cancel URLs on the listed origins only: loopback and this server are refused once a list is set (400 naming the field)', async () => {
-      const ok = await create({ gatewayReturnURL: 'https://app.clinic.example/orders/7/paid', gatewayCancelURL: 'https://pay.clinic.example:8443/back' })
+      const ok = await create({
+        gatewayReturnURL: 'https://app.clinic.example/orders/7/paid',
+        gatewayCancelURL: 'https://pay.clinic.example:8443/back'
+      })
       assert.equal(ok.status, 201, JSON.stringify(ok.body))
       assert.equal(ok.body.gatewayCancelURL, 'https://pay.clinic.example:8443/back')
       for (const [field, value] of [
@@ -60,7 +67,10 @@ describe('billing-payment-intents settings', function () {
       const answer = await answerCheckout(intent.checkout.approvalURL, 'approve')
       assert.equal(answer.location, `https://app.clinic.example/paid?intent=${intent.id}`)
       const other = (await create()).body
-      assert.equal((await answerCheckout(other.checkout.approvalURL, 'cancel')).location, `https://app.clinic.example/cancelled?intent=${other.id}`)
+      assert.equal(
+        (await answerCheckout(other.checkout.approvalURL, 'cancel')).location,
+        `https://app.clinic.example/cancelled?intent=${other.id}`
+      )
     })
 
     it('takes receivables.fees from the configured schedule: percent plus fixed, never above gross, none for a type without an entry', async () => {
@@ -77,20 +87,39 @@ describe('billing-payment-intents settings', function () {
   describe('with PUBLIC_URL and no allow-list', () => {
     let server: TestServer
     let facility: FacilityFixture
-    const create = (extra: Record<string, unknown> = {}) => http(server.url, 'POST', '/billing-payment-intents', { token: facility.biller.token, body: intentBody(facility.id, extra) })
+    const create = (extra: Record<string, unknown> = {}) =>
+      http(server.url, 'POST', '/billing-payment-intents', {
+        token: facility.biller.token,
+        body: intentBody(facility.id, extra)
+      })
 
     before(async () => {
-      ;({ server, facility } = await startFacilityServer({ gateways: { enabled: ['sandbox'], publicURL: 'https://clinic.example/' } }))
+      ;({ server, facility } = await startFacilityServer({
+        gateways: { enabled: ['sandbox'], publicURL: 'https://clinic.example/' }
+      }))
     })
     after(() => server?.close())
 
-    it('allows this server\'s public origin and loopback http, refuses any other origin, and builds its pages on the public origin', async () => {
-      const res = await create({ gatewayReturnURL: 'https://clinic.example/paid', gatewayCancelURL: 'http://localhost:5173/cancelled' })
+    it("allows this server's public origin and loopback http, refuses any other origin, and builds its pages on the public origin", async () => {
+      const res = await create({
+        gatewayReturnURL: 'https://clinic.example/paid',
+        gatewayCancelURL: 'http://localhost:5173/cancelled'
+      })
       assert.equal(res.status, 201, JSON.stringify(res.body))
-      assert.match(res.body.checkout.approvalURL, new RegExp(`^https://clinic\\.example/gateways/sandbox/checkout/${res.body.id}\\?secret=`))
+      assert.match(
+        res.body.checkout.approvalURL,
+        new RegExp(`^https://clinic\\.example/gateways/sandbox/checkout/${res.body.id}\\?secret=`)
+      )
       const plain = (await create()).body
-      assert.deepEqual([plain.gatewayReturnURL, plain.gatewayCancelURL], ['https://clinic.example/gateways/return', 'https://clinic.example/gateways/cancel'])
-      for (const value of ['https://evil.example/paid', 'http://clinic.example/paid', 'https://localhost/paid']) {
+      assert.deepEqual(
+        [plain.gatewayReturnURL, plain.gatewayCancelURL],
+        ['https://clinic.example/gateways/return', 'https://clinic.example/gateways/cancel']
+      )
+      for (const value of [
+        'https://evil.example/paid',
+        'http://clinic.example/paid',
+        'https://localhost/paid'
+      ]) {
         const refused = await create({ gatewayReturnURL: value })
         assert.equal(refused.status, 400, value)
         assert.deepEqual(fieldsOf(refused.body), ['gatewayReturnURL'])

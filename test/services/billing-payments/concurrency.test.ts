@@ -14,11 +14,18 @@ describe('billing-payments under concurrency', () => {
   const payAll = (item: string, amounts: number[]) =>
     Promise.all(
       amounts.map((amount) =>
-        http(server.url, 'POST', '/billing-payments', { token: facility.biller.token, body: { item, type: 'payment', paymentMethod: 'cash', amount } }).then((res) => ({ amount, res }))
+        http(server.url, 'POST', '/billing-payments', {
+          token: facility.biller.token,
+          body: { item, type: 'payment', paymentMethod: 'cash', amount }
+        }).then((res) => ({ amount, res }))
       )
     )
 
-  const storedPayments = async (item: string) => (await (server.app.service('billing-payments' as any) as any)._find({ query: { item }, paginate: false })) as any[]
+  const storedPayments = async (item: string) =>
+    (await (server.app.service('billing-payments' as any) as any)._find({
+      query: { item },
+      paginate: false
+    })) as any[]
   const cents = (value: number) => Math.round(value * 100)
 
   it('lets exactly as many of 50 simultaneous payments through as fit, and answers every other one 409 with the remaining balance', async () => {
@@ -36,10 +43,15 @@ describe('billing-payments under concurrency', () => {
     const stored = await storedPayments(items[0].id)
     assert.equal(stored.length, 14)
     assert.ok(stored.every((p) => p.status === 'draft'))
-    assert.equal(stored.reduce((sum, p) => sum + p.amount, 0), 98)
-    const item = (await restClient(server.url, facility.member.token).get(`/billing-items/${items[0].id}`)).body
+    assert.equal(
+      stored.reduce((sum, p) => sum + p.amount, 0),
+      98
+    )
+    const item = (await restClient(server.url, facility.member.token).get(`/billing-items/${items[0].id}`))
+      .body
     assert.deepEqual([item.paid, item.balance], [98, 2])
-    const fresh = (await restClient(server.url, facility.member.token).get(`/billing-invoices/${invoice.id}`)).body
+    const fresh = (await restClient(server.url, facility.member.token).get(`/billing-invoices/${invoice.id}`))
+      .body
     assert.deepEqual([fresh.total, fresh.paid, fresh.balance], [100, 98, 2])
   })
 
@@ -54,13 +66,20 @@ describe('billing-payments under concurrency', () => {
         continue
       }
       assert.equal(res.status, 409)
-      assert.ok(cents(res.body.data.remainingBalance) < cents(amount), `refused ${amount} although ${res.body.data.remainingBalance} remained`)
+      assert.ok(
+        cents(res.body.data.remainingBalance) < cents(amount),
+        `refused ${amount} although ${res.body.data.remainingBalance} remained`
+      )
       assert.match(res.body.message, new RegExp(`remaining balance is ${res.body.data.remainingBalance}$`))
     }
     assert.ok(acceptedCents <= 25000)
     const stored = await storedPayments(items[0].id)
-    assert.equal(stored.reduce((sum, p) => sum + cents(p.amount), 0), acceptedCents)
-    const fresh = (await restClient(server.url, facility.member.token).get(`/billing-invoices/${invoice.id}`)).body
+    assert.equal(
+      stored.reduce((sum, p) => sum + cents(p.amount), 0),
+      acceptedCents
+    )
+    const fresh = (await restClient(server.url, facility.member.token).get(`/billing-invoices/${invoice.id}`))
+      .body
     assert.equal(cents(fresh.paid), acceptedCents)
     assert.equal(cents(fresh.balance), 25000 - acceptedCents)
   })
@@ -71,7 +90,9 @@ describe('billing-payments under concurrency', () => {
     assert.equal((await member.patch(`/billing-items/${items[0].id}`, { quantity: 10 })).status, 200)
     const [payments, cuts] = await Promise.all([
       payAll(items[0].id, Array(20).fill(5)),
-      Promise.all([6, 5, 4, 7, 3].map((quantity) => member.patch(`/billing-items/${items[0].id}`, { quantity })))
+      Promise.all(
+        [6, 5, 4, 7, 3].map((quantity) => member.patch(`/billing-items/${items[0].id}`, { quantity }))
+      )
     ])
     for (const cut of cuts) assert.ok([200, 409].includes(cut.status), JSON.stringify(cut.body))
     for (const { res } of payments) assert.ok([201, 409].includes(res.status), JSON.stringify(res.body))
@@ -88,26 +109,49 @@ describe('billing-payments under concurrency', () => {
   })
 
   const finalizeAmidAdditions = async () => {
-    const created = await restClient(server.url, facility.member.token).post('/medical-encounters', { facility: facility.id, patient: facility.member.account.id, invoice: true })
+    const created = await restClient(server.url, facility.member.token).post('/medical-encounters', {
+      facility: facility.id,
+      patient: facility.member.account.id,
+      invoice: true
+    })
     const invoiceId = created.body.invoice
-    const add = (price: number) => http(server.url, 'POST', '/billing-items', { token: facility.member.token, body: { invoice: invoiceId, type: 'custom', price } })
+    const add = (price: number) =>
+      http(server.url, 'POST', '/billing-items', {
+        token: facility.member.token,
+        body: { invoice: invoiceId, type: 'custom', price }
+      })
     // A first wave of additions; the finalize goes out as soon as one of them is answered, amid a second wave.
     const first = Array.from({ length: 20 }, (_, i) => add(i + 1))
     await Promise.race(first)
     const second = Array.from({ length: 20 }, (_, i) => add(i + 21))
-    const finalized = await http(server.url, 'PATCH', `/medical-encounters/${created.body.id}`, { token: facility.biller.token, body: { finalize: true } })
+    const finalized = await http(server.url, 'PATCH', `/medical-encounters/${created.body.id}`, {
+      token: facility.biller.token,
+      body: { finalize: true }
+    })
     const third = Array.from({ length: 10 }, (_, i) => add(i + 41))
     const results = await Promise.all([...first, ...second, ...third])
     assert.equal(finalized.status, 200)
     const accepted = results.filter((r) => r.status === 201).map((r) => r.body.id)
     assert.ok(accepted.length > 0)
     assert.ok(accepted.length < results.length)
-    for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && /finalized/.test(r.body.message)), JSON.stringify(r.body))
-    const stored = (await (server.app.service('billing-items' as any) as any)._find({ query: { invoice: invoiceId }, paginate: false })) as any[]
+    for (const r of results)
+      assert.ok(
+        r.status === 201 || (r.status === 409 && /finalized/.test(r.body.message)),
+        JSON.stringify(r.body)
+      )
+    const stored = (await (server.app.service('billing-items' as any) as any)._find({
+      query: { invoice: invoiceId },
+      paginate: false
+    })) as any[]
     assert.deepEqual(stored.map((i) => i.id).sort(), accepted.sort())
     assert.ok(stored.every((i) => i.status === 'finalized'))
-    const invoice = (await restClient(server.url, facility.member.token).get(`/billing-invoices/${invoiceId}`)).body
+    const invoice = (
+      await restClient(server.url, facility.member.token).get(`/billing-invoices/${invoiceId}`)
+    ).body
     assert.equal(invoice.itemCount, accepted.length)
-    assert.equal(invoice.total, accepted.reduce((sum, id) => sum + results.find((r) => r.body.id === id)!.body.amount, 0))
+    assert.equal(
+      invoice.total,
+      accepted.reduce((sum, id) => sum + results.find((r) => r.body.id === id)!.body.amount, 0)
+    )
   }
 })

@@ -23,7 +23,12 @@ describe('medical-encounters', () => {
     const api = restClient(server.url, facility.member.token)
     const items = []
     for (const price of prices) {
-      const item = await api.post('/billing-items', { invoice: created.body.invoice, type: 'custom', price, quantity: 2 })
+      const item = await api.post('/billing-items', {
+        invoice: created.body.invoice,
+        type: 'custom',
+        price,
+        quantity: 2
+      })
       assert.equal(item.status, 201, JSON.stringify(item.body))
       items.push(item.body)
     }
@@ -46,7 +51,9 @@ describe('medical-encounters', () => {
       const res = await encounter({ invoice: true, type: 'emergency' })
       assert.equal(res.status, 201)
       assert.equal(typeof res.body.invoice, 'string')
-      const invoice = await restClient(server.url, facility.member.token).get(`/billing-invoices/${res.body.invoice}`)
+      const invoice = await restClient(server.url, facility.member.token).get(
+        `/billing-invoices/${res.body.invoice}`
+      )
       assert.equal(invoice.status, 200)
       assert.equal(invoice.body.status, 'draft')
       assert.equal(invoice.body.facility, facility.id)
@@ -58,7 +65,10 @@ describe('medical-encounters', () => {
     })
 
     it('refuses anonymous callers (401) and facilities the caller does not belong to (404)', async () => {
-      assert.equal((await restClient(server.url).post('/medical-encounters', { facility: facility.id, patient })).status, 401)
+      assert.equal(
+        (await restClient(server.url).post('/medical-encounters', { facility: facility.id, patient })).status,
+        401
+      )
       const res = await encounter({}, facility.stranger.token)
       assert.equal(res.status, 404)
       assert.match(res.body.message, /No facility found/)
@@ -69,7 +79,11 @@ describe('medical-encounters', () => {
       assert.equal(type.status, 400)
       assert.deepEqual(fieldsOf(type.body), ['type'])
       const api = restClient(server.url, facility.member.token)
-      const bad = await api.post('/medical-encounters', { facility: facility.id, invoice: 'yes', status: 'finalized' })
+      const bad = await api.post('/medical-encounters', {
+        facility: facility.id,
+        invoice: 'yes',
+        status: 'finalized'
+      })
       assert.equal(bad.status, 400)
       assert.deepEqual(fieldsOf(bad.body).sort(), ['invoice', 'patient', 'status'])
     })
@@ -78,25 +92,51 @@ describe('medical-encounters', () => {
   describe('read and change', () => {
     it('shows encounters to members of the facility only', async () => {
       const created = (await encounter()).body
-      assert.equal((await restClient(server.url, facility.owner.token).get(`/medical-encounters/${created.id}`)).status, 200)
-      assert.equal((await restClient(server.url, facility.stranger.token).get(`/medical-encounters/${created.id}`)).status, 404)
+      assert.equal(
+        (await restClient(server.url, facility.owner.token).get(`/medical-encounters/${created.id}`)).status,
+        200
+      )
+      assert.equal(
+        (await restClient(server.url, facility.stranger.token).get(`/medical-encounters/${created.id}`))
+          .status,
+        404
+      )
       const list = await restClient(server.url, facility.stranger.token).get('/medical-encounters')
       assert.equal(list.body.total, 0)
-      const mine = await restClient(server.url, facility.member.token).get(`/medical-encounters?patient=${patient}&status=draft`)
+      const mine = await restClient(server.url, facility.member.token).get(
+        `/medical-encounters?patient=${patient}&status=draft`
+      )
       assert.ok(mine.body.data.some((e: any) => e.id === created.id))
     })
 
     it('lets members change a draft encounter; strangers get 404 and bad fields 400', async () => {
       const created = (await encounter()).body
       const api = restClient(server.url, facility.member.token)
-      const patched = await api.patch(`/medical-encounters/${created.id}`, { notes: 'BP 120/80', endedAt: Date.now() })
+      const patched = await api.patch(`/medical-encounters/${created.id}`, {
+        notes: 'BP 120/80',
+        endedAt: Date.now()
+      })
       assert.equal(patched.status, 200)
       assert.equal(patched.body.notes, 'BP 120/80')
-      assert.equal((await restClient(server.url, facility.stranger.token).patch(`/medical-encounters/${created.id}`, { notes: 'x' })).status, 404)
-      const bad = await api.patch(`/medical-encounters/${created.id}`, { facility: facility.strangerFacility, finalize: false })
+      assert.equal(
+        (
+          await restClient(server.url, facility.stranger.token).patch(`/medical-encounters/${created.id}`, {
+            notes: 'x'
+          })
+        ).status,
+        404
+      )
+      const bad = await api.patch(`/medical-encounters/${created.id}`, {
+        facility: facility.strangerFacility,
+        finalize: false
+      })
       assert.equal(bad.status, 400)
       assert.deepEqual(fieldsOf(bad.body).sort(), ['facility', 'finalize'])
-      assert.equal((await restClient(server.url, facility.member.token).patch('/medical-encounters', { notes: 'all' })).status, 405)
+      assert.equal(
+        (await restClient(server.url, facility.member.token).patch('/medical-encounters', { notes: 'all' }))
+          .status,
+        405
+      )
     })
   })
 
@@ -104,7 +144,10 @@ describe('medical-encounters', () => {
     it('finalizes the encounter, its invoice and every item of the invoice', async () => {
       const { encounter: created, items } = await encounterWithItems([10, 25.5, 4])
       const endedAt = Date.now()
-      const res = await restClient(server.url, facility.biller.token).patch(`/medical-encounters/${created.id}`, { finalize: true, endedAt })
+      const res = await restClient(server.url, facility.biller.token).patch(
+        `/medical-encounters/${created.id}`,
+        { finalize: true, endedAt }
+      )
       assert.equal(res.status, 200)
       assert.equal(res.body.status, 'finalized')
       assert.equal(res.body.endedAt, endedAt)
@@ -128,20 +171,36 @@ describe('medical-encounters', () => {
 
     it('changes nothing when the caller lacks the billing privilege (403) or is a stranger (404)', async () => {
       const { encounter: created } = await encounterWithItems([10, 20])
-      const member = await restClient(server.url, facility.member.token).patch(`/medical-encounters/${created.id}`, { finalize: true })
+      const member = await restClient(server.url, facility.member.token).patch(
+        `/medical-encounters/${created.id}`,
+        { finalize: true }
+      )
       assert.equal(member.status, 403)
       assert.match(member.body.message, /'billing' privilege/)
-      assert.equal((await restClient(server.url, facility.stranger.token).patch(`/medical-encounters/${created.id}`, { finalize: true })).status, 404)
+      assert.equal(
+        (
+          await restClient(server.url, facility.stranger.token).patch(`/medical-encounters/${created.id}`, {
+            finalize: true
+          })
+        ).status,
+        404
+      )
       const api = restClient(server.url, facility.member.token)
       assert.equal((await api.get(`/medical-encounters/${created.id}`)).body.status, 'draft')
       assert.equal((await api.get(`/billing-invoices/${created.invoice}`)).body.status, 'draft')
       const items = (await api.get(`/billing-items?invoice=${created.invoice}`)).body.data
-      assert.deepEqual(items.map((i: any) => i.status), ['draft', 'draft'])
+      assert.deepEqual(
+        items.map((i: any) => i.status),
+        ['draft', 'draft']
+      )
     })
 
     it('lets a superadmin finalize an encounter that has no invoice', async () => {
       const created = (await encounter()).body
-      const res = await restClient(server.url, facility.owner.token).patch(`/medical-encounters/${created.id}`, { finalize: true })
+      const res = await restClient(server.url, facility.owner.token).patch(
+        `/medical-encounters/${created.id}`,
+        { finalize: true }
+      )
       assert.equal(res.status, 200)
       assert.equal(res.body.status, 'finalized')
     })
@@ -155,7 +214,10 @@ describe('medical-encounters', () => {
       const res = await biller.patch(`/medical-encounters/${created.id}`, { finalize: true })
       assert.equal(res.status, 200)
       assert.equal(res.body.status, 'finalized')
-      assert.equal((await biller.get(`/billing-invoices/${created.invoice}`)).body.finalizedAt, invoice.body.finalizedAt)
+      assert.equal(
+        (await biller.get(`/billing-invoices/${created.invoice}`)).body.finalizedAt,
+        invoice.body.finalizedAt
+      )
     })
 
     it('refuses to finalize twice or to change a finalized encounter (409), and keeps payments possible', async () => {

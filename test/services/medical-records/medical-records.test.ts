@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { startServer, restClient, signUp, type SignedUp, type TestServer } from '../../helpers/app'
 import { validRecords, invalidRecords } from '../../fixtures/medical-records'
-import { medicalRecordTypes, type MedicalRecordData } from '../../../src/services/medical-records/medical-records.schema'
+import {
+  medicalRecordTypes,
+  type MedicalRecordData
+} from '../../../src/services/medical-records/medical-records.schema'
 
 const normalized = (element: Record<string, any>) => ({
   ...(element.uid ? { uid: element.uid } : {}),
@@ -21,7 +24,8 @@ describe('medical-records', function () {
   let bob: SignedUp
   let facility: string
 
-  const countRecords = async () => ((await (server.app.service('medical-records' as any) as any)._find({ paginate: false })) as any[]).length
+  const countRecords = async () =>
+    ((await (server.app.service('medical-records' as any) as any)._find({ paginate: false })) as any[]).length
   const create = async (body: Record<string, any>, who: SignedUp = alice) => {
     const response = await api.post('/medical-records', body, { token: who.token })
     assert.equal(response.status, 200, JSON.stringify(response.body))
@@ -85,7 +89,10 @@ describe('medical-records', function () {
         const before = await countRecords()
         const response = await api.post('/medical-records', { ...invalid.body }, { token: alice.token })
         assert.equal(response.status, 400, JSON.stringify(response.body))
-        assert.ok(fieldsOf(response.body).includes(invalid.field), `expected '${invalid.field}' in ${JSON.stringify(response.body)}`)
+        assert.ok(
+          fieldsOf(response.body).includes(invalid.field),
+          `expected '${invalid.field}' in ${JSON.stringify(response.body)}`
+        )
         assert.ok(response.body.message.includes(invalid.field))
         assert.equal(await countRecords(), before)
       })
@@ -94,7 +101,11 @@ describe('medical-records', function () {
     it('refuses finalize: false and a body that is not an object with a 400', async () => {
       const response = await api.post('/medical-records', ['allergy'], { token: alice.token })
       assert.equal(response.status, 400)
-      const patchLike = await api.post('/medical-records', { ...validRecords.allergy, facility, finalize: false }, { token: alice.token })
+      const patchLike = await api.post(
+        '/medical-records',
+        { ...validRecords.allergy, facility, finalize: false },
+        { token: alice.token }
+      )
       assert.equal(patchLike.status, 400)
       assert.ok(fieldsOf(patchLike.body).includes('finalize'))
     })
@@ -108,7 +119,11 @@ describe('medical-records', function () {
 
     it('refuses to file a record under a facility the caller is not a member of (404: it cannot read that organization), but takes it without a facility', async () => {
       const before = await countRecords()
-      const foreign = await api.post('/medical-records', { ...validRecords.allergy, facility }, { token: bob.token })
+      const foreign = await api.post(
+        '/medical-records',
+        { ...validRecords.allergy, facility },
+        { token: bob.token }
+      )
       assert.equal(foreign.status, 404)
       assert.deepEqual(fieldsOf(foreign.body), ['facility'])
       assert.equal(await countRecords(), before)
@@ -123,11 +138,16 @@ describe('medical-records', function () {
       const socket = socketClient(server.url)
       try {
         await socket.client.authenticate({ strategy: 'jwt', accessToken: alice.token })
-        const record = await socket.client.service('medical-records').create({ ...validRecords.assessment, facility } as MedicalRecordData)
+        const record = await socket.client
+          .service('medical-records')
+          .create({ ...validRecords.assessment, facility } as MedicalRecordData)
         assert.equal(record.createdBy, alice.account.id)
         assert.equal(record.type, 'assessment')
-        // @ts-expect-error: an assessment without its required fields (the server says 400 too)
-        await assert.rejects(socket.client.service('medical-records').create({ type: 'assessment' }), (error: any) => error.code === 400 && fieldsOf(error).includes('subtype'))
+        await assert.rejects(
+          // @ts-expect-error: an assessment without its required fields (the server says 400 too)
+          socket.client.service('medical-records').create({ type: 'assessment' }),
+          (error: any) => error.code === 400 && fieldsOf(error).includes('subtype')
+        )
       } finally {
         socket.close()
       }
@@ -140,11 +160,14 @@ describe('medical-records', function () {
 
     before(async () => {
       records = []
-      for (const type of ['allergy', 'attachment', 'allergy'] as const) records.push(await create({ ...validRecords[type], facility, patient }))
+      for (const type of ['allergy', 'attachment', 'allergy'] as const)
+        records.push(await create({ ...validRecords[type], facility, patient }))
     })
 
     it('lists the caller’s records in the paginated envelope, filtered and sorted as asked', async () => {
-      const response = await api.get(`/medical-records?patient=${patient}&type=allergy&$sort[createdAt]=-1`, { token: alice.token })
+      const response = await api.get(`/medical-records?patient=${patient}&type=allergy&$sort[createdAt]=-1`, {
+        token: alice.token
+      })
       assert.equal(response.status, 200)
       assert.equal(response.body.total, 2)
       assert.equal(response.body.skip, 0)
@@ -152,12 +175,21 @@ describe('medical-records', function () {
         response.body.data.map((r: any) => r.id),
         [records[2].id, records[0].id]
       )
-      const since = await api.get(`/medical-records?patient=${patient}&createdAt[$gte]=${records[1].createdAt}&$sort[createdAt]=1`, { token: alice.token })
+      const since = await api.get(
+        `/medical-records?patient=${patient}&createdAt[$gte]=${records[1].createdAt}&$sort[createdAt]=1`,
+        { token: alice.token }
+      )
       assert.deepEqual(
         since.body.data.map((r: any) => r.id),
-        records.slice(1).map((r) => r.id).filter((id) => records.find((r) => r.id === id).createdAt >= records[1].createdAt)
+        records
+          .slice(1)
+          .map((r) => r.id)
+          .filter((id) => records.find((r) => r.id === id).createdAt >= records[1].createdAt)
       )
-      const byEncounterAndFacility = await api.get(`/medical-records?patient=${patient}&encounter=encounter-1&facility=${facility}`, { token: alice.token })
+      const byEncounterAndFacility = await api.get(
+        `/medical-records?patient=${patient}&encounter=encounter-1&facility=${facility}`,
+        { token: alice.token }
+      )
       assert.equal(byEncounterAndFacility.body.total, 3)
     })
 
@@ -189,14 +221,21 @@ describe('medical-records', function () {
     it('answers 401 without a token and 404 for an unknown id', async () => {
       assert.equal((await api.get('/medical-records')).status, 401)
       assert.equal((await api.get(`/medical-records/${records[0].id}`)).status, 401)
-      assert.equal((await api.get('/medical-records/0123456789abcdef01234567', { token: alice.token })).status, 404)
+      assert.equal(
+        (await api.get('/medical-records/0123456789abcdef01234567', { token: alice.token })).status,
+        404
+      )
     })
   })
 
   describe('patch, finalize, ape-report stamps and remove', () => {
     it('patches fields with the record type’s schema and keeps the server-owned fields', async () => {
       const record = await create({ ...validRecords.allergy, facility })
-      const response = await api.patch(`/medical-records/${record.id}`, { description: 'Hives', startedAt: 1 }, { token: alice.token })
+      const response = await api.patch(
+        `/medical-records/${record.id}`,
+        { description: 'Hives', startedAt: 1 },
+        { token: alice.token }
+      )
       assert.equal(response.status, 200)
       assert.equal(response.body.description, 'Hives')
       assert.equal(response.body.startedAt, 1)
@@ -225,7 +264,10 @@ describe('medical-records', function () {
       for (const [body, field] of cases) {
         const response = await api.patch(`/medical-records/${record.id}`, body, { token: alice.token })
         assert.equal(response.status, 400, JSON.stringify(body))
-        assert.ok(fieldsOf(response.body).includes(field), `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`)
+        assert.ok(
+          fieldsOf(response.body).includes(field),
+          `${JSON.stringify(body)}: ${JSON.stringify(response.body)}`
+        )
       }
       const allergy = await create({ ...validRecords.allergy, facility })
       const done = await api.patch(`/medical-records/${allergy.id}`, { done: true }, { token: alice.token })
@@ -238,12 +280,20 @@ describe('medical-records', function () {
     it('stamps classifiedAt/By when an ape-report’s classification changes and doneAt/By once when it is marked done', async () => {
       const { classification: _c, ...body } = validRecords['ape-report']
       const report = await create({ ...body, facility })
-      const classified = await api.patch(`/medical-records/${report.id}`, { classification: 'class-b' }, { token: alice.token })
+      const classified = await api.patch(
+        `/medical-records/${report.id}`,
+        { classification: 'class-b' },
+        { token: alice.token }
+      )
       assert.equal(classified.status, 200)
       assert.equal(classified.body.classification, 'class-b')
       assert.equal(classified.body.classifiedBy, alice.account.id)
       assert.equal(typeof classified.body.classifiedAt, 'number')
-      const same = await api.patch(`/medical-records/${report.id}`, { classification: 'class-b', remarks: undefined, report: 'Fit.' }, { token: alice.token })
+      const same = await api.patch(
+        `/medical-records/${report.id}`,
+        { classification: 'class-b', remarks: undefined, report: 'Fit.' },
+        { token: alice.token }
+      )
       assert.equal(same.body.classifiedAt, classified.body.classifiedAt)
       const done = await api.patch(`/medical-records/${report.id}`, { done: true }, { token: alice.token })
       assert.equal(done.status, 200)
@@ -257,7 +307,11 @@ describe('medical-records', function () {
 
     it('finalizes a record; then it refuses changes and removal (409) but still takes permission changes', async () => {
       const record = await create({ ...validRecords.assessment, facility })
-      const finalized = await api.patch(`/medical-records/${record.id}`, { finalize: true }, { token: alice.token })
+      const finalized = await api.patch(
+        `/medical-records/${record.id}`,
+        { finalize: true },
+        { token: alice.token }
+      )
       assert.equal(finalized.status, 200)
       assert.equal(finalized.body.finalizedBy, alice.account.id)
       assert.equal(typeof finalized.body.finalizedAt, 'number')
@@ -269,7 +323,11 @@ describe('medical-records', function () {
       }
       assert.equal((await api.delete(`/medical-records/${record.id}`, { token: alice.token })).status, 409)
 
-      const shared = await api.patch(`/medical-records/${record.id}`, { permissions: [{ uid: bob.account.id }] }, { token: alice.token })
+      const shared = await api.patch(
+        `/medical-records/${record.id}`,
+        { permissions: [{ uid: bob.account.id }] },
+        { token: alice.token }
+      )
       assert.equal(shared.status, 200)
       assert.deepEqual(shared.body.permissions, [normalized({ uid: bob.account.id })])
       assert.equal(shared.body.text, record.text)
@@ -285,7 +343,10 @@ describe('medical-records', function () {
       assert.equal(removed.body.id, record.id)
       assert.equal((await api.get(`/medical-records/${record.id}`, { token: alice.token })).status, 404)
       assert.equal((await api.delete(`/medical-records/${record.id}`, { token: alice.token })).status, 404)
-      assert.equal((await api.patch(`/medical-records/${record.id}`, { title: 'x' }, { token: alice.token })).status, 404)
+      assert.equal(
+        (await api.patch(`/medical-records/${record.id}`, { title: 'x' }, { token: alice.token })).status,
+        404
+      )
     })
 
     it('answers 401 to patch and remove without a token', async () => {
@@ -298,7 +359,11 @@ describe('medical-records', function () {
       assert.equal((await api.patch('/medical-records', { title: 'x' }, { token: alice.token })).status, 405)
       assert.equal((await api.delete('/medical-records', { token: alice.token })).status, 405)
       const record = await create({ ...validRecords.attachment, facility })
-      assert.equal((await api.put(`/medical-records/${record.id}`, { type: 'attachment' }, { token: alice.token })).status, 405)
+      assert.equal(
+        (await api.put(`/medical-records/${record.id}`, { type: 'attachment' }, { token: alice.token }))
+          .status,
+        405
+      )
     })
   })
 })

@@ -29,10 +29,30 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'no elements: only the creator', creator: 'alice', permissions: () => [], expect: { alice: 'all', bob: 'none', carol: 'none' } },
-  { name: 'a uid element', creator: 'alice', permissions: (i) => [{ uid: i.bob }], expect: { alice: 'all', bob: 'read', carol: 'none' } },
-  { name: 'a uid element with write', creator: 'alice', permissions: (i) => [{ uid: i.bob, write: true }], expect: { alice: 'all', bob: 'write', carol: 'none' } },
-  { name: 'a uid element with share', creator: 'alice', permissions: (i) => [{ uid: i.carol, share: true }], expect: { alice: 'all', bob: 'none', carol: 'share' } },
+  {
+    name: 'no elements: only the creator',
+    creator: 'alice',
+    permissions: () => [],
+    expect: { alice: 'all', bob: 'none', carol: 'none' }
+  },
+  {
+    name: 'a uid element',
+    creator: 'alice',
+    permissions: (i) => [{ uid: i.bob }],
+    expect: { alice: 'all', bob: 'read', carol: 'none' }
+  },
+  {
+    name: 'a uid element with write',
+    creator: 'alice',
+    permissions: (i) => [{ uid: i.bob, write: true }],
+    expect: { alice: 'all', bob: 'write', carol: 'none' }
+  },
+  {
+    name: 'a uid element with share',
+    creator: 'alice',
+    permissions: (i) => [{ uid: i.carol, share: true }],
+    expect: { alice: 'all', bob: 'none', carol: 'share' }
+  },
   {
     name: 'an organization element without roles or privileges (every member)',
     creator: 'alice',
@@ -100,8 +120,18 @@ describe('medical-records permissions', function () {
   const sockets = {} as Record<Who, ReturnType<typeof socketClient>>
   const everyone: Who[] = ['alice', 'bob', 'carol']
 
-  const addMember = async (by: SignedUp, organization: string, member: SignedUp, roles: string[], privileges: string[]) => {
-    const response = await api.post('/organization-members', { organization, uid: member.account.id, roles, privileges }, { token: by.token })
+  const addMember = async (
+    by: SignedUp,
+    organization: string,
+    member: SignedUp,
+    roles: string[],
+    privileges: string[]
+  ) => {
+    const response = await api.post(
+      '/organization-members',
+      { organization, uid: member.account.id, roles, privileges },
+      { token: by.token }
+    )
     assert.equal(response.status, 201, JSON.stringify(response.body))
   }
 
@@ -120,7 +150,11 @@ describe('medical-records permissions', function () {
     for (const who of everyone) {
       sockets[who] = socketClient(server.url)
       await sockets[who].client.authenticate({ strategy: 'jwt', accessToken: users[who].token })
-      await waitUntil(() => server.app.channel(`accounts/${ids[who]}`).connections.some((c: any) => c.access?.memberships), 5000, `${who}'s channels`)
+      await waitUntil(
+        () => server.app.channel(`accounts/${ids[who]}`).connections.some((c: any) => c.access?.memberships),
+        5000,
+        `${who}'s channels`
+      )
     }
   })
   after(async () => {
@@ -131,7 +165,11 @@ describe('medical-records permissions', function () {
   let serial = 0
   const createFor = async (test: Case, extra: Record<string, any> = {}) => {
     const patient = `patient-${++serial}-${Date.now()}`
-    const response = await api.post('/medical-records', { ...validRecords.allergy, facility: undefined, patient, permissions: test.permissions(ids), ...extra }, { token: users[test.creator].token })
+    const response = await api.post(
+      '/medical-records',
+      { ...validRecords.allergy, facility: undefined, patient, permissions: test.permissions(ids), ...extra },
+      { token: users[test.creator].token }
+    )
     assert.equal(response.status, 200, JSON.stringify(response.body))
     return response.body
   }
@@ -139,19 +177,25 @@ describe('medical-records permissions', function () {
   // The same calls over REST and over the Feathers client on Socket.IO, answered as HTTP-like statuses.
   const transports = {
     REST: {
-      get: async (who: Who, id: string) => (await api.get(`/medical-records/${id}`, { token: users[who].token })).status,
+      get: async (who: Who, id: string) =>
+        (await api.get(`/medical-records/${id}`, { token: users[who].token })).status,
       find: async (who: Who, patient: string) => {
         const response = await api.get(`/medical-records?patient=${patient}`, { token: users[who].token })
         assert.equal(response.status, 200)
         return response.body.data.map((r: any) => r.id)
       },
       list: async (who: Who, since: number) => {
-        const response = await api.get(`/medical-records?createdAt[$gte]=${since}&$sort[createdAt]=-1&$limit=100`, { token: users[who].token })
+        const response = await api.get(
+          `/medical-records?createdAt[$gte]=${since}&$sort[createdAt]=-1&$limit=100`,
+          { token: users[who].token }
+        )
         assert.equal(response.status, 200)
         return response.body.data.map((r: any) => r.id)
       },
-      patch: async (who: Who, id: string, body: unknown) => (await api.patch(`/medical-records/${id}`, body, { token: users[who].token })).status,
-      remove: async (who: Who, id: string) => (await api.delete(`/medical-records/${id}`, { token: users[who].token })).status
+      patch: async (who: Who, id: string, body: unknown) =>
+        (await api.patch(`/medical-records/${id}`, body, { token: users[who].token })).status,
+      remove: async (who: Who, id: string) =>
+        (await api.delete(`/medical-records/${id}`, { token: users[who].token })).status
     },
     'Socket.IO': {
       get: (who: Who, id: string) => status(sockets[who].client.service('medical-records').get(id)),
@@ -160,10 +204,13 @@ describe('medical-records permissions', function () {
         return page.data.map((r: any) => r.id)
       },
       list: async (who: Who, since: number) => {
-        const page = await sockets[who].client.service('medical-records').find({ query: { createdAt: { $gte: since }, $sort: { createdAt: -1 }, $limit: 100 } })
+        const page = await sockets[who].client
+          .service('medical-records')
+          .find({ query: { createdAt: { $gte: since }, $sort: { createdAt: -1 }, $limit: 100 } })
         return page.data.map((r: any) => r.id)
       },
-      patch: (who: Who, id: string, body: any) => status(sockets[who].client.service('medical-records').patch(id, body)),
+      patch: (who: Who, id: string, body: any) =>
+        status(sockets[who].client.service('medical-records').patch(id, body)),
       remove: (who: Who, id: string) => status(sockets[who].client.service('medical-records').remove(id))
     }
   }
@@ -182,7 +229,11 @@ describe('medical-records permissions', function () {
             const level = test.expect[who]
             const what = `${who} (${level})`
             assert.equal(await call.get(who, record.id), canRead(level) ? 200 : 404, `get by ${what}`)
-            assert.deepEqual(await call.find(who, record.patient), canRead(level) ? [record.id] : [], `find by ${what}`)
+            assert.deepEqual(
+              await call.find(who, record.patient),
+              canRead(level) ? [record.id] : [],
+              `find by ${what}`
+            )
             const patched = await call.patch(who, record.id, { description: `edited by ${who}` })
             assert.equal(patched, canWrite(level) ? 200 : canRead(level) ? 403 : 404, `patch by ${what}`)
             if (!canWrite(level)) {
@@ -191,14 +242,23 @@ describe('medical-records permissions', function () {
             }
             const shared = await call.patch(who, record.id, { permissions: test.permissions(ids) })
             assert.equal(shared, canShare(level) ? 200 : canRead(level) ? 403 : 404, `share by ${what}`)
-            const mixed = await call.patch(who, record.id, { permissions: test.permissions(ids), description: 'both' })
-            assert.equal(mixed, canShare(level) && canWrite(level) ? 200 : canRead(level) ? 403 : 404, `share and write by ${what}`)
+            const mixed = await call.patch(who, record.id, {
+              permissions: test.permissions(ids),
+              description: 'both'
+            })
+            assert.equal(
+              mixed,
+              canShare(level) && canWrite(level) ? 200 : canRead(level) ? 403 : 404,
+              `share and write by ${what}`
+            )
           }
           // The refused finalize attempts left no trace.
           const stored = await (server.app.service('medical-records' as any) as any)._get(record.id)
           assert.equal(stored.finalizedAt, undefined)
           // Removal: everyone without write first (403 / 404), then the first writer (200).
-          const order = [...everyone].sort((a, b) => Number(canWrite(test.expect[a])) - Number(canWrite(test.expect[b])))
+          const order = [...everyone].sort(
+            (a, b) => Number(canWrite(test.expect[a])) - Number(canWrite(test.expect[b]))
+          )
           for (const who of order) {
             const level = test.expect[who]
             const removed = await call.remove(who, record.id)
@@ -228,7 +288,10 @@ describe('medical-records permissions', function () {
         const test: Case = {
           name: 'finalized',
           creator: 'alice',
-          permissions: (i) => [{ uid: i.bob, write: true }, { organization: i.clinicA, privileges: ['billing'], share: true }],
+          permissions: (i) => [
+            { uid: i.bob, write: true },
+            { organization: i.clinicA, privileges: ['billing'], share: true }
+          ],
           expect: { alice: 'all', bob: 'write', carol: 'share' }
         }
         const record = await createFor(test)
@@ -238,10 +301,18 @@ describe('medical-records permissions', function () {
         assert.equal(await call.remove('bob', record.id), 409)
         assert.equal(await call.patch('bob', record.id, { permissions: [] }), 403)
         assert.equal(await call.patch('carol', record.id, { description: 'late' }), 403)
-        assert.equal(await call.patch('carol', record.id, { permissions: [...test.permissions(ids), { uid: ids.bob }] }), 200)
+        assert.equal(
+          await call.patch('carol', record.id, { permissions: [...test.permissions(ids), { uid: ids.bob }] }),
+          200
+        )
         assert.equal(await call.remove('carol', record.id), 403)
         // carol takes bob off the record: he no longer sees it.
-        assert.equal(await call.patch('carol', record.id, { permissions: [{ organization: ids.clinicA, privileges: ['billing'], share: true }] }), 200)
+        assert.equal(
+          await call.patch('carol', record.id, {
+            permissions: [{ organization: ids.clinicA, privileges: ['billing'], share: true }]
+          }),
+          200
+        )
         assert.equal(await call.get('bob', record.id), 404)
         assert.equal(await call.patch('bob', record.id, { permissions: [] }), 404)
         assert.equal(await call.remove('alice', record.id), 409)
@@ -252,25 +323,49 @@ describe('medical-records permissions', function () {
   describe('realtime events', () => {
     it('created, patched and removed events reach exactly the connections that may read the record', async () => {
       const received = {} as Record<Who, { event: string; data: any }[]>
-      for (const who of everyone) received[who] = recordEvents(sockets[who].client, 'medical-records', ['created', 'patched', 'removed'])
+      for (const who of everyone)
+        received[who] = recordEvents(sockets[who].client, 'medical-records', [
+          'created',
+          'patched',
+          'removed'
+        ])
       const records: { test: Case; id: string }[] = []
       for (const test of cases) {
         const record = await createFor(test)
         records.push({ test, id: record.id })
-        const patched = await api.patch(`/medical-records/${record.id}`, { description: 'updated' }, { token: users[test.creator].token })
+        const patched = await api.patch(
+          `/medical-records/${record.id}`,
+          { description: 'updated' },
+          { token: users[test.creator].token }
+        )
         assert.equal(patched.status, 200)
-        const removed = await api.delete(`/medical-records/${record.id}`, { token: users[test.creator].token })
+        const removed = await api.delete(`/medical-records/${record.id}`, {
+          token: users[test.creator].token
+        })
         assert.equal(removed.status, 200)
       }
       // A last record everyone may read: once each connection has its events, it has every earlier one too.
-      const sentinel = await createFor({ name: 'sentinel', creator: 'alice', permissions: (i) => [{ organization: i.clinicA }], expect: {} as any })
+      const sentinel = await createFor({
+        name: 'sentinel',
+        creator: 'alice',
+        permissions: (i) => [{ organization: i.clinicA }],
+        expect: {} as any
+      })
       for (const who of everyone) {
-        await waitUntil(() => received[who].some((e) => e.data.id === sentinel.id), 5000, `${who} receives the sentinel`)
+        await waitUntil(
+          () => received[who].some((e) => e.data.id === sentinel.id),
+          5000,
+          `${who} receives the sentinel`
+        )
       }
       for (const { test, id } of records) {
         for (const who of everyone) {
           const events = received[who].filter((e) => e.data.id === id).map((e) => e.event)
-          assert.deepEqual(events, canRead(test.expect[who]) ? ['created', 'patched', 'removed'] : [], `${test.name}: events of ${who}`)
+          assert.deepEqual(
+            events,
+            canRead(test.expect[who]) ? ['created', 'patched', 'removed'] : [],
+            `${test.name}: events of ${who}`
+          )
         }
       }
       for (const who of everyone) {
@@ -282,17 +377,54 @@ describe('medical-records permissions', function () {
 
     it('sharing a record sends the patched event to the new reader; unsharing stops further events', async () => {
       const received = {} as Record<Who, { event: string; data: any }[]>
-      for (const who of everyone) received[who] = recordEvents(sockets[who].client, 'medical-records', ['created', 'patched', 'removed'])
-      const record = await createFor({ name: 'share', creator: 'alice', permissions: () => [], expect: {} as any })
-      const shared: any = await sockets.alice.client.service('medical-records').patch(record.id, { permissions: [{ uid: ids.carol }] })
-      assert.deepEqual(shared.permissions, [{ uid: ids.carol, roles: [], privileges: [], write: false, share: false }])
-      await waitUntil(() => received.carol.some((e) => e.data.id === record.id), 5000, 'carol receives the share')
-      await sockets.alice.client.service('medical-records').patch(record.id, { permissions: [{ uid: ids.bob }] })
+      for (const who of everyone)
+        received[who] = recordEvents(sockets[who].client, 'medical-records', [
+          'created',
+          'patched',
+          'removed'
+        ])
+      const record = await createFor({
+        name: 'share',
+        creator: 'alice',
+        permissions: () => [],
+        expect: {} as any
+      })
+      const shared: any = await sockets.alice.client
+        .service('medical-records')
+        .patch(record.id, { permissions: [{ uid: ids.carol }] })
+      assert.deepEqual(shared.permissions, [
+        { uid: ids.carol, roles: [], privileges: [], write: false, share: false }
+      ])
+      await waitUntil(
+        () => received.carol.some((e) => e.data.id === record.id),
+        5000,
+        'carol receives the share'
+      )
+      await sockets.alice.client
+        .service('medical-records')
+        .patch(record.id, { permissions: [{ uid: ids.bob }] })
       await sockets.alice.client.service('medical-records').patch(record.id, { description: 'for bob only' })
-      await waitUntil(() => received.bob.filter((e) => e.data.id === record.id).length === 2, 5000, 'bob receives both patches')
-      await waitUntil(() => received.alice.filter((e) => e.data.id === record.id).length === 4, 5000, 'alice receives all four events')
-      const sentinel = await createFor({ name: 'sentinel', creator: 'alice', permissions: (i) => [{ uid: i.carol }], expect: {} as any })
-      await waitUntil(() => received.carol.some((e) => e.data.id === sentinel.id), 5000, 'carol receives the sentinel')
+      await waitUntil(
+        () => received.bob.filter((e) => e.data.id === record.id).length === 2,
+        5000,
+        'bob receives both patches'
+      )
+      await waitUntil(
+        () => received.alice.filter((e) => e.data.id === record.id).length === 4,
+        5000,
+        'alice receives all four events'
+      )
+      const sentinel = await createFor({
+        name: 'sentinel',
+        creator: 'alice',
+        permissions: (i) => [{ uid: i.carol }],
+        expect: {} as any
+      })
+      await waitUntil(
+        () => received.carol.some((e) => e.data.id === sentinel.id),
+        5000,
+        'carol receives the sentinel'
+      )
       assert.deepEqual(
         received.carol.filter((e) => e.data.id === record.id).map((e) => e.event),
         ['patched']
@@ -308,19 +440,42 @@ describe('medical-records permissions', function () {
       const socket = socketClient(server.url)
       try {
         await socket.client.authenticate({ strategy: 'jwt', accessToken: outsider.token })
-        await waitUntil(() => server.app.channel(`accounts/${outsider.account.id}`).connections.some((c: any) => c.access), 5000, 'outsider channels')
+        await waitUntil(
+          () => server.app.channel(`accounts/${outsider.account.id}`).connections.some((c: any) => c.access),
+          5000,
+          'outsider channels'
+        )
         const received = recordEvents(socket.client, 'medical-records', ['created'])
-        const before = await createFor({ name: 'before', creator: 'alice', permissions: (i) => [{ organization: i.clinicA, roles: ['pharmacist'] }], expect: {} as any })
+        const before = await createFor({
+          name: 'before',
+          creator: 'alice',
+          permissions: (i) => [{ organization: i.clinicA, roles: ['pharmacist'] }],
+          expect: {} as any
+        })
         assert.equal((await api.get(`/medical-records/${before.id}`, { token: outsider.token })).status, 404)
         await addMember(users.alice, ids.clinicA, outsider, ['pharmacist'], [])
         await waitUntil(
-          () => server.app.channel(`organizations/${ids.clinicA}`).connections.some((c: any) => c.account?.id === outsider.account.id && c.access?.memberships.length === 1),
+          () =>
+            server.app
+              .channel(`organizations/${ids.clinicA}`)
+              .connections.some(
+                (c: any) => c.account?.id === outsider.account.id && c.access?.memberships.length === 1
+              ),
           5000,
           'outsider joins Clinic A'
         )
         assert.equal((await api.get(`/medical-records/${before.id}`, { token: outsider.token })).status, 200)
-        const after = await createFor({ name: 'after', creator: 'alice', permissions: (i) => [{ organization: i.clinicA, roles: ['pharmacist'] }], expect: {} as any })
-        await waitUntil(() => received.some((e) => e.data.id === after.id), 5000, 'the new member receives the record')
+        const after = await createFor({
+          name: 'after',
+          creator: 'alice',
+          permissions: (i) => [{ organization: i.clinicA, roles: ['pharmacist'] }],
+          expect: {} as any
+        })
+        await waitUntil(
+          () => received.some((e) => e.data.id === after.id),
+          5000,
+          'the new member receives the record'
+        )
         assert.deepEqual(
           received.map((e) => e.data.id),
           [after.id]

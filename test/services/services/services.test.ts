@@ -9,7 +9,13 @@ describe('services (facility catalogue)', () => {
   before(async () => ({ server, facility } = await startFacilityServer()))
   after(() => server.close())
 
-  const body = (extra: Record<string, unknown> = {}) => ({ facility: facility.id, name: 'General consultation', type: 'consultation', price: 45.5, ...extra })
+  const body = (extra: Record<string, unknown> = {}) => ({
+    facility: facility.id,
+    name: 'General consultation',
+    type: 'consultation',
+    price: 45.5,
+    ...extra
+  })
 
   it('lets billing staff add a service, with the default currency and active', async () => {
     const res = await restClient(server.url, facility.biller.token).post('/services', body({ code: 'GC-1' }))
@@ -22,7 +28,10 @@ describe('services (facility catalogue)', () => {
   })
 
   it('lets a superadmin add a service', async () => {
-    const res = await restClient(server.url, facility.owner.token).post('/services', body({ name: 'X-ray', type: 'imaging', price: 80, currency: 'EUR' }))
+    const res = await restClient(server.url, facility.owner.token).post(
+      '/services',
+      body({ name: 'X-ray', type: 'imaging', price: 80, currency: 'EUR' })
+    )
     assert.equal(res.status, 201)
     assert.equal(res.body.currency, 'EUR')
   })
@@ -44,7 +53,12 @@ describe('services (facility catalogue)', () => {
     const price = await api.post('/services', body({ price: 1.234 }))
     assert.equal(price.status, 400)
     assert.deepEqual(fieldsOf(price.body), ['price'])
-    const missing = await api.post('/services', { facility: facility.id, type: 'consultation', price: 1, colour: 'red' })
+    const missing = await api.post('/services', {
+      facility: facility.id,
+      type: 'consultation',
+      price: 1,
+      colour: 'red'
+    })
     assert.equal(missing.status, 400)
     assert.deepEqual(fieldsOf(missing.body).sort(), ['colour', 'name'])
     assert.equal((await api.post('/services', body({ price: -1 }))).status, 400)
@@ -59,22 +73,43 @@ describe('services (facility catalogue)', () => {
     assert.equal(theirs.status, 200)
     assert.equal(theirs.body.total, 0)
     const one = mine.body.data[0]
-    assert.equal((await restClient(server.url, facility.stranger.token).get(`/services/${one.id}`)).status, 404)
+    assert.equal(
+      (await restClient(server.url, facility.stranger.token).get(`/services/${one.id}`)).status,
+      404
+    )
     assert.equal((await restClient(server.url).get('/services')).status, 401)
-    assert.equal((await restClient(server.url, facility.member.token).get('/services?price[$foo]=1')).status, 400)
+    assert.equal(
+      (await restClient(server.url, facility.member.token).get('/services?price[$foo]=1')).status,
+      400
+    )
   })
 
   it('lets billing staff change a price and remove a service; members get 403 and strangers 404', async () => {
     const api = restClient(server.url, facility.biller.token)
-    const created = (await api.post('/services', body({ name: 'Dressing', type: 'procedure', price: 10 }))).body
-    assert.equal((await restClient(server.url, facility.member.token).patch(`/services/${created.id}`, { price: 12 })).status, 403)
-    assert.equal((await restClient(server.url, facility.stranger.token).patch(`/services/${created.id}`, { price: 12 })).status, 404)
+    const created = (await api.post('/services', body({ name: 'Dressing', type: 'procedure', price: 10 })))
+      .body
+    assert.equal(
+      (await restClient(server.url, facility.member.token).patch(`/services/${created.id}`, { price: 12 }))
+        .status,
+      403
+    )
+    assert.equal(
+      (await restClient(server.url, facility.stranger.token).patch(`/services/${created.id}`, { price: 12 }))
+        .status,
+      404
+    )
     assert.equal((await api.patch(`/services/${created.id}`, { price: 12.345 })).status, 400)
-    assert.equal((await api.patch(`/services/${created.id}`, { facility: facility.strangerFacility })).status, 400)
+    assert.equal(
+      (await api.patch(`/services/${created.id}`, { facility: facility.strangerFacility })).status,
+      400
+    )
     const patched = await api.patch(`/services/${created.id}`, { price: 12 })
     assert.equal(patched.status, 200)
     assert.equal(patched.body.price, 12)
-    assert.equal((await restClient(server.url, facility.member.token).delete(`/services/${created.id}`)).status, 403)
+    assert.equal(
+      (await restClient(server.url, facility.member.token).delete(`/services/${created.id}`)).status,
+      403
+    )
     assert.equal((await api.delete(`/services/${created.id}`)).status, 200)
     assert.equal((await api.get(`/services/${created.id}`)).status, 404)
   })

@@ -34,10 +34,16 @@ describe('subscriptions and packages: tenant isolation over REST and Socket.IO',
     facility = owner.organization.id
     outsiderFacility = outsider.organization.id
     subscription = owner.subscription.id
-    Object.assign(tokens, { owner: owner.token, member: member.token, outsider: outsider.token, admin: subs.admin })
+    Object.assign(tokens, {
+      owner: owner.token,
+      member: member.token,
+      outsider: outsider.token,
+      admin: subs.admin
+    })
     for (const caller of ['anonymous', 'outsider', 'member', 'owner', 'admin'] as Caller[]) {
       sockets[caller] = socketClient(url)
-      if (tokens[caller]) await sockets[caller]!.client.authenticate({ strategy: 'jwt', accessToken: tokens[caller] })
+      if (tokens[caller])
+        await sockets[caller]!.client.authenticate({ strategy: 'jwt', accessToken: tokens[caller] })
     }
   })
   after(async () => {
@@ -45,16 +51,29 @@ describe('subscriptions and packages: tenant isolation over REST and Socket.IO',
     await subs.server.close()
   })
 
-  const call = async (transport: Transport, caller: Caller, path: string, method: Method, id: string, data?: unknown, query: Record<string, string> = {}) => {
+  const call = async (
+    transport: Transport,
+    caller: Caller,
+    path: string,
+    method: Method,
+    id: string,
+    data?: unknown,
+    query: Record<string, string> = {}
+  ) => {
     if (transport === 'rest') {
       const qs = new URLSearchParams(query).toString()
       const [verb, target] =
-        method === 'find' ? ['GET', `/${path}${qs ? `?${qs}` : ''}`]
-        : method === 'get' ? ['GET', `/${path}/${id}`]
-        : method === 'create' ? ['POST', `/${path}`]
-        : method === 'patch' ? ['PATCH', `/${path}/${id}`]
-        : method === 'update' ? ['PUT', `/${path}/${id}`]
-        : ['DELETE', `/${path}/${id}`]
+        method === 'find'
+          ? ['GET', `/${path}${qs ? `?${qs}` : ''}`]
+          : method === 'get'
+            ? ['GET', `/${path}/${id}`]
+            : method === 'create'
+              ? ['POST', `/${path}`]
+              : method === 'patch'
+                ? ['PATCH', `/${path}/${id}`]
+                : method === 'update'
+                  ? ['PUT', `/${path}/${id}`]
+                  : ['DELETE', `/${path}/${id}`]
       const res = await http(url, verb, target, { token: tokens[caller], body: data })
       return { status: res.status, body: res.body }
     }
@@ -79,11 +98,31 @@ describe('subscriptions and packages: tenant isolation over REST and Socket.IO',
       for (const method of methods) {
         const want = subscriptionRules[caller][method]
         it(`subscriptions ${method} by ${caller} over ${transport}: ${want}`, async () => {
-          const data = method === 'create' ? { facility, package: subs.packages.free.id } : method === 'patch' ? { pharmacy: false } : method === 'update' ? { status: 'active' } : undefined
-          const outcome = await call(transport, caller, 'subscriptions', method, subscription, data, method === 'find' ? { facility } : {})
-          if (transport === 'socket' && want === 405 && caller === 'anonymous') assert.ok([401, 405].includes(outcome.status), JSON.stringify(outcome.body))
+          const data =
+            method === 'create'
+              ? { facility, package: subs.packages.free.id }
+              : method === 'patch'
+                ? { pharmacy: false }
+                : method === 'update'
+                  ? { status: 'active' }
+                  : undefined
+          const outcome = await call(
+            transport,
+            caller,
+            'subscriptions',
+            method,
+            subscription,
+            data,
+            method === 'find' ? { facility } : {}
+          )
+          if (transport === 'socket' && want === 405 && caller === 'anonymous')
+            assert.ok([401, 405].includes(outcome.status), JSON.stringify(outcome.body))
           else assert.equal(outcome.status, want, JSON.stringify(outcome.body))
-          if (method === 'find' && want === 200) assert.equal(outcome.body.data.some((s: any) => s.id === subscription), subscriptionRules[caller].sees)
+          if (method === 'find' && want === 200)
+            assert.equal(
+              outcome.body.data.some((s: any) => s.id === subscription),
+              subscriptionRules[caller].sees
+            )
           if (want >= 400) assert.equal(JSON.stringify(outcome.body).includes('"liveKey"'), false)
         })
       }
@@ -93,7 +132,11 @@ describe('subscriptions and packages: tenant isolation over REST and Socket.IO',
   it("the outsider's own subscription is invisible to A's members, and a find without a filter lists only one's own", async () => {
     const list = await http(url, 'GET', '/subscriptions', { token: tokens.member })
     assert.ok(list.body.data.every((s: any) => s.facility === facility))
-    assert.equal((await http(url, 'GET', `/subscriptions?facility=${outsiderFacility}`, { token: tokens.member })).body.total, 0)
+    assert.equal(
+      (await http(url, 'GET', `/subscriptions?facility=${outsiderFacility}`, { token: tokens.member })).body
+        .total,
+      0
+    )
   })
 
   const packageRules: Record<Caller, Record<Method, number>> = {
@@ -110,11 +153,27 @@ describe('subscriptions and packages: tenant isolation over REST and Socket.IO',
         const want = packageRules[caller][method]
         it(`subscription/packages ${method} by ${caller} over ${transport}: ${want}`, async () => {
           const data =
-            method === 'create' ? { name: `Pkg ${caller} ${transport}`, type: 'facility', types: ['clinic'], price: 100, currency: 'USD' }
-            : method === 'patch' || method === 'update' ? { description: `changed by ${caller}` }
-            : undefined
-          const outcome = await call(transport, caller, 'subscription/packages', method, subs.packages.diagnostics.id, data)
-          if (transport === 'socket' && want === 405 && caller === 'anonymous') assert.ok([401, 405].includes(outcome.status), JSON.stringify(outcome.body))
+            method === 'create'
+              ? {
+                  name: `Pkg ${caller} ${transport}`,
+                  type: 'facility',
+                  types: ['clinic'],
+                  price: 100,
+                  currency: 'USD'
+                }
+              : method === 'patch' || method === 'update'
+                ? { description: `changed by ${caller}` }
+                : undefined
+          const outcome = await call(
+            transport,
+            caller,
+            'subscription/packages',
+            method,
+            subs.packages.diagnostics.id,
+            data
+          )
+          if (transport === 'socket' && want === 405 && caller === 'anonymous')
+            assert.ok([401, 405].includes(outcome.status), JSON.stringify(outcome.body))
           else assert.equal(outcome.status, want, JSON.stringify(outcome.body))
         })
       }

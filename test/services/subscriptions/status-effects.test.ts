@@ -17,7 +17,15 @@ describe('subscription status effects on facility data', () => {
   after(() => subs.server.close())
 
   const record = (facility: string, patient: string, type = 'allergy') =>
-    type === 'allergy' ? { type, facility, patient, name: 'Penicillin', permissions: [{ organization: facility, write: true }] } : { type, facility, patient, subtype: 'order', permissions: [{ organization: facility, write: true }] }
+    type === 'allergy'
+      ? {
+          type,
+          facility,
+          patient,
+          name: 'Penicillin',
+          permissions: [{ organization: facility, write: true }]
+        }
+      : { type, facility, patient, subtype: 'order', permissions: [{ organization: facility, write: true }] }
   const setStatus = async (id: string, status: string) => {
     const res = await http(url, 'PATCH', `/subscriptions/${id}`, { token: subs.admin, body: { status } })
     assert.equal(res.status, 200, JSON.stringify(res.body))
@@ -27,7 +35,10 @@ describe('subscription status effects on facility data', () => {
   it('pending: reads, account, organization and subscription management work; facility writes are a 402 until active', async () => {
     const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
     const facility = owner.organization.id
-    const refused = await http(url, 'POST', '/medical-records', { token: owner.token, body: record(facility, owner.account.id) })
+    const refused = await http(url, 'POST', '/medical-records', {
+      token: owner.token,
+      body: record(facility, owner.account.id)
+    })
     assert.equal(refused.status, 402, JSON.stringify(refused.body))
     assert.equal(refused.body.data.status, 'pending')
     assert.equal(refused.body.data.checkoutSession.url, owner.subscription.checkoutSession.url)
@@ -35,82 +46,213 @@ describe('subscription status effects on facility data', () => {
       ['/billing-invoices', { facility, subject: owner.account.id, subjectType: 'patient', type: 'walk-in' }],
       ['/medical-encounters', { facility, patient: owner.account.id }],
       ['/inventory-stockrooms', { facility, name: 'Main' }],
-      ['/request/orders', { owner: { organization: facility }, requestedForType: 'patient', requestedFor: owner.account.id, items: [{ name: 'Gauze' }] }]
+      [
+        '/request/orders',
+        {
+          owner: { organization: facility },
+          requestedForType: 'patient',
+          requestedFor: owner.account.id,
+          items: [{ name: 'Gauze' }]
+        }
+      ]
     ] as const) {
       assert.equal((await http(url, 'POST', path, { token: owner.token, body })).status, 402, path)
     }
-    assert.equal((await http(url, 'GET', `/medical-records?facility=${facility}`, { token: owner.token })).status, 200)
-    assert.equal((await http(url, 'PATCH', `/organizations/${facility}`, { token: owner.token, body: { name: 'Renamed' } })).status, 200)
+    assert.equal(
+      (await http(url, 'GET', `/medical-records?facility=${facility}`, { token: owner.token })).status,
+      200
+    )
+    assert.equal(
+      (
+        await http(url, 'PATCH', `/organizations/${facility}`, {
+          token: owner.token,
+          body: { name: 'Renamed' }
+        })
+      ).status,
+      200
+    )
     const colleague = await signUp(url)
     await addMember(url, owner, facility, colleague)
-    assert.equal((await http(url, 'PATCH', `/accounts/${owner.account.id}`, { token: owner.token, body: { firstName: 'Ana' } })).status, 200)
+    assert.equal(
+      (
+        await http(url, 'PATCH', `/accounts/${owner.account.id}`, {
+          token: owner.token,
+          body: { firstName: 'Ana' }
+        })
+      ).status,
+      200
+    )
     await followCheckout(owner.subscription.checkoutSession.url)
-    assert.equal((await http(url, 'POST', '/medical-records', { token: owner.token, body: record(facility, owner.account.id) })).status, 200)
+    assert.equal(
+      (
+        await http(url, 'POST', '/medical-records', {
+          token: owner.token,
+          body: record(facility, owner.account.id)
+        })
+      ).status,
+      200
+    )
   })
 
   for (const status of ['past_due', 'unpaid', 'paused']) {
     it(`${status}: the facility's data is read-only — a medical record and a billing write are 402s naming the status; reads work`, async () => {
       const owner = await signUpWith(url, subs.packages.free.id)
       const facility = owner.organization.id
-      const created = await http(url, 'POST', '/medical-records', { token: owner.token, body: record(facility, owner.account.id) })
+      const created = await http(url, 'POST', '/medical-records', {
+        token: owner.token,
+        body: record(facility, owner.account.id)
+      })
       assert.equal(created.status, 200)
-      const invoice = await http(url, 'POST', '/billing-invoices', { token: owner.token, body: { facility, subject: owner.account.id, subjectType: 'patient', type: 'walk-in' } })
+      const invoice = await http(url, 'POST', '/billing-invoices', {
+        token: owner.token,
+        body: { facility, subject: owner.account.id, subjectType: 'patient', type: 'walk-in' }
+      })
       assert.equal(invoice.status, 201, JSON.stringify(invoice.body))
       await setStatus(owner.subscription.id, status)
 
-      const patch = await http(url, 'PATCH', `/medical-records/${created.body.id}`, { token: owner.token, body: { description: 'changed' } })
+      const patch = await http(url, 'PATCH', `/medical-records/${created.body.id}`, {
+        token: owner.token,
+        body: { description: 'changed' }
+      })
       assert.equal(patch.status, 402, JSON.stringify(patch.body))
       assert.equal(patch.body.data.status, status)
       assert.match(patch.body.message, new RegExp(status))
       assert.equal(patch.body.data.subscription, owner.subscription.id)
-      const item = await http(url, 'POST', '/billing-items', { token: owner.token, body: { invoice: invoice.body.id, type: 'custom', name: 'Line', price: 10 } })
+      const item = await http(url, 'POST', '/billing-items', {
+        token: owner.token,
+        body: { invoice: invoice.body.id, type: 'custom', name: 'Line', price: 10 }
+      })
       assert.equal(item.status, 402)
-      assert.equal((await http(url, 'POST', '/billing-invoices', { token: owner.token, body: { facility, subject: owner.account.id, subjectType: 'patient', type: 'walk-in' } })).status, 402)
-      assert.equal((await http(url, 'DELETE', `/billing-invoices/${invoice.body.id}`, { token: owner.token })).status, 402)
+      assert.equal(
+        (
+          await http(url, 'POST', '/billing-invoices', {
+            token: owner.token,
+            body: { facility, subject: owner.account.id, subjectType: 'patient', type: 'walk-in' }
+          })
+        ).status,
+        402
+      )
+      assert.equal(
+        (await http(url, 'DELETE', `/billing-invoices/${invoice.body.id}`, { token: owner.token })).status,
+        402
+      )
 
-      assert.equal((await http(url, 'GET', `/medical-records/${created.body.id}`, { token: owner.token })).status, 200)
-      assert.equal((await http(url, 'GET', `/billing-invoices/${invoice.body.id}`, { token: owner.token })).status, 200)
+      assert.equal(
+        (await http(url, 'GET', `/medical-records/${created.body.id}`, { token: owner.token })).status,
+        200
+      )
+      assert.equal(
+        (await http(url, 'GET', `/billing-invoices/${invoice.body.id}`, { token: owner.token })).status,
+        200
+      )
       // The way out stays open: the subscription itself and the billing customer (cards).
-      assert.equal((await http(url, 'POST', '/billing/customers', { token: owner.token, body: { owner: { organization: facility }, processorToken: 'tok_visa' } })).status, 201)
+      assert.equal(
+        (
+          await http(url, 'POST', '/billing/customers', {
+            token: owner.token,
+            body: { owner: { organization: facility }, processorToken: 'tok_visa' }
+          })
+        ).status,
+        201
+      )
       await setStatus(owner.subscription.id, 'active')
-      assert.equal((await http(url, 'PATCH', `/medical-records/${created.body.id}`, { token: owner.token, body: { description: 'changed' } })).status, 200)
+      assert.equal(
+        (
+          await http(url, 'PATCH', `/medical-records/${created.body.id}`, {
+            token: owner.token,
+            body: { description: 'changed' }
+          })
+        ).status,
+        200
+      )
     })
   }
 
   it('a feature that is off refuses its service with a 402 naming the feature; other records still work', async () => {
     const pkg = await http(url, 'POST', '/subscription/packages', {
       token: subs.admin,
-      body: { name: 'No dental', type: 'facility', types: ['clinic'], price: 0, currency: 'USD', products: { dental: { type: 'feature', base: false, toggleable: true, price: 500 }, inventory: { type: 'feature', base: false, toggleable: false, price: 0 } } }
+      body: {
+        name: 'No dental',
+        type: 'facility',
+        types: ['clinic'],
+        price: 0,
+        currency: 'USD',
+        products: {
+          dental: { type: 'feature', base: false, toggleable: true, price: 500 },
+          inventory: { type: 'feature', base: false, toggleable: false, price: 0 }
+        }
+      }
     })
     assert.equal(pkg.status, 201)
     const owner = await signUpWith(url, pkg.body.id)
     const facility = owner.organization.id
-    const dental = await http(url, 'POST', '/medical-records', { token: owner.token, body: record(facility, owner.account.id, 'dental-note') })
+    const dental = await http(url, 'POST', '/medical-records', {
+      token: owner.token,
+      body: record(facility, owner.account.id, 'dental-note')
+    })
     assert.equal(dental.status, 402, JSON.stringify(dental.body))
     assert.equal(dental.body.data.feature, 'dental')
     assert.match(dental.body.message, /'dental'/)
-    const stockroom = await http(url, 'POST', '/inventory-stockrooms', { token: owner.token, body: { facility, name: 'Main' } })
+    const stockroom = await http(url, 'POST', '/inventory-stockrooms', {
+      token: owner.token,
+      body: { facility, name: 'Main' }
+    })
     assert.equal(stockroom.status, 402)
     assert.equal(stockroom.body.data.feature, 'inventory')
-    assert.equal((await http(url, 'GET', `/inventory-stockrooms?facility=${facility}`, { token: owner.token })).status, 402)
-    assert.equal((await http(url, 'POST', '/medical-records', { token: owner.token, body: record(facility, owner.account.id) })).status, 200)
+    assert.equal(
+      (await http(url, 'GET', `/inventory-stockrooms?facility=${facility}`, { token: owner.token })).status,
+      402
+    )
+    assert.equal(
+      (
+        await http(url, 'POST', '/medical-records', {
+          token: owner.token,
+          body: record(facility, owner.account.id)
+        })
+      ).status,
+      200
+    )
   })
 
   it('trialing works like active', async () => {
     const owner = await signUpWith(url, subs.packages['clinic-pro'].id)
     assert.equal(owner.subscription.status, 'trialing')
-    assert.equal((await http(url, 'POST', '/medical-records', { token: owner.token, body: record(owner.organization.id, owner.account.id) })).status, 200)
+    assert.equal(
+      (
+        await http(url, 'POST', '/medical-records', {
+          token: owner.token,
+          body: record(owner.organization.id, owner.account.id)
+        })
+      ).status,
+      200
+    )
   })
 
   it('incomplete: writes work with every feature at the package base value', async () => {
     const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
     await followCheckout(owner.subscription.checkoutSession.url, 'fail')
-    assert.equal((await http(url, 'POST', '/medical-records', { token: owner.token, body: record(owner.organization.id, owner.account.id, 'dental-note') })).status, 200)
+    assert.equal(
+      (
+        await http(url, 'POST', '/medical-records', {
+          token: owner.token,
+          body: record(owner.organization.id, owner.account.id, 'dental-note')
+        })
+      ).status,
+      200
+    )
   })
 
   it('a canceled subscription leaves the facility on the default package, writable', async () => {
     const owner = await signUpWith(url, subs.packages['clinic-plus'].id)
     await setStatus(owner.subscription.id, 'canceled')
-    assert.equal((await http(url, 'POST', '/medical-records', { token: owner.token, body: record(owner.organization.id, owner.account.id) })).status, 200)
+    assert.equal(
+      (
+        await http(url, 'POST', '/medical-records', {
+          token: owner.token,
+          body: record(owner.organization.id, owner.account.id)
+        })
+      ).status,
+      200
+    )
   })
 })

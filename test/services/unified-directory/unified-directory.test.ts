@@ -11,7 +11,10 @@ import { EARTH_RADIUS_KM } from '../../../src/directory/geo'
 const PATH = '/bff/unified-directory'
 const CENTER = { lat: 14.55, lng: 121.02 }
 /** A point `km` due north of CENTER (on a meridian the great-circle distance is R × Δlatitude). */
-const north = (km: number) => ({ lat: CENTER.lat + ((km / EARTH_RADIUS_KM) * 180) / Math.PI, lng: CENTER.lng })
+const north = (km: number) => ({
+  lat: CENTER.lat + ((km / EARTH_RADIUS_KM) * 180) / Math.PI,
+  lng: CENTER.lng
+})
 
 const search = async (url: string, qs: string, token?: string) => {
   const res = await http(url, 'GET', `${PATH}?${qs}`, { token })
@@ -21,7 +24,10 @@ const search = async (url: string, qs: string, token?: string) => {
 const names = (body: any): string[] => body.data.map((entry: any) => entry.name)
 
 const createOrg = async (url: string, owner: SignedUp, body: Record<string, unknown>) => {
-  const res = await http(url, 'POST', '/organizations', { token: owner.token, body: { type: 'facility', ...body } })
+  const res = await http(url, 'POST', '/organizations', {
+    token: owner.token,
+    body: { type: 'facility', ...body }
+  })
   assert.equal(res.status, 201, JSON.stringify(res.body))
   return res.body
 }
@@ -54,7 +60,12 @@ const seed = async (url: string, owner: SignedUp) => ({
     directory: { listed: true }
   }),
   hidden: await createOrg(url, owner, { name: 'Hidden Clinic', description: 'clinic', coordinates: CENTER }),
-  cebu: await createOrg(url, owner, { name: 'Far Away Hospital', description: 'A clinic in Cebu', coordinates: { lat: 10.3157, lng: 123.8854 }, directory: { listed: true } })
+  cebu: await createOrg(url, owner, {
+    name: 'Far Away Hospital',
+    description: 'A clinic in Cebu',
+    coordinates: { lat: 10.3157, lng: 123.8854 },
+    directory: { listed: true }
+  })
 })
 
 describe('GET /bff/unified-directory', function () {
@@ -88,18 +99,29 @@ describe('GET /bff/unified-directory', function () {
 
     it('prefixes match names, description words must be whole', async () => {
       assert.deepEqual(names(await search(url, '$search=cardio')), ['Cardiology Center Makati'])
-      assert.deepEqual(names(await search(url, '$search=cardiology')), ['Cardiology Center Makati', 'Makati Diagnostics'])
+      assert.deepEqual(names(await search(url, '$search=cardiology')), [
+        'Cardiology Center Makati',
+        'Makati Diagnostics'
+      ])
     })
 
     it('all words are required', async () => {
-      assert.deepEqual(names(await search(url, '$search=cardiology%20makati')), ['Cardiology Center Makati', 'Makati Diagnostics'])
+      assert.deepEqual(names(await search(url, '$search=cardiology%20makati')), [
+        'Cardiology Center Makati',
+        'Makati Diagnostics'
+      ])
       assert.deepEqual(names(await search(url, '$search=cardiology%20pediatrics')), [])
       assert.deepEqual(names(await search(url, '$search=mak%20diag')), ['Makati Diagnostics'])
     })
 
     it('* (and no $search) lists every listed entry by name, without score', async () => {
       const all = await search(url, '$search=*')
-      assert.deepEqual(names(all), ['Cardiology Center Makati', 'Clínica San Juan', 'Far Away Hospital', 'Makati Diagnostics'])
+      assert.deepEqual(names(all), [
+        'Cardiology Center Makati',
+        'Clínica San Juan',
+        'Far Away Hospital',
+        'Makati Diagnostics'
+      ])
       assert.equal(all.total, 4)
       assert.equal(all.limit, 10)
       assert.equal(all.data[0].score, undefined)
@@ -108,7 +130,16 @@ describe('GET /bff/unified-directory', function () {
 
     it('entries carry only public fields', async () => {
       const [entry] = (await search(url, '$search=clinica')).data
-      assert.deepEqual(Object.keys(entry).sort(), ['description', 'highlights', 'id', 'name', 'ref', 'score', 'tags', 'type'])
+      assert.deepEqual(Object.keys(entry).sort(), [
+        'description',
+        'highlights',
+        'id',
+        'name',
+        'ref',
+        'score',
+        'tags',
+        'type'
+      ])
       assert.deepEqual(entry.ref, { id: orgs.clinica.id, type: 'facility', types: ['clinic'] })
       assert.equal(entry.type, 'organization')
       assert.deepEqual(entry.tags, ['pediatrics'])
@@ -125,9 +156,18 @@ describe('GET /bff/unified-directory', function () {
     })
 
     it('an explicit radius, and distance breaks score ties', async () => {
-      assert.deepEqual(names(await search(url, `$search=*&location=${CENTER.lat},${CENTER.lng},5.2`)), ['Clínica San Juan', 'Cardiology Center Makati', 'Makati Diagnostics'])
-      assert.deepEqual(names(await search(url, `$search=makati&location=${north(5.1).lat},${CENTER.lng},1`)), ['Makati Diagnostics', 'Cardiology Center Makati'])
-      assert.deepEqual(names(await search(url, `$search=clinic&location=10.3,123.9,50`)), ['Far Away Hospital'])
+      assert.deepEqual(names(await search(url, `$search=*&location=${CENTER.lat},${CENTER.lng},5.2`)), [
+        'Clínica San Juan',
+        'Cardiology Center Makati',
+        'Makati Diagnostics'
+      ])
+      assert.deepEqual(
+        names(await search(url, `$search=makati&location=${north(5.1).lat},${CENTER.lng},1`)),
+        ['Makati Diagnostics', 'Cardiology Center Makati']
+      )
+      assert.deepEqual(names(await search(url, `$search=clinic&location=10.3,123.9,50`)), [
+        'Far Away Hospital'
+      ])
     })
 
     it('location without $search is a 400 that says so', async () => {
@@ -137,7 +177,21 @@ describe('GET /bff/unified-directory', function () {
       assert.deepEqual(fieldsOf(res.body), ['location'])
     })
 
-    for (const bad of ['abc', '14.55', '91,0', '-90.5,0', '0,181', '0,-180.1', '0,0,0', '0,0,-1', '0,0,100.5', '1,2,3,4', '1e3,2', 'NaN,1', ',,']) {
+    for (const bad of [
+      'abc',
+      '14.55',
+      '91,0',
+      '-90.5,0',
+      '0,181',
+      '0,-180.1',
+      '0,0,0',
+      '0,0,-1',
+      '0,0,100.5',
+      '1,2,3,4',
+      '1e3,2',
+      'NaN,1',
+      ',,'
+    ]) {
       it(`malformed location ${bad} is a 400 naming it`, async () => {
         const res = await http(url, 'GET', `${PATH}?$search=*&location=${encodeURIComponent(bad)}`)
         assert.equal(res.status, 400, JSON.stringify(res.body))
@@ -153,12 +207,19 @@ describe('GET /bff/unified-directory', function () {
     })
     it('tags: one value and $in', async () => {
       assert.deepEqual(names(await search(url, 'tags=pediatrics')), ['Clínica San Juan'])
-      assert.deepEqual(names(await search(url, 'tags[$in][]=pediatrics&tags[$in][]=nothing')), ['Clínica San Juan'])
+      assert.deepEqual(names(await search(url, 'tags[$in][]=pediatrics&tags[$in][]=nothing')), [
+        'Clínica San Juan'
+      ])
     })
     it('ref.type and ref.types, with $search', async () => {
       assert.deepEqual(names(await search(url, 'ref.type=laboratory-company')), ['Makati Diagnostics'])
-      assert.deepEqual(names(await search(url, '$search=makati&ref.types=hospital')), ['Cardiology Center Makati'])
-      assert.deepEqual(names(await search(url, 'ref.types[$in][]=laboratory&ref.types[$in][]=hospital')), ['Cardiology Center Makati', 'Makati Diagnostics'])
+      assert.deepEqual(names(await search(url, '$search=makati&ref.types=hospital')), [
+        'Cardiology Center Makati'
+      ])
+      assert.deepEqual(names(await search(url, 'ref.types[$in][]=laboratory&ref.types[$in][]=hospital')), [
+        'Cardiology Center Makati',
+        'Makati Diagnostics'
+      ])
     })
     it('ref.id is a 400', async () => {
       const res = await http(url, 'GET', `${PATH}?ref.id=${orgs.clinica.id}`)
@@ -185,11 +246,21 @@ describe('GET /bff/unified-directory', function () {
       it(`${qs} is a 400 naming ${field}`, async () => {
         const res = await http(url, 'GET', `${PATH}?${qs}`)
         assert.equal(res.status, 400, JSON.stringify(res.body))
-        assert.ok(fieldsOf(res.body).some((f) => f === field || f.startsWith(`${field}.`)), JSON.stringify(res.body))
+        assert.ok(
+          fieldsOf(res.body).some((f) => f === field || f.startsWith(`${field}.`)),
+          JSON.stringify(res.body)
+        )
       })
     }
     it('odd but valid input is no 5xx', async () => {
-      for (const qs of ['$search=%F0%9F%98%80', '$search=!!!', `$search=${'a'.repeat(400)}`, '$search=a%20b%20c%20d', '$limit=1000', '$skip=999999']) {
+      for (const qs of [
+        '$search=%F0%9F%98%80',
+        '$search=!!!',
+        `$search=${'a'.repeat(400)}`,
+        '$search=a%20b%20c%20d',
+        '$limit=1000',
+        '$skip=999999'
+      ]) {
         const res = await http(url, 'GET', `${PATH}?${qs}`)
         assert.ok(res.status < 500, `${qs}: ${res.status}`)
       }
@@ -198,10 +269,17 @@ describe('GET /bff/unified-directory', function () {
 
   it('pages stably', async () => {
     const all = names(await search(url, '$search=*'))
-    const pages = [...names(await search(url, '$search=*&$limit=3')), ...names(await search(url, '$search=*&$limit=3&$skip=3'))]
+    const pages = [
+      ...names(await search(url, '$search=*&$limit=3')),
+      ...names(await search(url, '$search=*&$limit=3&$skip=3'))
+    ]
     assert.deepEqual(pages, all)
     const ranked = names(await search(url, '$search=clinic'))
-    const paged = [...names(await search(url, '$search=clinic&$limit=1')), ...names(await search(url, '$search=clinic&$limit=1&$skip=1')), ...names(await search(url, '$search=clinic&$limit=1&$skip=2'))]
+    const paged = [
+      ...names(await search(url, '$search=clinic&$limit=1')),
+      ...names(await search(url, '$search=clinic&$limit=1&$skip=1')),
+      ...names(await search(url, '$search=clinic&$limit=1&$skip=2'))
+    ]
     assert.deepEqual(paged, ranked)
     const page = await search(url, '$search=clinic&$limit=1&$skip=1')
     assert.deepEqual([page.total, page.limit, page.skip], [3, 1, 1])
@@ -221,7 +299,10 @@ describe('GET /bff/unified-directory', function () {
       ['DELETE', `${PATH}/x`],
       ['GET', `${PATH}/x`]
     ]) {
-      const res = await http(url, method, path, { token: owner.token, body: method === 'POST' || method === 'PUT' || method === 'PATCH' ? { name: 'x' } : undefined })
+      const res = await http(url, method, path, {
+        token: owner.token,
+        body: method === 'POST' || method === 'PUT' || method === 'PATCH' ? { name: 'x' } : undefined
+      })
       assert.equal(res.status, 405, `${method} ${path}: ${res.status}`)
     }
   })
@@ -239,7 +320,10 @@ describe('GET /bff/unified-directory', function () {
         assert.equal(answer.error?.code, 405, `${method}: ${JSON.stringify(answer)}`)
       }
       const found = await rawEmit(socket, 'find', 'bff/unified-directory', [{ $search: 'clinica' }])
-      assert.deepEqual(found.result.data.map((e: any) => e.name), ['Clínica San Juan'])
+      assert.deepEqual(
+        found.result.data.map((e: any) => e.name),
+        ['Clínica San Juan']
+      )
       const bad = await rawEmit(socket, 'find', 'bff/unified-directory', [{ 'ref.id': 'x' }])
       assert.equal(bad.error?.code, 400)
     } finally {
@@ -251,29 +335,51 @@ describe('GET /bff/unified-directory', function () {
     const find = async (qs: string) => names(await search(url, qs))
 
     it('create (listed), rename, move, unlist, relist, remove', async () => {
-      const org = await createOrg(url, owner, { name: 'Ospital ng Bayan', description: 'general hospital', coordinates: north(20), directory: { listed: true } })
+      const org = await createOrg(url, owner, {
+        name: 'Ospital ng Bayan',
+        description: 'general hospital',
+        coordinates: north(20),
+        directory: { listed: true }
+      })
       assert.deepEqual(await find('$search=ospital'), ['Ospital ng Bayan'])
 
-      let res = await http(url, 'PATCH', `/organizations/${org.id}`, { token: owner.token, body: { name: 'Bayan Medical Center' } })
+      let res = await http(url, 'PATCH', `/organizations/${org.id}`, {
+        token: owner.token,
+        body: { name: 'Bayan Medical Center' }
+      })
       assert.equal(res.status, 200, JSON.stringify(res.body))
       assert.deepEqual(await find('$search=ospital'), [])
       assert.deepEqual(await find('$search=bayan%20medical'), ['Bayan Medical Center'])
 
       assert.deepEqual(await find(`$search=bayan&location=${CENTER.lat},${CENTER.lng}`), [])
-      res = await http(url, 'PATCH', `/organizations/${org.id}`, { token: owner.token, body: { coordinates: north(1) } })
+      res = await http(url, 'PATCH', `/organizations/${org.id}`, {
+        token: owner.token,
+        body: { coordinates: north(1) }
+      })
       assert.equal(res.status, 200)
-      assert.deepEqual(await find(`$search=bayan&location=${CENTER.lat},${CENTER.lng}`), ['Bayan Medical Center'])
+      assert.deepEqual(await find(`$search=bayan&location=${CENTER.lat},${CENTER.lng}`), [
+        'Bayan Medical Center'
+      ])
 
-      res = await http(url, 'PATCH', `/organizations/${org.id}`, { token: owner.token, body: { tags: ['emergency'] } })
+      res = await http(url, 'PATCH', `/organizations/${org.id}`, {
+        token: owner.token,
+        body: { tags: ['emergency'] }
+      })
       assert.equal(res.status, 200)
       assert.deepEqual(await find('tags=emergency'), ['Bayan Medical Center'])
 
-      res = await http(url, 'PATCH', `/organizations/${org.id}`, { token: owner.token, body: { directory: { listed: false } } })
+      res = await http(url, 'PATCH', `/organizations/${org.id}`, {
+        token: owner.token,
+        body: { directory: { listed: false } }
+      })
       assert.equal(res.status, 200)
       assert.deepEqual(await find('$search=bayan'), [])
       assert.deepEqual(await find('tags=emergency'), [])
 
-      res = await http(url, 'PATCH', `/organizations/${org.id}`, { token: owner.token, body: { directory: { listed: true } } })
+      res = await http(url, 'PATCH', `/organizations/${org.id}`, {
+        token: owner.token,
+        body: { directory: { listed: true } }
+      })
       assert.deepEqual(await find('$search=bayan'), ['Bayan Medical Center'])
 
       res = await http(url, 'DELETE', `/organizations/${org.id}`, { token: owner.token })
@@ -282,14 +388,24 @@ describe('GET /bff/unified-directory', function () {
     })
 
     it('sto: tags follow the active services of the catalogue', async () => {
-      const org = await createOrg(url, owner, { name: 'Lab Plus', coordinates: north(30), directory: { listed: true } })
+      const org = await createOrg(url, owner, {
+        name: 'Lab Plus',
+        coordinates: north(30),
+        directory: { listed: true }
+      })
       assert.deepEqual(await find('tags=sto:laboratory'), [])
-      const service = await http(url, 'POST', '/services', { token: owner.token, body: { facility: org.id, name: 'CBC', type: 'laboratory', price: 10 } })
+      const service = await http(url, 'POST', '/services', {
+        token: owner.token,
+        body: { facility: org.id, name: 'CBC', type: 'laboratory', price: 10 }
+      })
       assert.equal(service.status, 201, JSON.stringify(service.body))
       assert.deepEqual(await find('tags=sto:laboratory'), ['Lab Plus'])
       assert.deepEqual((await search(url, '$search=lab')).data[0].tags, ['sto:laboratory'])
 
-      await http(url, 'PATCH', `/services/${service.body.id}`, { token: owner.token, body: { active: false } })
+      await http(url, 'PATCH', `/services/${service.body.id}`, {
+        token: owner.token,
+        body: { active: false }
+      })
       assert.deepEqual(await find('tags=sto:laboratory'), [])
       await http(url, 'PATCH', `/services/${service.body.id}`, { token: owner.token, body: { active: true } })
       assert.deepEqual(await find('tags[$in][]=sto:laboratory&tags[$in][]=sto:imaging'), ['Lab Plus'])
@@ -301,9 +417,15 @@ describe('GET /bff/unified-directory', function () {
 
     it('only superadmins change the listing; sto: tags cannot be set by hand', async () => {
       const stranger = await signUp(url)
-      const res = await http(url, 'PATCH', `/organizations/${orgs.hidden.id}`, { token: stranger.token, body: { directory: { listed: true } } })
+      const res = await http(url, 'PATCH', `/organizations/${orgs.hidden.id}`, {
+        token: stranger.token,
+        body: { directory: { listed: true } }
+      })
       assert.equal(res.status, 404)
-      const fake = await http(url, 'PATCH', `/organizations/${orgs.hidden.id}`, { token: owner.token, body: { tags: ['sto:laboratory'] } })
+      const fake = await http(url, 'PATCH', `/organizations/${orgs.hidden.id}`, {
+        token: owner.token,
+        body: { tags: ['sto:laboratory'] }
+      })
       assert.equal(fake.status, 400)
       assert.deepEqual(await find('$search=hidden'), [])
     })

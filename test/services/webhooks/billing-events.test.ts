@@ -7,7 +7,15 @@ describe('webhooks for medical encounters and billing', () => {
   let server: TestServer
   const receivers: TestWebhookReceiver[] = []
   before(async () => {
-    server = await startServer({ webhooks: { allowPrivate: true, retryDelaysMs: [200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } })
+    server = await startServer({
+      webhooks: {
+        allowPrivate: true,
+        retryDelaysMs: [200],
+        timeoutMs: 2000,
+        pollIntervalMs: 50,
+        leaseMarginMs: 30000
+      }
+    })
   })
   after(async () => {
     await Promise.all(receivers.map((r) => r.close()))
@@ -19,7 +27,11 @@ describe('webhooks for medical encounters and billing', () => {
     const receiver = await startWebhookReceiver()
     receivers.push(receiver)
     const api = restClient(server.url, owner.token)
-    const hook = await api.post('/webhook-events', { organization: owner.organization.id, url: receiver.url, events })
+    const hook = await api.post('/webhook-events', {
+      organization: owner.organization.id,
+      url: receiver.url,
+      events
+    })
     assert.equal(hook.status, 201, JSON.stringify(hook.body))
     receiver.setSecret(hook.body.secret)
     return { owner, api, receiver, facility: owner.organization.id }
@@ -28,14 +40,23 @@ describe('webhooks for medical encounters and billing', () => {
   it('delivers an encounter created with its invoice, then finalized, signed, to its facility only', async () => {
     const north = await clinicWithWebhook('North', 'medical-encounters,billing-invoices.create')
     const south = await clinicWithWebhook('South', 'medical-encounters,billing-invoices')
-    const encounter = await north.api.post('/medical-encounters', { facility: north.facility, patient: 'patient-1', type: 'outpatient', invoice: true })
+    const encounter = await north.api.post('/medical-encounters', {
+      facility: north.facility,
+      patient: 'patient-1',
+      type: 'outpatient',
+      invoice: true
+    })
     assert.equal(encounter.status, 201, JSON.stringify(encounter.body))
     const finalized = await north.api.patch(`/medical-encounters/${encounter.body.id}`, { finalize: true })
     assert.equal(finalized.status, 200, JSON.stringify(finalized.body))
 
     await north.receiver.waitForCount(3)
     const events = north.receiver.received.map((r) => r.body.event)
-    assert.deepEqual([...events].sort(), ['billing-invoices.create', 'medical-encounters.create', 'medical-encounters.patch'])
+    assert.deepEqual([...events].sort(), [
+      'billing-invoices.create',
+      'medical-encounters.create',
+      'medical-encounters.patch'
+    ])
     assert.ok(north.receiver.received.every((r) => r.verified === true))
     const created = north.receiver.received.find((r) => r.body.event === 'medical-encounters.create')!
     assert.equal(created.body.payload.id, encounter.body.id)

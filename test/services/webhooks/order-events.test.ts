@@ -9,7 +9,15 @@ describe('webhooks for request orders and inventory', function () {
   let server: TestServer
   const receivers: TestWebhookReceiver[] = []
   before(async () => {
-    server = await startServer({ webhooks: { allowPrivate: true, retryDelaysMs: [200], timeoutMs: 2000, pollIntervalMs: 50, leaseMarginMs: 30000 } })
+    server = await startServer({
+      webhooks: {
+        allowPrivate: true,
+        retryDelaysMs: [200],
+        timeoutMs: 2000,
+        pollIntervalMs: 50,
+        leaseMarginMs: 30000
+      }
+    })
   })
   after(async () => {
     await Promise.all(receivers.map((r) => r.close()))
@@ -19,7 +27,11 @@ describe('webhooks for request orders and inventory', function () {
   const webhookFor = async (owner: SignedUp, target: Record<string, string>, events: string) => {
     const receiver = await startWebhookReceiver()
     receivers.push(receiver)
-    const hook = await restClient(server.url, owner.token).post('/webhook-events', { ...target, url: receiver.url, events })
+    const hook = await restClient(server.url, owner.token).post('/webhook-events', {
+      ...target,
+      url: receiver.url,
+      events
+    })
     assert.equal(hook.status, 201, JSON.stringify(hook.body))
     receiver.setSecret(hook.body.secret)
     return receiver
@@ -36,30 +48,70 @@ describe('webhooks for request orders and inventory', function () {
 
     const api = restClient(server.url, north.token)
     const room = await api.post('/inventory-stockrooms', { facility: north.organization.id, name: 'Main' })
-    const variant = await api.post('/inventory-variants', { facility: north.organization.id, sku: 'SWAB', name: 'Swab', initialStock: 5, stockroom: room.body.id })
+    const variant = await api.post('/inventory-variants', {
+      facility: north.organization.id,
+      sku: 'SWAB',
+      name: 'Swab',
+      initialStock: 5,
+      stockroom: room.body.id
+    })
     assert.equal(variant.status, 201, JSON.stringify(variant.body))
-    const moved = await api.patch(`/inventory-stocks/${variant.body.$stocks[0].id}`, { adjust: -2, reason: 'used' })
+    const moved = await api.patch(`/inventory-stocks/${variant.body.$stocks[0].id}`, {
+      adjust: -2,
+      reason: 'used'
+    })
     assert.equal(moved.status, 200)
-    const order = await api.post('/request/orders', { owner: { organization: north.organization.id }, requestedForType: 'patient', requestedFor: patient.account.id, items: [{ refType: 'inventory-variant', ref: 'SWAB' }] })
+    const order = await api.post('/request/orders', {
+      owner: { organization: north.organization.id },
+      requestedForType: 'patient',
+      requestedFor: patient.account.id,
+      items: [{ refType: 'inventory-variant', ref: 'SWAB' }]
+    })
     assert.equal(order.status, 201, JSON.stringify(order.body))
-    assert.equal((await api.patch(`/request/orders/${order.body.id}`, { changeStatus: 'preparing' })).status, 200)
+    assert.equal(
+      (await api.patch(`/request/orders/${order.body.id}`, { changeStatus: 'preparing' })).status,
+      200
+    )
 
     // North: two movements (initial stock, withdrawal), the stock patch, the order's create and patch.
     await northHook.waitForCount(5)
     const received = northHook.received.map((r) => r.body.event).sort()
-    assert.deepEqual(received, ['inventory-stock-movements.create', 'inventory-stock-movements.create', 'inventory-stocks.patch', 'request/orders.create', 'request/orders.patch'])
+    assert.deepEqual(received, [
+      'inventory-stock-movements.create',
+      'inventory-stock-movements.create',
+      'inventory-stocks.patch',
+      'request/orders.create',
+      'request/orders.patch'
+    ])
     assert.ok(northHook.received.every((r) => r.verified === true))
-    assert.equal(northHook.received.find((r) => r.body.event === 'inventory-stocks.patch')!.body.payload.quantity, 3)
-    assert.equal(northHook.received.find((r) => r.body.event === 'inventory-stocks.patch')!.body.payload.pending, undefined)
+    assert.equal(
+      northHook.received.find((r) => r.body.event === 'inventory-stocks.patch')!.body.payload.quantity,
+      3
+    )
+    assert.equal(
+      northHook.received.find((r) => r.body.event === 'inventory-stocks.patch')!.body.payload.pending,
+      undefined
+    )
 
     await patientHook.waitForCount(2)
-    assert.deepEqual(patientHook.received.map((r) => r.body.event).sort(), ['request/orders.create', 'request/orders.patch'])
+    assert.deepEqual(patientHook.received.map((r) => r.body.event).sort(), [
+      'request/orders.create',
+      'request/orders.patch'
+    ])
     assert.ok(patientHook.received.every((r) => r.body.payload.id === order.body.id))
 
     // South's own order reaches South: by then ours would have too, had it been sent.
-    const theirs = await restClient(server.url, south.token).post('/request/orders', { owner: { organization: south.organization.id }, requestedForType: 'ward', requestedFor: 'ward-1', items: [{ name: 'Gloves' }] })
+    const theirs = await restClient(server.url, south.token).post('/request/orders', {
+      owner: { organization: south.organization.id },
+      requestedForType: 'ward',
+      requestedFor: 'ward-1',
+      items: [{ name: 'Gloves' }]
+    })
     assert.equal(theirs.status, 201)
     await southHook.waitForCount(1)
-    assert.deepEqual(southHook.received.map((r) => r.body.payload.id), [theirs.body.id])
+    assert.deepEqual(
+      southHook.received.map((r) => r.body.payload.id),
+      [theirs.body.id]
+    )
   })
 })
