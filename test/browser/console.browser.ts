@@ -6,23 +6,13 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { startServer, http, type TestServer } from '../helpers/app'
 import { totp } from '../helpers/auth'
 import { startWebhookReceiver } from '../helpers/webhook-receiver'
 import { medicalRecordTypes } from '../../src/services/medical-records/medical-records.schema'
+import { launchChromium } from '../helpers/browser'
 
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync'
-]
 const results = path.resolve(__dirname, '../../test-results')
 const password = 'correct horse battery'
 
@@ -40,14 +30,10 @@ describe('the console in headless Chromium', function () {
 
   before(async () => {
     assert.ok(
-      fs.existsSync(chromiumPath),
-      `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`
-    )
-    assert.ok(
       fs.existsSync(path.resolve(__dirname, '../../public/console.js')),
       'public/console.js is built by `node scripts/bundle-console.js` (npm run test:browser does it)'
     )
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
+    browser = await launchChromium()
   })
   after(async () => {
     await browser?.close()

@@ -6,22 +6,12 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import nodeHttp from 'node:http'
 import path from 'node:path'
-import { chromium, type Browser, type BrowserContext } from 'playwright-core'
+import { type Browser, type BrowserContext } from 'playwright-core'
 import { http, signUp, startServer, type TestServer } from '../helpers/app'
 import { listenOnLoopback, type Listening } from '../helpers/loopback'
 import { watchPolicyViolations } from '../helpers/policy-violations'
+import { launchChromium } from '../helpers/browser'
 
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync'
-]
 const password = 'correct horse battery'
 
 describe('the Content-Security-Policy in headless Chromium', function () {
@@ -33,14 +23,10 @@ describe('the Content-Security-Policy in headless Chromium', function () {
 
   before(async () => {
     assert.ok(
-      fs.existsSync(chromiumPath),
-      `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`
-    )
-    assert.ok(
       fs.existsSync(path.resolve(__dirname, '../../public/console.js')),
       'public/console.js is built by `node scripts/bundle-console.js` (npm run test:browser does it)'
     )
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
+    browser = await launchChromium()
     server = await startServer()
     // The payer's shop: where the approval page sends the payer back (another origin than the server's).
     shop = await listenOnLoopback(

@@ -1,34 +1,18 @@
 // The interactive API reference in a real browser: Debian's chromium (apt-get install -y chromium; .ci/run installs
 // it when missing) driven by playwright-core opens /docs and lists every registered service.
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { startServer, type TestServer } from '../helpers/app'
 import { watchPolicyViolations } from '../helpers/policy-violations'
-
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync'
-]
+import { launchChromium } from '../helpers/browser'
 
 describe('/docs in headless Chromium', function () {
   this.timeout(60_000)
   let server: TestServer
   let browser: Browser
   before(async () => {
-    assert.ok(
-      fs.existsSync(chromiumPath),
-      `Chromium is needed at ${chromiumPath}: apt-get install -y chromium`
-    )
     server = await startServer()
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
+    browser = await launchChromium()
   })
   after(async () => {
     await browser?.close()
