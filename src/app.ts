@@ -14,7 +14,10 @@ import { logger } from './logger'
 import { errorHandler, guardRouteLookup, requireJson, securityHeaders, staticFiles } from './http'
 import { store, storeReady, closeStore } from './store'
 import { authentication } from './authentication'
-import { services } from './services'
+import { services, storesOf } from './services'
+import { depsSlot, type Deps, type Stores } from './deps'
+import { EventBus } from './events'
+import { systemClock } from './clock'
 import { channels } from './channels'
 import { ensureAdmin } from './admin'
 import { logError } from './hooks/log-error'
@@ -107,6 +110,16 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     })
   )
 
+  // The composition root: one set of dependencies for this app, handed to the services and the domain.
+  const deps: Deps = {
+    settings: { get: (key) => app.get(key) },
+    logger,
+    clock: systemClock,
+    events: new EventBus(),
+    stores: {} as Stores // (filled in just after the services registered, before any call is served)
+  }
+  depsSlot.set(app, deps)
+
   app.configure(store)
   app.configure(redis)
   app.configure(authentication)
@@ -114,6 +127,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.configure(sharedEvents)
   app.configure(notices)
   app.configure(services)
+  Object.assign(deps.stores, storesOf(app))
   app.configure(channels)
   app.configure(rebuildOnRemoteChanges)
   guardRouteLookup(app)

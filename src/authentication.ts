@@ -20,7 +20,7 @@ import { redisKey, redisOf } from './cluster/redis'
 import { SessionAuthenticationService, SessionJWTStrategy, trackConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
 import { logger } from './logger'
-import { runtimeOf } from './runtime'
+import { appSlot } from './runtime'
 
 declare module './declarations' {
   interface ServiceTypes {
@@ -28,7 +28,9 @@ declare module './declarations' {
   }
 }
 
-const flowsOf = (app: Application) => runtimeOf(app).authFlows as AuthFlows // set when authentication is configured, before any call
+// Set when authentication is configured, before any call.
+const flowsSlot = appSlot<AuthFlows>('authentication flows')
+const flowsOf = (app: Application) => flowsSlot.require(app)
 
 // Emails are matched whatever their case or surrounding spaces; wrong email and wrong password are the same
 // 401; failed tries are rate-limited per email and per IP; an account with MFA on also needs `mfaCode`.
@@ -106,12 +108,15 @@ export const authentication = (app: Application) => {
   app.set('authentication', { ...configured, secret, authStrategies: strategies })
 
   const settings = authSettings(app)
-  runtimeOf(app).authFlows = new AuthFlows(
+  flowsSlot.set(
     app,
-    settings,
-    createAuthLimits(settings.rateLimits, sharedLimits(app)),
-    createAuthMessenger(settings.messaging),
-    secret
+    new AuthFlows(
+      app,
+      settings,
+      createAuthLimits(settings.rateLimits, sharedLimits(app)),
+      createAuthMessenger(settings.messaging),
+      secret
+    )
   )
 
   const service = new SessionAuthenticationService(app)

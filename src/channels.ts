@@ -58,7 +58,7 @@ export const channels = (app: Application) => {
   // Events go out as clients see the document: a service call's `dispatch` (its external resolver's view).
   app.publish(async (result: any, context: any) => {
     const data = getDispatchValue(result)
-    const rules = accessRules(context.path)
+    const rules = accessRules(context.app, context.path)
     if (!rules || !data || typeof data !== 'object') return undefined
     const names = [...new Set([...(rules.audience ? rules.audience(data) : ['authenticated']), 'admins'])]
     const channel = app

@@ -3,7 +3,7 @@
 // In development (NODE_ENV unset or `development`) lines are formatted for people by pino-pretty instead;
 // LOG_FORMAT=json|pretty overrides. Levels come from LOG_LEVEL (config `logLevel`). Debug and info lines go to
 // stdout, warn and error lines to stderr. Secret-looking fields are censored wherever they appear.
-import pino, { type Logger, type DestinationStream } from 'pino'
+import pino, { type Logger as PinoLogger, type DestinationStream } from 'pino'
 
 const levels = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof levels)[number]
@@ -52,7 +52,7 @@ const destination = (target: NodeJS.WriteStream): DestinationStream => {
   })
 }
 
-const build = (): Logger =>
+const build = (): PinoLogger =>
   pino(
     {
       level,
@@ -116,3 +116,6 @@ export const logger = {
   warn: (...args: unknown[]) => write('warn', args),
   error: (...args: unknown[]) => write('error', args)
 }
+
+/** The logger's interface, as the domain receives it in its dependencies. */
+export type Logger = typeof logger

@@ -1,56 +1,48 @@
-// What the app builds at start-up and keeps for its lifetime — the store engine, clients, workers, caches — in one
-// typed holder per app, apart from the configuration (src/configuration.ts), which holds only settings.
-import type { Application } from './declarations'
-import type { Lifecycle } from './ops/lifecycle'
-import type { Engine, StoreService } from './store'
-import type { RedisState } from './cluster/redis'
-import type { NoticeState } from './cluster/notices'
-import type { DirectoryState } from './directory/entries'
-import type { RepairState } from './directory/repair'
-import type { AuthFlows } from './auth/flows'
-import type { AuditLog } from './audit/log'
-import type { WatchState } from './audit/watchers'
-import type { RealtimeAuditState } from './audit/realtime'
-import type { AppMetrics } from './ops/metrics'
-import type { WebhookWorker } from './jobs/webhook-worker'
-import type { CardProcessor } from './providers/processor'
-import type { PaymentGateway } from './providers/gateways'
-import type { Job } from './ops/jobs'
+// Per-app state: what start-up builds for one app (its store engine, clients, workers, caches, registries) is kept
+// on that app object, under one symbol, in typed slots each module declares for itself. Nothing is kept in a
+// module-level map, so two apps built in one process (the multi-instance tests build two) never share state.
+// This file imports nothing: a slot's type belongs to the module that declares it.
 
-export interface Runtime {
-  lifecycle?: Lifecycle
-  /** The jobs started at start-up, in the order they started (src/ops/jobs.ts). */
-  jobs: Job[]
-  storeEngine?: Engine
-  /** Loads of the stores created so far; start-up waits for all of them. */
-  storeReady: Promise<void>[]
-  storeIndexesBuilt: boolean
-  redis?: RedisState
-  notices?: NoticeState
-  /** This instance's id on the shared event bus (REDIS_URL). */
-  instanceId?: string
-  directory?: DirectoryState
-  directoryRepair?: RepairState
-  authFlows?: AuthFlows
-  auditLog?: AuditLog
-  auditWatch?: WatchState
-  realtimeAudit?: RealtimeAuditState
-  metrics?: AppMetrics
-  webhookWorker?: WebhookWorker
-  idempotencyStore?: StoreService
-  cardProcessor?: CardProcessor
-  paymentGateways: Map<string, PaymentGateway>
-  openApiDocument?: { key: string; doc: Record<string, any> }
+const STATE = Symbol.for('clinic.appState')
+
+type Holder = { [STATE]?: Map<AppSlot<unknown>, unknown> }
+
+const holderOf = (app: object): Map<AppSlot<unknown>, unknown> => {
+  const holder = app as Holder
+  return (holder[STATE] ??= new Map())
 }
 
-const runtimes = new WeakMap<Application, Runtime>()
+/** One typed piece of an app's state. */
+export interface AppSlot<T> {
+  readonly name: string
+  /** The value, or undefined before it was set. */
+  get(app: object): T | undefined
+  /** The value; throws (a programming error) when start-up has not set it yet. */
+  require(app: object): T
+  set(app: object, value: T): T
+  /** The value, created by `create` on first use. */
+  ensure(app: object, create: () => T): T
+}
 
-/** The app's runtime holder (created empty on first use). */
-export const runtimeOf = (app: Application): Runtime => {
-  let runtime = runtimes.get(app)
-  if (!runtime) {
-    runtime = { jobs: [], storeReady: [], storeIndexesBuilt: false, paymentGateways: new Map() }
-    runtimes.set(app, runtime)
+/** Declares a slot of per-app state named `name` (the name appears in the error of a missing value). */
+export const appSlot = <T>(name: string): AppSlot<T> => {
+  const slot: AppSlot<T> = {
+    name,
+    get: (app) => holderOf(app).get(slot) as T | undefined,
+    require: (app) => {
+      const holder = holderOf(app)
+      if (!holder.has(slot)) throw new Error(`The app's ${name} is used before start-up created it`)
+      return holder.get(slot) as T
+    },
+    set: (app, value) => {
+      holderOf(app).set(slot, value)
+      return value
+    },
+    ensure: (app, create) => {
+      const holder = holderOf(app)
+      if (!holder.has(slot)) holder.set(slot, create())
+      return holder.get(slot) as T
+    }
   }
-  return runtime
+  return Object.freeze(slot)
 }

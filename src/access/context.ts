@@ -13,6 +13,7 @@
 // (default 30 s), after which every entry is reloaded.
 import type { Application } from '../declarations'
 import type { AccessContext, Membership } from './types'
+import { appSlot } from '../runtime'
 
 export type { AccessContext, Membership }
 
@@ -25,12 +26,8 @@ interface CachedMemberships {
   memberships: readonly Membership[]
 }
 
-const caches = new WeakMap<Application, Map<string, CachedMemberships>>()
-const cacheOf = (app: Application) => {
-  let cache = caches.get(app)
-  if (!cache) caches.set(app, (cache = new Map()))
-  return cache
-}
+const cacheSlot = appSlot<Map<string, CachedMemberships>>('memberships cache')
+const cacheOf = (app: Application) => cacheSlot.ensure(app, () => new Map())
 
 const ttlOf = (app: Application) => {
   const ttl = app.get('accessCache').ttlMs

@@ -11,6 +11,7 @@ import sift from 'sift'
 import type { Query } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import type { AccessContext } from './context'
+import { appSlot } from '../runtime'
 
 export type WriteMethod = 'patch' | 'update' | 'remove'
 
@@ -48,14 +49,17 @@ export interface AccessRules {
   audit?: AuditDeclaration
 }
 
-const rules = new Map<string, AccessRules>()
+// Each app's rules by service path: per-app state (a rule may read that app's settings).
+const rulesSlot = appSlot<Map<string, AccessRules>>('access rules')
+const rulesOf = (app: Application) => rulesSlot.ensure(app, () => new Map())
 
-/** Declares a service's access rules under its path. */
-export const defineAccess = (path: string, access: AccessRules) => {
-  rules.set(path, access)
+/** Declares a service's access rules under its path, for this app. */
+export const defineAccess = (app: Application, path: string, access: AccessRules) => {
+  rulesOf(app).set(path, access)
 }
 
-export const accessRules = (path: string) => rules.get(path)
+/** The access rules `app` declared for service `path`, if any. */
+export const accessRules = (app: Application, path: string): AccessRules | undefined => rulesOf(app).get(path)
 
 // sift evaluates the same Mongo-style query in memory; `$elemMatch`, `$in`, `$size`, `$or` behave as in the stores.
 // (cast: sift types its queries with its own generic query type)
@@ -71,14 +75,14 @@ export const within = (query: Query | undefined, ...scopes: (Query | null | unde
 }
 
 /** The organizations a document of service `path` belongs to (none when the service does not say). */
-export const organizationsOf = (path: string, doc: any): string[] => {
-  const found = rules.get(path)?.organizations?.(doc) ?? []
+export const organizationsOf = (app: Application, path: string, doc: any): string[] => {
+  const found = accessRules(app, path)?.organizations?.(doc) ?? []
   return found.filter((id) => typeof id === 'string' && id.length > 0)
 }
 
 /** Could this caller read `doc` of service `path` through the API? */
-export const canRead = (path: string, access: AccessContext, doc: any) => {
-  const access_ = rules.get(path)
+export const canRead = (app: Application, path: string, access: AccessContext, doc: any) => {
+  const access_ = accessRules(app, path)
   if (!access_) return false
   return matches(access_.read(access), doc)
 }

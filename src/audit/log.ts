@@ -37,7 +37,7 @@ import {
 } from './chain'
 import { deliverAnchor, type ChainHead } from './anchors'
 import { claimPeriod, withLease } from '../cluster/lease'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 import { emitAuditEvents, stopAuditWatchers } from './watchers'
 import { auditEventPath } from '../services/audit-events/audit-events.shared'
 
@@ -508,5 +508,6 @@ export class AuditLog {
   }
 }
 
-// The log is a runtime object kept on the app (set where the audit-events service is registered).
-export const auditLog = (app: Application): AuditLog | undefined => runtimeOf(app).auditLog
+// The log is per-app state (set where the audit-events service is registered).
+export const auditLogSlot = appSlot<AuditLog>('audit log')
+export const auditLog = (app: Application): AuditLog | undefined => auditLogSlot.get(app)

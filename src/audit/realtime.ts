@@ -7,7 +7,7 @@
 import type { RealTimeConnection } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import type { AuditDeclaration } from '../access/rules'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 import type { AuditEntry } from './chain'
 import { auditLog } from './log'
 import { idString, patientAndFacility } from './entries'
@@ -28,7 +28,8 @@ export interface RealtimeAuditState {
   batch: Batch | null
 }
 
-const stateOf = (app: Application): RealtimeAuditState => (runtimeOf(app).realtimeAudit ??= { batch: null })
+const realtimeSlot = appSlot<RealtimeAuditState>('realtime audit batch')
+const stateOf = (app: Application): RealtimeAuditState => realtimeSlot.ensure(app, () => ({ batch: null }))
 
 /** The batch of this event-loop turn: appended at its end, in one append. */
 const currentBatch = (app: Application): Batch => {

@@ -13,7 +13,7 @@ import type { RealTimeConnection } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import { onNotice, sendNotice } from '../cluster/notices'
 import { logger } from '../logger'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 import { presentExternal } from '../schema/external'
 import { serviceAt } from '../store'
 import type { AccessContext } from '../access/types'
@@ -35,8 +35,9 @@ export interface WatchState {
 const WATCHING = Symbol('watchesAudit')
 type Connection = RealTimeConnection & { access?: AccessContext; [WATCHING]?: boolean }
 
+const watchSlot = appSlot<WatchState>('audit watchers')
 const stateOf = (app: Application): WatchState =>
-  (runtimeOf(app).auditWatch ??= { remoteUntil: 0, repeat: null })
+  watchSlot.ensure(app, () => ({ remoteUntil: 0, repeat: null }))
 
 const localWatchers = (app: Application) => app.channel(AUDIT_WATCHERS).connections.length
 

@@ -23,12 +23,13 @@ export interface DeliveryDoc {
 
 /** The audited service of a delivery's event and the document it carries (undefined when it carries no patient data). */
 export const auditedPayload = (
+  app: Application,
   delivery: DeliveryDoc
 ): { service: string; declaration: AuditDeclaration; doc: Record<string, any> } | undefined => {
   const dot = typeof delivery.event === 'string' ? delivery.event.lastIndexOf('.') : -1
   if (dot <= 0 || typeof delivery.payloadJson !== 'string') return undefined
   const service = delivery.event.slice(0, dot)
-  const declaration = accessRules(service)?.audit
+  const declaration = accessRules(app, service)?.audit
   if (!declaration) return undefined
   try {
     const doc = JSON.parse(delivery.payloadJson)
@@ -49,7 +50,7 @@ export const deliveryReadEntries = async (
     { service: string; webhook: string; declaration: AuditDeclaration; docs: Record<string, any>[] }
   >()
   for (const delivery of deliveries) {
-    const payload = auditedPayload(delivery)
+    const payload = auditedPayload(app, delivery)
     if (!payload) continue
     const key = JSON.stringify([payload.service, delivery.webhook])
     let group = groups.get(key)
@@ -90,7 +91,7 @@ export const recordWebhookDelivery = async (
   webhook: { id: string; account?: string }
 ) => {
   const log = auditLog(app)
-  const payload = auditedPayload(delivery)
+  const payload = auditedPayload(app, delivery)
   if (!log || !log.settings.enabled || !payload) return false
   const base: Omit<AuditEntry, 'ids'> = {
     at: Date.now(),

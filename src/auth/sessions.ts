@@ -35,6 +35,7 @@ import {
   sessionEndMessages,
   type SessionEndReason
 } from './session-ended.shared'
+import { appSlot } from '../runtime'
 
 /** The JWT claim holding the session version. */
 export const SESSION_CLAIM = 'sv'
@@ -150,12 +151,8 @@ export class SessionAuthenticationService extends AuthenticationService {
 const socketsByConnection = new WeakMap<object, Socket>()
 // Per app (two apps in one process each cut only their own): authenticated connections per account, including
 // ones still joining their channels.
-const accountConnections = new WeakMap<Application, Map<string, Set<RealTimeConnection>>>()
-const connectionsOf = (app: Application) => {
-  let byAccount = accountConnections.get(app)
-  if (!byAccount) accountConnections.set(app, (byAccount = new Map()))
-  return byAccount
-}
+const connectionsSlot = appSlot<Map<string, Set<RealTimeConnection>>>('connections by account')
+const connectionsOf = (app: Application) => connectionsSlot.ensure(app, () => new Map())
 
 /** Socket.IO middleware remembering each connection's socket. */
 export const trackSockets = (io: Server) => {

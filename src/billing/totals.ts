@@ -11,6 +11,7 @@ import { toMajor } from './money'
 import { announceChange } from '../jobs/announce'
 import { billingSettings } from './settings'
 import { orNull, paths, stores } from './stores'
+import { appSlot } from '../runtime'
 
 interface Waiter {
   resolve(value: any): void
@@ -21,7 +22,7 @@ interface Slot {
   running: boolean
 }
 
-const slotsByApp = new WeakMap<Application, Map<string, Slot>>()
+const totalsSlot = appSlot<Map<string, Slot>>('invoice totals in flight')
 
 const computeAndWrite = async (app: Application, invoiceId: string) => {
   const { invoices, items } = stores(app)
@@ -83,11 +84,7 @@ const pump = async (app: Application, slots: Map<string, Slot>, invoiceId: strin
 
 /** Recomputes an invoice's totals; resolves with the updated invoice (null if it is gone or being deleted). */
 export const refreshInvoiceTotals = (app: Application, invoiceId: string): Promise<any> => {
-  let slots = slotsByApp.get(app)
-  if (!slots) {
-    slots = new Map()
-    slotsByApp.set(app, slots)
-  }
+  const slots = totalsSlot.ensure(app, () => new Map())
   let slot = slots.get(invoiceId)
   if (!slot) {
     slot = { waiting: [], running: false }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { redis as syncRedis } from 'feathers-sync'
 import type { Application } from '../declarations'
 import { newRedisClient, redisKey, redisStartupError, stopRedisClient } from './redis'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 
 /** The context a synced event carries: `origin` is the instance that made the change. */
 export interface SyncedContext {
@@ -29,7 +29,8 @@ interface SyncState {
 }
 
 /** This app instance's id (set when events are shared), as carried in `origin`. */
-export const instanceIdOf = (app: Application): string | undefined => runtimeOf(app).instanceId
+const instanceSlot = appSlot<string>('instance id')
+export const instanceIdOf = (app: Application): string | undefined => instanceSlot.get(app)
 
 /** True for an event that reached this instance from another one (false for local and unshared events). */
 export const fromOtherInstance = (app: Application, context: unknown) => {
@@ -58,7 +59,7 @@ export const sharedEvents = (app: Application) => {
   const url = app.get('redis')
   if (!url) return
   const instance = randomBytes(8).toString('hex')
-  runtimeOf(app).instanceId = instance
+  instanceSlot.set(app, instance)
   app.configure(
     syncRedis({
       uri: url,

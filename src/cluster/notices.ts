@@ -13,7 +13,7 @@ import {
   stopRedisClient,
   type RedisClient
 } from './redis'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 
 type Handler = (payload: any) => void
 
@@ -23,10 +23,8 @@ export interface NoticeState {
   ready?: Promise<unknown>
 }
 
-const stateOf = (app: Application): NoticeState => {
-  const runtime = runtimeOf(app)
-  return (runtime.notices ??= { handlers: new Map() })
-}
+const noticesSlot = appSlot<NoticeState>('notices')
+const stateOf = (app: Application): NoticeState => noticesSlot.ensure(app, () => ({ handlers: new Map() }))
 
 /** Handles notices of `topic` sent by other instances. */
 export const onNotice = (app: Application, topic: string, handler: Handler) => {

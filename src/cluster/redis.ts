@@ -5,7 +5,7 @@
 import { createClient } from 'redis'
 import type { Application } from '../declarations'
 import { logger } from '../logger'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 import { StartupError, reasonOf, shownUrl } from '../startup-error'
 
 export type RedisClient = ReturnType<typeof createClient>
@@ -16,7 +16,8 @@ export interface RedisState {
   connected: Promise<unknown>
 }
 
-const stateOf = (app: Application): RedisState | undefined => runtimeOf(app).redis
+const redisSlot = appSlot<RedisState>('Redis client')
+const stateOf = (app: Application): RedisState | undefined => redisSlot.get(app)
 
 /** The app's Redis client, or undefined when REDIS_URL is not set. */
 export const redisOf = (app: Application): RedisClient | undefined => stateOf(app)?.client
@@ -101,7 +102,7 @@ export const redis = (app: Application) => {
   })
   connected.catch(() => undefined)
   client.connect().catch(() => undefined)
-  runtimeOf(app).redis = { client, prefix: app.get('redisPrefix'), connected }
+  redisSlot.set(app, { client, prefix: app.get('redisPrefix'), connected })
 }
 
 /** Resolves once the Redis client is connected (at once without REDIS_URL); a StartupError when it cannot be. */

@@ -11,7 +11,7 @@ import { logger } from '../logger'
 import { sendNotice } from '../cluster/notices'
 import type { EntryContent, EntrySource } from './sources'
 import { SearchIndex } from './search-index'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 
 export interface DirectoryEntry extends EntryContent {
   id: string
@@ -41,7 +41,9 @@ export interface DirectoryState {
   loadMs?: number
 }
 
-const stateOf = (app: Application): DirectoryState => runtimeOf(app).directory as DirectoryState // created when the directory service is registered
+// Created when the directory service is registered.
+const directorySlot = appSlot<DirectoryState>('directory')
+const stateOf = (app: Application): DirectoryState => directorySlot.require(app)
 
 export const directoryStore = (app: Application): StoreService<DirectoryEntry> => stateOf(app).store
 
@@ -54,7 +56,7 @@ export const setupDirectoryStore = (app: Application) => {
     indexes: [{ fields: { key: 1 }, unique: true }]
   })
   const state: DirectoryState = { store, index: new SearchIndex(), loading: null, loaded: false }
-  runtimeOf(app).directory = state
+  directorySlot.set(app, state)
   return store
 }
 

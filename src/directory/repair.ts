@@ -15,7 +15,7 @@ import { serviceAt, createStore, type StoreService } from '../store'
 import { faultPoint } from '../billing/fault'
 import { directoryIndex, rebuildEntry } from './entries'
 import { affectedBy, entrySources, type EntrySource } from './sources'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 
 interface PendingRecord {
   id: string
@@ -42,7 +42,9 @@ export interface RepairState {
   since: number
 }
 
-const stateOf = (app: Application): RepairState => runtimeOf(app).directoryRepair as RepairState // created when the directory service is registered
+// Created when the directory service is registered.
+const repairSlot = appSlot<RepairState>('directory repair')
+const stateOf = (app: Application): RepairState => repairSlot.require(app)
 
 /** Creates the pending records' store (small; part of start-up like every store). */
 export const setupDirectoryRepair = (app: Application) => {
@@ -51,7 +53,7 @@ export const setupDirectoryRepair = (app: Application) => {
     paginate: false,
     indexes: [{ fields: { at: 1 } }]
   })
-  runtimeOf(app).directoryRepair = { store, timers: new Set(), stopped: false, since: Date.now() }
+  repairSlot.set(app, { store, timers: new Set(), stopped: false, since: Date.now() })
 }
 
 const sourceByKind = (kind: string) => entrySources().find((source) => source.kind === kind)

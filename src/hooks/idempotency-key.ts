@@ -8,22 +8,22 @@ import crypto from 'node:crypto'
 import { BadRequest, Conflict, convert } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { createStore, type StoreService } from '../store'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const WAIT_MS = 60_000
 
+const keysSlot = appSlot<StoreService>('idempotency keys store')
+
 /** The keys' store (created at start-up with its unique index). */
 export const idempotencyStore = (app: Application): StoreService => {
-  const runtime = runtimeOf(app)
-  if (runtime.idempotencyStore) return runtime.idempotencyStore
-  const store = createStore(app, {
-    name: 'idempotency-keys',
-    paginate: false,
-    indexes: [{ fields: { key: 1 }, unique: true }, { fields: { expiresAt: 1 } }]
-  })
-  runtime.idempotencyStore = store
-  return store
+  return keysSlot.ensure(app, () =>
+    createStore(app, {
+      name: 'idempotency-keys',
+      paginate: false,
+      indexes: [{ fields: { key: 1 }, unique: true }, { fields: { expiresAt: 1 } }]
+    })
+  )
 }
 
 /**

@@ -176,7 +176,7 @@ export const recordAudit = async (context: HookContext, next: NextFunction) => {
   if (!log || !log.settings.enabled) return next()
   if (context.path === 'authentication')
     return context.method === 'create' ? auditAuthentication(context, next, log) : next()
-  const declaration = accessRules(context.path)?.audit
+  const declaration = accessRules(context.app, context.path)?.audit
   const action = Object.hasOwn(METHOD_ACTIONS, context.method) ? METHOD_ACTIONS[context.method] : undefined
   if (!declaration || !action) return next()
 

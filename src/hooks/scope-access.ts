@@ -7,13 +7,12 @@
 //   write itself and kept in `params.writeScope`, which every domain write of the call adds to its own store
 //   query. A write therefore never touches a document its check did not cover, even if rights change
 //   between the check and the write (then it is a 404).
-// Once the caller's rights are checked, the facility's subscription has its say on services holding facility
-// data (402: src/subscriptions/enforce.ts).
+// The facility's subscription has its say after this hook, on the services holding facility data
+// (src/hooks/require-subscription.ts).
 import { Forbidden, NotAuthenticated } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../declarations'
 import { accessRules, matches, within, type WriteMethod } from '../access/rules'
 import { loadAccessContext, type AccessContext } from '../access/context'
-import { enforceSubscription, enforceSubscriptionOnFind } from '../subscriptions/enforce'
 
 /** The caller's access context, loaded once per call. */
 export const accessOf = async (context: Pick<HookContext, 'app' | 'params'>): Promise<AccessContext> => {
@@ -28,7 +27,7 @@ export const accessOf = async (context: Pick<HookContext, 'app' | 'params'>): Pr
 
 export const scopeAccess = async (context: HookContext, next: NextFunction) => {
   const { params, method, id } = context
-  const rules = accessRules(context.path)
+  const rules = accessRules(context.app, context.path)
   if (!params.provider || !rules) return next()
   if (method === 'create' && rules.create === 'anyone') return next()
   if (!params.account) throw new NotAuthenticated('Not authenticated')
@@ -36,17 +35,13 @@ export const scopeAccess = async (context: HookContext, next: NextFunction) => {
 
   if (method === 'create') {
     if (rules.create !== 'anyone') await rules.create(access, context.data, context.app)
-    await enforceSubscription(context, context.data)
     return next()
   }
 
   const read = rules.read(access)
   if (method === 'find' || method === 'get') {
-    if (method === 'find') await enforceSubscriptionOnFind(context)
     context.params = { ...params, query: within(params.query, read) }
-    await next()
-    if (method === 'get') await enforceSubscription(context, context.result)
-    return
+    return next()
   }
 
   const write = rules.write ? rules.write(access, method as WriteMethod) : read
@@ -55,7 +50,6 @@ export const scopeAccess = async (context: HookContext, next: NextFunction) => {
     // (cast: the adapters' internal _get is not part of the generic service type)
     const existing = await context.service._get(id, { query: within({}, read) })
     if (!matches(write, existing)) throw new Forbidden(`You may not ${method} this record`)
-    await enforceSubscription(context, existing)
     context.params = { ...context.params, existing }
   }
   context.params = { ...context.params, query: within(params.query, writeScope), writeScope }

@@ -8,7 +8,7 @@ import { accessRules, canRead, organizationsOf } from '../access/rules'
 import { loadAccessContext, type AccessContext } from '../access/context'
 import { topicsMatching } from '../services/webhooks/webhook-patterns'
 import { logger } from '../logger'
-import { runtimeOf } from '../runtime'
+import { webhookWorkerOf } from './webhook-worker'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
 
@@ -62,7 +62,7 @@ export const wakeWebhook = async (app: Application, webhookId: string, at = Date
   await webhookStore(app)
     ._patch(webhookId, { $min: { dueAt: at }, $inc: { queueVersion: 1 } })
     .catch(ignoreNotFound)
-  runtimeOf(app).webhookWorker?.nudge(webhookId)
+  webhookWorkerOf(app)?.nudge(webhookId)
 }
 
 /** Writes deliveries of `event` with each payload to one webhook, in order, then wakes its schedule. */
@@ -101,8 +101,8 @@ export const enqueueDeliveries = async (
  * the documents that account could read through the API (`canRead`).
  */
 export const recordServiceEvent = async (app: Application, path: string, method: string, docs: any[]) => {
-  if (!accessRules(path) || docs.length === 0) return
-  const organizations = [...new Set(docs.flatMap((doc) => organizationsOf(path, doc)))]
+  if (!accessRules(app, path) || docs.length === 0) return
+  const organizations = [...new Set(docs.flatMap((doc) => organizationsOf(app, path, doc)))]
   const candidates: any[] = await webhookStore(app)._find({
     query: {
       active: true,
@@ -137,10 +137,10 @@ export const recordServiceEvent = async (app: Application, path: string, method:
       const visible: any[] = []
       for (const doc of docs) {
         if (webhook.organization) {
-          if (organizationsOf(path, doc).includes(webhook.organization)) visible.push(doc)
+          if (organizationsOf(app, path, doc).includes(webhook.organization)) visible.push(doc)
         } else if (webhook.account) {
           const access = await accessOfAccount(webhook.account)
-          if (access && canRead(path, access, doc)) visible.push(doc)
+          if (access && canRead(app, path, access, doc)) visible.push(doc)
         }
       }
       if (visible.length) await enqueueDeliveries(app, webhook, event, visible)

@@ -27,7 +27,7 @@ import { deliveryBody, deliveryStore, webhookStore, type StoredDelivery } from '
 import { webhookSettings, type WebhookSettings } from './webhook-settings'
 import type { Stored } from '../store'
 import type { Webhook } from '../services/webhooks/webhooks.schema'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 import { recordWebhookDelivery } from '../audit/webhooks'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.())
@@ -406,17 +406,22 @@ export class WebhookWorker {
   }
 }
 
+const workerSlot = appSlot<WebhookWorker>('webhook worker')
+
+/** This app's worker, once started. */
+export const webhookWorkerOf = (app: Application) => workerSlot.get(app)
+
 /** Starts this app's worker (app setup). */
 export const startWebhookWorker = async (app: Application) => {
   const worker = new WebhookWorker(app)
-  runtimeOf(app).webhookWorker = worker
+  workerSlot.set(app, worker)
   await worker.start()
   return worker
 }
 
 /** Stops this app's worker (app teardown), before the store closes. */
 export const stopWebhookWorker = async (app: Application) => {
-  const worker = runtimeOf(app).webhookWorker
+  const worker = workerSlot.get(app)
   // During a graceful shutdown, attempts in flight get what is left of the grace period (less a second for the store).
   const state = lifecycleOf(app)
   const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined

@@ -2,7 +2,7 @@
 // account are ready (src/app.ts), the jobs start in the order listed; on shut-down, after requests drained
 // (src/ops/lifecycle.ts), they stop in the reverse order, before the store closes. A new job goes in this list.
 import type { Application } from '../declarations'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 import { startWebhookWorker, stopWebhookWorker } from '../jobs/webhook-worker'
 import { auditLog } from '../audit/log'
 import { startDirectoryRepair, stopDirectoryRepair } from '../directory/repair'
@@ -42,16 +42,16 @@ const jobsOf = (app: Application): Job[] => [
   paymentIntentsRecoveryJob(app)
 ]
 
+const startedSlot = appSlot<Job[]>('started jobs')
+
 /** Starts every job, in the order of the list. */
 export const startJobs = async (app: Application) => {
-  const runtime = runtimeOf(app)
-  runtime.jobs = jobsOf(app)
-  for (const job of runtime.jobs) await job.start()
+  const jobs = startedSlot.set(app, jobsOf(app))
+  for (const job of jobs) await job.start()
 }
 
 /** Stops the jobs that were started, last first. */
 export const stopJobs = async (app: Application) => {
-  const runtime = runtimeOf(app)
-  for (const job of [...runtime.jobs].reverse()) await job.stop()
-  runtime.jobs = []
+  for (const job of [...(startedSlot.get(app) ?? [])].reverse()) await job.stop()
+  startedSlot.set(app, [])
 }

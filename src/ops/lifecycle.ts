@@ -11,7 +11,7 @@
 import type { Server } from 'node:http'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import { logger } from '../logger'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 
 export type Phase = 'starting' | 'ready' | 'stopping' | 'stopped'
 
@@ -58,7 +58,10 @@ export class Lifecycle {
   }
 }
 
-export const lifecycleOf = (app: Application): Lifecycle => runtimeOf(app).lifecycle as Lifecycle // registered first thing in createApp
+const lifecycleSlot = appSlot<Lifecycle>('lifecycle')
+
+/** The app's lifecycle (registered first thing in createApp). */
+export const lifecycleOf = (app: Application): Lifecycle => lifecycleSlot.require(app)
 
 // Of the grace period, this much is kept for the jobs and the store after requests drained.
 const closeReserve = (graceMs: number) => Math.min(3000, Math.floor(graceMs * 0.3))
@@ -76,7 +79,7 @@ const closeListener = (app: Application): { server?: Server; closed: Promise<voi
 /** Registers the lifecycle on the app; call before any other setup/teardown hook so it wraps them all. */
 export const lifecycle = (app: Application) => {
   const state = new Lifecycle(app.get('shutdown').graceMs)
-  runtimeOf(app).lifecycle = state
+  lifecycleSlot.set(app, state)
   app.hooks({
     setup: [
       async (_context: HookContext, next: NextFunction) => {

@@ -10,7 +10,8 @@ import { NotAuthenticated, NotFound } from '@feathersjs/errors'
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application } from '../declarations'
 import { deliveryStore } from '../jobs/webhook-queue'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
+import { storeTimerSlot } from '../store'
 
 let processRegistry: Registry | undefined
 const processMetrics = () => {
@@ -76,7 +77,9 @@ export class AppMetrics {
   }
 }
 
-export const metricsOf = (app: Application): AppMetrics | undefined => runtimeOf(app).metrics
+const metricsSlot = appSlot<AppMetrics>('metrics')
+
+export const metricsOf = (app: Application): AppMetrics | undefined => metricsSlot.get(app)
 
 /** Creates the app's metrics; the queue depth counts pending deliveries in the `webhook-events` store. */
 export const metrics = (app: Application) => {
@@ -87,7 +90,11 @@ export const metrics = (app: Application) => {
     })
     return page.total as number
   }
-  runtimeOf(app).metrics = new AppMetrics(queueDepth)
+  const appMetrics = metricsSlot.set(app, new AppMetrics(queueDepth))
+  storeTimerSlot.set(
+    app,
+    (collection) => (operation) => appMetrics.storeDuration.startTimer({ collection, operation })
+  )
 }
 
 const sameToken = (given: string, expected: string) => {

@@ -7,21 +7,28 @@ import { createContext, type Service } from '@feathersjs/feathers'
 import { hooks as schemaHooks, type Resolver } from '@feathersjs/schema'
 import type { Application } from '../declarations'
 import { serviceAt } from '../store'
+import { appSlot } from '../runtime'
 import type { ResolverContext, Stored } from './resolvers'
 
 export { hidden, omittingResolver, type Stored } from './resolvers'
 
-const externalResolvers = new Map<string, Resolver<Stored<object>, ResolverContext>>()
+// Each app's external resolvers by service path (per-app state, like the services themselves).
+const resolversSlot = appSlot<Map<string, Resolver<Stored<object>, ResolverContext>>>('external resolvers')
+const resolversOf = (app: Application) => resolversSlot.ensure(app, () => new Map())
 
 /** The `around.all` hook presenting `path`'s documents through `resolver`, recorded for `presentExternal`. */
-export const externalView = <R extends object>(path: string, resolver: Resolver<R, ResolverContext>) => {
-  externalResolvers.set(path, resolver as unknown as Resolver<Stored<object>, ResolverContext>)
+export const externalView = <R extends object>(
+  app: Application,
+  path: string,
+  resolver: Resolver<R, ResolverContext>
+) => {
+  resolversOf(app).set(path, resolver as unknown as Resolver<Stored<object>, ResolverContext>)
   return schemaHooks.resolveExternal(resolver)
 }
 
 /** The client view of one document of `path` (as its service's external resolver shapes it). */
 export const presentExternal = async <T = unknown>(app: Application, path: string, doc: T): Promise<T> => {
-  const resolver = externalResolvers.get(path)
+  const resolver = resolversOf(app).get(path)
   if (!resolver || !doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
   // An internal context of the service (app, path, service), as the resolver would get in a call.
   const context = createContext(serviceAt(app, path) as unknown as Service, 'get', {

@@ -1,5 +1,6 @@
 // Every documented path is a service; each registers itself, its access rules and its hooks.
 import type { Application } from '../declarations'
+import type { Stores } from '../deps'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
@@ -56,3 +57,31 @@ export const services = (app: Application) => {
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
   app.configure(unifiedDirectory)
 }
+
+/**
+ * Every service's store, typed by its schemas, for the domain functions (the composition root puts it into `Deps`
+ * once the services are registered). The `_` methods of each are internal: no hooks, no events.
+ */
+export const storesOf = (app: Application): Stores => ({
+  accounts: app.service('accounts'),
+  organizations: app.service('organizations'),
+  members: app.service('organization-members'),
+  records: app.service('medical-records'),
+  encounters: app.service('medical-encounters'),
+  services: app.service('services'),
+  invoices: app.service('billing-invoices'),
+  items: app.service('billing-items'),
+  payments: app.service('billing-payments'),
+  customers: app.service('billing/customers'),
+  intents: app.service('billing-payment-intents'),
+  variants: app.service('inventory-variants'),
+  stockrooms: app.service('inventory-stockrooms'),
+  stocks: app.service('inventory-stocks'),
+  movements: app.service('inventory-stock-movements'),
+  orders: app.service('request/orders'),
+  packages: app.service('subscription/packages'),
+  subscriptions: app.service('subscriptions'),
+  webhooks: app.service('webhooks'),
+  deliveries: app.service('webhook-events').deliveries,
+  auditEvents: app.service('audit-events').events
+})

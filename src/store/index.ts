@@ -16,7 +16,7 @@ import { useGroupCommit, type GroupCommit, type StoreSync } from './nedb-commit'
 import { NeDBJournal } from './nedb-journal'
 import { lockDataDir, type DataLock } from './data-lock'
 import { diagnoseDataFile } from './nedb-repair'
-import { runtimeOf } from '../runtime'
+import { appSlot } from '../runtime'
 import { StartupError, reasonOf, shownUrl } from '../startup-error'
 
 export interface IndexSpec {
@@ -187,8 +187,11 @@ const withoutIdChange = (data: any) => {
 
 const writtenDocs = (result: any): any[] => (Array.isArray(result) ? result : result ? [result] : [])
 
-/** Starts timing one store operation; the returned function ends it (the app's metrics, src/ops/metrics.ts). */
+/** Starts timing one store operation; the returned function ends it. */
 type OperationTimer = (operation: string) => () => void
+
+/** The app's timers of store operations by collection, when the app keeps metrics (set by the metrics module). */
+export const storeTimerSlot = appSlot<(collection: string) => OperationTimer>('store operation timers')
 
 const timed = async <T>(
   timer: OperationTimer | undefined,
@@ -544,6 +547,9 @@ const mongoEngine = (url: string, timeoutMs: number): Engine => {
   }
 }
 
+/** The app's engine, and the loads of the stores created so far (start-up waits for all of them). */
+const engineSlot = appSlot<{ engine: Engine; ready: Promise<void>[]; indexesBuilt: boolean }>('store engine')
+
 /** The embedded engine's sync setting (STORE_SYNC). */
 export const storeSyncOf = (app: Application): StoreSync => app.get('storeSync')
 
@@ -561,13 +567,14 @@ export const store = (app: Application) => {
         app.get('nedb').compactionIntervalMs,
         storeSyncOf(app)
       )
-  runtimeOf(app).storeEngine = engine
+  engineSlot.set(app, { engine, ready: [], indexesBuilt: false })
   logger.info(
     `Datastore: ${engine.kind === 'mongodb' ? 'MongoDB' : `embedded NeDB in ${path.resolve(app.get('dataDir'))} (STORE_SYNC=${storeSyncOf(app)})`}`
   )
 }
 
-const engineOf = (app: Application): Engine => runtimeOf(app).storeEngine as Engine // opened by `store`, configured before any service
+// Opened by `store`, configured before any service.
+const engineOf = (app: Application): Engine => engineSlot.require(app).engine
 
 /** A service class built on the store's adapter (its own create/patch/remove calling domain functions). */
 export type StoreExtension = (Base: any) => any
@@ -590,11 +597,8 @@ export const createStore = <Result = any, Data = any, Patch = any, Query = Adapt
   const indexes: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, ...(options.indexes ?? [])]
   let loading: Promise<void> | undefined
   const load = () => (loading ??= engine.ensureIndexes(options.name, indexes))
-  if (!options.deferLoad) runtimeOf(app).storeReady.push(load())
-  const metrics = runtimeOf(app).metrics
-  const timer: OperationTimer | undefined = metrics
-    ? (operation) => metrics.storeDuration.startTimer({ collection: options.name, operation })
-    : undefined
+  if (!options.deferLoad) engineSlot.require(app).ready.push(load())
+  const timer = storeTimerSlot.get(app)?.(options.name)
   const common = {
     id: 'id',
     timer,
@@ -658,8 +662,9 @@ export const storeEngineCommits = (app: Application): Map<string, GroupCommit> =
 
 /** Resolves once every declared index exists (and the embedded files are loaded). */
 export const storeReady = async (app: Application) => {
-  await Promise.all(runtimeOf(app).storeReady)
-  runtimeOf(app).storeIndexesBuilt = true
+  const state = engineSlot.require(app)
+  await Promise.all(state.ready)
+  state.indexesBuilt = true
 }
 
 /** Readiness of the store: it answers, and every declared index was built. */
@@ -671,7 +676,7 @@ export const storeHealth = async (app: Application): Promise<{ reachable: boolea
         () => false
       )
     : false
-  return { reachable, indexes: runtimeOf(app).storeIndexesBuilt }
+  return { reachable, indexes: engineSlot.get(app)?.indexesBuilt ?? false }
 }
 
 /** Closes the datastore (compacting the embedded files). */

@@ -6,7 +6,7 @@
 import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { serviceDocs, type ServiceDoc } from './service-docs'
-import { runtimeOf } from '../../runtime'
+import { appSlot } from '../../runtime'
 
 type Json = Record<string, any>
 
@@ -270,12 +270,14 @@ export const buildOpenApi = (app: Application): Json => {
   }
 }
 
+const documentSlot = appSlot<{ key: string; doc: Json }>('OpenAPI document')
+
 /** The app's document, rebuilt when services were registered since the last build. */
 export const openApiOf = (app: Application): Json => {
   const key = Object.keys(app.services).join(',')
-  const cached = runtimeOf(app).openApiDocument
+  const cached = documentSlot.get(app)
   if (cached && cached.key === key) return cached.doc
   const doc = buildOpenApi(app)
-  runtimeOf(app).openApiDocument = { key, doc }
+  documentSlot.set(app, { key, doc })
   return doc
 }

@@ -4,7 +4,7 @@
 // `sandbox` (methods `card`, `wallet`; its approval page is served by this app). Which gateways a server
 // offers is config `gateways.enabled` (GATEWAYS).
 import type { Application } from '../../declarations'
-import { runtimeOf } from '../../runtime'
+import { appSlot } from '../../runtime'
 import { createSandboxGateway } from './sandbox'
 import { createPayPalGateway, type PayPalSettings } from './paypal'
 
@@ -94,9 +94,11 @@ export const gatewaySettings = (app: Application): GatewaySettings => {
   return settings
 }
 
+const gatewaysSlot = appSlot<Map<string, PaymentGateway>>('payment gateways')
+
 /** The configured gateway named `name` (built once per app). */
 export const gatewayOf = (app: Application, name: string): PaymentGateway => {
-  const cache = runtimeOf(app).paymentGateways
+  const cache = gatewaysSlot.ensure(app, () => new Map())
   let gateway = cache.get(name)
   if (!gateway) {
     if (name === 'sandbox') gateway = createSandboxGateway()

@@ -6,7 +6,7 @@
 import type { Application, Configuration } from '../../declarations'
 import { createSandboxProcessor } from './sandbox'
 import { createStripeProcessor } from './stripe'
-import { runtimeOf } from '../../runtime'
+import { appSlot } from '../../runtime'
 
 /** A saved card as clients see it (never the number: brand, last four digits and expiry only). */
 export interface ProcessorCard {
@@ -114,12 +114,12 @@ export const processorSettings = (app: Application): ProcessorSettings => {
   return settings
 }
 
+const processorSlot = appSlot<CardProcessor>('card processor')
+
 /** The configured processor, built once per app. */
 export const processorOf = (app: Application): CardProcessor => {
-  const runtime = runtimeOf(app)
-  if (runtime.cardProcessor) return runtime.cardProcessor
-  const settings = processorSettings(app)
-  const processor = settings.kind === 'stripe' ? createStripeProcessor(settings) : createSandboxProcessor()
-  runtime.cardProcessor = processor
-  return processor
+  return processorSlot.ensure(app, () => {
+    const settings = processorSettings(app)
+    return settings.kind === 'stripe' ? createStripeProcessor(settings) : createSandboxProcessor()
+  })
 }

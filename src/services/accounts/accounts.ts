@@ -127,7 +127,7 @@ export const accounts = (app: Application) => {
   app.use(accountPath, createAccountService(app), { methods: [...accountMethods], events: [] })
   app.service(accountPath).populatable = true
 
-  defineAccess(accountPath, {
+  defineAccess(app, accountPath, {
     read: (access) => (access.admin ? null : { id: access.accountId }),
     write: (access, method) =>
       method === 'remove' ? (access.admin ? null : { id: { $in: [] } }) : { id: access.accountId },
@@ -138,7 +138,7 @@ export const accounts = (app: Application) => {
 
   app.service(accountPath).hooks({
     around: {
-      all: [externalView(accountPath, accountExternalResolver), normalizeEmails],
+      all: [externalView(app, accountPath, accountExternalResolver), normalizeEmails],
       find: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       create: [

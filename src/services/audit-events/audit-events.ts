@@ -15,11 +15,10 @@ import { superadminOf, type AccessContext } from '../../access/context'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { check, queryValidator, validateQueryWith } from '../../schema/validators'
 import { auditEventsCsv } from '../../audit/csv'
-import { AuditLog, auditLog } from '../../audit/log'
+import { AuditLog, auditLogSlot, auditLog } from '../../audit/log'
 import { AuditEventsService } from './audit-events.class'
 import { auditEventQuerySchema, verifyQuerySchema } from './audit-events.schema'
 import { auditEventMethods, auditEventPath } from './audit-events.shared'
-import { runtimeOf } from '../../runtime'
 import { auditWatchers } from '../../audit/watchers'
 
 declare module '../../declarations' {
@@ -103,10 +102,10 @@ export const auditEvents = (app: Application) => {
     events: [],
     koa: { before: [csvRequest], after: [csvAnswer] }
   })
-  // The log is a runtime object kept on the app (src/audit/log.ts auditLog).
-  runtimeOf(app).auditLog = new AuditLog(app, service.events)
+  // The log is per-app state, read by the audit hooks through `auditLog(app)`.
+  auditLogSlot.set(app, new AuditLog(app, service.events))
 
-  defineAccess(auditEventPath, {
+  defineAccess(app, auditEventPath, {
     read: auditReadQuery,
     // Unreachable (the service exposes find and get only): events are written by the audit log alone.
     create: () => {

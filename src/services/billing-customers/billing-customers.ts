@@ -49,7 +49,7 @@ export const billingCustomers = (app: Application) => {
   app.use(billingCustomerPath, service, { methods: [...billingCustomerMethods], events: [] })
   const privilege = billingSettings(app).privilege
 
-  defineAccess(billingCustomerPath, {
+  defineAccess(app, billingCustomerPath, {
     read: (access) => ({
       $or: [
         { 'owner.account': access.accountId },
@@ -80,7 +80,7 @@ export const billingCustomers = (app: Application) => {
 
   app.service(billingCustomerPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(billingCustomerPath, customerExternalResolver)],
+      all: [authenticate('jwt'), externalView(app, billingCustomerPath, customerExternalResolver)],
       find: [validateQueryWith(customerQuerySchema), scopeAccess],
       get: [validateQueryWith(customerGetQuerySchema), scopeAccess],
       create: [validateBody({ create: customerDataSchema }), scopeAccess, idempotencyKey, setCreated],

@@ -8,6 +8,7 @@ import type { Application } from '../../declarations'
 import { invoiceAudit } from '../../billing/audit'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
@@ -37,7 +38,7 @@ export const billingInvoices = (app: Application) => {
   })
   app.service(billingInvoicePath).populatable = true
 
-  defineAccess(billingInvoicePath, {
+  defineAccess(app, billingInvoicePath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) =>
       method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access),
@@ -51,18 +52,25 @@ export const billingInvoices = (app: Application) => {
   const values = checkBillingValues({ type: 'invoiceTypes', subjectType: 'subjectTypes' })
   app.service(billingInvoicePath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(billingInvoicePath, invoiceExternalResolver)],
-      find: [validateQueryWith(invoiceQuerySchema), scopeAccess],
-      get: [validateQueryWith(invoiceQuerySchema), scopeAccess],
-      create: [validateBody({ create: invoiceDataSchema }), values, scopeAccess, setCreated],
+      all: [authenticate('jwt'), externalView(app, billingInvoicePath, invoiceExternalResolver)],
+      find: [validateQueryWith(invoiceQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(invoiceQuerySchema), scopeAccess, requireSubscription],
+      create: [
+        validateBody({ create: invoiceDataSchema }),
+        values,
+        scopeAccess,
+        requireSubscription,
+        setCreated
+      ],
       patch: [
         oneAtATime,
         validateQueryWith(invoiceQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: invoicePatchSchema }),
         values
       ],
-      remove: [oneAtATime, validateQueryWith(invoiceQuerySchema), scopeAccess]
+      remove: [oneAtATime, validateQueryWith(invoiceQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }

@@ -9,6 +9,7 @@ import type { Application } from '../../declarations'
 import { invoiceChildAudit } from '../../billing/audit'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, isMember } from '../../billing/access'
@@ -36,7 +37,7 @@ export const billingItems = (app: Application) => {
   app.use(billingItemPath, new BillingItemService(app), { methods: [...billingItemMethods], events: [] })
   app.service(billingItemPath).populatable = true
 
-  defineAccess(billingItemPath, {
+  defineAccess(app, billingItemPath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) =>
       method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access),
@@ -54,18 +55,25 @@ export const billingItems = (app: Application) => {
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])
   app.service(billingItemPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(billingItemPath, itemExternalResolver)],
-      find: [validateQueryWith(itemQuerySchema), scopeAccess],
-      get: [validateQueryWith(itemQuerySchema), scopeAccess],
-      create: [validateBody({ create: itemDataSchema }), values, scopeAccess, setCreated],
+      all: [authenticate('jwt'), externalView(app, billingItemPath, itemExternalResolver)],
+      find: [validateQueryWith(itemQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(itemQuerySchema), scopeAccess, requireSubscription],
+      create: [
+        validateBody({ create: itemDataSchema }),
+        values,
+        scopeAccess,
+        requireSubscription,
+        setCreated
+      ],
       patch: [
         oneAtATime,
         validateQueryWith(itemQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: itemPatchSchema }),
         values
       ],
-      remove: [oneAtATime, validateQueryWith(itemQuerySchema), scopeAccess]
+      remove: [oneAtATime, validateQueryWith(itemQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }

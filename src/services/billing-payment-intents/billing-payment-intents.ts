@@ -13,6 +13,7 @@ import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
 import { validateBody, validateQueryWith } from '../../schema/validators'
@@ -51,7 +52,7 @@ export const billingPaymentIntents = (app: Application) => {
   app.use(checkoutPages(app))
   const privilege = billingSettings(app).privilege
 
-  defineAccess(billingPaymentIntentPath, {
+  defineAccess(app, billingPaymentIntentPath, {
     read: (access) => ({
       $or: [{ facility: { $in: organizationIds(access) } }, { facility: null, account: access.accountId }]
     }),
@@ -84,14 +85,21 @@ export const billingPaymentIntents = (app: Application) => {
 
   app.service(billingPaymentIntentPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(billingPaymentIntentPath, intentExternalResolver)],
-      find: [validateQueryWith(intentFindQuerySchema), scopeAccess],
-      get: [validateQueryWith(intentQuerySchema), scopeAccess],
-      create: [validateBody({ create: intentDataSchema }), scopeAccess, idempotencyKey, setCreated],
+      all: [authenticate('jwt'), externalView(app, billingPaymentIntentPath, intentExternalResolver)],
+      find: [validateQueryWith(intentFindQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(intentQuerySchema), scopeAccess, requireSubscription],
+      create: [
+        validateBody({ create: intentDataSchema }),
+        scopeAccess,
+        requireSubscription,
+        idempotencyKey,
+        setCreated
+      ],
       patch: [
         oneAtATime,
         validateQueryWith(intentQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: intentPatchSchema }),
         idempotencyKey
       ]

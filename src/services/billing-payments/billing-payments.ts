@@ -10,6 +10,7 @@ import type { Application } from '../../declarations'
 import { invoiceChildAudit } from '../../billing/audit'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { externalView } from '../../schema/external'
@@ -40,7 +41,7 @@ export const billingPayments = (app: Application) => {
   })
   app.service(billingPaymentPath).populatable = true
 
-  defineAccess(billingPaymentPath, {
+  defineAccess(app, billingPaymentPath, {
     // A payment whose recording is still in progress (`pending`) is not shown.
     read: (access) => ({ ...facilityScope(access), status: { $in: ['draft', 'finalized', 'voided'] } }),
     write: (access) => billingScope(access, billingSettings(app).privilege),
@@ -60,14 +61,21 @@ export const billingPayments = (app: Application) => {
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])
   app.service(billingPaymentPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(billingPaymentPath, paymentExternalResolver)],
-      find: [validateQueryWith(paymentQuerySchema), scopeAccess],
-      get: [validateQueryWith(paymentQuerySchema), scopeAccess],
-      create: [validateBody({ create: paymentDataSchema }), values, scopeAccess, setCreated],
+      all: [authenticate('jwt'), externalView(app, billingPaymentPath, paymentExternalResolver)],
+      find: [validateQueryWith(paymentQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(paymentQuerySchema), scopeAccess, requireSubscription],
+      create: [
+        validateBody({ create: paymentDataSchema }),
+        values,
+        scopeAccess,
+        requireSubscription,
+        setCreated
+      ],
       patch: [
         oneAtATime,
         validateQueryWith(paymentQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: paymentPatchSchema }),
         values
       ]

@@ -6,6 +6,7 @@ import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
 import { createMovementService, type InventoryStockMovementService } from './inventory-stock-movements.class'
@@ -24,7 +25,7 @@ export const inventoryStockMovements = (app: Application) => {
   service.eventMethods = ['create']
   app.use(inventoryStockMovementPath, service, { methods: [...inventoryStockMovementMethods], events: [] })
 
-  defineAccess(inventoryStockMovementPath, {
+  defineAccess(app, inventoryStockMovementPath, {
     read: (access) => ({ ...facilityScope(access), status: 'applied' }),
     create: () => {
       throw new MethodNotAllowed('Stock movements are made with PATCH /inventory-stocks/:id')
@@ -35,8 +36,8 @@ export const inventoryStockMovements = (app: Application) => {
   app.service(inventoryStockMovementPath).hooks({
     around: {
       all: [authenticate('jwt')],
-      find: [validateQueryWith(movementQuerySchema), scopeAccess],
-      get: [validateQueryWith(movementQuerySchema), scopeAccess]
+      find: [validateQueryWith(movementQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(movementQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }

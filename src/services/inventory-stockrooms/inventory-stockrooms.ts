@@ -4,6 +4,7 @@ import { authenticate } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
@@ -32,7 +33,7 @@ export const inventoryStockrooms = (app: Application) => {
   app.service(inventoryStockroomPath).populatable = true
   const { privilege } = inventorySettings(app)
 
-  defineAccess(inventoryStockroomPath, {
+  defineAccess(app, inventoryStockroomPath, {
     read: (access) => facilityScope(access),
     write: (access) => inventoryScope(access, privilege),
     create: (access, data) => requireInventory(access, data.facility, privilege, 'Managing inventory'),
@@ -42,16 +43,17 @@ export const inventoryStockrooms = (app: Application) => {
   app.service(inventoryStockroomPath).hooks({
     around: {
       all: [authenticate('jwt')],
-      find: [validateQueryWith(stockroomQuerySchema), scopeAccess],
-      get: [validateQueryWith(stockroomQuerySchema), scopeAccess],
-      create: [validateBody({ create: stockroomDataSchema }), scopeAccess, setCreated],
+      find: [validateQueryWith(stockroomQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(stockroomQuerySchema), scopeAccess, requireSubscription],
+      create: [validateBody({ create: stockroomDataSchema }), scopeAccess, requireSubscription, setCreated],
       patch: [
         oneAtATime,
         validateQueryWith(stockroomQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: stockroomPatchSchema })
       ],
-      remove: [oneAtATime, validateQueryWith(stockroomQuerySchema), scopeAccess]
+      remove: [oneAtATime, validateQueryWith(stockroomQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }

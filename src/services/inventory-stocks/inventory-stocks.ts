@@ -7,6 +7,7 @@ import { authenticate } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
@@ -37,7 +38,7 @@ export const inventoryStocks = (app: Application) => {
   app.service(inventoryStockPath).populatable = true
   const settings = inventorySettings(app)
 
-  defineAccess(inventoryStockPath, {
+  defineAccess(app, inventoryStockPath, {
     read: (access) => facilityScope(access),
     write: (access) => inventoryScope(access, settings.privilege),
     create: (access, data) =>
@@ -47,14 +48,15 @@ export const inventoryStocks = (app: Application) => {
 
   app.service(inventoryStockPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(inventoryStockPath, stockExternalResolver)],
-      find: [validateQueryWith(stockQuerySchema), scopeAccess],
-      get: [validateQueryWith(stockQuerySchema), scopeAccess],
-      create: [validateBody({ create: stockDataSchema }), scopeAccess, setCreated],
+      all: [authenticate('jwt'), externalView(app, inventoryStockPath, stockExternalResolver)],
+      find: [validateQueryWith(stockQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(stockQuerySchema), scopeAccess, requireSubscription],
+      create: [validateBody({ create: stockDataSchema }), scopeAccess, requireSubscription, setCreated],
       patch: [
         oneAtATime,
         validateQueryWith(stockQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: stockPatchSchema })
       ]
     }

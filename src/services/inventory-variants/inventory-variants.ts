@@ -10,6 +10,7 @@ import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
@@ -78,7 +79,7 @@ export const inventoryVariants = (app: Application) => {
   app.service(inventoryVariantPath).populatable = true
   const { privilege } = inventorySettings(app)
 
-  defineAccess(inventoryVariantPath, {
+  defineAccess(app, inventoryVariantPath, {
     read: (access) => facilityScope(access),
     write: (access) => inventoryScope(access, privilege),
     create: (access, data) => requireInventory(access, data.facility, privilege, 'Managing inventory'),
@@ -89,17 +90,31 @@ export const inventoryVariants = (app: Application) => {
   app.service(inventoryVariantPath).hooks({
     around: {
       all: [authenticate('jwt')],
-      find: [populateStocks, validateQueryWith(variantQuerySchema), hideArchived, scopeAccess],
-      get: [populateStocks, validateQueryWith(variantQuerySchema), scopeAccess],
-      create: [validateBody({ create: variantDataSchema }), money, scopeAccess, setCreated, prepareVariant],
+      find: [
+        populateStocks,
+        validateQueryWith(variantQuerySchema),
+        hideArchived,
+        scopeAccess,
+        requireSubscription
+      ],
+      get: [populateStocks, validateQueryWith(variantQuerySchema), scopeAccess, requireSubscription],
+      create: [
+        validateBody({ create: variantDataSchema }),
+        money,
+        scopeAccess,
+        requireSubscription,
+        setCreated,
+        prepareVariant
+      ],
       patch: [
         oneAtATime,
         validateQueryWith(variantQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: variantPatchSchema }),
         money
       ],
-      remove: [oneAtATime, validateQueryWith(variantQuerySchema), scopeAccess]
+      remove: [oneAtATime, validateQueryWith(variantQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }

@@ -9,6 +9,7 @@ import { authenticate } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
@@ -41,7 +42,7 @@ export const medicalEncounters = (app: Application) => {
   })
   app.service(medicalEncounterPath).populatable = true
 
-  defineAccess(medicalEncounterPath, {
+  defineAccess(app, medicalEncounterPath, {
     // An encounter being removed (`deleting`) is already gone for clients.
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     // Members change and remove encounters; removing one with an invoice removes money records, which needs
@@ -64,29 +65,32 @@ export const medicalEncounters = (app: Application) => {
 
   app.service(medicalEncounterPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(medicalEncounterPath, encounterExternalResolver)],
-      find: [validateQueryWith(encounterQuerySchema), scopeAccess],
-      get: [validateQueryWith(encounterQuerySchema), scopeAccess],
+      all: [authenticate('jwt'), externalView(app, medicalEncounterPath, encounterExternalResolver)],
+      find: [validateQueryWith(encounterQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(encounterQuerySchema), scopeAccess, requireSubscription],
       create: [
         validateBody({ create: encounterDataSchema }),
         checkBillingValues({ type: 'encounterTypes' }),
         scopeAccess,
+        requireSubscription,
         setCreated
       ],
       patch: [
         oneAtATime,
         validateQueryWith(encounterQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: encounterPatchSchema }),
         checkBillingValues({ type: 'encounterTypes' })
       ],
       update: [
         validateQueryWith(encounterQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ update: encounterUpdateSchema }),
         checkBillingValues({ type: 'encounterTypes' })
       ],
-      remove: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess]
+      remove: [oneAtATime, validateQueryWith(encounterQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }

@@ -8,6 +8,7 @@ import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess, within } from '../../access/rules'
 import { isMemberWith, type AccessContext } from '../../access/context'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateQueryWith, WHOLE_BODY } from '../../schema/validators'
 import { createMedicalRecordService, type MedicalRecordService } from './medical-records.class'
@@ -161,7 +162,7 @@ export const medicalRecords = (app: Application) => {
   })
   app.service(medicalRecordPath).populatable = true
 
-  defineAccess(medicalRecordPath, {
+  defineAccess(app, medicalRecordPath, {
     read: (access) => recordQuery(access, 'read'),
     // A patch may need write or share rights (decided per body in preparePatch); remove needs write rights.
     write: (access, method) =>
@@ -186,11 +187,18 @@ export const medicalRecords = (app: Application) => {
   app.service(medicalRecordPath).hooks({
     around: {
       all: [authenticate('jwt')],
-      find: [validateQuery, scopeAccess],
-      get: [validateQuery, scopeAccess],
-      create: [respondWith200, validateRecordData, scopeAccess, setCreated, stampCreatedClassification],
-      patch: [refuseMulti, validateQuery, scopeAccess, preparePatch],
-      remove: [refuseMulti, validateQuery, scopeAccess, refuseFinalizedRemoval]
+      find: [validateQuery, scopeAccess, requireSubscription],
+      get: [validateQuery, scopeAccess, requireSubscription],
+      create: [
+        respondWith200,
+        validateRecordData,
+        scopeAccess,
+        requireSubscription,
+        setCreated,
+        stampCreatedClassification
+      ],
+      patch: [refuseMulti, validateQuery, scopeAccess, requireSubscription, preparePatch],
+      remove: [refuseMulti, validateQuery, scopeAccess, requireSubscription, refuseFinalizedRemoval]
     }
   })
 }

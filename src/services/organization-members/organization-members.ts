@@ -76,7 +76,7 @@ export const organizationMembers = (app: Application) => {
   })
   app.service(organizationMemberPath).populatable = true
 
-  defineAccess(organizationMemberPath, {
+  defineAccess(app, organizationMemberPath, {
     read: (access) => (access.admin ? null : { organization: { $in: organizationIds(access) } }),
     // Superadmins manage members; any member may leave (remove their own membership).
     write: (access, method) =>

@@ -66,7 +66,7 @@ export const organizations = (app: Application) => {
   app.use(organizationPath, createOrganizationService(app), { methods: [...organizationMethods], events: [] })
   app.service(organizationPath).populatable = true
 
-  defineAccess(organizationPath, {
+  defineAccess(app, organizationPath, {
     read: (access) => (access.admin ? null : { id: { $in: organizationIds(access) } }),
     write: (access) => ({ id: { $in: superadminOf(access) } }),
     // Any signed-in account may create an organization (and becomes its superadmin).

@@ -12,6 +12,7 @@ import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { isMember } from '../../billing/access'
@@ -40,7 +41,7 @@ export const requestOrders = (app: Application) => {
   orderSettings(app)
   app.use(requestOrderPath, createOrderService(app), { methods: [...requestOrderMethods], events: [] })
 
-  defineAccess(requestOrderPath, {
+  defineAccess(app, requestOrderPath, {
     read: (access) => ({
       $or: [
         { 'owner.organization': { $in: organizationIds(access) } },
@@ -68,14 +69,15 @@ export const requestOrders = (app: Application) => {
 
   app.service(requestOrderPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(requestOrderPath, orderExternalResolver)],
-      find: [validateQueryWith(orderQuerySchema), scopeAccess],
-      get: [validateQueryWith(orderQuerySchema), scopeAccess],
-      create: [validateBody({ create: orderDataSchema }), scopeAccess, setCreated],
+      all: [authenticate('jwt'), externalView(app, requestOrderPath, orderExternalResolver)],
+      find: [validateQueryWith(orderQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(orderQuerySchema), scopeAccess, requireSubscription],
+      create: [validateBody({ create: orderDataSchema }), scopeAccess, requireSubscription, setCreated],
       patch: [
         oneAtATime,
         validateQueryWith(orderQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: orderPatchSchema })
       ]
     }

@@ -4,6 +4,7 @@ import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireBilling } from '../../billing/access'
@@ -40,7 +41,7 @@ export const facilityServices = (app: Application) => {
   app.use(servicePath, createServiceCatalogue(app), { methods: [...serviceMethods], events: [] })
   app.service(servicePath).populatable = true
 
-  defineAccess(servicePath, {
+  defineAccess(app, servicePath, {
     read: (access) => facilityScope(access),
     write: (access) => billingScope(access, billingSettings(app).privilege),
     // Only billing staff of the facility add services.
@@ -52,23 +53,25 @@ export const facilityServices = (app: Application) => {
   app.service(servicePath).hooks({
     around: {
       all: [authenticate('jwt')],
-      find: [validateQueryWith(serviceQuerySchema), scopeAccess],
-      get: [validateQueryWith(serviceQuerySchema), scopeAccess],
+      find: [validateQueryWith(serviceQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(serviceQuerySchema), scopeAccess, requireSubscription],
       create: [
         validateBody({ create: serviceDataSchema }),
         checkBillingValues({ type: 'serviceTypes' }, ['price']),
         scopeAccess,
+        requireSubscription,
         prepareService,
         setCreated
       ],
       patch: [
         validateQueryWith(serviceQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: servicePatchSchema }),
         checkBillingValues({ type: 'serviceTypes' }, ['price']),
         touch
       ],
-      remove: [validateQueryWith(serviceQuerySchema), scopeAccess]
+      remove: [validateQueryWith(serviceQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }

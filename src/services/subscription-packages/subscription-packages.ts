@@ -26,7 +26,7 @@ export const subscriptionPackages = (app: Application) => {
     events: []
   })
 
-  defineAccess(subscriptionPackagePath, {
+  defineAccess(app, subscriptionPackagePath, {
     read: () => null,
     write: (access) => (access.admin ? null : { id: { $in: [] } }),
     create: (access) => {

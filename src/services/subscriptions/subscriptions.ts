@@ -36,7 +36,7 @@ export const subscriptions = (app: Application) => {
   // The sandbox processor's checkout pages (GET /processor/sandbox/checkout/:session, its Pay and Fail forms).
   app.use(checkoutPages(app))
 
-  defineAccess(subscriptionPath, {
+  defineAccess(app, subscriptionPath, {
     read: (access) => (access.admin ? null : { facility: { $in: organizationIds(access) } }),
     write: (access) => (access.admin ? null : { facility: { $in: superadminOf(access) } }),
     // The facility's superadmins subscribe it (a member without that: 403; an organization the caller is not in: 404).
@@ -55,7 +55,7 @@ export const subscriptions = (app: Application) => {
 
   app.service(subscriptionPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(subscriptionPath, subscriptionExternalResolver)],
+      all: [authenticate('jwt'), externalView(app, subscriptionPath, subscriptionExternalResolver)],
       find: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       get: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       create: [validateBody({ create: subscriptionDataSchema }), scopeAccess],

@@ -6,6 +6,7 @@ import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { webhookOwnerChannels, webhookOwnerQuery } from '../webhooks/webhooks'
 import { WebhookEventsService, isPingBody } from './webhook-events.class'
@@ -31,7 +32,7 @@ const announceOnlyPings = async (context: HookContext, next: NextFunction) => {
 export const webhookEvents = (app: Application) => {
   app.use(webhookEventPath, new WebhookEventsService(app), { methods: [...webhookEventMethods], events: [] })
 
-  defineAccess(webhookEventPath, {
+  defineAccess(app, webhookEventPath, {
     read: webhookOwnerQuery,
     // A POST here is checked as the caller by what it reaches: a registration by the `webhooks` create rule,
     // a ping by reading its webhook (someone else's webhook is a 404).
@@ -41,14 +42,15 @@ export const webhookEvents = (app: Application) => {
 
   app.service(webhookEventPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(webhookEventPath, deliveryExternalResolver)],
-      find: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess],
-      get: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess],
-      create: [scopeAccess, announceOnlyPings],
+      all: [authenticate('jwt'), externalView(app, webhookEventPath, deliveryExternalResolver)],
+      find: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess, requireSubscription],
+      get: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess, requireSubscription],
+      create: [scopeAccess, requireSubscription, announceOnlyPings],
       patch: [
         recordDeliveryReads,
         validateQueryWith(deliveryQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: retrySchema })
       ]
     }

@@ -30,7 +30,7 @@ export const eventServices = (app: Application): Map<string, EventMethod[]> => {
   const found = new Map<string, EventMethod[]>()
   for (const raw of Object.keys(app.services)) {
     const path = clean(raw)
-    if (UNSUBSCRIBABLE_PATHS.includes(path) || !accessRules(path)) continue
+    if (UNSUBSCRIBABLE_PATHS.includes(path) || !accessRules(app, path)) continue
     const service = serviceAt(app, path)
     // A read-only service whose documents the server writes (the stock-movement ledger) names its events itself.
     const exposed: readonly string[] =

@@ -7,6 +7,7 @@ import type { Application } from '../../declarations'
 import { defineAccess } from '../../access/rules'
 import { isMemberWith, superadminOf, type AccessContext } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
+import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { recordChanges } from '../../hooks/record-change'
 import { validateBody, validateQueryWith } from '../../schema/validators'
@@ -62,7 +63,7 @@ const recordWebhookChanges = recordChanges(
 export const webhooks = (app: Application) => {
   app.use(webhookPath, new WebhookService(app), { methods: [...webhookMethods], events: [] })
 
-  defineAccess(webhookPath, {
+  defineAccess(app, webhookPath, {
     read: webhookOwnerQuery,
     // Only superadmins of the organization (other members 403, anyone else 404), or the account itself (any
     // other account is a 404), install webhooks on it.
@@ -83,17 +84,24 @@ export const webhooks = (app: Application) => {
     around: {
       // The secret leaves the server once: in the response to POST /webhook-events (webhook-events.class.ts);
       // events and every other result never carry it, nor the worker's schedule fields.
-      all: [authenticate('jwt'), externalView(webhookPath, webhookExternalResolver)],
-      find: [validateQueryWith(webhookQuerySchema), scopeAccess],
-      get: [validateQueryWith(webhookQuerySchema), scopeAccess],
-      create: [validateBody({ create: webhookDataSchema }), scopeAccess, setCreated, recordWebhookChanges],
+      all: [authenticate('jwt'), externalView(app, webhookPath, webhookExternalResolver)],
+      find: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription],
+      get: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription],
+      create: [
+        validateBody({ create: webhookDataSchema }),
+        scopeAccess,
+        requireSubscription,
+        setCreated,
+        recordWebhookChanges
+      ],
       patch: [
         validateQueryWith(webhookQuerySchema),
         scopeAccess,
+        requireSubscription,
         validateBody({ patch: webhookPatchSchema }),
         recordWebhookChanges
       ],
-      remove: [validateQueryWith(webhookQuerySchema), scopeAccess, recordWebhookChanges]
+      remove: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription, recordWebhookChanges]
     }
   })
 }

@@ -1,0 +1,79 @@
+// What the domain receives: the composition root (`createApp`) builds one `Deps` per app and hands it to each
+// service class and each domain function that needs it — typed stores, the event bus, the clock, the settings and
+// the logger — so nothing below the root looks a collaborator up on `app` by a path string. `Stores` holds each
+// service's own typed store (its internal `_` methods: no hooks, no events), filled in as the services register.
+import type { Configuration } from './configuration'
+import { appSlot } from './runtime'
+import type { Logger } from './logger'
+import type { Clock } from './clock'
+import type { EventBus, EventMap } from './events'
+import type { StoreService, Stored } from './store'
+import type { Account } from './services/accounts/accounts.schema'
+import type { Organization } from './services/organizations/organizations.schema'
+import type { Member } from './services/organization-members/organization-members.schema'
+import type { MedicalRecord } from './services/medical-records/medical-records.schema'
+import type { Encounter } from './services/medical-encounters/medical-encounters.schema'
+import type { Service } from './services/services/services.schema'
+import type { Invoice } from './services/billing-invoices/billing-invoices.schema'
+import type { Item } from './services/billing-items/billing-items.schema'
+import type { Payment } from './services/billing-payments/billing-payments.schema'
+import type { Customer } from './services/billing-customers/billing-customers.schema'
+import type { Intent } from './services/billing-payment-intents/billing-payment-intents.schema'
+import type { Variant } from './services/inventory-variants/inventory-variants.schema'
+import type { Stockroom } from './services/inventory-stockrooms/inventory-stockrooms.schema'
+import type { Stock } from './services/inventory-stocks/inventory-stocks.schema'
+import type { StockMovement } from './services/inventory-stock-movements/inventory-stock-movements.schema'
+import type { Order } from './services/request-orders/request-orders.schema'
+import type { Package } from './services/subscription-packages/subscription-packages.schema'
+import type { Subscription } from './services/subscriptions/subscriptions.schema'
+import type { Webhook } from './services/webhooks/webhooks.schema'
+import type { Delivery } from './services/webhook-events/webhook-events.schema'
+import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
+
+/** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
+export type Store<T> = StoreService<Stored<T>>
+
+/** Every service's store, by the name the domain uses. */
+export interface Stores {
+  accounts: Store<Account>
+  organizations: Store<Organization>
+  members: Store<Member>
+  records: Store<MedicalRecord>
+  encounters: Store<Encounter>
+  services: Store<Service>
+  invoices: Store<Invoice>
+  items: Store<Item>
+  payments: Store<Payment>
+  customers: Store<Customer>
+  intents: Store<Intent>
+  variants: Store<Variant>
+  stockrooms: Store<Stockroom>
+  stocks: Store<Stock>
+  movements: Store<StockMovement>
+  orders: Store<Order>
+  packages: Store<Package>
+  subscriptions: Store<Subscription>
+  webhooks: Store<Webhook>
+  deliveries: Store<Delivery>
+  auditEvents: Store<AuditEventDoc>
+}
+
+/** The settings as the app holds them now (read at the time of use: tests may change one on a running app). */
+export interface Settings {
+  get<K extends keyof Configuration>(key: K): Configuration[K]
+}
+
+export interface Deps {
+  readonly settings: Settings
+  readonly logger: Logger
+  readonly clock: Clock
+  readonly events: EventBus<EventMap>
+  /** Filled in by the services as they register (before any call is served). */
+  readonly stores: Stores
+}
+
+/**
+ * The app's dependencies, for the composition layer (service registration, hooks built from a context): code below
+ * it receives them as an argument instead.
+ */
+export const depsSlot = appSlot<Deps>('dependencies')
