@@ -18,6 +18,7 @@ import { services, storesOf } from './services'
 import { depsSlot, type Deps, type Stores } from './deps'
 import { EventBus } from './events'
 import { systemClock } from './clock'
+import { announceChange } from './jobs/announce'
 import { channels } from './channels'
 import { ensureAdmin } from './admin'
 import { logError } from './hooks/log-error'
@@ -116,6 +117,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     logger,
     clock: systemClock,
     events: new EventBus(),
+    announce: (path, event, docs) => announceChange(app, path, event, docs),
     stores: {} as Stores // (filled in just after the services registered, before any call is served)
   }
   depsSlot.set(app, deps)

@@ -63,11 +63,16 @@ export interface Settings {
   get<K extends keyof Configuration>(key: K): Configuration[K]
 }
 
+/** Announces documents of `path` changed outside a service method call (cascades, totals, jobs), exactly as a
+ *  service call would: the realtime event to the connections that may read them and `record.changed`. */
+export type Announce = (path: string, event: 'created' | 'patched' | 'removed', docs: unknown) => Promise<void>
+
 export interface Deps {
   readonly settings: Settings
   readonly logger: Logger
   readonly clock: Clock
   readonly events: EventBus<EventMap>
+  readonly announce: Announce
   /** Filled in by the services as they register (before any call is served). */
   readonly stores: Stores
 }
