@@ -3,7 +3,7 @@
 // recording, directory upkeep and the audit of privilege changes subscribe to it, so a new service gets all of
 // them without code of its own. A domain adds its own events to `EventMap` by module augmentation
 // (`declare module '../events' { interface EventMap { … } }`), so this file imports none of them.
-import type { Params } from '@feathersjs/feathers'
+import type { Id, Params } from '@feathersjs/feathers'
 
 export type ChangeMethod = 'create' | 'update' | 'patch' | 'remove'
 export type ChangeName = 'created' | 'updated' | 'patched' | 'removed'
@@ -16,19 +16,35 @@ export const changeNames: Readonly<Record<ChangeMethod, ChangeName>> = {
   remove: 'removed'
 }
 
-/** Documents of one service written by one call (or one announced change). */
-export interface RecordChange {
+/** A write of a service method about to happen (subscribers that must note it first, for crash safety). */
+export interface PendingChange {
   /** The service path. */
   path: string
   method: ChangeMethod
-  /** The documents as stored after the write (as they were, for a removal). */
-  docs: Record<string, unknown>[]
+  /** The id written; null for a create or a multi write. */
+  id: Id | null
   /** The service call's params; absent for a change announced by the domain outside a call. */
   params?: Params<unknown>
+  /** Shared by the `record.changing`, `record.changed` and `record.failed` events of one write: what a subscriber
+   *  noted before the write, for after it. */
+  notes: Map<string, unknown>
+}
+
+/** Documents of one service written by one call (or one announced change). */
+export interface RecordChange extends PendingChange {
+  /** The documents as stored after the write (as they were, for a removal). */
+  docs: Record<string, unknown>[]
+}
+
+/** A write that failed (nothing or part of it may have been written). */
+export interface FailedChange extends PendingChange {
+  error: unknown
 }
 
 export interface EventMap {
+  'record.changing': PendingChange
   'record.changed': RecordChange
+  'record.failed': FailedChange
 }
 
 /** Handlers run one after another, in the order they subscribed; the emitter waits for all of them. */

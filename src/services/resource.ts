@@ -1,8 +1,10 @@
 // The one shape of a service class: `class XService extends ResourceService<Doc, Data, Patch, Query>`, holding the
 // service's own create/update/patch/remove (what a POST, PUT, PATCH or DELETE does, calling domain functions).
-// Every write method ends by announcing what it wrote (`this.changed`), so webhook recording, directory upkeep
-// and the audit of privilege changes — subscribers of `record.changed` — see every write of every service,
-// external or internal, without per-service code. Reads hand over to the store.
+// Every write goes through `this.write(method, id, params, run)`, which announces it on the app's event bus:
+// `record.changing` before, then `record.changed` with what was written (or `record.failed`). Webhook recording,
+// directory upkeep and the audit of privilege changes subscribe to those, so they see every write of every
+// service, external or internal, without per-service code. An override of a write method keeps that shape:
+// `return this.write('patch', id, params, () => finalizeInvoice(this.deps, ...))`. Reads hand over to the store.
 import type { Id, NullableId, Params } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
 import type { Deps } from '../deps'
@@ -30,26 +32,43 @@ export class ResourceService<
   }
 
   async create(data: Data, params?: StoreParams<Query>): Promise<Result> {
-    return this.changed('create', await this.store.create(data, params), params)
+    return this.write('create', null, params, () => this.store.create(data, params))
   }
 
   async update(id: Id, data: Data, params?: StoreParams<Query>): Promise<Result> {
-    return this.changed('update', await this.store.update(id, data, params), params)
+    return this.write('update', id, params, () => this.store.update(id, data, params))
   }
 
   async patch(id: NullableId, data: Patch, params?: StoreParams<Query>): Promise<Result> {
-    return this.changed('patch', await this.store.patch(id, data, params), params)
+    return this.write('patch', id, params, () => this.store.patch(id, data, params))
   }
 
   async remove(id: NullableId, params?: StoreParams<Query>): Promise<Result> {
-    return this.changed('remove', await this.store.remove(id, params), params)
+    return this.write('remove', id, params, () => this.store.remove(id, params))
   }
 
-  /** Announces what a write method wrote (one document or several) as `record.changed`, and answers it. */
-  protected async changed<T>(method: ChangeMethod, result: T, params?: Params<unknown>): Promise<T> {
+  /**
+   * Runs one write of this service (`run`), announced: `record.changing` before it, then `record.changed` with the
+   * documents it answered (one or several), or `record.failed` when it throws (the error is rethrown).
+   */
+  protected async write<T>(
+    method: ChangeMethod,
+    id: NullableId,
+    params: Params<unknown> | undefined,
+    run: () => Promise<T>
+  ): Promise<T> {
+    const { events } = this.deps
+    const change = { path: this.path, method, id: id ?? null, params, notes: new Map<string, unknown>() }
+    await events.emit('record.changing', change)
+    let result: T
+    try {
+      result = await run()
+    } catch (error) {
+      await events.emit('record.failed', { ...change, error })
+      throw error
+    }
     const docs = (Array.isArray(result) ? result : [result]).filter(isDoc)
-    if (docs.length > 0)
-      await this.deps.events.emit('record.changed', { path: this.path, method, docs, params })
+    await events.emit('record.changed', { ...change, docs })
     return result
   }
 }
