@@ -29,6 +29,7 @@ import type { Subscription } from './services/subscriptions/subscriptions.schema
 import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { Delivery } from './services/webhook-events/webhook-events.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
+import type { IdempotencyKeyRecord } from './schema/billing'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -56,6 +57,8 @@ export interface Stores {
   webhooks: Store<Webhook>
   deliveries: Store<Delivery>
   auditEvents: Store<AuditEventDoc>
+  /** Idempotency-Key records of the money-moving services (src/billing/idempotency.ts). */
+  idempotencyKeys: Store<IdempotencyKeyRecord>
 }
 
 /** The settings as the app holds them now (read at the time of use: tests may change one on a running app). */
@@ -65,7 +68,11 @@ export interface Settings {
 
 /** Announces documents of `path` changed outside a service method call (cascades, totals, jobs), exactly as a
  *  service call would: the realtime event to the connections that may read them and `record.changed`. */
-export type Announce = (path: string, event: 'created' | 'patched' | 'removed', docs: unknown) => Promise<void>
+export type Announce = (
+  path: string,
+  event: 'created' | 'patched' | 'removed',
+  docs: unknown
+) => Promise<void>
 
 export interface Deps {
   readonly settings: Settings

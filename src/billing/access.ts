@@ -1,13 +1,15 @@
 // Who may do what in billing. Every billing document carries `facility` (an organization id):
-// - any member of the facility reads its encounters, services, invoices, items and payments, creates and
+// - every member of the facility reads its encounters, services, invoices, items and payments, creates and
 //   changes encounters, creates invoices, and adds or changes draft items;
 // - members holding the billing privilege (config `billing.privilege`, default `billing`) or superadmins of
 //   the facility also finalize (encounters, invoices, items, payments), record payments, remove invoices and
 //   items, and manage the service catalogue;
 // - everyone else (application admins included) gets 404: billing data is private to the facility.
 import { Forbidden, NotFound } from '@feathersjs/errors'
+import type { Query } from '@feathersjs/feathers'
 import type { AccessContext } from '../access/context'
 import { organizationIds } from '../access/context'
+import { within } from '../access/rules'
 
 /** Facilities in which the caller may handle money (billing privilege or superadmin). */
 export const billingFacilities = (access: AccessContext, privilege: string) =>
@@ -47,8 +49,28 @@ export const billingScope = (access: AccessContext, privilege: string) => ({
   facility: { $in: billingFacilities(access, privilege) }
 })
 
+/**
+ * Finalizing needs the billing privilege (or superadmin) in the document's facility: checked against the caller's
+ * access (403), and answered as the store scope of the finalizing write (the call's write scope narrowed to the
+ * facilities where the caller may bill). An internal call (no access context) has no scope.
+ */
+export const finalizeScope = (
+  access: AccessContext | null,
+  writeScope: Query | undefined,
+  facility: string,
+  privilege: string,
+  action: string
+): Query | undefined => {
+  if (!access) return undefined
+  requireBilling(access, facility, privilege, action)
+  return within({}, writeScope, billingScope(access, privilege))
+}
+
+/** The acting account id of a call (null for internal calls). */
+export const actorOf = (params: { account?: { id?: string } }): string | null => params.account?.id ?? null
+
 /** A facility's documents are announced to its members' connections and to its organization webhooks. */
 export const facilityOwned = {
-  audience: (doc: any) => [`organizations/${doc.facility}`],
-  organizations: (doc: any) => [doc.facility]
+  audience: (doc: { facility: string }) => [`organizations/${doc.facility}`],
+  organizations: (doc: { facility: string }) => [doc.facility]
 }

@@ -1,9 +1,15 @@
 // What the audit trail records of billing documents (docs/audit-trail.md): an invoice billed to a patient
 // (`subjectType: 'patient'`) names that patient; its items and payments name the patient of their invoice.
 import type { AuditDeclaration } from '../access/rules'
-import { orNull, stores } from './stores'
+import type { Stores } from '../deps'
+import { orNull } from './store-calls'
 
-const patientOfInvoice = (invoice: any): string | undefined =>
+interface Billed {
+  subjectType?: unknown
+  subject?: unknown
+}
+
+const patientOfInvoice = (invoice: Billed | null | undefined): string | undefined =>
   invoice?.subjectType === 'patient' && typeof invoice.subject === 'string' ? invoice.subject : undefined
 
 export const invoiceAudit: AuditDeclaration = {
@@ -12,11 +18,13 @@ export const invoiceAudit: AuditDeclaration = {
   facility: (doc) => doc.facility
 }
 
-export const invoiceChildAudit: AuditDeclaration = {
+/** The audit of an invoice's children (items, payments, intents): the patient is their invoice's, read from
+ *  `stores.invoices` when the audit asks (the stores are filled in once every service registered). */
+export const invoiceChildAudit = (stores: Pick<Stores, 'invoices'>): AuditDeclaration => ({
   fields: ['invoice', 'facility'],
-  patient: async (doc, app) =>
+  patient: async (doc) =>
     typeof doc.invoice === 'string'
-      ? patientOfInvoice(await orNull(stores(app).invoices._get(doc.invoice)))
+      ? patientOfInvoice(await orNull(stores.invoices._get(doc.invoice)))
       : undefined,
   facility: (doc) => doc.facility
-}
+})

@@ -9,12 +9,18 @@
 // (an encounter whose invoice turns out finalized meanwhile is unmarked again and the removal is a 409).
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
 import { within } from '../access/rules'
+import { billingInvoicePath } from '../services/billing-invoices/billing-invoices.shared'
+import { billingItemPath } from '../services/billing-items/billing-items.shared'
+import { billingPaymentPath } from '../services/billing-payments/billing-payments.shared'
+import { medicalEncounterPath } from '../services/medical-encounters/medical-encounters.shared'
 import { faultPoint } from './fault'
-import { announceChange } from '../jobs/announce'
-import { multi, orNull, paths, stores } from './stores'
+import { errorCode, isPending, multi, orNull } from './store-calls'
 import { refreshTotalsAfterChange } from './totals'
+
+// A payment whose recording never finished (`pending`) was never announced, so its removal is not either.
+const announced = (payment: { status?: string }) => !isPending(payment)
 
 export interface CascadeOptions {
   /** Set by startup recovery: the marks already exist and fault points stay quiet. */
@@ -27,12 +33,12 @@ export interface CascadeOptions {
 /** Deletes an invoice with its items and their payments; resolves with the removed invoice. `draftOnly`
  *  refuses (409) an invoice that is finalized when the cascade starts. */
 export const removeInvoiceCascade = async (
-  app: Application,
+  deps: Deps,
   invoiceId: string,
   options: CascadeOptions & { draftOnly?: boolean } = {}
 ) => {
-  const { invoices, items, payments, encounters } = stores(app)
-  const now = Date.now()
+  const { invoices, items, payments, encounters } = deps.stores
+  const now = deps.clock.now()
   let invoice = await orNull(invoices._get(invoiceId, { query: within({}, options.scope) }))
   if (!invoice) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
   if (!invoice.deleting) {
@@ -63,27 +69,22 @@ export const removeInvoiceCascade = async (
   faultPoint('invoice-cascade:items-marked', options)
 
   const removedPayments = await payments._remove(null, multi({ invoice: invoiceId }))
-  await announceChange(
-    app,
-    paths.payments,
-    'removed',
-    removedPayments.filter((p: any) => p.status !== 'pending')
-  )
+  await deps.announce(billingPaymentPath, 'removed', removedPayments.filter(announced))
   faultPoint('invoice-cascade:payments-removed', options)
 
   const removedItems = await items._remove(null, multi({ invoice: invoiceId }))
-  await announceChange(app, paths.items, 'removed', removedItems)
+  await deps.announce(billingItemPath, 'removed', removedItems)
   faultPoint('invoice-cascade:items-removed', options)
 
   if (invoice.encounter) {
     const unlinked = await orNull(
       encounters._patch(
         invoice.encounter,
-        { invoice: null, updatedAt: Date.now() },
+        { invoice: null, updatedAt: deps.clock.now() },
         { query: { invoice: invoiceId, deleting: { $ne: true } } }
       )
     )
-    if (unlinked) await announceChange(app, paths.encounters, 'patched', unlinked)
+    if (unlinked) await deps.announce(medicalEncounterPath, 'patched', unlinked)
   }
   const removed = await orNull(invoices._remove(invoiceId))
   return removed ?? invoice
@@ -91,17 +92,17 @@ export const removeInvoiceCascade = async (
 
 /** Deletes an item with its payments; `draftOnly` refuses finalized items (a direct DELETE). */
 export const removeItemCascade = async (
-  app: Application,
+  deps: Deps,
   itemId: string,
   options: CascadeOptions & { draftOnly?: boolean } = {}
 ) => {
-  const { items, payments } = stores(app)
+  const { items, payments } = deps.stores
   let item = await orNull(items._get(itemId, { query: within({}, options.scope) }))
   if (!item) throw new NotFound(`No billing item found for id '${itemId}'`)
   itemId = item.id
   if (!item.deleting) {
     const query = within(options.draftOnly ? { status: 'draft' } : {}, options.scope)
-    item = await orNull(items._patch(itemId, { deleting: true, deletingAt: Date.now() }, { query }))
+    item = await orNull(items._patch(itemId, { deleting: true, deletingAt: deps.clock.now() }, { query }))
     if (!item) {
       const fresh = await orNull(items._get(itemId, { query: within({}, options.scope) }))
       if (!fresh) throw new NotFound(`No billing item found for id '${itemId}'`)
@@ -113,19 +114,14 @@ export const removeItemCascade = async (
   }
   faultPoint('item-cascade:marked', options)
   // The totals drop the item as soon as it is marked.
-  await refreshTotalsAfterChange(app, item.invoice)
+  await refreshTotalsAfterChange(deps, item.invoice)
 
   const removedPayments = await payments._remove(null, multi({ item: itemId }))
-  await announceChange(
-    app,
-    paths.payments,
-    'removed',
-    removedPayments.filter((p: any) => p.status !== 'pending')
-  )
+  await deps.announce(billingPaymentPath, 'removed', removedPayments.filter(announced))
   faultPoint('item-cascade:payments-removed', options)
 
   const removed = (await orNull(items._remove(itemId))) ?? item
-  await refreshTotalsAfterChange(app, item.invoice)
+  await refreshTotalsAfterChange(deps, item.invoice)
   return removed
 }
 
@@ -139,11 +135,11 @@ const encounterFinalized = (id: string, why: string) =>
  * which startup recovery runs again.
  */
 export const removeEncounterCascade = async (
-  app: Application,
+  deps: Deps,
   encounterId: string,
   options: CascadeOptions = {}
 ) => {
-  const { encounters, invoices } = stores(app)
+  const { encounters, invoices } = deps.stores
   let encounter = await orNull(encounters._get(encounterId, { query: within({}, options.scope) }))
   if (!encounter) throw new NotFound(`No medical encounter found for id '${encounterId}'`)
   if (!encounter.deleting) {
@@ -154,7 +150,7 @@ export const removeEncounterCascade = async (
     encounter = await orNull(
       encounters._patch(
         encounter.id,
-        { deleting: true, deletingAt: Date.now() },
+        { deleting: true, deletingAt: deps.clock.now() },
         { query: within({ status: 'draft', deleting: { $ne: true } }, options.scope) }
       )
     )
@@ -168,18 +164,18 @@ export const removeEncounterCascade = async (
 
   if (encounter.invoice) {
     try {
-      const removedInvoice = await removeInvoiceCascade(app, encounter.invoice, {
+      const removedInvoice = await removeInvoiceCascade(deps, encounter.invoice, {
         recovering: options.recovering,
         draftOnly: true
       })
-      await announceChange(app, paths.invoices, 'removed', removedInvoice)
-    } catch (error: any) {
-      if (error?.code === 409) {
+      await deps.announce(billingInvoicePath, 'removed', removedInvoice)
+    } catch (error) {
+      if (errorCode(error) === 409) {
         // Finalized meanwhile: the encounter stays, as it was.
         await orNull(encounters._patch(encounter.id, { deleting: false, deletingAt: null }))
         throw encounterFinalized(encounter.id, `its invoice ${encounter.invoice} is finalized`)
       }
-      if (error?.code !== 404) throw error
+      if (errorCode(error) !== 404) throw error
     }
   }
   faultPoint('encounter-cascade:invoice-removed', options)

@@ -7,14 +7,19 @@
 // Items created concurrently re-check their invoice after insertion (items hook), so none stays a draft.
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
 import { within } from '../access/rules'
+import type { Invoice } from '../services/billing-invoices/billing-invoices.schema'
+import type { Encounter } from '../services/medical-encounters/medical-encounters.schema'
+import { billingInvoicePath } from '../services/billing-invoices/billing-invoices.shared'
+import { billingItemPath } from '../services/billing-items/billing-items.shared'
+import { medicalEncounterPath } from '../services/medical-encounters/medical-encounters.shared'
 import { faultPoint } from './fault'
-import { announceChange } from '../jobs/announce'
-import { multi, orNull, paths, stores } from './stores'
+import { multi, orNull } from './store-calls'
 
 export interface FinalizeStamp {
-  finalizedAt: number
+  finalizedAt: number | null
   finalizedBy: string | null
 }
 
@@ -26,27 +31,27 @@ interface Pending {
 
 /** Completes a finalization whose invoice write is done (also used by recovery). */
 export const completeFinalize = async (
-  app: Application,
-  invoice: any,
+  deps: Deps,
+  invoice: Stored<Invoice>,
   options: { recovering?: boolean } = {}
 ) => {
-  const { invoices, items, encounters } = stores(app)
+  const { invoices, items, encounters } = deps.stores
   const pending: Pending | null = invoice.finalizePending ?? null
   const stamp: FinalizeStamp = { finalizedAt: invoice.finalizedAt, finalizedBy: invoice.finalizedBy ?? null }
   const finalizedItems = await items._patch(
     null,
-    { status: 'finalized', ...stamp, updatedAt: Date.now() },
+    { status: 'finalized', ...stamp, updatedAt: deps.clock.now() },
     multi({ invoice: invoice.id, status: 'draft', deleting: { $ne: true } })
   )
-  await announceChange(app, paths.items, 'patched', finalizedItems)
+  await deps.announce(billingItemPath, 'patched', finalizedItems)
   faultPoint('finalize:items', options)
 
-  let encounter = null
+  let encounter: Stored<Encounter> | null = null
   if (pending?.encounter) {
     encounter = await orNull(
       encounters._patch(
         pending.encounter,
-        { ...(pending.encounterFields ?? {}), status: 'finalized', ...stamp, updatedAt: Date.now() },
+        { ...(pending.encounterFields ?? {}), status: 'finalized', ...stamp, updatedAt: deps.clock.now() },
         { query: { status: 'draft' } }
       )
     )
@@ -54,8 +59,8 @@ export const completeFinalize = async (
   const done = await orNull(invoices._patch(invoice.id, { finalizePending: null }))
   // A client call's own result is its event; recovery has no client call, so it announces both.
   if (options.recovering) {
-    if (encounter) await announceChange(app, paths.encounters, 'patched', encounter)
-    if (done) await announceChange(app, paths.invoices, 'patched', done)
+    if (encounter) await deps.announce(medicalEncounterPath, 'patched', encounter)
+    if (done) await deps.announce(billingInvoicePath, 'patched', done)
   }
   return { invoice: done ?? invoice, items: finalizedItems, encounter }
 }
@@ -63,18 +68,18 @@ export const completeFinalize = async (
 /**
  * Finalizes a draft invoice (applying `invoiceFields` in the same write) and its items, and `encounter`
  * (applying its `fields`) when given. `scope` (the caller's finalize scope) is part of the invoice write's query.
- * 404 when the invoice is gone or being deleted, 409 when it is not a draft any more.
+ * 404 when the invoice is gone or being deleted, 409 when it is no longer a draft.
  */
 export const finalizeInvoice = async (
-  app: Application,
+  deps: Deps,
   invoiceId: string,
   by: string | null,
   encounter?: { id: string; fields?: Record<string, unknown> },
   invoiceFields: Record<string, unknown> = {},
   scope?: Query
 ) => {
-  const { invoices } = stores(app)
-  const now = Date.now()
+  const { invoices } = deps.stores
+  const now = deps.clock.now()
   const pending: Pending = {
     encounter: encounter?.id ?? null,
     ...(encounter?.fields ? { encounterFields: encounter.fields } : {}),
@@ -103,5 +108,5 @@ export const finalizeInvoice = async (
     })
   }
   faultPoint('finalize:invoice')
-  return completeFinalize(app, invoice)
+  return completeFinalize(deps, invoice)
 }

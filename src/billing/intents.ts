@@ -30,16 +30,20 @@ import {
   knownGateways,
   type GatewaySettings
 } from '../providers/gateways'
-import { hasAtMostDecimals, isWholeQuantity, maxAmountMinor, toMajor, toMinor } from './money'
+import { hasAtMostDecimals, isWholeQuantity, maxAmountMinor, toMajor, toMinor } from '../schema/money'
 import { recordPayment } from './payments'
 import { billingSettings } from './settings'
-import { orNull, stores } from './stores'
+import { orNull } from './store-calls'
+import { depsSlot } from '../deps'
 import { announceChange } from '../jobs/announce'
 import { voidPayment } from './void'
 import { serviceAt } from '../store'
 
 export const intentPath = 'billing-payment-intents'
 const intents = (app: Application) => serviceAt(app, intentPath)
+// (bridge until this module takes `deps`: the billing domain functions it calls do)
+const depsOf = (app: Application) => depsSlot.require(app)
+const stores = (app: Application) => depsOf(app).stores
 
 const badField = (field: string, message: string) =>
   new BadRequest(`Invalid data: '${field}' ${message}`, { errors: [{ field, message }] })
@@ -364,7 +368,7 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
   const invoice = await orNull(stores(app).invoices._get(intent.invoice))
   const items = await stores(app).items._find({ query: { invoice: intent.invoice }, paginate: false })
   const open = items
-    .filter((item) => !item.deleting && item.status !== 'voided')
+    .filter((item) => !item.deleting && (item.status as string) !== 'voided')
     .sort((a, b) => a.createdAt - b.createdAt)
   const foreign =
     invoice?.currency !== undefined && invoice.currency !== intent.currency
@@ -442,13 +446,13 @@ export const captureIntent = async (
   const decimals = billingSettings(app).moneyDecimals
   const payments: string[] = []
   const release = async (reason: string) => {
-    for (const payment of payments) await voidPayment(app, payment, by, reason)
+    for (const payment of payments) await voidPayment(depsOf(app), payment, by, reason)
   }
   try {
     if (intent.invoice) {
       for (const share of await shares(app, intent, intent.amounts.net, decimals)) {
         const now = Date.now()
-        const payment = await recordPayment(app, share.item, {
+        const payment = await recordPayment(depsOf(app), share.item, {
           type: 'payment',
           paymentMethod: intent.method === 'card' ? 'card' : 'online',
           amount: toMajor(share.amountMinor, decimals),
@@ -580,7 +584,7 @@ export const recoverCaptures = async (app: Application, before: number) => {
       continue
     }
     for (const payment of recorded)
-      await voidPayment(app, payment.id, null, 'the capture was interrupted and is undone')
+      await voidPayment(depsOf(app), payment.id, null, 'the capture was interrupted and is undone')
     const back = await move(app, intent.id, 'capturing', 'approved')
     if (back) {
       await announceChange(app, intentPath, 'patched', back)

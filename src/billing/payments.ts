@@ -1,5 +1,5 @@
 // Recording a payment so that the sum of an item's payments can never exceed its payable amount, even with
-// many payments at once on several processes, and so that a crash at any point leaves nothing to repair
+// many payments at once on several processes, and so that a crash at whatever point leaves nothing to repair
 // by hand. The item's `reserved` counter (minor units) is the sum of its payments; it only ever grows
 // through one atomic conditional update (`$inc` guarded by `reserved <= amount - payment`), never a
 // read-then-write. Steps:
@@ -11,12 +11,13 @@
 // Recovery (recovery.ts) finishes or undoes stale steps: a pending payment whose key is on its item is
 // recorded, one whose key is not is deleted; a pending entry whose payment is gone is released.
 import { Conflict, NotFound } from '@feathersjs/errors'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
+import type { Item } from '../services/billing-items/billing-items.schema'
+import { billingItemPath } from '../services/billing-items/billing-items.shared'
 import { faultPoint } from './fault'
-import { toMajor, toMinor } from './money'
-import { announceChange } from '../jobs/announce'
-import { billingSettings } from './settings'
-import { orNull, paths, stores } from './stores'
+import { toMajor, toMinor } from '../schema/money'
+import { orNull } from './store-calls'
 import { refreshTotalsAfterChange } from './totals'
 
 export interface PaymentInput {
@@ -30,7 +31,7 @@ export interface PaymentInput {
   createdBy: string | null
 }
 
-const remainingConflict = (item: any, amountMinor: number, decimals: number) => {
+const remainingConflict = (item: Stored<Item>, amountMinor: number, decimals: number) => {
   const remaining = Math.max(0, item.amountMinor - (item.reserved ?? 0))
   const remainingBalance = toMajor(remaining, decimals)
   return new Conflict(
@@ -46,28 +47,32 @@ const remainingConflict = (item: any, amountMinor: number, decimals: number) => 
 
 /** Gives back a reservation exactly once (only while its pending entry is still on the item). */
 export const releaseReservation = async (
-  app: Application,
+  deps: Pick<Deps, 'stores' | 'clock'>,
   itemId: string,
   key: string,
   amountMinor: number
 ) => {
   return orNull(
-    stores(app).items._patch(
+    deps.stores.items._patch(
       itemId,
-      { $inc: { reserved: -amountMinor }, $pull: { pending: { key } }, $set: { updatedAt: Date.now() } },
+      {
+        $inc: { reserved: -amountMinor },
+        $pull: { pending: { key } },
+        $set: { updatedAt: deps.clock.now() }
+      },
       { query: { 'pending.key': key } }
     )
   )
 }
 
 /** Removes a settled pending entry from the item (the reservation stays: its payment is recorded). */
-export const settleReservation = async (app: Application, itemId: string, key: string) =>
-  orNull(stores(app).items._patch(itemId, { $pull: { pending: { key } } }, { query: { 'pending.key': key } }))
+export const settleReservation = async (deps: Pick<Deps, 'stores'>, itemId: string, key: string) =>
+  orNull(deps.stores.items._patch(itemId, { $pull: { pending: { key } } }, { query: { 'pending.key': key } }))
 
 /** Records a payment against `item` (already checked: readable, not deleting, caller may bill). */
-export const recordPayment = async (app: Application, item: any, input: PaymentInput) => {
-  const { payments, items } = stores(app)
-  const decimals = billingSettings(app).moneyDecimals
+export const recordPayment = async (deps: Deps, item: Stored<Item>, input: PaymentInput) => {
+  const { payments, items } = deps.stores
+  const decimals = deps.settings.get('billing').moneyDecimals
   const amountMinor = toMinor(input.amount, decimals)
   // Cheap early answer when the item is plainly paid up (the atomic step below is what guarantees it).
   if (item.amountMinor - (item.reserved ?? 0) < amountMinor)
@@ -100,8 +105,8 @@ export const recordPayment = async (app: Application, item: any, input: PaymentI
         current.id,
         {
           $inc: { reserved: amountMinor },
-          $push: { pending: { key: payment.id, amount: amountMinor, at: Date.now() } },
-          $set: { updatedAt: Date.now() }
+          $push: { pending: { key: payment.id, amount: amountMinor, at: deps.clock.now() } },
+          $set: { updatedAt: deps.clock.now() }
         },
         {
           query: {
@@ -137,12 +142,12 @@ export const recordPayment = async (app: Application, item: any, input: PaymentI
     // Someone else moved it first: recovery recorded it (fine), or an invoice/item deletion removed it.
     recorded = await orNull(payments._get(payment.id))
     if (!recorded) {
-      await releaseReservation(app, current.id, payment.id, amountMinor)
+      await releaseReservation(deps, current.id, payment.id, amountMinor)
       throw new NotFound(`No billing item found for id '${current.id}'`)
     }
   }
-  const settled = await settleReservation(app, current.id, payment.id)
-  if (settled) await announceChange(app, paths.items, 'patched', settled)
-  await refreshTotalsAfterChange(app, current.invoice)
+  const settled = await settleReservation(deps, current.id, payment.id)
+  if (settled) await deps.announce(billingItemPath, 'patched', settled)
+  await refreshTotalsAfterChange(deps, current.invoice)
   return recorded
 }

@@ -1,7 +1,5 @@
 // New billing documents as stored: server-owned state, totals and bookkeeping fields start here.
-import type { Application } from '../declarations'
-import { billingSettings } from './settings'
-import { stores } from './stores'
+import type { Deps } from '../deps'
 
 export interface InvoiceInput {
   facility: string
@@ -17,9 +15,9 @@ export interface InvoiceInput {
 }
 
 /** Inserts a draft invoice with zero totals. */
-export const createInvoiceRecord = (app: Application, input: InvoiceInput) => {
-  const settings = billingSettings(app)
-  return stores(app).invoices._create({
+export const createInvoiceRecord = (deps: Pick<Deps, 'stores' | 'settings'>, input: InvoiceInput) => {
+  const settings = deps.settings.get('billing')
+  return deps.stores.invoices._create({
     ...input,
     currency: input.currency ?? settings.currency,
     encounter: input.encounter ?? null,

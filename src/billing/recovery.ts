@@ -12,17 +12,18 @@
 // With several instances (REDIS_URL) a pass runs under a lease (src/cluster/lease.ts): instances starting or
 // ticking together run it once, the others skip it (every step stays idempotent should a lease expire mid-pass).
 import type { Application } from '../declarations'
-import { logger } from '../logger'
+import type { Deps, Store } from '../deps'
+import type { Stored } from '../store'
+import type { Item } from '../services/billing-items/billing-items.schema'
 import { removeEncounterCascade, removeInvoiceCascade, removeItemCascade } from './cascade'
 import { completeFinalize } from './finalize'
 import { releaseReservation, settleReservation } from './payments'
 import { completeVoid } from './void'
-import { billingSettings } from './settings'
-import { orNull, stores } from './stores'
+import { isPending, messageOf, orNull } from './store-calls'
 import { refreshTotalsAfterChange } from './totals'
 import { recoverCaptures } from './intents'
 import { recoveryJob, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
-import { purgeExpiredKeys } from '../hooks/idempotency-key'
+import { purgeExpiredKeys } from './idempotency'
 
 export interface RecoveryCutoffs {
   /** Cascades and finalizations marked before this time are finished. */
@@ -47,11 +48,20 @@ export interface RecoveryReport {
   invoicesRefreshed: number
 }
 
-const all = (service: any, query: Record<string, unknown>) =>
-  service._find({ query, paginate: false }) as Promise<any[]>
+/** Every document of `store` matching `query` (an internal call: no pagination). */
+const all = <T>(store: Store<T>, query: Record<string, unknown>) => store._find({ query, paginate: false })
 
-export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs): Promise<RecoveryReport> => {
-  const { invoices, items, payments, encounters } = stores(app)
+/** A pending entry of an item's reservations (src/billing/payments.ts). */
+interface Reservation {
+  key: string
+  amount: number
+  at: number
+}
+
+const reservationsOf = (item: Stored<Item>): Reservation[] => item.pending ?? []
+
+export const recoverBilling = async (deps: Deps, cutoffs: RecoveryCutoffs): Promise<RecoveryReport> => {
+  const { invoices, items, payments, encounters } = deps.stores
   const report: RecoveryReport = {
     encounterCascades: 0,
     voidsCompleted: 0,
@@ -72,21 +82,21 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
     deleting: true,
     deletingAt: { $lt: cutoffs.operationsBefore }
   })) {
-    await orNull(removeEncounterCascade(app, encounter.id, recovering)).catch((error) =>
-      logger.warn(`Encounter ${encounter.id} removal undone: ${error?.message}`)
+    await orNull(removeEncounterCascade(deps, encounter.id, recovering)).catch((error: unknown) =>
+      deps.logger.warn(`Encounter ${encounter.id} removal undone: ${messageOf(error)}`)
     )
     report.encounterCascades++
   }
   for (const invoice of await all(invoices, { deletingAt: { $lt: cutoffs.operationsBefore } })) {
-    await orNull(removeInvoiceCascade(app, invoice.id, recovering))
+    await orNull(removeInvoiceCascade(deps, invoice.id, recovering))
     report.invoiceCascades++
   }
   for (const item of await all(items, { deletingAt: { $lt: cutoffs.operationsBefore } })) {
-    await orNull(removeItemCascade(app, item.id, recovering))
+    await orNull(removeItemCascade(deps, item.id, recovering))
     report.itemCascades++
   }
   for (const invoice of await all(invoices, { 'finalizePending.at': { $lt: cutoffs.operationsBefore } })) {
-    await completeFinalize(app, invoice, recovering)
+    await completeFinalize(deps, invoice, recovering)
     report.finalizations++
   }
 
@@ -95,7 +105,7 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
     voidPending: true,
     updatedAt: { $lt: cutoffs.operationsBefore }
   })) {
-    await completeVoid(app, payment, recovering)
+    await completeVoid(deps, payment, recovering)
     report.voidsCompleted++
   }
 
@@ -106,10 +116,10 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   })) {
     const item = await orNull(items._get(payment.item))
     const reserved =
-      !!item && !item.deleting && (item.pending ?? []).some((entry: any) => entry.key === payment.id)
+      !!item && !item.deleting && reservationsOf(item).some((entry) => entry.key === payment.id)
     if (reserved) {
       await orNull(payments._patch(payment.id, { status: 'draft' }, { query: { status: 'pending' } }))
-      await settleReservation(app, item.id, payment.id)
+      await settleReservation(deps, item.id, payment.id)
       report.paymentsRecorded++
     } else {
       await orNull(payments._remove(payment.id, { query: { status: 'pending' } }))
@@ -119,17 +129,17 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   }
   // Reservations whose recording never finished: kept if their payment exists, released if it is gone.
   for (const item of await all(items, { 'pending.at': { $lt: cutoffs.paymentsBefore } })) {
-    for (const entry of item.pending ?? []) {
+    for (const entry of reservationsOf(item)) {
       if (entry.at >= cutoffs.paymentsBefore) continue
       const payment = await orNull(payments._get(entry.key))
       if (!payment) {
-        if (await releaseReservation(app, item.id, entry.key, entry.amount)) report.reservationsReleased++
+        if (await releaseReservation(deps, item.id, entry.key, entry.amount)) report.reservationsReleased++
       } else {
-        if (payment.status === 'pending') {
+        if (isPending(payment)) {
           await orNull(payments._patch(payment.id, { status: 'draft' }, { query: { status: 'pending' } }))
           report.paymentsRecorded++
         }
-        await settleReservation(app, item.id, entry.key)
+        await settleReservation(deps, item.id, entry.key)
       }
       touched.add(item.invoice)
     }
@@ -137,7 +147,7 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
 
   if (cutoffs.sweepSince !== null) {
     const changed = await all(items, { updatedAt: { $gte: cutoffs.sweepSince } })
-    const byInvoice = new Map<string, any[]>()
+    const byInvoice = new Map<string, Stored<Item>[]>()
     for (const item of changed) byInvoice.set(item.invoice, [...(byInvoice.get(item.invoice) ?? []), item])
     for (const [invoiceId, list] of byInvoice) {
       const invoice = await orNull(invoices._get(invoiceId))
@@ -146,7 +156,7 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
         const leftover =
           !invoice || (invoice.status === 'finalized' && !invoice.finalizePending && item.status === 'draft')
         if (leftover && !item.deleting) {
-          await orNull(removeItemCascade(app, item.id, recovering))
+          await orNull(removeItemCascade(deps, item.id, recovering))
           report.leftoverItems++
         }
       }
@@ -170,7 +180,7 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
   }
 
   for (const invoiceId of touched) {
-    if (await refreshTotalsAfterChange(app, invoiceId)) report.invoicesRefreshed++
+    if (await refreshTotalsAfterChange(deps, invoiceId)) report.invoicesRefreshed++
   }
   return report
 }
@@ -178,8 +188,9 @@ export const recoverBilling = async (app: Application, cutoffs: RecoveryCutoffs)
 /** One recovery pass on one instance at a time: the report, or null when another instance is running a pass. */
 export const recoverBillingOnce = (
   app: Application,
+  deps: Deps,
   cutoffs: RecoveryCutoffs
-): Promise<RecoveryReport | null> => recoveryPass(app, 'billing', () => recoverBilling(app, cutoffs))
+): Promise<RecoveryReport | null> => recoveryPass(app, 'billing', () => recoverBilling(deps, cutoffs))
 
 const summary = (report: RecoveryReport) =>
   Object.entries(report)
@@ -187,13 +198,16 @@ const summary = (report: RecoveryReport) =>
     .map(([key, count]) => `${key}=${count}`)
     .join(' ')
 
-/** The start-up and periodic recovery passes (src/jobs/recovery-loop.ts), a job of src/ops/jobs.ts. */
-export const billingRecoveryJob = (app: Application) =>
+/**
+ * The start-up and periodic recovery passes (src/jobs/recovery-loop.ts), a job of src/ops/jobs.ts. The loop itself
+ * (its lease and the engine's stale cutoff) still takes the app; the passes take `deps`.
+ */
+export const billingRecoveryJob = (app: Application, deps: Deps) =>
   recoveryJob(app, 'billing', {
-    intervalMs: () => billingSettings(app).recoveryIntervalMs,
+    intervalMs: () => deps.settings.get('billing').recoveryIntervalMs,
     pass: async (when) => {
-      const settings = billingSettings(app)
-      const now = Date.now()
+      const settings = deps.settings.get('billing')
+      const now = deps.clock.now()
       // At start-up: every marked operation (their steps are idempotent), payments as stale as the engine allows,
       // and the totals of recently changed invoices; afterwards what is older than the stale cutoff.
       const cutoffs: RecoveryCutoffs =
@@ -208,7 +222,7 @@ export const billingRecoveryJob = (app: Application) =>
               paymentsBefore: now - settings.staleAfterMs,
               sweepSince: null
             }
-      return summary(await recoverBilling(app, cutoffs))
+      return summary(await recoverBilling(deps, cutoffs))
     }
   })
 
@@ -217,13 +231,14 @@ export const billingRecoveryJob = (app: Application) =>
  * capturing, only those older than billing.staleAfterMs) and then every billing.recoveryIntervalMs; the same pass
  * removes expired idempotency keys.
  */
-export const paymentIntentsRecoveryJob = (app: Application) =>
+export const paymentIntentsRecoveryJob = (app: Application, deps: Deps) =>
   recoveryJob(app, 'payment-intents', {
-    intervalMs: () => app.get('billing').recoveryIntervalMs,
+    intervalMs: () => deps.settings.get('billing').recoveryIntervalMs,
     pass: async (when) => {
-      const finished = await recoverCaptures(app, staleCutoff(app, when, app.get('billing').staleAfterMs))
+      const billing = deps.settings.get('billing')
+      const finished = await recoverCaptures(app, staleCutoff(app, when, billing.staleAfterMs))
       // Idempotency keys (of intents and billing customers) whose 24 hours are over.
-      const purged = await purgeExpiredKeys(app)
+      const purged = await purgeExpiredKeys(deps)
       const done = [
         finished ? `${finished} interrupted captures settled` : '',
         purged ? `${purged} expired idempotency keys removed` : ''

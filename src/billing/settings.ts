@@ -1,7 +1,7 @@
 // Billing settings from config `billing` (config/default.json, BILLING_* env vars): currency and precision,
 // the privilege that allows money operations, the accepted type/subjectType/paymentMethod lists, and the
 // timings of crash recovery. Checked with the rest of the configuration at start-up (src/configuration.ts).
-import type { Application, Configuration } from '../declarations'
+import type { Configuration } from '../declarations'
 
 export type BillingSettings = Configuration['billing']
 
@@ -15,5 +15,6 @@ export type BillingList =
   | 'paymentTypes'
   | 'paymentMethods'
 
-/** The billing settings. */
-export const billingSettings = (app: Application): BillingSettings => app.get('billing')
+/** The billing settings, as `deps.settings` (or the app) holds them now. */
+export const billingSettings = (settings: { get(key: 'billing'): BillingSettings }): BillingSettings =>
+  settings.get('billing')

@@ -9,48 +9,49 @@
 // Startup recovery (recovery.ts) repeats 2–3 for a payment left with `voidPending`.
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
 import { within } from '../access/rules'
+import type { Payment } from '../services/billing-payments/billing-payments.schema'
+import { billingItemPath } from '../services/billing-items/billing-items.shared'
 import { faultPoint } from './fault'
-import { toMinor } from './money'
-import { announceChange } from '../jobs/announce'
-import { billingSettings } from './settings'
-import { orNull, paths, stores } from './stores'
+import { toMinor } from '../schema/money'
+import { orNull } from './store-calls'
 import { refreshTotalsAfterChange } from './totals'
 
 /** Steps 2–3 for a payment already marked voided (also run by recovery). */
 export const completeVoid = async (
-  app: Application,
-  payment: any,
+  deps: Deps,
+  payment: Stored<Payment>,
   options: { recovering?: boolean } = {}
-) => {
-  const { items, payments } = stores(app)
-  const amountMinor = toMinor(payment.amount, billingSettings(app).moneyDecimals)
+): Promise<Stored<Payment>> => {
+  const { items, payments } = deps.stores
+  const amountMinor = toMinor(payment.amount, deps.settings.get('billing').moneyDecimals)
   const key = `voided.${payment.id}`
   const item = await orNull(
     items._patch(
       payment.item,
-      { $inc: { reserved: -amountMinor }, $set: { [key]: amountMinor, updatedAt: Date.now() } },
+      { $inc: { reserved: -amountMinor }, $set: { [key]: amountMinor, updatedAt: deps.clock.now() } },
       { query: { [key]: { $exists: false } } }
     )
   )
-  if (item) await announceChange(app, paths.items, 'patched', item)
+  if (item) await deps.announce(billingItemPath, 'patched', item)
   faultPoint('void:released', options)
   const done = await orNull(payments._patch(payment.id, { voidPending: null }))
-  await refreshTotalsAfterChange(app, payment.invoice)
+  await refreshTotalsAfterChange(deps, payment.invoice)
   return done ?? payment
 }
 
 /** Voids a draft or finalized payment; `scope` (the caller's write scope) is part of the first write's query. */
 export const voidPayment = async (
-  app: Application,
+  deps: Deps,
   paymentId: string,
   by: string | null,
   reason: string | undefined,
   scope?: Query
 ) => {
-  const { payments } = stores(app)
-  const now = Date.now()
+  const { payments } = deps.stores
+  const now = deps.clock.now()
   const voided = await orNull(
     payments._patch(
       paymentId,
@@ -74,5 +75,5 @@ export const voidPayment = async (
     })
   }
   faultPoint('void:marked')
-  return completeVoid(app, voided)
+  return completeVoid(deps, voided)
 }

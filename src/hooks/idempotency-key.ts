@@ -6,38 +6,14 @@
 // failure frees the key.
 import crypto from 'node:crypto'
 import { BadRequest, Conflict, convert } from '@feathersjs/errors'
-import type { Application, HookContext, NextFunction } from '../declarations'
-import { createStore, type StoreService } from '../store'
-import { appSlot } from '../runtime'
+import type { HookContext, NextFunction } from '../declarations'
+import { depsSlot } from '../deps'
+import type { IdempotencyKeyRecord } from '../schema/billing'
+import type { Stored } from '../store'
+import { errorCode } from '../billing/store-calls'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const WAIT_MS = 60_000
-
-const keysSlot = appSlot<StoreService>('idempotency keys store')
-
-/** The keys' store (created at start-up with its unique index). */
-export const idempotencyStore = (app: Application): StoreService => {
-  return keysSlot.ensure(app, () =>
-    createStore(app, {
-      name: 'idempotency-keys',
-      paginate: false,
-      indexes: [{ fields: { key: 1 }, unique: true }, { fields: { expiresAt: 1 } }]
-    })
-  )
-}
-
-/**
- * Removes the keys whose 24 hours are over (run by the payment intents' periodic pass), so the store does not
- * grow with every key ever sent. Answers how many were removed.
- */
-export const purgeExpiredKeys = async (app: Application, now = Date.now()) => {
-  const removed = await idempotencyStore(app)._remove(null, {
-    query: { expiresAt: { $lte: now } },
-    paginate: false,
-    adapter: { multi: true }
-  })
-  return Array.isArray(removed) ? removed.length : removed ? 1 : 0
-}
 
 const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
@@ -51,7 +27,7 @@ const canonical = (value: unknown): string => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const replay = (record: any) => {
+const replay = (record: Stored<IdempotencyKeyRecord>) => {
   if (record.error) throw convert(record.error)
   return record.result
 }
@@ -61,7 +37,8 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
   if (!context.params.provider || header === undefined) return next()
   if (typeof header !== 'string' || header.length === 0 || header.length > 255)
     throw new BadRequest('The Idempotency-Key header must be 1 to 255 characters')
-  const store = idempotencyStore(context.app)
+  const { stores, clock } = depsSlot.require(context.app)
+  const store = stores.idempotencyKeys
   const key = `${context.params.account?.id ?? 'anonymous'}:${context.path}:${context.method}:${header}`
   const request = crypto
     .createHash('sha256')
@@ -73,8 +50,8 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
       })
     )
     .digest('hex')
-  const now = Date.now()
-  let mine: any = null
+  const now = clock.now()
+  let mine: Stored<IdempotencyKeyRecord> | null = null
   // The key is looked up first (a retry finds it without an insert); the unique index on `key` decides between
   // two requests that both found none.
   for (let attempt = 0; attempt < 3 && !mine; attempt++) {
@@ -89,14 +66,14 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
           expiresAt: now + DAY_MS
         })
         break
-      } catch (error: any) {
-        if (error?.code !== 409) throw error
+      } catch (error) {
+        if (errorCode(error) !== 409) throw error
         ;[found] = await store._find({ query: { key }, paginate: false })
         if (!found) continue
       }
     }
-    if (found.expiresAt <= Date.now()) {
-      await store._remove(found.id, { query: { expiresAt: { $lte: Date.now() } } }).catch(() => null)
+    if (found.expiresAt <= clock.now()) {
+      await store._remove(found.id, { query: { expiresAt: { $lte: clock.now() } } }).catch(() => null)
       continue
     }
     if (found.request !== request)
@@ -104,9 +81,9 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
         idempotencyKey: header
       })
     // The first request under this key: its result, once it has one.
-    const deadline = Date.now() + WAIT_MS
+    const deadline = clock.now() + WAIT_MS
     let current = found
-    while (current && current.state === 'pending' && Date.now() < deadline) {
+    while (current && current.state === 'pending' && clock.now() < deadline) {
       await sleep(20)
       ;[current] = await store._find({ query: { key }, paginate: false })
     }
@@ -121,8 +98,8 @@ export const idempotencyKey = async (context: HookContext, next: NextFunction) =
   if (!mine) throw new Conflict('This Idempotency-Key is changing hands; retry', { idempotencyKey: header })
   try {
     await next()
-  } catch (error: any) {
-    const code = typeof error?.code === 'number' ? error.code : 500
+  } catch (error) {
+    const code = errorCode(error) ?? 500
     if (code >= 400 && code < 500)
       await store._patch(mine.id, { state: 'done', error: convert(error).toJSON() })
     else await store._remove(mine.id).catch(() => null)

@@ -1,5 +1,5 @@
 // Who may do what in inventory. Every inventory document carries `facility` (an organization id):
-// - any member of the facility reads its variants, stockrooms, stocks and stock movements;
+// - every member of the facility reads its variants, stockrooms, stocks and stock movements;
 // - members holding the inventory privilege (config `inventory.privilege`, default `inventory`) or superadmins
 //   of the facility also create, change, archive and remove variants and stockrooms, create stocks and move
 //   stock;

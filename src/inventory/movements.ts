@@ -11,14 +11,15 @@
 // stock is applied, one whose key is not is deleted; a pending entry whose movement is gone is given back.
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps, Store } from '../deps'
+import type { Stored } from '../store'
 import { within } from '../access/rules'
-import { announceChange } from '../jobs/announce'
-import { orNull } from '../billing/stores'
+import { errorCode, isPending, orNull } from '../billing/store-calls'
 import { invalid } from '../schema/validators'
-import { logger } from '../logger'
-import { inventoryPaths, inventoryStores } from './stores'
 import { maxStockQuantity } from '../services/inventory-variants/inventory-variants.schema'
+import type { Stock } from '../services/inventory-stocks/inventory-stocks.schema'
+import type { StockMovement } from '../services/inventory-stock-movements/inventory-stock-movements.schema'
+import { inventoryStockMovementPath } from '../services/inventory-stock-movements/inventory-stock-movements.shared'
 
 export interface Movement {
   delta: number
@@ -34,9 +35,18 @@ export interface Movement {
   evenIfClosed?: boolean
 }
 
+/** A movement applied to a stock whose bookkeeping is not finished yet (step 2 until step 4). */
+interface PendingEntry {
+  key: string
+  delta: number
+  at: number
+}
+
+const pendingOf = (stock: Stored<Stock>): PendingEntry[] => stock.pending ?? []
+
 const notFound = (stockId: string) => new NotFound(`No inventory stock found for id '${stockId}'`)
 
-const shortConflict = (stock: any, delta: number) =>
+const shortConflict = (stock: Stored<Stock>, delta: number) =>
   new Conflict(`Cannot withdraw ${-delta} from stock ${stock.id}: only ${stock.quantity} available`, {
     stock: stock.id,
     variant: stock.variant,
@@ -45,7 +55,7 @@ const shortConflict = (stock: any, delta: number) =>
     available: stock.quantity
   })
 
-const overConflict = (stock: any, delta: number) =>
+const overConflict = (stock: Stored<Stock>, delta: number) =>
   new Conflict(
     `Cannot receive ${delta} into stock ${stock.id}: it holds ${stock.quantity} and a stock holds at most ${maxStockQuantity}`,
     {
@@ -56,28 +66,24 @@ const overConflict = (stock: any, delta: number) =>
     }
   )
 
-const closedConflict = (stock: any) =>
+const closedConflict = (stock: Stored<Stock>) =>
   new Conflict(`Stock ${stock.id} is closed (its variant is archived): no movements`, {
     stock: stock.id,
     closed: true
   })
 
 /** Applies one movement to stock `stockId` atomically (see the steps above); `scope` narrows the stock write. */
-export const moveStock = async (
-  app: Application,
-  stockId: string,
-  movement: Movement,
-  scope?: Query | null
-) => (await applyMovement(app, stockId, movement, scope)).stock
+export const moveStock = async (deps: Deps, stockId: string, movement: Movement, scope?: Query | null) =>
+  (await applyMovement(deps, stockId, movement, scope)).stock
 
 /** moveStock, answering both the stock after the movement and the recorded movement. */
 export const applyMovement = async (
-  app: Application,
+  deps: Deps,
   stockId: string,
   movement: Movement,
   scope?: Query | null
-): Promise<{ stock: any; movement: any }> => {
-  const { stocks, movements } = inventoryStores(app)
+): Promise<{ stock: Stored<Stock>; movement: Stored<StockMovement> | null }> => {
+  const { stocks, movements } = deps.stores
   if (
     !Number.isInteger(movement.delta) ||
     movement.delta === 0 ||
@@ -97,7 +103,7 @@ export const applyMovement = async (
   if (stock.quantity + movement.delta < 0) throw shortConflict(stock, movement.delta)
   if (stock.quantity + movement.delta > maxStockQuantity) throw overConflict(stock, movement.delta)
 
-  const now = Date.now()
+  const now = deps.clock.now()
   const pending = await movements._create({
     facility: stock.facility,
     stock: stock.id,
@@ -154,7 +160,7 @@ export const applyMovement = async (
       { query: { 'pending.key': pending.id } }
     )
   )
-  if (recorded) await announceChange(app, inventoryPaths.movements, 'created', recorded)
+  if (recorded) await deps.announce(inventoryStockMovementPath, 'created', recorded)
   return { stock: settled ?? (await stocks._get(stock.id)), movement: recorded }
 }
 
@@ -177,8 +183,8 @@ export interface StockInput {
  * quantity 0 (a duplicate is a 409); 4. close it again if the variant was archived meanwhile; 5. record the
  * initial quantity as its first movement.
  */
-export const createStock = async (app: Application, input: StockInput) => {
-  const { variants, stockrooms, stocks } = inventoryStores(app)
+export const createStock = async (deps: Deps, input: StockInput): Promise<Stored<Stock>> => {
+  const { variants, stockrooms, stocks } = deps.stores
   const [variant] = await variants._find({
     query: { facility: input.facility, sku: input.variant, $limit: 1 },
     paginate: false
@@ -204,7 +210,7 @@ export const createStock = async (app: Application, input: StockInput) => {
         paginate: false
       })
     )[0]
-  const duplicate = (existing: any) =>
+  const duplicate = (existing: Stored<Stock> | undefined) =>
     new Conflict(
       `Variant ${variant.sku} already has a stock in stockroom ${stockroom.id}${lot ? ` (lot ${lot})` : ''}: ${existing?.id}`,
       {
@@ -217,7 +223,7 @@ export const createStock = async (app: Application, input: StockInput) => {
   // One stock per (variant, stockroom, lot): checked first; the unique index settles two concurrent creates.
   const existing = await sameStock()
   if (existing) throw duplicate(existing)
-  let stock
+  let stock: Stored<Stock>
   try {
     stock = await stocks._create({
       facility: input.facility,
@@ -233,14 +239,14 @@ export const createStock = async (app: Application, input: StockInput) => {
       createdBy: input.createdBy,
       updatedAt: input.createdAt
     })
-  } catch (error: any) {
-    if (error?.code !== 409) throw error
+  } catch (error) {
+    if (errorCode(error) !== 409) throw error
     throw duplicate(await sameStock())
   }
   const still = await orNull(variants._get(variant.id))
   if (!still || still.archived) stock = (await orNull(stocks._patch(stock.id, { closed: true }))) ?? stock
   if (input.quantity && input.quantity > 0 && !stock.closed) {
-    stock = await moveStock(app, stock.id, {
+    stock = await moveStock(deps, stock.id, {
       delta: input.quantity,
       reason: 'initial stock',
       by: input.createdBy
@@ -251,8 +257,8 @@ export const createStock = async (app: Application, input: StockInput) => {
 
 /** The delta a PATCH asks for: `adjust: n`, or `$inc: { quantity: n }` (never both). */
 export const requestedDelta = (
-  fields: Record<string, any>,
-  operators: Record<string, any> | undefined
+  fields: { adjust?: number },
+  operators: Record<string, unknown> | undefined
 ): number | undefined => {
   const inc = operators?.$inc
   if (inc !== undefined) {
@@ -267,7 +273,13 @@ export const requestedDelta = (
     ) {
       throw invalid('data', [{ field: '$inc', message: 'must be { quantity: <non-zero integer> }' }])
     }
-    if (!Number.isInteger(inc.quantity) || inc.quantity === 0 || Math.abs(inc.quantity) > maxStockQuantity) {
+    const quantity = (inc as { quantity: unknown }).quantity
+    if (
+      typeof quantity !== 'number' ||
+      !Number.isInteger(quantity) ||
+      quantity === 0 ||
+      Math.abs(quantity) > maxStockQuantity
+    ) {
       throw invalid('data', [
         {
           field: '$inc.quantity',
@@ -275,21 +287,20 @@ export const requestedDelta = (
         }
       ])
     }
-    return inc.quantity
+    return quantity
   }
   return fields.adjust
 }
 
-const all = (service: any, query: Record<string, unknown>) =>
-  service._find({ query, paginate: false }) as Promise<any[]>
+const all = <T>(store: Store<T>, query: Record<string, unknown>) => store._find({ query, paginate: false })
 
 /** Finishes or undoes movements interrupted before `before` (see the header). Returns how many it touched. */
-export const recoverStockMovements = async (app: Application, before: number) => {
-  const { stocks, movements } = inventoryStores(app)
+export const recoverStockMovements = async (deps: Deps, before: number) => {
+  const { stocks, movements } = deps.stores
   let touched = 0
   for (const movement of await all(movements, { status: 'pending', createdAt: { $lt: before } })) {
     const stock = await orNull(stocks._get(movement.stock))
-    const onStock = !!stock && (stock.pending ?? []).some((entry: any) => entry.key === movement.id)
+    const onStock = !!stock && pendingOf(stock).some((entry) => entry.key === movement.id)
     if (onStock) {
       const applied = await orNull(
         movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } })
@@ -301,18 +312,18 @@ export const recoverStockMovements = async (app: Application, before: number) =>
           { query: { 'pending.key': movement.id } }
         )
       )
-      if (applied) await announceChange(app, inventoryPaths.movements, 'created', applied)
+      if (applied) await deps.announce(inventoryStockMovementPath, 'created', applied)
     } else {
       await orNull(movements._remove(movement.id, { query: { status: 'pending' } }))
     }
     touched++
   }
   for (const stock of await all(stocks, { 'pending.at': { $lt: before } })) {
-    for (const entry of stock.pending ?? []) {
+    for (const entry of pendingOf(stock)) {
       if (entry.at >= before) continue
       const movement = await orNull(movements._get(entry.key))
       if (movement) {
-        if (movement.status === 'pending')
+        if (isPending(movement))
           await orNull(movements._patch(movement.id, { status: 'applied' }, { query: { status: 'pending' } }))
         await orNull(
           stocks._patch(
@@ -331,7 +342,7 @@ export const recoverStockMovements = async (app: Application, before: number) =>
           )
         )
         if (!released)
-          logger.warn(
+          deps.logger.warn(
             `Stock ${stock.id}: unrecorded movement ${entry.key} (${entry.delta}) could not be given back`
           )
       }

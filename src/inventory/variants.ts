@@ -2,15 +2,16 @@
 // stocks on read (`$populateStocks`).
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
 import { within } from '../access/rules'
-import { presentExternal } from '../schema/external'
-import { announceChange } from '../jobs/announce'
-import { orNull, multi } from '../billing/stores'
+import { errorCode, orNull, multi } from '../billing/store-calls'
 import { invalid } from '../schema/validators'
+import type { Stock } from '../services/inventory-stocks/inventory-stocks.schema'
+import { inventoryStockPath } from '../services/inventory-stocks/inventory-stocks.shared'
+import type { Variant } from '../services/inventory-variants/inventory-variants.schema'
+import type { InventoryVariantData } from '../services/inventory-variants/inventory-variants.shared'
 import { createStock } from './movements'
-import { inventoryPaths, inventoryStores } from './stores'
-import { serviceAt } from '../store'
 
 const skuConflict = (facility: string, sku: string) =>
   new Conflict(`A variant with sku '${sku}' already exists in this facility`, { field: 'sku', sku, facility })
@@ -22,10 +23,13 @@ const skuConflict = (facility: string, sku: string) =>
  *    two concurrent creates);
  * 3. create the stock with the initial quantity as its first movement (createStock); if that fails the
  *    variant, never stocked, is removed again and the error is the answer.
- * Returns the variant, with `$stocks` holding the new stock when one was created.
+ * Returns the variant (as stored after the stock's creation) and the new stock, when one was created.
  */
-export const createVariant = async (app: Application, data: Record<string, any>) => {
-  const { variants, stockrooms } = inventoryStores(app)
+export const createVariant = async (
+  deps: Deps,
+  data: InventoryVariantData & { createdAt: number; createdBy: string | null }
+): Promise<{ variant: Stored<Variant>; stock: Stored<Stock> | null }> => {
+  const { variants, stockrooms } = deps.stores
   const { initialStock, stockroom, ...fields } = data
   if (initialStock !== undefined && stockroom === undefined)
     throw invalid('data', [{ field: 'stockroom', message: 'is required with initialStock' }])
@@ -48,14 +52,14 @@ export const createVariant = async (app: Application, data: Record<string, any>)
       ordered: false,
       updatedAt: fields.createdAt
     })
-  } catch (error: any) {
-    if (error?.code === 409) throw skuConflict(fields.facility, fields.sku)
+  } catch (error) {
+    if (errorCode(error) === 409) throw skuConflict(fields.facility, fields.sku)
     throw error
   }
-  if (stockroom === undefined) return variant
-  let stock
+  if (stockroom === undefined) return { variant, stock: null }
+  let stock: Stored<Stock>
   try {
-    stock = await createStock(app, {
+    stock = await createStock(deps, {
       facility: variant.facility,
       variant: variant.sku,
       stockroom,
@@ -68,9 +72,9 @@ export const createVariant = async (app: Application, data: Record<string, any>)
     await orNull(variants._remove(variant.id))
     throw error
   }
-  await announceChange(app, inventoryPaths.stocks, 'created', stock)
+  await deps.announce(inventoryStockPath, 'created', stock)
   const stocked = (await orNull(variants._get(variant.id))) ?? variant
-  return { ...stocked, $stocks: [await presentExternal(app, inventoryPaths.stocks, stock)] }
+  return { variant: stocked, stock }
 }
 
 /**
@@ -79,20 +83,20 @@ export const createVariant = async (app: Application, data: Record<string, any>)
  * scope. Both steps are idempotent: repeating the PATCH finishes an interrupted one.
  */
 export const archiveVariant = async (
-  app: Application,
-  existing: any,
+  deps: Deps,
+  existing: Stored<Variant>,
   archive: boolean,
   by: string | null,
   scope?: Query | null
 ) => {
-  const { variants, stocks } = inventoryStores(app)
-  const now = Date.now()
+  const { variants, stocks } = deps.stores
+  const now = deps.clock.now()
   const changed = await stocks._patch(
     null,
     { closed: archive, updatedAt: now },
     multi({ facility: existing.facility, variant: existing.sku, closed: !archive })
   )
-  if (changed.length) await announceChange(app, inventoryPaths.stocks, 'patched', changed)
+  if (changed.length) await deps.announce(inventoryStockPath, 'patched', changed)
   const fields = archive
     ? { archived: true, archivedAt: now, archivedBy: by, updatedAt: now }
     : { archived: false, archivedAt: null, archivedBy: null, updatedAt: now }
@@ -102,8 +106,8 @@ export const archiveVariant = async (
 }
 
 /** Removes a variant that was never stocked nor ordered (one conditional delete); otherwise a 409. */
-export const removeVariant = async (app: Application, id: string, scope?: Query | null) => {
-  const { variants } = inventoryStores(app)
+export const removeVariant = async (deps: Pick<Deps, 'stores'>, id: string, scope?: Query | null) => {
+  const { variants } = deps.stores
   const removed = await orNull(
     variants._remove(id, { query: within({ stocked: { $ne: true }, ordered: { $ne: true } }, scope) })
   )
@@ -150,14 +154,30 @@ export const parsePopulateStocks = (raw: unknown): StocksFilter | null => {
   return stockroom === undefined ? {} : { stockroom }
 }
 
+/** What `attachStocks` reads the stocks with: the stocks service's own `find` (its hooks run) and its client view. */
+export interface StockLookup {
+  find(query: Record<string, unknown>): Promise<Stored<Stock>[]>
+  present(stock: Stored<Stock>): Promise<unknown>
+}
+
+/** A variant of a result page, as far as `$stocks` needs it. */
+interface Stockable {
+  facility: string
+  sku: string
+}
+
 /**
  * Gives every variant of a page its `$stocks` (its stocks in its facility, `[]` when none; with a stockroom
  * filter only that stockroom's). Steps: 1. collect the page's (facility, sku) pairs; 2. load their stocks with
- * ONE call of the stocks service (its own hooks run, so the query is the portable `$in` subset) — never one
- * per variant; 3. group them by (facility, sku) and attach them in the stocks' client view.
+ * ONE call of the stocks service (`lookup.find`: its own hooks run, so the query is the portable `$in` subset) —
+ * never one per variant; 3. group them by (facility, sku) and attach them in the stocks' client view.
  */
-export const attachStocks = async (app: Application, variants: any[], filter: StocksFilter) => {
-  if (variants.length === 0) return variants
+export const attachStocks = async <V extends Stockable>(
+  variants: V[],
+  filter: StocksFilter,
+  lookup: StockLookup
+): Promise<(V & { $stocks: unknown[] })[]> => {
+  if (variants.length === 0) return []
   const facilities = [...new Set(variants.map((v) => v.facility))]
   const skus = [...new Set(variants.map((v) => v.sku))]
   const query: Record<string, unknown> = {
@@ -166,12 +186,11 @@ export const attachStocks = async (app: Application, variants: any[], filter: St
     $sort: { stockroom: 1, lot: 1 }
   }
   if (filter.stockroom) query.stockroom = filter.stockroom
-  // The service's own `find` is called so its hooks run.
-  const found = await serviceAt(app, inventoryPaths.stocks).find({ query, paginate: false })
-  const byKey = new Map<string, any[]>()
+  const found = await lookup.find(query)
+  const byKey = new Map<string, unknown[]>()
   for (const stock of found) {
     const key = `${stock.facility}\u0000${stock.variant}`
-    byKey.set(key, [...(byKey.get(key) ?? []), await presentExternal(app, inventoryPaths.stocks, stock)])
+    byKey.set(key, [...(byKey.get(key) ?? []), await lookup.present(stock)])
   }
   return variants.map((variant) => ({
     ...variant,

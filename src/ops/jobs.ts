@@ -3,6 +3,7 @@
 // (src/ops/lifecycle.ts), they stop in the reverse order, before the store closes. A new job goes in this list.
 import type { Application } from '../declarations'
 import { appSlot } from '../runtime'
+import { depsSlot } from '../deps'
 import { startWebhookWorker, stopWebhookWorker } from '../jobs/webhook-worker'
 import { auditLog } from '../audit/log'
 import { startDirectoryRepair, stopDirectoryRepair } from '../directory/repair'
@@ -37,9 +38,9 @@ const jobsOf = (app: Application): Job[] => [
   // The configured subscription packages that do not exist yet (src/subscriptions/packages.ts).
   { name: 'subscription packages', start: () => seedPackages(app), stop: async () => undefined },
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
-  inventoryRecoveryJob(app),
-  billingRecoveryJob(app),
-  paymentIntentsRecoveryJob(app)
+  inventoryRecoveryJob(app, depsSlot.require(app)),
+  billingRecoveryJob(app, depsSlot.require(app)),
+  paymentIntentsRecoveryJob(app, depsSlot.require(app))
 ]
 
 const startedSlot = appSlot<Job[]>('started jobs')

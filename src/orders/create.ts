@@ -1,13 +1,11 @@
 // Creating a request order: who it is for, and items filled from what they reference.
-import type { Application } from '../declarations'
-import { orNull, multi, stores } from '../billing/stores'
-import { isWholeQuantity } from '../billing/money'
+import type { Deps } from '../deps'
+import { orNull, multi } from '../billing/store-calls'
+import { isWholeQuantity } from '../schema/money'
 import { invalid, type FieldError } from '../schema/validators'
 import { newId } from '../store'
-import { inventoryStores } from '../inventory/stores'
-import { orderSettings } from './settings'
+import type { RequestOrderData } from '../services/request-orders/request-orders.shared'
 import { statusStamp } from './status'
-import { serviceAt } from '../store'
 
 /** What an item's `refType` references: a variant of the owner facility (ref = sku) or its service (ref = id). */
 export const orderRefTypes = ['inventory-variant', 'service'] as const
@@ -30,7 +28,11 @@ export interface OrderItemInput {
  * and `currency` where the document has them; `quantity` defaults to 1; every item gets its own `id`.
  * Returns the items and the skus they reference.
  */
-export const fillOrderItems = async (app: Application, facility: string, items: OrderItemInput[]) => {
+export const fillOrderItems = async (
+  deps: Pick<Deps, 'stores'>,
+  facility: string,
+  items: OrderItemInput[]
+) => {
   const errors: FieldError[] = []
   items.forEach((item, i) => {
     const at = `items.${i}`
@@ -58,11 +60,11 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
   const serviceIds = [
     ...new Set(items.filter((item) => item.refType === 'service').map((item) => item.ref as string))
   ]
-  const variants: any[] = skus.length
-    ? await inventoryStores(app).variants._find({ query: { facility, sku: { $in: skus } }, paginate: false })
+  const variants = skus.length
+    ? await deps.stores.variants._find({ query: { facility, sku: { $in: skus } }, paginate: false })
     : []
-  const services: any[] = serviceIds.length
-    ? await stores(app).services._find({ query: { facility, id: { $in: serviceIds } }, paginate: false })
+  const services = serviceIds.length
+    ? await deps.stores.services._find({ query: { facility, id: { $in: serviceIds } }, paginate: false })
     : []
   const variantBySku = new Map(variants.map((v) => [v.sku, v]))
   const serviceById = new Map(services.map((s) => [s.id, s]))
@@ -74,7 +76,7 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
       ...(item.notes !== undefined ? { notes: item.notes } : {})
     }
     if (item.refType === 'inventory-variant') {
-      const variant = variantBySku.get(item.ref)
+      const variant = variantBySku.get(item.ref ?? '')
       if (!variant)
         return errors.push({
           field: `items.${i}.ref`,
@@ -98,7 +100,7 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
       }
     }
     if (item.refType === 'service') {
-      const service = serviceById.get(item.ref)
+      const service = serviceById.get(item.ref ?? '')
       if (!service)
         return errors.push({ field: `items.${i}.ref`, message: 'is not a service of the owner facility' })
       // A catalogue service is priced per whole unit, as on payment intents.
@@ -129,8 +131,11 @@ export const fillOrderItems = async (app: Application, facility: string, items: 
  * never removed; only open variants, else the item is a 400); 4. insert the order as `pending`, with its stamp
  * and first `statusHistory` entry.
  */
-export const createOrder = async (app: Application, data: any) => {
-  const { requestedForTypes } = orderSettings(app)
+export const createOrder = async (
+  deps: Deps,
+  data: RequestOrderData & { createdAt: number; createdBy: string | null }
+) => {
+  const { requestedForTypes } = deps.settings.get('orders')
   const facility = data.owner.organization
   if (!requestedForTypes.includes(data.requestedForType)) {
     throw invalid('data', [
@@ -139,11 +144,11 @@ export const createOrder = async (app: Application, data: any) => {
   }
   const target =
     data.requestedForType === 'patient'
-      ? 'accounts'
+      ? deps.stores.accounts
       : data.requestedForType === 'organization'
-        ? 'organizations'
+        ? deps.stores.organizations
         : null
-  if (target && !(await orNull(serviceAt(app, target)._get(data.requestedFor)))) {
+  if (target && !(await orNull<unknown>(target._get(data.requestedFor)))) {
     throw invalid('data', [
       {
         field: 'requestedFor',
@@ -151,10 +156,10 @@ export const createOrder = async (app: Application, data: any) => {
       }
     ])
   }
-  const { items, skus } = await fillOrderItems(app, facility, data.items)
+  const { items, skus } = await fillOrderItems(deps, facility, data.items)
   if (skus.length) {
-    const { variants } = inventoryStores(app)
-    const marked: any[] = await variants._patch(
+    const { variants } = deps.stores
+    const marked = await variants._patch(
       null,
       { ordered: true },
       multi({ facility, sku: { $in: skus }, archived: { $ne: true } })
@@ -163,8 +168,8 @@ export const createOrder = async (app: Application, data: any) => {
     if (missing.length) {
       throw invalid(
         'data',
-        data.items.flatMap((item: any, i: number) =>
-          item.refType === 'inventory-variant' && missing.includes(item.ref)
+        data.items.flatMap((item, i) =>
+          item.refType === 'inventory-variant' && missing.includes(item.ref ?? '')
             ? [{ field: `items.${i}.ref`, message: 'names an archived variant' }]
             : []
         )
@@ -172,7 +177,7 @@ export const createOrder = async (app: Application, data: any) => {
     }
   }
   const at = data.createdAt
-  return inventoryStores(app).orders._create({
+  return deps.stores.orders._create({
     owner: { organization: facility },
     requestedForType: data.requestedForType,
     requestedFor: data.requestedFor,

@@ -1,14 +1,14 @@
 // Dispatching an order from a stockroom: its inventory-variant items leave the stock, all or nothing.
-import { Conflict, NotFound } from '@feathersjs/errors'
+import { Conflict, GeneralError, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
 import { within } from '../access/rules'
-import { orNull } from '../billing/stores'
+import { errorCode, orNull } from '../billing/store-calls'
 import { invalid } from '../schema/validators'
-import { logger } from '../logger'
 import { applyMovement } from '../inventory/movements'
-import { inventoryStores } from '../inventory/stores'
-import { illegalMove, nextStatuses, statusStamp, type OrderStatus } from './status'
+import type { Stock } from '../services/inventory-stocks/inventory-stocks.schema'
+import { illegalMove, nextStatuses, statusStamp, type OrderStatus, type StoredOrder } from './status'
 
 interface Consumed {
   item: string
@@ -17,17 +17,24 @@ interface Consumed {
   quantity: number
 }
 
+/** A movement a dispatch made (to be taken back if the dispatch does not finish). */
+interface Made {
+  id: string
+  stock: string
+  delta: number
+}
+
 const notFound = (id: string) => new NotFound(`No request order found for id '${id}'`)
 
 /** Takes back the movements of a dispatch that did not finish (one take-back movement each). */
 const undoMovements = async (
-  app: Application,
-  order: any,
-  movements: { id: string; stock: string; delta: number }[],
+  deps: Deps,
+  order: Pick<StoredOrder, 'id'>,
+  movements: Made[],
   by: string | null
 ) => {
   for (const movement of movements) {
-    await applyMovement(app, movement.stock, {
+    await applyMovement(deps, movement.stock, {
       delta: -movement.delta,
       reason: `order ${order.id} dispatch undone`,
       by,
@@ -56,13 +63,13 @@ const undoMovements = async (
  * and releases it, so the order is `ready` again with its stock as it was.
  */
 export const dispatchOrder = async (
-  app: Application,
-  existing: any,
+  deps: Deps,
+  existing: StoredOrder,
   stockroom: string,
   by: string | null,
   scope?: Query | null
-) => {
-  const { orders, stocks, stockrooms } = inventoryStores(app)
+): Promise<StoredOrder> => {
+  const { orders, stocks, stockrooms } = deps.stores
   if (!(nextStatuses[existing.status as OrderStatus] ?? []).includes('dispatched'))
     throw illegalMove(existing, 'dispatched')
   const facility = existing.owner.organization
@@ -70,7 +77,7 @@ export const dispatchOrder = async (
   if (!room || room.facility !== facility)
     throw invalid('data', [{ field: 'stockroom', message: 'is not a stockroom of the owner facility' }])
 
-  const at = Date.now()
+  const at = deps.clock.now()
   const claimed = await orNull(
     orders._patch(
       existing.id,
@@ -87,43 +94,47 @@ export const dispatchOrder = async (
   }
 
   const consumed: Consumed[] = []
-  const made: { id: string; stock: string; delta: number }[] = []
+  const made: Made[] = []
   const release = async () => {
-    await undoMovements(app, claimed, made, by)
+    await undoMovements(deps, claimed, made, by)
     await orNull(
       orders._patch(
         claimed.id,
-        { $set: { dispatching: null, updatedAt: Date.now() }, $inc: { rev: 1 } },
+        { $set: { dispatching: null, updatedAt: deps.clock.now() }, $inc: { rev: 1 } },
         { query: { 'dispatching.at': at } }
       )
     )
   }
-  const items: any[] = claimed.items ?? []
+  const items: StoredOrder['items'] = claimed.items ?? []
   for (const [index, item] of items.entries()) {
     if (item.refType !== 'inventory-variant') continue
-    const found: any[] = await stocks._find({
+    const found = await stocks._find({
       query: { facility, variant: item.ref, stockroom, closed: false, quantity: { $gte: item.quantity } },
       paginate: false
     })
     // Earliest expiry first; stocks without an expiry last (both engines sort a missing field first).
-    const expiry = (stock: any) => (typeof stock.expiresAt === 'number' ? stock.expiresAt : Infinity)
+    const expiry = (stock: Stored<Stock>) =>
+      typeof stock.expiresAt === 'number' ? stock.expiresAt : Infinity
     const candidates = found.sort((a, b) => expiry(a) - expiry(b) || a.createdAt - b.createdAt)
     let served = false
     for (const candidate of candidates) {
       try {
-        const { movement } = await applyMovement(app, candidate.id, {
+        const { movement } = await applyMovement(deps, candidate.id, {
           delta: -item.quantity,
           reason: `order ${claimed.id} dispatched`,
           by,
           order: claimed.id,
           dispatch: at
         })
+        // Applied but no longer recorded: not a state a dispatch can build on (the claim is released below).
+        if (!movement)
+          throw new GeneralError(`Movement of order ${claimed.id} on stock ${candidate.id} is gone`)
         made.push({ id: movement.id, stock: candidate.id, delta: -item.quantity })
         consumed.push({ item: item.id, stock: candidate.id, movement: movement.id, quantity: item.quantity })
         served = true
         break
-      } catch (error: any) {
-        if (error?.code !== 409) {
+      } catch (error) {
+        if (errorCode(error) !== 409) {
           await release()
           throw error
         }
@@ -132,7 +143,7 @@ export const dispatchOrder = async (
     }
     if (!served) {
       await release()
-      const open: any[] = await stocks._find({
+      const open = await stocks._find({
         query: { facility, variant: item.ref, stockroom, closed: false },
         paginate: false
       })
@@ -150,7 +161,7 @@ export const dispatchOrder = async (
     }
   }
 
-  const done = Date.now()
+  const done = deps.clock.now()
   const dispatched = await orNull(
     orders._patch(
       claimed.id,
@@ -170,29 +181,29 @@ export const dispatchOrder = async (
   )
   if (!dispatched) {
     // Recovery (on another process) judged this dispatch interrupted and took it back.
-    logger.warn(`Order ${claimed.id}: dispatch was taken back before it finished`)
+    deps.logger.warn(`Order ${claimed.id}: dispatch was taken back before it finished`)
     throw new Conflict(`Order ${claimed.id} could not be dispatched: try again`, { order: claimed.id })
   }
   return dispatched
 }
 
 /** Takes back dispatches interrupted before `before` (see dispatchOrder). Returns how many it released. */
-export const recoverDispatches = async (app: Application, before: number) => {
-  const { orders, movements } = inventoryStores(app)
+export const recoverDispatches = async (deps: Deps, before: number) => {
+  const { orders, movements } = deps.stores
   let released = 0
   for (const order of await orders._find({ query: { 'dispatching.at': { $lt: before } }, paginate: false })) {
     const at = order.dispatching.at
-    const made: any[] = await movements._find({
+    const made = await movements._find({
       query: { order: order.id, dispatch: at, status: 'applied' },
       paginate: false
     })
-    const undone: any[] = await movements._find({
+    const undone = await movements._find({
       query: { order: order.id, undoes: { $in: made.map((m) => m.id) } },
       paginate: false
     })
     const open = made.filter((m) => !undone.some((u) => u.undoes === m.id))
     await undoMovements(
-      app,
+      deps,
       order,
       open.map((m) => ({ id: m.id, stock: m.stock, delta: m.delta })),
       null
@@ -200,7 +211,7 @@ export const recoverDispatches = async (app: Application, before: number) => {
     await orNull(
       orders._patch(
         order.id,
-        { $set: { dispatching: null, updatedAt: Date.now() }, $inc: { rev: 1 } },
+        { $set: { dispatching: null, updatedAt: deps.clock.now() }, $inc: { rev: 1 } },
         { query: { 'dispatching.at': at } }
       )
     )

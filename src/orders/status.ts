@@ -15,11 +15,15 @@
 // dispatch is under way no other move is made.
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
 import { within } from '../access/rules'
-import { orNull } from '../billing/stores'
+import { orNull } from '../billing/store-calls'
 import { invalid } from '../schema/validators'
-import { inventoryStores } from '../inventory/stores'
+import type { Order } from '../services/request-orders/request-orders.schema'
+
+/** An order as stored: its concurrency counter and the marker of a dispatch under way included. */
+export type StoredOrder = Stored<Order>
 
 export const orderStatuses = [
   'pending',
@@ -45,7 +49,7 @@ export const isFinal = (status: string) =>
 
 const notFound = (id: string) => new NotFound(`No request order found for id '${id}'`)
 
-export const illegalMove = (order: any, to: string) => {
+export const illegalMove = (order: Pick<Order, 'id' | 'status'>, to: string) => {
   const allowed = nextStatuses[order.status as OrderStatus] ?? []
   return new Conflict(
     `Order ${order.id} is ${order.status}: it cannot move to ${to}; ${allowed.length ? `allowed next: ${allowed.join(', ')}` : 'it is final'}`,
@@ -67,21 +71,21 @@ export const statusStamp = (status: string, at: number, by: string | null) => ({
  * and appends to `statusHistory`; 4. if another move won meanwhile, the order is read again and step 2 answers.
  */
 export const changeOrderStatus = async (
-  app: Application,
-  existing: any,
+  deps: Pick<Deps, 'stores' | 'clock'>,
+  existing: StoredOrder,
   status: unknown,
   by: string | null,
   scope?: Query | null
-) => {
-  const { orders } = inventoryStores(app)
+): Promise<StoredOrder> => {
+  const { orders } = deps.stores
   if (typeof status !== 'string' || !(orderStatuses as readonly string[]).includes(status)) {
     throw invalid('data', [{ field: 'changeStatus', message: `must be one of: ${orderStatuses.join(', ')}` }])
   }
-  let current = existing
+  let current: StoredOrder | null = existing
   for (let attempt = 0; attempt < 5; attempt++) {
     if (!(nextStatuses[current.status as OrderStatus] ?? []).includes(status as OrderStatus))
       throw illegalMove(current, status)
-    const at = Date.now()
+    const at = deps.clock.now()
     const moved = await orNull(
       orders._patch(
         current.id,
@@ -112,16 +116,16 @@ export const changeOrderStatus = async (
  * (its `rev`), else read again and retried.
  */
 export const confirmOrderItem = async (
-  app: Application,
-  existing: any,
+  deps: Pick<Deps, 'stores' | 'clock'>,
+  existing: StoredOrder,
   itemId: unknown,
   by: string | null,
   scope?: Query | null
-) => {
-  const { orders } = inventoryStores(app)
-  let current = existing
+): Promise<StoredOrder> => {
+  const { orders } = deps.stores
+  let current: StoredOrder | null = existing
   for (let attempt = 0; attempt < 10; attempt++) {
-    const items: any[] = current.items ?? []
+    const items: Order['items'] = current.items ?? []
     const index = items.findIndex((item) => item.id === itemId)
     if (typeof itemId !== 'string' || index === -1)
       throw invalid('data', [{ field: 'confirmItem', message: `is not an item id of order ${current.id}` }])
@@ -132,7 +136,7 @@ export const confirmOrderItem = async (
       })
     }
     if (items[index].confirmedAt) return current
-    const at = Date.now()
+    const at = deps.clock.now()
     const changed = items.map((item, i) =>
       i === index ? { ...item, confirmedAt: at, confirmedBy: by } : item
     )

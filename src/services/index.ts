@@ -1,6 +1,6 @@
 // Every documented path is a service; each registers itself, its access rules and its hooks.
 import type { Application } from '../declarations'
-import type { Stores } from '../deps'
+import type { Deps, Stores } from '../deps'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
@@ -12,7 +12,7 @@ import { billingItems } from './billing-items/billing-items'
 import { billingPayments } from './billing-payments/billing-payments'
 import { billingCustomers } from './billing-customers/billing-customers'
 import { billingPaymentIntents } from './billing-payment-intents/billing-payment-intents'
-import { billingSettings } from '../billing/settings'
+import { idempotencyStore } from '../billing/idempotency'
 import { webhooks } from './webhooks/webhooks'
 import { webhookEvents } from './webhook-events/webhook-events'
 import { auditEvents } from './audit-events/audit-events'
@@ -25,28 +25,27 @@ import { requestOrders } from './request-orders/request-orders'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 
-export const services = (app: Application) => {
+export const services = (app: Application, deps: Deps) => {
   app.configure(organizationMembers)
   app.configure(accounts)
   app.configure(organizations)
   app.configure(medicalRecords)
   // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
-  billingSettings(app)
-  app.configure(medicalEncounters)
-  app.configure(facilityServices)
-  app.configure(billingInvoices)
-  app.configure(billingItems)
-  app.configure(billingPayments)
+  medicalEncounters(app, deps)
+  facilityServices(app, deps)
+  billingInvoices(app, deps)
+  billingItems(app, deps)
+  billingPayments(app, deps)
   // Customers with cards saved at the card processor (src/providers/processor).
   app.configure(billingCustomers)
   // Payment intents through gateways (src/providers/gateways), with the sandbox approval page.
   app.configure(billingPaymentIntents)
   // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (docs/orders-inventory.md).
-  app.configure(inventoryVariants)
-  app.configure(inventoryStockrooms)
-  app.configure(inventoryStocks)
-  app.configure(inventoryStockMovements)
-  app.configure(requestOrders)
+  inventoryVariants(app, deps)
+  inventoryStockrooms(app, deps)
+  inventoryStocks(app, deps)
+  inventoryStockMovements(app, deps)
+  requestOrders(app, deps)
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   app.configure(subscriptionPackages)
   app.configure(subscriptions)
@@ -83,5 +82,6 @@ export const storesOf = (app: Application): Stores => ({
   subscriptions: app.service('subscriptions'),
   webhooks: app.service('webhooks'),
   deliveries: app.service('webhook-events').deliveries,
-  auditEvents: app.service('audit-events').events
+  auditEvents: app.service('audit-events').events,
+  idempotencyKeys: idempotencyStore(app)
 })

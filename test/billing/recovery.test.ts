@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { restClient, startServer, type TestServer } from '../helpers/app'
 import { invoiceWithItems, pay, setupFacility, type FacilityFixture } from '../helpers/billing'
 import { recoverBilling } from '../../src/billing/recovery'
+import { depsSlot } from '../../src/deps'
 
 describe('billing recovery pass', () => {
   let server: TestServer
@@ -28,7 +29,7 @@ describe('billing recovery pass', () => {
       $inc: { reserved: 2500 },
       $push: { pending: { key: 'vanished-payment', amount: 2500, at: 1 } }
     })
-    const report = await recoverBilling(server.app, everything())
+    const report = await recoverBilling(depsSlot.require(server.app), everything())
     assert.equal(report.reservationsReleased, 1)
     const item = (await restClient(server.url, facility.member.token).get(`/billing-items/${items[0].id}`))
       .body
@@ -58,7 +59,7 @@ describe('billing recovery pass', () => {
       status: 'pending',
       createdAt: Date.now()
     })
-    const report = await recoverBilling(server.app, {
+    const report = await recoverBilling(depsSlot.require(server.app), {
       operationsBefore: Date.now() - 60_000,
       paymentsBefore: Date.now() - 60_000,
       sweepSince: null
@@ -70,18 +71,18 @@ describe('billing recovery pass', () => {
       (await restClient(server.url, facility.biller.token).get(`/billing-payments/${recent.id}`)).status,
       404
     )
-    await recoverBilling(server.app, everything())
+    await recoverBilling(depsSlot.require(server.app), everything())
     await assert.rejects(store('billing-payments')._get(recent.id), { code: 404 })
   })
 
   it('recomputes totals that a crash left stale, and finds nothing to do in a consistent store', async () => {
     const { invoice } = await invoiceWithItems(server.url, facility, [20, 30])
     await store('billing-invoices')._patch(invoice.id, { total: 0, balance: 0, itemCount: 0 })
-    await recoverBilling(server.app, everything())
+    await recoverBilling(depsSlot.require(server.app), everything())
     const fresh = (await restClient(server.url, facility.member.token).get(`/billing-invoices/${invoice.id}`))
       .body
     assert.deepEqual([fresh.total, fresh.balance, fresh.itemCount], [50, 50, 2])
-    const again = await recoverBilling(server.app, everything())
+    const again = await recoverBilling(depsSlot.require(server.app), everything())
     assert.deepEqual(
       Object.entries(again).filter(([key, count]) => key !== 'invoicesRefreshed' && count > 0),
       []

@@ -32,6 +32,7 @@ import { validRecords } from '../fixtures/medical-records'
 import defaults from '../../config/default.json'
 import { startServerProcess } from '../helpers/server-process'
 import { recoverBillingOnce } from '../../src/billing/recovery'
+import { depsSlot } from '../../src/deps'
 import { withLeaseWaiting } from '../../src/cluster/lease'
 import { rebuildEntry } from '../../src/directory/entries'
 import { entrySources } from '../../src/directory/sources'
@@ -555,8 +556,8 @@ describe('several instances on one MongoDB and one Redis', function () {
 
       const everything = { operationsBefore: Date.now() + 1, paymentsBefore: Date.now() + 1, sweepSince: 0 }
       const reports = await Promise.all([
-        recoverBillingOnce(pair.a.app, everything),
-        recoverBillingOnce(pair.b.app, everything)
+        recoverBillingOnce(pair.a.app, depsSlot.require(pair.a.app), everything),
+        recoverBillingOnce(pair.b.app, depsSlot.require(pair.b.app), everything)
       ])
       const ran = reports.filter((report) => report !== null)
       assert.equal(ran.length, 1, 'one instance ran the pass, the other found the lease taken')
@@ -572,7 +573,7 @@ describe('several instances on one MongoDB and one Redis', function () {
         10
       )
       // The lease is released: the next pass runs (and finds nothing left to release).
-      const next = await recoverBillingOnce(pair.b.app, everything)
+      const next = await recoverBillingOnce(pair.b.app, depsSlot.require(pair.b.app), everything)
       assert.ok(next)
       assert.equal(next.reservationsReleased, 0)
     })

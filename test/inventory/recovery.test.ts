@@ -10,6 +10,7 @@ import {
 } from '../helpers/inventory'
 import { applyMovement, recoverStockMovements } from '../../src/inventory/movements'
 import { recoverDispatches } from '../../src/orders/dispatch'
+import { depsSlot } from '../../src/deps'
 
 describe('inventory recovery pass', () => {
   let server: TestServer
@@ -66,7 +67,7 @@ describe('inventory recovery pass', () => {
       'pending movements are invisible'
     )
 
-    await recoverStockMovements(server.app, Date.now() + 1)
+    await recoverStockMovements(depsSlot.require(server.app), Date.now() + 1)
     assert.equal((await store('inventory-stock-movements')._get(reached.id)).status, 'applied')
     await assert.rejects(store('inventory-stock-movements')._get(lost.id), { code: 404 })
     assert.equal(await quantityOf(stock.id), 8)
@@ -96,7 +97,7 @@ describe('inventory recovery pass', () => {
     // What a process that died during step 3 of the dispatch leaves: the claim and one movement of it.
     const at = 5
     await store('request/orders')._patch(order.id, { dispatching: { stockroom: room.id, at, by: null } })
-    await applyMovement(server.app, stock.id, {
+    await applyMovement(depsSlot.require(server.app), stock.id, {
       delta: -4,
       reason: `order ${order.id} dispatched`,
       by: null,
@@ -110,10 +111,14 @@ describe('inventory recovery pass', () => {
       'no move while a dispatch is under way'
     )
 
-    assert.equal(await recoverDispatches(server.app, Date.now() + 1), 1)
+    assert.equal(await recoverDispatches(depsSlot.require(server.app), Date.now() + 1), 1)
     assert.equal(await quantityOf(stock.id), 6)
     assert.equal(await ledgerSum(stock.id), 6)
-    assert.equal(await recoverDispatches(server.app, Date.now() + 1), 0, 'nothing is taken back twice')
+    assert.equal(
+      await recoverDispatches(depsSlot.require(server.app), Date.now() + 1),
+      0,
+      'nothing is taken back twice'
+    )
     const dispatched = await api.patch(`/request/orders/${order.id}`, {
       changeStatus: 'dispatched',
       stockroom: room.id

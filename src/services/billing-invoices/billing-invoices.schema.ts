@@ -1,7 +1,7 @@
 // invoiceSchema → Invoice → invoiceDataSchema → invoicePatchSchema → invoiceQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
-import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
+import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../schema/billing'
 import { omittingResolver } from '../../schema/resolvers'
 
 const invoiceFields = {
@@ -20,7 +20,7 @@ export const invoiceSchema = Type.Object(
     facility: IdString(),
     ...invoiceFields,
     currency: Currency(),
-    // The medical encounter that created this invoice, if any.
+    // The medical encounter that created this invoice, or null.
     encounter: Type.Union([IdString(), Type.Null()]),
     ...stateFields,
     // Computed by the server from the items (price × quantity) and their payments.

@@ -5,6 +5,7 @@
 // privilege or superadmin.
 import { authenticate } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { invoiceAudit } from '../../billing/audit'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -12,10 +13,9 @@ import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
-import { billingSettings } from '../../billing/settings'
-import { checkBillingValues } from '../../billing/validate'
+import { checkBillingValues } from '../../hooks/check-billing-values'
 import { BillingInvoiceService } from './billing-invoices.class'
 import {
   invoiceDataSchema,
@@ -31,8 +31,8 @@ declare module '../../declarations' {
   }
 }
 
-export const billingInvoices = (app: Application) => {
-  app.use(billingInvoicePath, new BillingInvoiceService(app), {
+export const billingInvoices = (app: Application, deps: Deps) => {
+  app.use(billingInvoicePath, new BillingInvoiceService(app, deps), {
     methods: [...billingInvoiceMethods],
     events: []
   })
@@ -41,7 +41,9 @@ export const billingInvoices = (app: Application) => {
   defineAccess(app, billingInvoicePath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) =>
-      method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access),
+      method === 'remove'
+        ? billingScope(access, deps.settings.get('billing').privilege)
+        : facilityScope(access),
     // Members of the facility create its invoices.
     create: (access, data) => requireMember(access, data.facility),
     ...facilityOwned,

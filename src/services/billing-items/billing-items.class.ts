@@ -3,23 +3,28 @@
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { StoreAdapter } from '../../store/adapter'
+import type { Deps } from '../../deps'
 import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
+import { ResourceService } from '../resource'
 import type { CreatedFields } from '../../hooks/set-created'
+import { accessOf } from '../../hooks/scope-access'
 import { invalid } from '../../schema/validators'
+import { actorOf, finalizeScope } from '../../billing/access'
 import { removeItemCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
-import { actorOf, finalizeScope } from '../../billing/hooks'
-import { amountMinorOf, maxAmountMinor, toMajor } from '../../billing/money'
-import { announceChange } from '../../jobs/announce'
-import { billingSettings } from '../../billing/settings'
-import { orNull, paths, stores } from '../../billing/stores'
+import { amountMinorOf, maxAmountMinor, toMajor } from '../../schema/money'
+import { orNull } from '../../billing/store-calls'
 import { refreshTotalsAfterChange } from '../../billing/totals'
 import type { Item } from './billing-items.schema'
-import type { BillingItemData, BillingItemPatch, BillingItemQuery } from './billing-items.shared'
+import {
+  billingItemPath,
+  type BillingItemData,
+  type BillingItemPatch,
+  type BillingItemQuery
+} from './billing-items.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'billing-items',
   indexes: [
     { fields: { invoice: 1 } },
@@ -59,7 +64,7 @@ const checkAmount = (amountMinor: number, decimals: number) => {
 
 // The unit price of an item: the one sent, or for a service item its service's price.
 const priceFor = async (
-  app: Application,
+  deps: Pick<Deps, 'stores'>,
   owner: { facility: string; currency: string },
   type: string,
   ref: string | undefined,
@@ -73,7 +78,7 @@ const priceFor = async (
     throw invalid('data', [
       { field: 'ref', message: `is required for ${serviceItemType} items (a service id)` }
     ])
-  const service = await orNull(stores(app).services._get(ref))
+  const service = await orNull(deps.stores.services._get(ref))
   if (!service || service.facility !== owner.facility)
     throw invalid('data', [{ field: 'ref', message: 'is not a service of this facility' }])
   if (service.currency !== owner.currency) {
@@ -87,14 +92,14 @@ const priceFor = async (
   return { price: price ?? service.price, name: service.name as string | undefined }
 }
 
-export class BillingItemService extends StoreAdapter<
+export class BillingItemService extends ResourceService<
   Stored<Item>,
   BillingItemData,
   BillingItemPatch,
   BillingItemQuery
 > {
-  constructor(app: Application) {
-    super(app, getOptions(app))
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, billingItemPath, getOptions())
   }
 
   /**
@@ -102,17 +107,21 @@ export class BillingItemService extends StoreAdapter<
    * takes its service's price unless one is sent), amount = price × quantity; removed again if the invoice was
    * finalized or deleted meanwhile; the invoice's totals follow.
    */
-  async create(data: BillingItemData & CreatedFields, _params?: ItemParams): Promise<Stored<Item>> {
-    const { app } = this
-    const { invoices, items } = stores(app)
-    const decimals = billingSettings(app).moneyDecimals
+  async create(data: BillingItemData & CreatedFields, params?: ItemParams): Promise<Stored<Item>> {
+    return this.write('create', null, params, () => this.addItem(data))
+  }
+
+  private async addItem(data: BillingItemData & CreatedFields): Promise<Stored<Item>> {
+    const { deps } = this
+    const { invoices, items } = deps.stores
+    const decimals = deps.settings.get('billing').moneyDecimals
     const invoice = await orNull(invoices._get(data.invoice))
     if (!invoice || invoice.deleting) {
       throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
     }
     if (invoice.status !== 'draft') throw invoiceFinalized(invoice.id)
 
-    const priced = await priceFor(app, invoice, data.type, data.ref, data.price)
+    const priced = await priceFor(deps, invoice, data.type, data.ref, data.price)
     const quantity = data.quantity ?? 1
     const amountMinor = amountMinorOf(priced.price, quantity, decimals)
     checkAmount(amountMinor, decimals)
@@ -137,7 +146,7 @@ export class BillingItemService extends StoreAdapter<
       deleting: false,
       createdAt: data.createdAt,
       createdBy: data.createdBy,
-      updatedAt: Date.now()
+      updatedAt: deps.clock.now()
     })
     faultPoint('item:inserted')
 
@@ -146,14 +155,14 @@ export class BillingItemService extends StoreAdapter<
     if (!after || after.deleting || after.status !== 'draft') {
       const removed = await orNull(items._remove(item.id))
       if (removed) {
-        await announceChange(app, paths.items, 'removed', removed)
+        await deps.announce(billingItemPath, 'removed', removed)
         // A refresh for another item may have counted this one in the meantime.
-        await refreshTotalsAfterChange(app, invoice.id)
+        await refreshTotalsAfterChange(deps, invoice.id)
       }
       if (!after || after.deleting) throw new NotFound(`No billing invoice found for id '${invoice.id}'`)
       throw invoiceFinalized(invoice.id)
     }
-    await refreshTotalsAfterChange(app, invoice.id)
+    await refreshTotalsAfterChange(deps, invoice.id)
     return item
   }
 
@@ -162,18 +171,32 @@ export class BillingItemService extends StoreAdapter<
    * reservations); `finalize: true` finalizes it in the same write (billing privilege, 403 otherwise).
    */
   async patch(id: NullableId, data: BillingItemPatch, params: ItemParams = {}): Promise<Stored<Item>> {
-    const { app } = this
-    const { items } = stores(app)
-    const settings = billingSettings(app)
-    const existing = params.existing ?? (await items._get(id as Id))
+    return this.write('patch', id, params, () => this.changeItem(id, data, params))
+  }
+
+  private async changeItem(
+    id: NullableId,
+    data: BillingItemPatch,
+    params: ItemParams
+  ): Promise<Stored<Item>> {
+    const { deps } = this
+    const { items } = deps.stores
+    const settings = deps.settings.get('billing')
+    const existing: Stored<Item> = params.existing ?? (await items._get(id as Id))
     if (existing.status !== 'draft') throw itemFinalized(existing.id, 'changed')
     const { finalize, ...fields } = data
     // Finalizing narrows the write to the facilities where the caller may bill (403 otherwise).
     const scope = finalize
-      ? await finalizeScope({ app, params }, existing, 'Finalizing an item')
+      ? finalizeScope(
+          params.provider ? await accessOf({ app: this.app, params }) : null,
+          params.writeScope,
+          existing.facility,
+          settings.privilege,
+          'Finalizing an item'
+        )
       : params.writeScope
 
-    const now = Date.now()
+    const now = deps.clock.now()
     const changes: Record<string, unknown> = { ...fields, updatedAt: now }
     const query: Record<string, unknown> = { status: 'draft', deleting: { $ne: true } }
     const repricing = ['type', 'ref', 'price', 'quantity'].some((field) => field in fields)
@@ -183,7 +206,7 @@ export class BillingItemService extends StoreAdapter<
       const ref = 'ref' in fields ? fields.ref : existing.ref
       const serviceChanged = type === serviceItemType && (type !== existing.type || ref !== existing.ref)
       const priced = await priceFor(
-        app,
+        deps,
         existing,
         type,
         ref,
@@ -202,7 +225,7 @@ export class BillingItemService extends StoreAdapter<
       query.reserved = { $lte: amountMinor }
     }
     if (finalize)
-      Object.assign(changes, { status: 'finalized', finalizedAt: now, finalizedBy: actorOf({ params }) })
+      Object.assign(changes, { status: 'finalized', finalizedAt: now, finalizedBy: actorOf(params) })
 
     const updated = await orNull(items._patch(existing.id, changes, { query: within(query, scope) }))
     if (!updated) {
@@ -219,17 +242,19 @@ export class BillingItemService extends StoreAdapter<
         }
       )
     }
-    if (repricing) await refreshTotalsAfterChange(app, existing.invoice)
+    if (repricing) await refreshTotalsAfterChange(deps, existing.invoice)
     return updated
   }
 
   /** Removes a draft item with its payments (durably: removeItemCascade); a finalized item stays (409). */
   async remove(id: NullableId, params: ItemParams = {}): Promise<Stored<Item>> {
-    const existing = params.existing
-    if (existing && existing.status !== 'draft') throw itemFinalized(existing.id, 'removed')
-    return removeItemCascade(this.app, existing?.id ?? (id as string), {
-      draftOnly: true,
-      scope: params.writeScope
+    return this.write('remove', id, params, async () => {
+      const existing: Stored<Item> | undefined = params.existing
+      if (existing && existing.status !== 'draft') throw itemFinalized(existing.id, 'removed')
+      return removeItemCascade(this.deps, existing?.id ?? (id as string), {
+        draftOnly: true,
+        scope: params.writeScope
+      })
     })
   }
 }

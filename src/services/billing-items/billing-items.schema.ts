@@ -1,11 +1,9 @@
 // itemSchema → Item → itemDataSchema → itemPatchSchema → itemQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
-import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../billing/schema'
-import type { Application } from '../../declarations'
+import { Currency, FinalizeFlag, ListValue, Money, stateFields } from '../../schema/billing'
 import { resolve } from '@feathersjs/schema'
-import { toMajor } from '../../billing/money'
-import { billingSettings } from '../../billing/settings'
+import { toMajor } from '../../schema/money'
 import { hidden, type ResolverContext } from '../../schema/resolvers'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })
@@ -95,7 +93,8 @@ const major = (
 ) => {
   if (typeof item.amountMinor !== 'number') return value
   const reserved = typeof item.reserved === 'number' ? item.reserved : 0
-  return toMajor(minor(item.amountMinor, reserved), billingSettings(context.app as Application).moneyDecimals) // (the resolver runs in this app's hooks)
+  const decimals = context.app.get('billing').moneyDecimals
+  return toMajor(minor(item.amountMinor, reserved), decimals)
 }
 
 /** What clients see of an item: no internals; `paid` and `balance` from the reservation counter. */

@@ -6,6 +6,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { invoiceChildAudit } from '../../billing/audit'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -13,11 +14,10 @@ import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, isMember } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
-import { billingSettings } from '../../billing/settings'
-import { orNull, stores } from '../../billing/stores'
-import { checkBillingValues } from '../../billing/validate'
+import { orNull } from '../../billing/store-calls'
+import { checkBillingValues } from '../../hooks/check-billing-values'
 import { BillingItemService } from './billing-items.class'
 import {
   itemDataSchema,
@@ -33,23 +33,28 @@ declare module '../../declarations' {
   }
 }
 
-export const billingItems = (app: Application) => {
-  app.use(billingItemPath, new BillingItemService(app), { methods: [...billingItemMethods], events: [] })
+export const billingItems = (app: Application, deps: Deps) => {
+  app.use(billingItemPath, new BillingItemService(app, deps), {
+    methods: [...billingItemMethods],
+    events: []
+  })
   app.service(billingItemPath).populatable = true
 
   defineAccess(app, billingItemPath, {
     read: (access) => ({ ...facilityScope(access), deleting: { $ne: true } }),
     write: (access, method) =>
-      method === 'remove' ? billingScope(access, billingSettings(app).privilege) : facilityScope(access),
+      method === 'remove'
+        ? billingScope(access, deps.settings.get('billing').privilege)
+        : facilityScope(access),
     // Members of the invoice's facility add items (an invoice of another facility is a 404).
     create: async (access, data) => {
-      const invoice = await orNull(stores(app).invoices._get(data.invoice))
+      const invoice = await orNull(deps.stores.invoices._get(data.invoice))
       if (!invoice || !isMember(access, invoice.facility))
         throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
     },
     ...facilityOwned,
     // A patient's billing documents are in the audit trail (docs/audit-trail.md): the patient is the invoice's.
-    audit: invoiceChildAudit
+    audit: invoiceChildAudit(deps.stores)
   })
 
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])

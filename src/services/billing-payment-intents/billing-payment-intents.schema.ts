@@ -1,7 +1,7 @@
 // intentSchema → Intent → intentDataSchema → intentPatchSchema → intentQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
-import { Currency, Money } from '../../billing/schema'
+import { Currency, Money } from '../../schema/billing'
 import { omittingResolver } from '../../schema/resolvers'
 
 const Quantity = (description?: string) =>

@@ -15,14 +15,16 @@ import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
-import { idempotencyKey, idempotencyStore } from '../../hooks/idempotency-key'
+import { idempotencyKey } from '../../hooks/idempotency-key'
+import { idempotencyStore } from '../../billing/idempotency'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingFacilities, requireBilling } from '../../billing/access'
 import { invoiceChildAudit } from '../../billing/audit'
-import { oneAtATime } from '../../billing/hooks'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
-import { orNull, stores } from '../../billing/stores'
+import { orNull } from '../../billing/store-calls'
+import { depsSlot } from '../../deps'
 import { gatewaySettings } from '../../providers/gateways'
 import { createIntentService, type BillingPaymentIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
@@ -67,7 +69,7 @@ export const billingPaymentIntents = (app: Application) => {
       if (data.facility !== undefined)
         requireBilling(access, data.facility, privilege, 'Creating a payment intent')
       if (data.invoice !== undefined) {
-        const invoice = await orNull(stores(app).invoices._get(data.invoice))
+        const invoice = await orNull(depsSlot.require(app).stores.invoices._get(data.invoice))
         if (!invoice || invoice.deleting || !organizationIds(access).includes(invoice.facility))
           throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
         if (invoice.facility !== data.facility)
@@ -80,7 +82,7 @@ export const billingPaymentIntents = (app: Application) => {
     audience: (doc) => (doc.facility ? [`organizations/${doc.facility}`] : [`accounts/${doc.account}`]),
     organizations: (doc) => (doc.facility ? [doc.facility] : []),
     // An intent paying a patient's invoice is in the audit trail with that patient (docs/audit-trail.md).
-    audit: invoiceChildAudit
+    audit: invoiceChildAudit(depsSlot.require(app).stores)
   })
 
   app.service(billingPaymentIntentPath).hooks({

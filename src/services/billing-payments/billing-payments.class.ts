@@ -3,19 +3,25 @@
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { StoreAdapter } from '../../store/adapter'
+import type { Deps } from '../../deps'
 import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
+import { ResourceService } from '../resource'
 import type { CreatedFields } from '../../hooks/set-created'
 import { invalid } from '../../schema/validators'
-import { actorOf } from '../../billing/hooks'
+import { actorOf } from '../../billing/access'
 import { recordPayment } from '../../billing/payments'
-import { orNull, stores } from '../../billing/stores'
+import { orNull } from '../../billing/store-calls'
 import { voidPayment } from '../../billing/void'
 import type { Payment } from './billing-payments.schema'
-import type { BillingPaymentData, BillingPaymentPatch, BillingPaymentQuery } from './billing-payments.shared'
+import {
+  billingPaymentPath,
+  type BillingPaymentData,
+  type BillingPaymentPatch,
+  type BillingPaymentQuery
+} from './billing-payments.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'billing-payments',
   indexes: [
     { fields: { item: 1 } },
@@ -30,21 +36,23 @@ export const getOptions = (_app: Application): StoreOptions => ({
 
 type PaymentParams = StoreParams<BillingPaymentQuery>
 
-export class BillingPaymentService extends StoreAdapter<
+export class BillingPaymentService extends ResourceService<
   Stored<Payment>,
   BillingPaymentData,
   BillingPaymentPatch,
   BillingPaymentQuery
 > {
-  constructor(app: Application) {
-    super(app, getOptions(app))
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, billingPaymentPath, getOptions())
   }
 
   /** Records a payment against its item (404 for a missing item; 409 past the item's balance: recordPayment). */
-  async create(data: BillingPaymentData & CreatedFields, _params?: PaymentParams): Promise<Stored<Payment>> {
-    const item = await orNull(stores(this.app).items._get(data.item))
-    if (!item || item.deleting) throw new NotFound(`No billing item found for id '${data.item}'`)
-    return recordPayment(this.app, item, data)
+  async create(data: BillingPaymentData & CreatedFields, params?: PaymentParams): Promise<Stored<Payment>> {
+    return this.write('create', null, params, async () => {
+      const item = await orNull(this.deps.stores.items._get(data.item))
+      if (!item || item.deleting) throw new NotFound(`No billing item found for id '${data.item}'`)
+      return recordPayment(this.deps, item, data)
+    })
   }
 
   /**
@@ -56,8 +64,17 @@ export class BillingPaymentService extends StoreAdapter<
     data: BillingPaymentPatch,
     params: PaymentParams = {}
   ): Promise<Stored<Payment>> {
-    const { payments } = stores(this.app)
-    const existing = params.existing ?? (await payments._get(id as Id))
+    return this.write('patch', id, params, () => this.changePayment(id, data, params))
+  }
+
+  private async changePayment(
+    id: NullableId,
+    data: BillingPaymentPatch,
+    params: PaymentParams
+  ): Promise<Stored<Payment>> {
+    const { deps } = this
+    const { payments } = deps.stores
+    const existing: Stored<Payment> = params.existing ?? (await payments._get(id as Id))
     const { void: voiding, voidReason, ...rest } = data
     if (voiding) {
       const extra = Object.keys(rest)
@@ -66,7 +83,7 @@ export class BillingPaymentService extends StoreAdapter<
           'data',
           extra.map((field) => ({ field, message: 'cannot be changed together with void' }))
         )
-      return voidPayment(this.app, existing.id, actorOf({ params }), voidReason, params.writeScope)
+      return voidPayment(deps, existing.id, actorOf(params), voidReason, params.writeScope)
     }
     if (voidReason !== undefined)
       throw invalid('data', [{ field: 'voidReason', message: 'is only accepted with void: true' }])
@@ -76,11 +93,11 @@ export class BillingPaymentService extends StoreAdapter<
       })
     if (existing.status !== 'draft') throw notDraft()
     const { finalize, ...fields } = rest
-    const now = Date.now()
+    const now = deps.clock.now()
     const changes = {
       ...fields,
       updatedAt: now,
-      ...(finalize ? { status: 'finalized', finalizedAt: now, finalizedBy: actorOf({ params }) } : {})
+      ...(finalize ? { status: 'finalized', finalizedAt: now, finalizedBy: actorOf(params) } : {})
     }
     const updated = await orNull(
       payments._patch(existing.id, changes, { query: within({ status: 'draft' }, params.writeScope) })

@@ -1,7 +1,7 @@
 // paymentSchema → Payment → paymentDataSchema → paymentPatchSchema → paymentQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
-import { Currency, FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
+import { Currency, FinalizeFlag, ListValue, stateFields } from '../../schema/billing'
 import { omittingResolver } from '../../schema/resolvers'
 
 /** A payment amount: more than 0 (and at most `billing.moneyDecimals` decimals, checked by the hooks). */

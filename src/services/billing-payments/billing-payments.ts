@@ -1,5 +1,5 @@
 // Billing payments: money received against one item, on a draft or finalized invoice alike. An item may
-// have several payments, and their sum never exceeds the item's price × quantity — under any concurrency,
+// have several payments, and their sum never exceeds the item's price × quantity — under every concurrency,
 // on either engine (src/billing/payments.ts): the payment that would cross it is a 409 naming the remaining
 // balance. Recording, changing, finalizing and voiding payments need the billing privilege or superadmin;
 // members read them. A wrong payment is voided (PATCH { void: true, voidReason }: it stays, marked voided, and
@@ -7,6 +7,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { invoiceChildAudit } from '../../billing/audit'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -15,10 +16,9 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { externalView } from '../../schema/external'
 import { billingScope, facilityOwned, facilityScope, isMember, requireBilling } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
-import { billingSettings } from '../../billing/settings'
-import { orNull, stores } from '../../billing/stores'
-import { checkBillingValues } from '../../billing/validate'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
+import { orNull } from '../../billing/store-calls'
+import { checkBillingValues } from '../../hooks/check-billing-values'
 import { BillingPaymentService } from './billing-payments.class'
 import {
   paymentDataSchema,
@@ -34,8 +34,8 @@ declare module '../../declarations' {
   }
 }
 
-export const billingPayments = (app: Application) => {
-  app.use(billingPaymentPath, new BillingPaymentService(app), {
+export const billingPayments = (app: Application, deps: Deps) => {
+  app.use(billingPaymentPath, new BillingPaymentService(app, deps), {
     methods: [...billingPaymentMethods],
     events: []
   })
@@ -44,18 +44,18 @@ export const billingPayments = (app: Application) => {
   defineAccess(app, billingPaymentPath, {
     // A payment whose recording is still in progress (`pending`) is not shown.
     read: (access) => ({ ...facilityScope(access), status: { $in: ['draft', 'finalized', 'voided'] } }),
-    write: (access) => billingScope(access, billingSettings(app).privilege),
+    write: (access) => billingScope(access, deps.settings.get('billing').privilege),
     // Recording a payment needs the billing privilege (or superadmin) in the item's facility; an item of
     // another facility is a 404.
     create: async (access, data) => {
-      const item = await orNull(stores(app).items._get(data.item))
+      const item = await orNull(deps.stores.items._get(data.item))
       if (!item || !isMember(access, item.facility))
         throw new NotFound(`No billing item found for id '${data.item}'`)
-      requireBilling(access, item.facility, billingSettings(app).privilege, 'Recording a payment')
+      requireBilling(access, item.facility, deps.settings.get('billing').privilege, 'Recording a payment')
     },
     ...facilityOwned,
     // A patient's billing documents are in the audit trail (docs/audit-trail.md): the patient is the invoice's.
-    audit: invoiceChildAudit
+    audit: invoiceChildAudit(deps.stores)
   })
 
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])

@@ -1,14 +1,18 @@
-// The stock-movement ledger's store: written only by src/inventory/movements.ts (internal calls).
+// The stock-movement ledger: read-only for clients, written only by src/inventory/movements.ts (through
+// `deps.stores.movements`, announced there).
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, Stored } from '../../store'
+import { ResourceService } from '../resource'
 import type { StockMovement } from './inventory-stock-movements.schema'
-import type {
-  InventoryStockMovementData,
-  InventoryStockMovementPatch,
-  InventoryStockMovementQuery
+import {
+  inventoryStockMovementPath,
+  type InventoryStockMovementData,
+  type InventoryStockMovementPatch,
+  type InventoryStockMovementQuery
 } from './inventory-stock-movements.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'inventory-stock-movements',
   indexes: [
     { fields: { stock: 1, createdAt: 1 } },
@@ -18,18 +22,13 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-/** The inventory-stock-movements service as the app holds it: the store's adapter typed by the schemas. */
-export type InventoryStockMovementService = StoreService<
+export class InventoryStockMovementService extends ResourceService<
   Stored<StockMovement>,
   InventoryStockMovementData,
   InventoryStockMovementPatch,
   InventoryStockMovementQuery
->
-
-export const createMovementService = (app: Application): InventoryStockMovementService =>
-  createStore<
-    Stored<StockMovement>,
-    InventoryStockMovementData,
-    InventoryStockMovementPatch,
-    InventoryStockMovementQuery
-  >(app, getOptions(app))
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, inventoryStockMovementPath, getOptions())
+  }
+}

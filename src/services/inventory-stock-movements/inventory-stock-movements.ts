@@ -4,12 +4,13 @@
 import { authenticate } from '@feathersjs/authentication'
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
-import { createMovementService, type InventoryStockMovementService } from './inventory-stock-movements.class'
+import { InventoryStockMovementService } from './inventory-stock-movements.class'
 import { movementQuerySchema } from './inventory-stock-movements.schema'
 import { inventoryStockMovementMethods, inventoryStockMovementPath } from './inventory-stock-movements.shared'
 
@@ -19,8 +20,8 @@ declare module '../../declarations' {
   }
 }
 
-export const inventoryStockMovements = (app: Application) => {
-  const service = createMovementService(app)
+export const inventoryStockMovements = (app: Application, deps: Deps) => {
+  const service = new InventoryStockMovementService(app, deps)
   // Clients cannot create movements, but the server does: webhooks may subscribe to `inventory-stock-movements.create`.
   service.eventMethods = ['create']
   app.use(inventoryStockMovementPath, service, { methods: [...inventoryStockMovementMethods], events: [] })

@@ -1,57 +1,66 @@
-// The inventory-stockrooms store and its class: a stockroom that ever held a stock is never removed (409).
+// The inventory-stockrooms service: a stockroom that ever held a stock is never removed (409).
 import { Conflict, NotFound } from '@feathersjs/errors'
-import type { NullableId, Params } from '@feathersjs/feathers'
+import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
+import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
-import { orNull } from '../../billing/stores'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import { orNull } from '../../billing/store-calls'
+import type { CreatedFields } from '../../hooks/set-created'
+import { ResourceService } from '../resource'
 import type { Stockroom } from './inventory-stockrooms.schema'
-import type {
-  InventoryStockroomData,
-  InventoryStockroomPatch,
-  InventoryStockroomQuery
+import {
+  inventoryStockroomPath,
+  type InventoryStockroomData,
+  type InventoryStockroomPatch,
+  type InventoryStockroomQuery
 } from './inventory-stockrooms.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'inventory-stockrooms',
   indexes: [{ fields: { facility: 1, name: 1 } }]
 })
 
-const stockroomMethods = (Base: any) =>
-  class InventoryStockroomService extends Base {
-    async create(data: any, _params?: Params) {
-      return this._create({ ...data, stocked: false, updatedAt: data.createdAt })
-    }
+type StockroomParams = StoreParams<InventoryStockroomQuery>
 
-    async patch(id: NullableId, data: any, params: Params = {}) {
-      return this._patch(id, { ...data, updatedAt: Date.now() }, { query: within({}, params.writeScope) })
-    }
-
-    // One conditional delete: only while no stock was ever created in it.
-    async remove(id: NullableId, params: Params = {}) {
-      const removed = await orNull(
-        this._remove(id, { query: within({ stocked: { $ne: true } }, params.writeScope) })
-      )
-      if (removed) return removed
-      const fresh: any = await orNull(this._get(id, { query: within({}, params.writeScope) }))
-      if (!fresh) throw new NotFound(`No inventory stockroom found for id '${id}'`)
-      throw new Conflict(`Stockroom ${fresh.id} holds or held stocks and cannot be removed`, {
-        stockroom: fresh.id
-      })
-    }
-  }
-
-/** The inventory-stockrooms service as the app holds it: the store's adapter typed by the schemas. */
-export type InventoryStockroomService = StoreService<
+export class InventoryStockroomService extends ResourceService<
   Stored<Stockroom>,
   InventoryStockroomData,
   InventoryStockroomPatch,
   InventoryStockroomQuery
->
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, inventoryStockroomPath, getOptions())
+  }
 
-export const createStockroomService = (app: Application): InventoryStockroomService =>
-  createStore<Stored<Stockroom>, InventoryStockroomData, InventoryStockroomPatch, InventoryStockroomQuery>(
-    app,
-    getOptions(app),
-    stockroomMethods
-  )
+  async create(data: InventoryStockroomData & CreatedFields, params?: StockroomParams) {
+    return this.write('create', null, params, () =>
+      this.store._create({ ...data, stocked: false, updatedAt: data.createdAt })
+    )
+  }
+
+  async patch(id: NullableId, data: InventoryStockroomPatch, params: StockroomParams = {}) {
+    return this.write('patch', id, params, () =>
+      this.store._patch(
+        id as Id,
+        { ...data, updatedAt: this.deps.clock.now() },
+        { query: within({}, params.writeScope) }
+      )
+    )
+  }
+
+  // One conditional delete: only while no stock was ever created in it.
+  async remove(id: NullableId, params: StockroomParams = {}) {
+    return this.write('remove', id, params, async () => {
+      const removed = await orNull(
+        this.store._remove(id as Id, { query: within({ stocked: { $ne: true } }, params.writeScope) })
+      )
+      if (removed) return removed
+      const fresh = await orNull(this.store._get(id as Id, { query: within({}, params.writeScope) }))
+      if (!fresh) throw new NotFound(`No inventory stockroom found for id '${id}'`)
+      throw new Conflict(`Stockroom ${fresh.id} holds or held stocks and cannot be removed`, {
+        stockroom: fresh.id
+      })
+    })
+  }
+}

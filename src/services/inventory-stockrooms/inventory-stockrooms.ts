@@ -2,16 +2,16 @@
 // privilege (or superadmin) creates, renames and removes them (a stockroom that held stocks is kept: 409).
 import { authenticate } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { inventoryScope, requireInventory } from '../../inventory/access'
-import { inventorySettings } from '../../inventory/settings'
-import { createStockroomService, type InventoryStockroomService } from './inventory-stockrooms.class'
+import { InventoryStockroomService } from './inventory-stockrooms.class'
 import {
   stockroomDataSchema,
   stockroomPatchSchema,
@@ -25,13 +25,13 @@ declare module '../../declarations' {
   }
 }
 
-export const inventoryStockrooms = (app: Application) => {
-  app.use(inventoryStockroomPath, createStockroomService(app), {
+export const inventoryStockrooms = (app: Application, deps: Deps) => {
+  app.use(inventoryStockroomPath, new InventoryStockroomService(app, deps), {
     methods: [...inventoryStockroomMethods],
     events: []
   })
   app.service(inventoryStockroomPath).populatable = true
-  const { privilege } = inventorySettings(app)
+  const { privilege } = deps.settings.get('inventory')
 
   defineAccess(app, inventoryStockroomPath, {
     read: (access) => facilityScope(access),

@@ -1,16 +1,25 @@
-// The inventory-stocks store and its class: create and movements call src/inventory/movements.ts.
+// The inventory-stocks service: create and movements call src/inventory/movements.ts.
 import { NotFound } from '@feathersjs/errors'
-import type { Id, NullableId, Params } from '@feathersjs/feathers'
+import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
+import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
-import { orNull } from '../../billing/stores'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import { orNull } from '../../billing/store-calls'
+import type { CreatedFields } from '../../hooks/set-created'
 import { invalid } from '../../schema/validators'
 import { createStock, moveStock, requestedDelta } from '../../inventory/movements'
-import type { Stock } from './inventory-stocks.schema'
-import type { InventoryStockData, InventoryStockPatch, InventoryStockQuery } from './inventory-stocks.shared'
+import { ResourceService } from '../resource'
+import type { Static } from '@feathersjs/typebox'
+import type { Stock, stockPatchSchema } from './inventory-stocks.schema'
+import {
+  inventoryStockPath,
+  type InventoryStockData,
+  type InventoryStockPatch,
+  type InventoryStockQuery
+} from './inventory-stocks.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'inventory-stocks',
   indexes: [
     // One stock per (variant, stockroom, lot) of a facility; `$populateStocks` reads by (facility, variant).
@@ -21,20 +30,36 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-const stockMethods = (app: Application) => (Base: any) =>
-  class InventoryStockService extends Base {
-    async create(data: any, _params?: Params) {
-      return createStock(app, data)
-    }
+type StockParams = StoreParams<InventoryStockQuery>
+/** A PATCH body as the class receives it: a `$inc` operator was moved to `params.operators` by the app's hooks. */
+type StockPatchBody = Static<typeof stockPatchSchema>
 
-    // A movement (`adjust` + `reason`, or `$inc: { quantity }`), or a change of reorderLevel/expiresAt — never
-    // both in one PATCH, so a refused movement changes nothing.
-    async patch(id: NullableId, data: any, params: Params = {}) {
-      const { adjust: _adjust, reason, ...fields } = data
-      const delta = requestedDelta(data, params.operators)
+export class InventoryStockService extends ResourceService<
+  Stored<Stock>,
+  InventoryStockData,
+  InventoryStockPatch,
+  InventoryStockQuery
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, inventoryStockPath, getOptions())
+    // `$inc: { quantity: n }` in a PATCH body is a movement (src/hooks/reject-unsafe-keys.ts hands it over).
+    this.bodyOperators = ['$inc']
+  }
+
+  async create(data: InventoryStockData & CreatedFields, params?: StockParams): Promise<Stored<Stock>> {
+    return this.write('create', null, params, () => createStock(this.deps, data))
+  }
+
+  // A movement (`adjust` + `reason`, or `$inc: { quantity }`), or a change of reorderLevel/expiresAt — never
+  // both in one PATCH, so a refused movement changes nothing.
+  async patch(id: NullableId, data: InventoryStockPatch, params: StockParams = {}): Promise<Stored<Stock>> {
+    return this.write('patch', id, params, async () => {
+      const body = data as StockPatchBody
+      const { adjust: _adjust, reason, ...fields } = body
+      const delta = requestedDelta(body, params.operators)
       if (delta === undefined && reason !== undefined)
         throw invalid('data', [{ field: 'reason', message: 'goes with adjust (or $inc)' }])
-      const stock = params.existing ?? (await this._get(id as Id))
+      const stock: Stored<Stock> = params.existing ?? (await this.store._get(id as Id))
       if (delta !== undefined) {
         const mixed = Object.keys(fields)
         if (mixed.length)
@@ -43,7 +68,7 @@ const stockMethods = (app: Application) => (Base: any) =>
             mixed.map((field) => ({ field, message: 'cannot be changed in the same PATCH as a movement' }))
           )
         return moveStock(
-          app,
+          this.deps,
           stock.id,
           {
             delta,
@@ -54,24 +79,14 @@ const stockMethods = (app: Application) => (Base: any) =>
         )
       }
       const updated = await orNull(
-        this._patch(stock.id, { ...fields, updatedAt: Date.now() }, { query: within({}, params.writeScope) })
+        this.store._patch(
+          stock.id,
+          { ...fields, updatedAt: this.deps.clock.now() },
+          { query: within({}, params.writeScope) }
+        )
       )
       if (!updated) throw new NotFound(`No inventory stock found for id '${stock.id}'`)
       return updated
-    }
+    })
   }
-
-/** The inventory-stocks service as the app holds it: the store's adapter typed by the schemas. */
-export type InventoryStockService = StoreService<
-  Stored<Stock>,
-  InventoryStockData,
-  InventoryStockPatch,
-  InventoryStockQuery
->
-
-export const createStockService = (app: Application): InventoryStockService =>
-  createStore<Stored<Stock>, InventoryStockData, InventoryStockPatch, InventoryStockQuery>(
-    app,
-    getOptions(app),
-    stockMethods(app)
-  )
+}

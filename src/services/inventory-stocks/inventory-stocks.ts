@@ -5,17 +5,17 @@
 // archiving closes them). Members read; the inventory privilege (or superadmin) creates and moves stock.
 import { authenticate } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
 import { inventoryScope, requireInventory } from '../../inventory/access'
-import { inventorySettings } from '../../inventory/settings'
-import { createStockService, type InventoryStockService } from './inventory-stocks.class'
+import { InventoryStockService } from './inventory-stocks.class'
 import {
   stockDataSchema,
   stockExternalResolver,
@@ -30,13 +30,13 @@ declare module '../../declarations' {
   }
 }
 
-export const inventoryStocks = (app: Application) => {
-  const service = createStockService(app)
-  // `$inc: { quantity: n }` in a PATCH body is a movement (src/hooks/reject-unsafe-keys.ts hands it over).
-  service.bodyOperators = ['$inc']
-  app.use(inventoryStockPath, service, { methods: [...inventoryStockMethods], events: [] })
+export const inventoryStocks = (app: Application, deps: Deps) => {
+  app.use(inventoryStockPath, new InventoryStockService(app, deps), {
+    methods: [...inventoryStockMethods],
+    events: []
+  })
   app.service(inventoryStockPath).populatable = true
-  const settings = inventorySettings(app)
+  const settings = deps.settings.get('inventory')
 
   defineAccess(app, inventoryStockPath, {
     read: (access) => facilityScope(access),

@@ -1,59 +1,78 @@
-// The inventory-variants store and its class: create, patch and remove call the domain functions of
-// src/inventory/variants.ts; find and get are the adapter's (scoped by the hooks).
-import type { Id, NullableId, Params } from '@feathersjs/feathers'
+// The inventory-variants service: create, patch and remove call the domain functions of src/inventory/variants.ts;
+// find and get are the store's (scoped by the hooks).
+import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, StoreParams, Stored } from '../../store'
+import { within } from '../../access/rules'
+import type { CreatedFields } from '../../hooks/set-created'
+import { presentExternal } from '../../schema/external'
 import { archiveVariant, createVariant, removeVariant } from '../../inventory/variants'
+import { inventoryStockPath } from '../inventory-stocks/inventory-stocks.shared'
+import { ResourceService } from '../resource'
 import type { Variant } from './inventory-variants.schema'
-import type {
-  InventoryVariantData,
-  InventoryVariantPatch,
-  InventoryVariantQuery
+import {
+  inventoryVariantPath,
+  type InventoryVariantData,
+  type InventoryVariantPatch,
+  type InventoryVariantQuery
 } from './inventory-variants.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'inventory-variants',
   // One sku per facility; lists by facility (and name).
   indexes: [{ fields: { facility: 1, sku: 1 }, unique: true }, { fields: { facility: 1, name: 1 } }]
 })
 
-const variantMethods = (app: Application) => (Base: any) =>
-  class InventoryVariantService extends Base {
-    async create(data: any, _params?: Params) {
-      return createVariant(app, data)
-    }
+type VariantParams = StoreParams<InventoryVariantQuery>
 
-    async patch(id: NullableId, data: any, params: Params = {}) {
-      const { archive, ...fields } = data
-      let existing = params.existing ?? (await this._get(id as Id))
-      const touched = Object.keys(fields).length > 0
-      if (touched)
-        existing = await this._patch(
-          existing.id,
-          { ...fields, updatedAt: Date.now() },
-          { query: params.writeScope ?? {} }
-        )
-      if (archive !== undefined)
-        existing = await archiveVariant(app, existing, archive, params.account?.id ?? null, params.writeScope)
-      return existing
-    }
-
-    async remove(id: NullableId, params: Params = {}) {
-      return removeVariant(app, id as string, params.writeScope)
-    }
-  }
-
-/** The inventory-variants service as the app holds it: the store's adapter typed by the schemas. */
-export type InventoryVariantService = StoreService<
+export class InventoryVariantService extends ResourceService<
   Stored<Variant>,
   InventoryVariantData,
   InventoryVariantPatch,
   InventoryVariantQuery
->
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, inventoryVariantPath, getOptions())
+  }
 
-export const createVariantService = (app: Application): InventoryVariantService =>
-  createStore<Stored<Variant>, InventoryVariantData, InventoryVariantPatch, InventoryVariantQuery>(
-    app,
-    getOptions(app),
-    variantMethods(app)
-  )
+  /** The variant, with `$stocks` holding its first stock (in the stocks' client view) when one was created. */
+  async create(data: InventoryVariantData & CreatedFields, params?: VariantParams): Promise<Stored<Variant>> {
+    return this.write('create', null, params, async () => {
+      const { variant, stock } = await createVariant(this.deps, data)
+      if (!stock) return variant
+      return { ...variant, $stocks: [await presentExternal(this.app, inventoryStockPath, stock)] }
+    })
+  }
+
+  async patch(
+    id: NullableId,
+    data: InventoryVariantPatch,
+    params: VariantParams = {}
+  ): Promise<Stored<Variant>> {
+    return this.write('patch', id, params, async () => {
+      const { archive, ...fields } = data
+      let existing: Stored<Variant> = params.existing ?? (await this.store._get(id as Id))
+      const touched = Object.keys(fields).length > 0
+      if (touched)
+        existing = await this.store._patch(
+          existing.id,
+          { ...fields, updatedAt: this.deps.clock.now() },
+          { query: within({}, params.writeScope) }
+        )
+      if (archive !== undefined)
+        existing = await archiveVariant(
+          this.deps,
+          existing,
+          archive,
+          params.account?.id ?? null,
+          params.writeScope
+        )
+      return existing
+    })
+  }
+
+  async remove(id: NullableId, params: VariantParams = {}): Promise<Stored<Variant>> {
+    return this.write('remove', id, params, () => removeVariant(this.deps, id as string, params.writeScope))
+  }
+}

@@ -1,7 +1,7 @@
 // variantSchema → Variant → variantDataSchema → variantPatchSchema → variantQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
-import { Currency, Money } from '../../billing/schema'
+import { Currency, Money } from '../../schema/billing'
 
 /** The largest quantity a stock may hold (movements that would pass it are refused). */
 export const maxStockQuantity = 1e9

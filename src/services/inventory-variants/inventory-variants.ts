@@ -8,19 +8,28 @@
 // and removes.
 import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { facilityOwned, facilityScope } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
-import { billingSettings } from '../../billing/settings'
-import { checkBillingValues } from '../../billing/validate'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
+import { checkBillingValues } from '../../hooks/check-billing-values'
 import { inventoryScope, requireInventory } from '../../inventory/access'
-import { inventorySettings } from '../../inventory/settings'
-import { attachStocks, parsePopulateStocks, type StocksFilter } from '../../inventory/variants'
-import { createVariantService, type InventoryVariantService } from './inventory-variants.class'
+import {
+  attachStocks,
+  parsePopulateStocks,
+  type StockLookup,
+  type StocksFilter
+} from '../../inventory/variants'
+import type { Stored } from '../../store'
+import type { Variant } from './inventory-variants.schema'
+import type { Paginated } from '@feathersjs/feathers'
+import { InventoryVariantService } from './inventory-variants.class'
+import { presentExternal } from '../../schema/external'
+import { inventoryStockPath } from '../inventory-stocks/inventory-stocks.shared'
 import { variantDataSchema, variantPatchSchema, variantQuerySchema } from './inventory-variants.schema'
 import { inventoryVariantMethods, inventoryVariantPath } from './inventory-variants.shared'
 
@@ -31,8 +40,8 @@ declare module '../../declarations' {
 }
 
 // The currency defaults to the billing currency (variants are priced like the service catalogue).
-const prepareVariant = async (context: HookContext, next: NextFunction) => {
-  context.data = { ...context.data, currency: context.data.currency ?? billingSettings(context.app).currency }
+const prepareVariant = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
+  context.data = { ...context.data, currency: context.data.currency ?? deps.settings.get('billing').currency }
   await next()
 }
 
@@ -56,28 +65,35 @@ const populateStocks = async (context: HookContext, next: NextFunction) => {
   const added = select ? ['facility', 'sku'].filter((field) => !select.includes(field)) : []
   context.params = { ...context.params, query: select ? { ...query, $select: [...select, ...added] } : query }
   await next()
-  const hide = (doc: any) => {
-    const copy = { ...doc }
+  const hide = (doc: object) => {
+    const copy: Record<string, unknown> = { ...doc }
     for (const field of added) delete copy[field]
     return copy
   }
-  const result: any = context.result
+  // The stocks service's own `find` is called so its hooks run.
+  const stocks: StockLookup = {
+    find: (stockQuery) =>
+      context.app.service(inventoryStockPath).find({ query: stockQuery, paginate: false }),
+    present: (stock) => presentExternal(context.app, inventoryStockPath, stock)
+  }
+  const result = context.result as Stored<Variant> | Stored<Variant>[] | Paginated<Stored<Variant>>
   if (context.method === 'get') {
-    context.result = hide((await attachStocks(context.app, [result], filter))[0])
+    context.result = hide((await attachStocks([result as Stored<Variant>], filter, stocks))[0])
   } else if (Array.isArray(result)) {
-    context.result = (await attachStocks(context.app, result, filter)).map(hide)
+    context.result = (await attachStocks(result, filter, stocks)).map(hide)
   } else {
-    context.result = { ...result, data: (await attachStocks(context.app, result.data, filter)).map(hide) }
+    const page = result as Paginated<Stored<Variant>>
+    context.result = { ...page, data: (await attachStocks(page.data, filter, stocks)).map(hide) }
   }
 }
 
-export const inventoryVariants = (app: Application) => {
-  app.use(inventoryVariantPath, createVariantService(app), {
+export const inventoryVariants = (app: Application, deps: Deps) => {
+  app.use(inventoryVariantPath, new InventoryVariantService(app, deps), {
     methods: [...inventoryVariantMethods],
     events: []
   })
   app.service(inventoryVariantPath).populatable = true
-  const { privilege } = inventorySettings(app)
+  const { privilege } = deps.settings.get('inventory')
 
   defineAccess(app, inventoryVariantPath, {
     read: (access) => facilityScope(access),
@@ -104,7 +120,7 @@ export const inventoryVariants = (app: Application) => {
         scopeAccess,
         requireSubscription,
         setCreated,
-        prepareVariant
+        prepareVariant(deps)
       ],
       patch: [
         oneAtATime,

@@ -4,27 +4,29 @@ import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Static } from '@feathersjs/typebox'
 import type { Application } from '../../declarations'
-import { StoreAdapter } from '../../store/adapter'
+import type { Deps } from '../../deps'
 import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
+import { ResourceService } from '../resource'
 import type { CreatedFields } from '../../hooks/set-created'
+import { accessOf } from '../../hooks/scope-access'
 import { invalid } from '../../schema/validators'
+import { actorOf, finalizeScope } from '../../billing/access'
 import { removeEncounterCascade } from '../../billing/cascade'
 import { faultPoint } from '../../billing/fault'
 import { finalizeInvoice } from '../../billing/finalize'
-import { actorOf, finalizeScope } from '../../billing/hooks'
-import { announceChange } from '../../jobs/announce'
 import { createInvoiceRecord } from '../../billing/records'
-import { billingSettings } from '../../billing/settings'
-import { orNull, paths, stores } from '../../billing/stores'
+import { errorCode, orNull } from '../../billing/store-calls'
 import type { Encounter, encounterUpdateSchema } from './medical-encounters.schema'
-import type {
-  MedicalEncounterData,
-  MedicalEncounterPatch,
-  MedicalEncounterQuery
+import { billingInvoicePath } from '../billing-invoices/billing-invoices.shared'
+import {
+  medicalEncounterPath,
+  type MedicalEncounterData,
+  type MedicalEncounterPatch,
+  type MedicalEncounterQuery
 } from './medical-encounters.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'medical-encounters',
   indexes: [{ fields: { facility: 1 } }, { fields: { patient: 1 } }, { fields: { invoice: 1 } }]
 })
@@ -35,26 +37,30 @@ type EncounterReplacement = Static<typeof encounterUpdateSchema>
 
 const replaceable = ['type', 'startedAt', 'endedAt', 'reason', 'notes', 'provider'] as const
 
-export class MedicalEncounterService extends StoreAdapter<
+export class MedicalEncounterService extends ResourceService<
   Stored<Encounter>,
   MedicalEncounterData,
   MedicalEncounterPatch,
   MedicalEncounterQuery
 > {
-  constructor(app: Application) {
-    super(app, getOptions(app))
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, medicalEncounterPath, getOptions())
   }
 
   // A draft encounter; with `invoice: true` also its draft invoice (removed again if the invoice cannot be made).
   async create(
     data: MedicalEncounterData & CreatedFields,
-    _params?: EncounterParams
+    params?: EncounterParams
   ): Promise<Stored<Encounter>> {
-    const { app } = this
-    const settings = billingSettings(app)
-    const { encounters } = stores(app)
+    return this.write('create', null, params, () => this.openEncounter(data))
+  }
+
+  private async openEncounter(data: MedicalEncounterData & CreatedFields): Promise<Stored<Encounter>> {
+    const { deps } = this
+    const settings = deps.settings.get('billing')
+    const { encounters } = deps.stores
     const { invoice: withInvoice, ...fields } = data
-    const now = Date.now()
+    const now = deps.clock.now()
     let encounter = await encounters._create({
       ...fields,
       type: fields.type ?? settings.encounterTypes[0],
@@ -68,7 +74,7 @@ export class MedicalEncounterService extends StoreAdapter<
     if (withInvoice) {
       let invoice
       try {
-        invoice = await createInvoiceRecord(app, {
+        invoice = await createInvoiceRecord(deps, {
           facility: encounter.facility,
           type: settings.encounterInvoiceType,
           subject: encounter.patient,
@@ -83,7 +89,7 @@ export class MedicalEncounterService extends StoreAdapter<
       }
       faultPoint('encounter:invoice-created')
       encounter = await encounters._patch(encounter.id, { invoice: invoice.id })
-      await announceChange(app, paths.invoices, 'created', invoice)
+      await deps.announce(billingInvoicePath, 'created', invoice)
     }
     return encounter
   }
@@ -94,9 +100,17 @@ export class MedicalEncounterService extends StoreAdapter<
     data: MedicalEncounterPatch,
     params: EncounterParams = {}
   ): Promise<Stored<Encounter>> {
-    const { app } = this
-    const { encounters, invoices } = stores(app)
-    const existing = params.existing ?? (await encounters._get(id as Id))
+    return this.write('patch', id, params, () => this.changeEncounter(id, data, params))
+  }
+
+  private async changeEncounter(
+    id: NullableId,
+    data: MedicalEncounterPatch,
+    params: EncounterParams
+  ): Promise<Stored<Encounter>> {
+    const { deps } = this
+    const { encounters, invoices } = deps.stores
+    const existing: Stored<Encounter> = params.existing ?? (await encounters._get(id as Id))
     const { finalize, ...fields } = data
     const notDraft = () =>
       new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, {
@@ -104,7 +118,7 @@ export class MedicalEncounterService extends StoreAdapter<
       })
     if (existing.status !== 'draft') throw notDraft()
     if (existing.deleting) throw new NotFound(`No medical encounter found for id '${existing.id}'`)
-    const now = Date.now()
+    const now = deps.clock.now()
 
     if (!finalize) {
       const updated = await orNull(
@@ -118,24 +132,30 @@ export class MedicalEncounterService extends StoreAdapter<
       return updated
     }
 
-    const scope = await finalizeScope({ app, params }, existing, 'Finalizing an encounter')
-    const by = actorOf({ params })
+    const scope = finalizeScope(
+      params.provider ? await accessOf({ app: this.app, params }) : null,
+      params.writeScope,
+      existing.facility,
+      deps.settings.get('billing').privilege,
+      'Finalizing an encounter'
+    )
+    const by = actorOf(params)
     const invoice = existing.invoice ? await orNull(invoices._get(existing.invoice)) : null
     if (invoice && !invoice.deleting && invoice.status === 'draft') {
       // A concurrent finalize or delete of the invoice (409/404) leaves just the encounter to finalize below.
       const outcome = await finalizeInvoice(
-        app,
+        deps,
         invoice.id,
         by,
         { id: existing.id, fields },
         {},
         scope
-      ).catch((error) => {
-        if (error?.code === 409 || error?.code === 404) return null
+      ).catch((error: unknown) => {
+        if (errorCode(error) === 409 || errorCode(error) === 404) return null
         throw error
       })
       if (outcome) {
-        await announceChange(app, paths.invoices, 'patched', outcome.invoice)
+        await deps.announce(billingInvoicePath, 'patched', outcome.invoice)
         // Null when another call finalized the encounter meanwhile: everything is finalized all the same.
         return outcome.encounter ?? (await encounters._get(existing.id))
       }
@@ -155,9 +175,17 @@ export class MedicalEncounterService extends StoreAdapter<
   // fields left out are removed (`type` falls back to the default type, `startedAt` keeps its stored value);
   // `facility` and `patient` identify the encounter and cannot change (400); server-owned fields stay.
   async update(id: Id, data: EncounterReplacement, params: EncounterParams = {}): Promise<Stored<Encounter>> {
-    const { app } = this
-    const { encounters } = stores(app)
-    const existing = params.existing ?? (await encounters._get(id as Id))
+    return this.write('update', id, params, () => this.replaceEncounter(id, data, params))
+  }
+
+  private async replaceEncounter(
+    id: Id,
+    data: EncounterReplacement,
+    params: EncounterParams
+  ): Promise<Stored<Encounter>> {
+    const { deps } = this
+    const { encounters } = deps.stores
+    const existing: Stored<Encounter> = params.existing ?? (await encounters._get(id))
     const unchangeable = (['facility', 'patient'] as const).filter((field) => data[field] !== existing[field])
     if (unchangeable.length)
       throw invalid(
@@ -170,9 +198,9 @@ export class MedicalEncounterService extends StoreAdapter<
       })
     if (existing.status !== 'draft') throw notDraft()
     const set: Record<string, unknown> = {
-      type: data.type ?? billingSettings(app).encounterTypes[0],
+      type: data.type ?? deps.settings.get('billing').encounterTypes[0],
       startedAt: data.startedAt ?? existing.startedAt,
-      updatedAt: Date.now()
+      updatedAt: deps.clock.now()
     }
     const unset: Record<string, ''> = {}
     for (const field of replaceable) {
@@ -195,8 +223,8 @@ export class MedicalEncounterService extends StoreAdapter<
 
   // DELETE: the draft encounter with its draft invoice, items and payments (src/billing/cascade.ts).
   async remove(id: NullableId, params: EncounterParams = {}): Promise<Stored<Encounter>> {
-    return await removeEncounterCascade(this.app, params.existing?.id ?? (id as Id), {
-      scope: params.writeScope
-    })
+    return this.write('remove', id, params, () =>
+      removeEncounterCascade(this.deps, params.existing?.id ?? (id as string), { scope: params.writeScope })
+    )
   }
 }

@@ -1,7 +1,7 @@
 // encounterSchema → Encounter → encounterDataSchema → encounterPatchSchema → encounterQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields, QueryNullable } from '../../schema/common'
-import { FinalizeFlag, ListValue, stateFields } from '../../billing/schema'
+import { FinalizeFlag, ListValue, stateFields } from '../../schema/billing'
 import { omittingResolver } from '../../schema/resolvers'
 
 const encounterFields = {

@@ -7,16 +7,16 @@
 // records), need the billing privilege or superadmin, as removing an invoice does.
 import { authenticate } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireMember } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
-import { billingSettings } from '../../billing/settings'
-import { checkBillingValues } from '../../billing/validate'
+import { checkBillingValues } from '../../hooks/check-billing-values'
 import { MedicalEncounterService } from './medical-encounters.class'
 import {
   encounterDataSchema,
@@ -35,8 +35,8 @@ declare module '../../declarations' {
 
 // Creates the encounter and, with `invoice: true`, its draft invoice (subject: the patient); if the invoice
 // cannot be created the encounter is removed again.
-export const medicalEncounters = (app: Application) => {
-  app.use(medicalEncounterPath, new MedicalEncounterService(app), {
+export const medicalEncounters = (app: Application, deps: Deps) => {
+  app.use(medicalEncounterPath, new MedicalEncounterService(app, deps), {
     methods: [...medicalEncounterMethods],
     events: []
   })
@@ -52,7 +52,7 @@ export const medicalEncounters = (app: Application) => {
         ? {
             $or: [
               { ...facilityScope(access), invoice: null },
-              billingScope(access, billingSettings(app).privilege)
+              billingScope(access, deps.settings.get('billing').privilege)
             ]
           }
         : facilityScope(access),

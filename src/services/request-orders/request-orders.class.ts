@@ -1,19 +1,26 @@
-// The request-orders store and its class: create and patch call src/orders/.
-import { NotFound } from '@feathersjs/errors'
-import type { Id, NullableId, Params } from '@feathersjs/feathers'
+// The request-orders service: create and patch call src/orders/.
+import { Conflict, NotFound } from '@feathersjs/errors'
+import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
+import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
-import { orNull } from '../../billing/stores'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import { orNull } from '../../billing/store-calls'
+import type { CreatedFields } from '../../hooks/set-created'
 import { invalid } from '../../schema/validators'
 import { createOrder } from '../../orders/create'
 import { changeOrderStatus, confirmOrderItem, isFinal } from '../../orders/status'
 import { dispatchOrder } from '../../orders/dispatch'
-import { Conflict } from '@feathersjs/errors'
+import { ResourceService } from '../resource'
 import type { Order } from './request-orders.schema'
-import type { RequestOrderData, RequestOrderPatch, RequestOrderQuery } from './request-orders.shared'
+import {
+  requestOrderPath,
+  type RequestOrderData,
+  type RequestOrderPatch,
+  type RequestOrderQuery
+} from './request-orders.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'request-orders',
   indexes: [
     { fields: { 'owner.organization': 1, createdAt: -1 } },
@@ -23,66 +30,73 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-const orderMethods = (app: Application) => (Base: any) =>
-  class RequestOrderService extends Base {
-    async create(data: any, _params?: Params) {
-      return createOrder(app, data)
-    }
+type OrderParams = StoreParams<RequestOrderQuery>
 
-    async patch(id: NullableId, data: any, params: Params = {}) {
-      const operations = ['changeStatus', 'confirmItem', 'notes'].filter((key) => data[key] !== undefined)
-      if (operations.length !== 1) {
-        throw invalid('data', [
-          {
-            field: operations[1] ?? 'changeStatus',
-            message: 'send exactly one of changeStatus, confirmItem or notes'
-          }
-        ])
-      }
-      if (data.stockroom !== undefined && data.changeStatus !== 'dispatched') {
-        throw invalid('data', [{ field: 'stockroom', message: 'goes only with changeStatus: dispatched' }])
-      }
-      const existing = params.existing ?? (await this._get(id as Id))
-      const by = params.account?.id ?? null
-      if (data.stockroom !== undefined)
-        return dispatchOrder(app, existing, data.stockroom, by, params.writeScope)
-      if (data.changeStatus !== undefined)
-        return changeOrderStatus(app, existing, data.changeStatus, by, params.writeScope)
-      if (data.confirmItem !== undefined)
-        return confirmOrderItem(app, existing, data.confirmItem, by, params.writeScope)
-      if (existing.dispatching)
-        throw new Conflict(`Order ${existing.id} is being dispatched`, {
-          order: existing.id,
-          status: existing.status
-        })
-      if (isFinal(existing.status))
-        throw new Conflict(`Order ${existing.id} is ${existing.status} and can no longer be changed`, {
-          order: existing.id,
-          status: existing.status
-        })
-      const updated = await orNull(
-        this._patch(
-          existing.id,
-          { $set: { notes: data.notes, updatedAt: Date.now() }, $inc: { rev: 1 } },
-          { query: within({ status: existing.status, dispatching: null }, params.writeScope) }
-        )
-      )
-      if (!updated) throw new NotFound(`No request order found for id '${existing.id}'`)
-      return updated
-    }
-  }
-
-/** The request-orders service as the app holds it: the store's adapter typed by the schemas. */
-export type RequestOrderService = StoreService<
+export class RequestOrderService extends ResourceService<
   Stored<Order>,
   RequestOrderData,
   RequestOrderPatch,
   RequestOrderQuery
->
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, requestOrderPath, getOptions())
+  }
 
-export const createOrderService = (app: Application): RequestOrderService =>
-  createStore<Stored<Order>, RequestOrderData, RequestOrderPatch, RequestOrderQuery>(
-    app,
-    getOptions(app),
-    orderMethods(app)
-  )
+  async create(data: RequestOrderData & CreatedFields, params?: OrderParams): Promise<Stored<Order>> {
+    return this.write('create', null, params, () => createOrder(this.deps, data))
+  }
+
+  /** One operation per PATCH: a status move (a dispatch with `stockroom`), an item confirmation, or new notes. */
+  async patch(id: NullableId, data: RequestOrderPatch, params: OrderParams = {}): Promise<Stored<Order>> {
+    return this.write('patch', id, params, () => this.changeOrder(id, data, params))
+  }
+
+  private async changeOrder(
+    id: NullableId,
+    data: RequestOrderPatch,
+    params: OrderParams
+  ): Promise<Stored<Order>> {
+    const { deps } = this
+    const operations = (['changeStatus', 'confirmItem', 'notes'] as const).filter(
+      (key) => data[key] !== undefined
+    )
+    if (operations.length !== 1) {
+      throw invalid('data', [
+        {
+          field: operations[1] ?? 'changeStatus',
+          message: 'send exactly one of changeStatus, confirmItem or notes'
+        }
+      ])
+    }
+    if (data.stockroom !== undefined && data.changeStatus !== 'dispatched') {
+      throw invalid('data', [{ field: 'stockroom', message: 'goes only with changeStatus: dispatched' }])
+    }
+    const existing: Stored<Order> = params.existing ?? (await this.store._get(id as Id))
+    const by = params.account?.id ?? null
+    if (data.stockroom !== undefined)
+      return dispatchOrder(deps, existing, data.stockroom, by, params.writeScope)
+    if (data.changeStatus !== undefined)
+      return changeOrderStatus(deps, existing, data.changeStatus, by, params.writeScope)
+    if (data.confirmItem !== undefined)
+      return confirmOrderItem(deps, existing, data.confirmItem, by, params.writeScope)
+    if (existing.dispatching)
+      throw new Conflict(`Order ${existing.id} is being dispatched`, {
+        order: existing.id,
+        status: existing.status
+      })
+    if (isFinal(existing.status))
+      throw new Conflict(`Order ${existing.id} is ${existing.status} and can no longer be changed`, {
+        order: existing.id,
+        status: existing.status
+      })
+    const updated = await orNull(
+      this.store._patch(
+        existing.id,
+        { $set: { notes: data.notes, updatedAt: deps.clock.now() }, $inc: { rev: 1 } },
+        { query: within({ status: existing.status, dispatching: null }, params.writeScope) }
+      )
+    )
+    if (!updated) throw new NotFound(`No request order found for id '${existing.id}'`)
+    return updated
+  }
+}

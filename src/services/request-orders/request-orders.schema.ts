@@ -1,7 +1,7 @@
 // orderSchema → Order → orderDataSchema → orderPatchSchema → orderQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
-import { Currency, Money } from '../../billing/schema'
+import { Currency, Money } from '../../schema/billing'
 import { omittingResolver } from '../../schema/resolvers'
 
 const Quantity = () => Type.Number({ exclusiveMinimum: 0, maximum: 1e6 })

@@ -9,6 +9,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -16,10 +17,9 @@ import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { isMember } from '../../billing/access'
-import { oneAtATime } from '../../billing/hooks'
+import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
-import { orderSettings } from '../../orders/settings'
-import { createOrderService, type RequestOrderService } from './request-orders.class'
+import { RequestOrderService } from './request-orders.class'
 import {
   orderDataSchema,
   orderExternalResolver,
@@ -34,12 +34,14 @@ declare module '../../declarations' {
   }
 }
 
-const patientOf = (doc: any): string | undefined =>
+const patientOf = (doc: { requestedForType?: unknown; requestedFor?: unknown }): string | undefined =>
   doc?.requestedForType === 'patient' && typeof doc.requestedFor === 'string' ? doc.requestedFor : undefined
 
-export const requestOrders = (app: Application) => {
-  orderSettings(app)
-  app.use(requestOrderPath, createOrderService(app), { methods: [...requestOrderMethods], events: [] })
+export const requestOrders = (app: Application, deps: Deps) => {
+  app.use(requestOrderPath, new RequestOrderService(app, deps), {
+    methods: [...requestOrderMethods],
+    events: []
+  })
 
   defineAccess(app, requestOrderPath, {
     read: (access) => ({

@@ -1,24 +1,29 @@
-// The service catalogue store and its options.
+// The service catalogue: a facility's billable services, stored as sent (the registration's hooks set the
+// defaults and `updatedAt`); every write is announced through `ResourceService.write`.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, Stored } from '../../store'
+import { ResourceService } from '../resource'
 import type { Service } from './services.schema'
-import type { CatalogueServiceData, CatalogueServicePatch, CatalogueServiceQuery } from './services.shared'
+import {
+  servicePath,
+  type CatalogueServiceData,
+  type CatalogueServicePatch,
+  type CatalogueServiceQuery
+} from './services.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'services',
   indexes: [{ fields: { facility: 1 } }]
 })
 
-/** The services service as the app holds it: the store's adapter typed by the schemas. */
-export type ServiceCatalogue = StoreService<
+export class ServiceCatalogue extends ResourceService<
   Stored<Service>,
   CatalogueServiceData,
   CatalogueServicePatch,
   CatalogueServiceQuery
->
-
-export const createServiceCatalogue = (app: Application): ServiceCatalogue =>
-  createStore<Stored<Service>, CatalogueServiceData, CatalogueServicePatch, CatalogueServiceQuery>(
-    app,
-    getOptions(app)
-  )
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, servicePath, getOptions())
+  }
+}

@@ -1,7 +1,7 @@
 // serviceSchema → Service → serviceDataSchema → servicePatchSchema → serviceQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, serverFields, QueryNullable } from '../../schema/common'
-import { Currency, ListValue, Money } from '../../billing/schema'
+import { Currency, ListValue, Money } from '../../schema/billing'
 
 const serviceFields = {
   name: Text(200, { minLength: 1 }),

@@ -2,15 +2,15 @@
 // privilege (or superadmin) manages it. Billing items of type `service` take their price from it.
 import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { billingScope, facilityOwned, facilityScope, requireBilling } from '../../billing/access'
-import { billingSettings } from '../../billing/settings'
-import { checkBillingValues } from '../../billing/validate'
-import { createServiceCatalogue, type ServiceCatalogue } from './services.class'
+import { checkBillingValues } from '../../hooks/check-billing-values'
+import { ServiceCatalogue } from './services.class'
 import { serviceDataSchema, servicePatchSchema, serviceQuerySchema } from './services.schema'
 import { serviceMethods, servicePath } from './services.shared'
 
@@ -21,32 +21,36 @@ declare module '../../declarations' {
 }
 
 // Currency and `active` get their defaults.
-const prepareService = async (context: HookContext, next: NextFunction) => {
-  const settings = billingSettings(context.app)
+const prepareService = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
   context.data = {
     ...context.data,
-    currency: context.data.currency ?? settings.currency,
+    currency: context.data.currency ?? deps.settings.get('billing').currency,
     active: context.data.active ?? true,
-    updatedAt: Date.now()
+    updatedAt: deps.clock.now()
   }
   await next()
 }
 
-const touch = async (context: HookContext, next: NextFunction) => {
-  context.data = { ...context.data, updatedAt: Date.now() }
+const touch = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
+  context.data = { ...context.data, updatedAt: deps.clock.now() }
   await next()
 }
 
-export const facilityServices = (app: Application) => {
-  app.use(servicePath, createServiceCatalogue(app), { methods: [...serviceMethods], events: [] })
+export const facilityServices = (app: Application, deps: Deps) => {
+  app.use(servicePath, new ServiceCatalogue(app, deps), { methods: [...serviceMethods], events: [] })
   app.service(servicePath).populatable = true
 
   defineAccess(app, servicePath, {
     read: (access) => facilityScope(access),
-    write: (access) => billingScope(access, billingSettings(app).privilege),
+    write: (access) => billingScope(access, deps.settings.get('billing').privilege),
     // Only billing staff of the facility add services.
     create: (access, data) =>
-      requireBilling(access, data.facility, billingSettings(app).privilege, 'Managing the service catalogue'),
+      requireBilling(
+        access,
+        data.facility,
+        deps.settings.get('billing').privilege,
+        'Managing the service catalogue'
+      ),
     ...facilityOwned
   })
 
@@ -60,7 +64,7 @@ export const facilityServices = (app: Application) => {
         checkBillingValues({ type: 'serviceTypes' }, ['price']),
         scopeAccess,
         requireSubscription,
-        prepareService,
+        prepareService(deps),
         setCreated
       ],
       patch: [
@@ -69,7 +73,7 @@ export const facilityServices = (app: Application) => {
         requireSubscription,
         validateBody({ patch: servicePatchSchema }),
         checkBillingValues({ type: 'serviceTypes' }, ['price']),
-        touch
+        touch(deps)
       ],
       remove: [validateQueryWith(serviceQuerySchema), scopeAccess, requireSubscription]
     }

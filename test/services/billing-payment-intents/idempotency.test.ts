@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { http, startServer, type TestServer } from '../../helpers/app'
 import { invoiceWithItems, startFacilityServer, type FacilityFixture } from '../../helpers/billing'
 import { answerCheckout } from '../../helpers/gateways'
-import { idempotencyStore } from '../../../src/hooks/idempotency-key'
+import { idempotencyStore } from '../../../src/billing/idempotency'
 
 describe('billing-payment-intents Idempotency-Key', function () {
   this.timeout(30000)

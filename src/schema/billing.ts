@@ -1,6 +1,7 @@
-// Schema pieces shared by the billing services.
+// Schema pieces shared by the billing services' contracts (money, currency, configurable values, draft/finalized
+// state), in the base layer so every contract file may use them.
 import { Type } from '@feathersjs/typebox'
-import { IdString, Timestamp } from '../schema/common'
+import { IdString, Timestamp } from './common'
 
 /** A money value in major units (checked against `billing.moneyDecimals` by `checkBillingValues`). */
 export const Money = (options: Record<string, unknown> = {}) =>
@@ -21,4 +22,19 @@ export const stateFields = {
   finalizedAt: Type.Union([Timestamp(), Type.Null()]),
   finalizedBy: Type.Union([IdString(), Type.Null()]),
   updatedAt: Type.Optional(Timestamp())
+}
+
+/** One Idempotency-Key as stored (src/hooks/idempotency-key.ts): the request it was first sent with, and the
+ *  answer once there is one (a result, or a client error as JSON). */
+export interface IdempotencyKeyRecord {
+  id: string
+  /** `<account>:<path>:<method>:<header value>`, unique. */
+  key: string
+  /** A hash of the request's id, body and operators. */
+  request: string
+  state: 'pending' | 'done'
+  result?: unknown
+  error?: Record<string, unknown>
+  createdAt: number
+  expiresAt: number
 }
