@@ -68,11 +68,7 @@ export interface Settings {
 
 /** Announces documents of `path` changed outside a service method call (cascades, totals, jobs), exactly as a
  *  service call would: the realtime event to the connections that may read them and `record.changed`. */
-export type Announce = (
-  path: string,
-  event: 'created' | 'patched' | 'removed',
-  docs: unknown
-) => Promise<void>
+export type Announce = (path: string, event: 'created' | 'patched' | 'removed', docs: unknown) => Promise<void>
 
 export interface Deps {
   readonly settings: Settings
