@@ -128,7 +128,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   // After authentication (a login's event carries its token and stays here), before every shared service.
   app.configure(sharedEvents)
   app.configure(notices)
-  app.configure(services)
+  services(app, deps)
   Object.assign(deps.stores, storesOf(app))
   app.configure(channels)
   app.configure(rebuildOnRemoteChanges)

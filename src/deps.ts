@@ -27,7 +27,7 @@ import type { Order } from './services/request-orders/request-orders.schema'
 import type { Package } from './services/subscription-packages/subscription-packages.schema'
 import type { Subscription } from './services/subscriptions/subscriptions.schema'
 import type { Webhook } from './services/webhooks/webhooks.schema'
-import type { Delivery } from './services/webhook-events/webhook-events.schema'
+import type { StoredDelivery } from './services/webhook-events/webhook-events.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
@@ -54,7 +54,7 @@ export interface Stores {
   packages: Store<Package>
   subscriptions: Store<Subscription>
   webhooks: Store<Webhook>
-  deliveries: Store<Delivery>
+  deliveries: Store<StoredDelivery>
   auditEvents: Store<AuditEventDoc>
 }
 

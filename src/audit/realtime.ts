@@ -59,7 +59,7 @@ export const recordRealtimeDelivery = async (
   app: Application,
   path: string,
   declaration: AuditDeclaration,
-  doc: Record<string, any>,
+  doc: Record<string, unknown>,
   connections: RealTimeConnection[]
 ) => {
   const log = auditLog(app)

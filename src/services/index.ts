@@ -1,6 +1,6 @@
 // Every documented path is a service; each registers itself, its access rules and its hooks.
 import type { Application } from '../declarations'
-import type { Stores } from '../deps'
+import type { Deps, Stores } from '../deps'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
@@ -25,7 +25,7 @@ import { requestOrders } from './request-orders/request-orders'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 
-export const services = (app: Application) => {
+export const services = (app: Application, deps: Deps) => {
   app.configure(organizationMembers)
   app.configure(accounts)
   app.configure(organizations)
@@ -50,10 +50,10 @@ export const services = (app: Application) => {
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   app.configure(subscriptionPackages)
   app.configure(subscriptions)
-  app.configure(webhooks)
-  app.configure(webhookEvents)
+  webhooks(app, deps)
+  webhookEvents(app, deps)
   // The audit trail (docs/audit-trail.md): read-only, written by src/hooks/record-audit.ts.
-  app.configure(auditEvents)
+  auditEvents(app, deps)
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
   app.configure(unifiedDirectory)
 }
