@@ -66,7 +66,7 @@ export const recordRealtimeDelivery = async (
   if (!log || !log.settings.enabled || connections.length === 0) return
   const where = await patientAndFacility(app, declaration, doc)
   const id = idString(doc.id)
-  const at = Date.now()
+  const at = log.now()
   const batch = currentBatch(app)
   const key = JSON.stringify([path, where.patient ?? null, where.facility ?? null])
   for (const connection of connections) {
