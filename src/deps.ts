@@ -27,7 +27,7 @@ import type { Order } from './services/request-orders/request-orders.schema'
 import type { Package } from './services/subscription-packages/subscription-packages.schema'
 import type { Subscription } from './services/subscriptions/subscriptions.schema'
 import type { Webhook } from './services/webhooks/webhooks.schema'
-import type { Delivery } from './services/webhook-events/webhook-events.schema'
+import type { StoredDelivery } from './services/webhook-events/webhook-events.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
 import type { IdempotencyKeyRecord } from './schema/billing'
 
@@ -55,7 +55,7 @@ export interface Stores {
   packages: Store<Package>
   subscriptions: Store<Subscription>
   webhooks: Store<Webhook>
-  deliveries: Store<Delivery>
+  deliveries: Store<StoredDelivery>
   auditEvents: Store<AuditEventDoc>
   /** Idempotency-Key records of the money-moving services (src/billing/idempotency.ts). */
   idempotencyKeys: Store<IdempotencyKeyRecord>
@@ -68,7 +68,11 @@ export interface Settings {
 
 /** Announces documents of `path` changed outside a service method call (cascades, totals, jobs), exactly as a
  *  service call would: the realtime event to the connections that may read them and `record.changed`. */
-export type Announce = (path: string, event: 'created' | 'patched' | 'removed', docs: unknown) => Promise<void>
+export type Announce = (
+  path: string,
+  event: 'created' | 'patched' | 'removed',
+  docs: unknown
+) => Promise<void>
 
 export interface Deps {
   readonly settings: Settings

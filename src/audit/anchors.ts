@@ -3,10 +3,8 @@
 // admins may register, on their own account (checked at registration, and again here: a webhook whose account is no
 // longer an admin gets nothing). A witness that keeps the last head it received can later ask
 // GET /audit-events/verify?seq=…&hash=… whether the log still holds that event unchanged: a truncated tail is missing.
-import type { Application } from '../declarations'
-import { accountsStore } from '../auth/accounts'
-import { enqueueDeliveries, webhookStore } from '../jobs/webhook-queue'
-import { ANCHOR_EVENT } from '../services/webhooks/webhook-patterns'
+import { enqueueDeliveries, type QueueDeps, type StoredWebhook } from '../jobs/webhook-queue'
+import { ANCHOR_EVENT } from '../jobs/webhook-topics'
 
 export interface ChainHead {
   seq: number
@@ -15,20 +13,17 @@ export interface ChainHead {
 }
 
 /** Queues the `audit.anchor` delivery of `head` to every active subscribed webhook of a current application admin. */
-export const deliverAnchor = async (app: Application, head: ChainHead) => {
-  if (!app.services.webhooks) return 0
-  const webhooks: any[] = await webhookStore(app)._find({
+export const deliverAnchor = async (deps: QueueDeps, head: ChainHead) => {
+  const webhooks: StoredWebhook[] = await deps.stores.webhooks._find({
     query: { active: true, topics: { $in: [ANCHOR_EVENT] } },
     paginate: false
   })
   let queued = 0
   for (const webhook of webhooks) {
     if (!webhook.account) continue
-    const owner = await accountsStore(app)
-      ._get(webhook.account)
-      .catch(() => null)
+    const owner = await deps.stores.accounts._get(webhook.account).catch(() => null)
     if (owner?.admin !== true) continue
-    await enqueueDeliveries(app, webhook, ANCHOR_EVENT, [{ seq: head.seq, hash: head.hash, at: head.at }])
+    await enqueueDeliveries(deps, webhook, ANCHOR_EVENT, [{ seq: head.seq, hash: head.hash, at: head.at }])
     queued += 1
   }
   return queued

@@ -4,74 +4,9 @@
 // The fields of privilege and configuration events (`account`, `before`, `after`) were added later: they are hashed
 // after the original ones and only when present, so events stored before them keep their hashes.
 import { createHash } from 'node:crypto'
+import type { AuditAction, AuditVia, ChangeFields } from '../schema/audit'
 
-export type AuditAction =
-  | 'read'
-  | 'create'
-  | 'patch'
-  | 'update'
-  | 'remove'
-  | 'login'
-  | 'login-failed'
-  | 'mfa'
-  | 'action-code'
-  | 'logout-everywhere'
-  // Privilege and configuration changes (src/audit/changes.ts): who changed whose rights or settings, with the
-  // privilege fields before and after.
-  | 'member-add'
-  | 'member-remove'
-  | 'privilege-change'
-  | 'admin-promote'
-  | 'mfa-enable'
-  | 'mfa-disable'
-  | 'password-change'
-  | 'identity-change'
-  | 'identity-link'
-  | 'webhook-add'
-  | 'webhook-change'
-  | 'webhook-remove'
-  | 'audit-config'
-  // The log's own events (src/audit/log.ts): a retention pass and its floor, an anchor of the chain's head.
-  | 'retention'
-  | 'anchor'
-  // The audit trail's file was repaired after two writers (src/audit/repair-chain.ts); `ids`: the events re-chained.
-  | 'store-repair'
-
-/** Every action, in the order the documentation lists them. */
-export const AUDIT_ACTIONS: readonly AuditAction[] = [
-  'read',
-  'create',
-  'patch',
-  'update',
-  'remove',
-  'login',
-  'login-failed',
-  'mfa',
-  'action-code',
-  'logout-everywhere',
-  'member-add',
-  'member-remove',
-  'privilege-change',
-  'admin-promote',
-  'mfa-enable',
-  'mfa-disable',
-  'password-change',
-  'identity-change',
-  'identity-link',
-  'webhook-add',
-  'webhook-change',
-  'webhook-remove',
-  'audit-config',
-  'retention',
-  'anchor',
-  'store-repair'
-]
-
-/** The privilege or setting fields of a change event (never secrets or hashes): field → value. */
-export type ChangeFields = Record<string, string | number | boolean | null | string[]>
-
-/** How the data left: a call over REST or Socket.IO, a realtime event sent to a socket, a webhook delivery. */
-export type AuditVia = 'rest' | 'socketio' | 'realtime' | 'webhook'
+export { AUDIT_ACTIONS, type AuditAction, type AuditVia, type ChangeFields } from '../schema/audit'
 
 /** An audit event before it is chained (what the recorder knows about one access). */
 export interface AuditEntry {

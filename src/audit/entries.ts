@@ -7,14 +7,14 @@ import type { AuditDeclaration } from '../access/rules'
 import { randomUUID } from 'node:crypto'
 import type { AuditEntry, AuditVia } from './chain'
 
-export const isObject = (value: unknown): value is Record<string, any> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   !!value && typeof value === 'object' && !Array.isArray(value)
 
 export const idString = (value: unknown) =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : undefined
 
 /** The documents of a result: a page, a list or one document. */
-export const docsOf = (result: unknown): Record<string, any>[] => {
+export const docsOf = (result: unknown): Record<string, unknown>[] => {
   const list =
     isObject(result) && Array.isArray(result.data) ? result.data : Array.isArray(result) ? result : [result]
   return list.filter(isObject)
@@ -24,7 +24,7 @@ export const docsOf = (result: unknown): Record<string, any>[] => {
 export const patientAndFacility = async (
   app: Application,
   declaration: AuditDeclaration,
-  doc: Record<string, any>
+  doc: Record<string, unknown>
 ) => {
   const patient = idString(await declaration.patient(doc, app))
   const facility = idString(await declaration.facility?.(doc, app))
@@ -36,7 +36,7 @@ export const entriesFor = async (
   app: Application,
   declaration: AuditDeclaration,
   base: Omit<AuditEntry, 'ids'>,
-  docs: Record<string, any>[]
+  docs: Record<string, unknown>[]
 ) => {
   if (docs.length === 0) return [{ ...base, ids: [] }]
   const groups = new Map<string, { entry: AuditEntry; ids: Set<string> }>()
@@ -58,7 +58,12 @@ export const entriesFor = async (
 }
 
 /** Where a call came from: its address, agent, request id (a new one when it has none) and transport. */
-export const callCircumstances = (params: Record<string, any>) => ({
+export const callCircumstances = (params: {
+  ip?: unknown
+  userAgent?: unknown
+  requestId?: unknown
+  provider?: unknown
+}) => ({
   ...(typeof params.ip === 'string' ? { ip: params.ip } : {}),
   ...(typeof params.userAgent === 'string' ? { userAgent: params.userAgent } : {}),
   requestId: typeof params.requestId === 'string' ? params.requestId : randomUUID(),

@@ -24,7 +24,7 @@
 // - The audit settings in force are recorded at start (`audit-config`) whenever they differ from those recorded last.
 import { Conflict } from '@feathersjs/errors'
 import type { Application, Configuration } from '../declarations'
-import { logger } from '../logger'
+import type { Deps } from '../deps'
 import { newId, type StoreService } from '../store'
 import { auditWriter } from './writer'
 import {
@@ -38,12 +38,16 @@ import {
 import { deliverAnchor, type ChainHead } from './anchors'
 import { claimPeriod, withLease } from '../cluster/lease'
 import { appSlot } from '../runtime'
-import { emitAuditEvents, stopAuditWatchers } from './watchers'
+import { stopAuditWatchers } from './watchers'
 import { auditEventPath } from '../services/audit-events/audit-events.shared'
 
 export type AuditSettings = Configuration['audit']
 
-export const auditSettings = (app: Application): AuditSettings => app.get('audit')
+/** What the log uses: its settings, the clock, the logger, and the stores the anchors are delivered through. */
+export type AuditLogDeps = Pick<Deps, 'settings' | 'clock' | 'logger' | 'stores' | 'events'>
+
+/** Hands appended events on (the admins watching the trail live, src/audit/watchers.ts). */
+export type AppendedListener = (events: AuditEvent[]) => Promise<void>
 
 interface Pending {
   entries: AuditEntry[]
@@ -84,10 +88,11 @@ const LEASE_MS = 60_000
 
 /** An entry of the log's own (the audit-events service), not of a call. */
 const ownEntry = (
+  at: number,
   action: 'retention' | 'anchor' | 'audit-config',
   fields: { before?: ChangeFields; after?: ChangeFields } = {}
 ): AuditEntry => ({
-  at: Date.now(),
+  at,
   actor: null,
   action,
   service: auditEventPath,
@@ -122,15 +127,26 @@ export class AuditLog {
   // The embedded engine's journal file the writer thread appends to (undefined on MongoDB), fixed with the store.
   private readonly journal: ReturnType<StoreService['journalFile']>
 
+  /**
+   * `app` holds the cluster's leases (one instance at a time for retention, anchors and the configuration record)
+   * and the watchers' state; `store` is the audit-events collection; `appended` hears every stored event.
+   */
   constructor(
     readonly app: Application,
-    readonly store: StoreService<AuditEvent>
+    readonly deps: AuditLogDeps,
+    readonly store: StoreService<AuditEvent>,
+    private readonly appended: AppendedListener = async () => undefined
   ) {
     this.journal = store.journalFile()
   }
 
-  get settings() {
-    return auditSettings(this.app)
+  get settings(): AuditSettings {
+    return this.deps.settings.get('audit')
+  }
+
+  /** The time an entry recorded now carries. */
+  now() {
+    return this.deps.clock.now()
   }
 
   /** Appends entries to the chain; resolves with the stored events once they are durable. */
@@ -160,9 +176,7 @@ export class AuditLog {
       pending.resolve(stored.slice(offset, offset + pending.entries.length))
       offset += pending.entries.length
     }
-    emitAuditEvents(this.app, auditEventPath, stored).catch((error) =>
-      logger.error('Emitting audit events failed:', error)
-    )
+    this.appended(stored).catch((error) => this.deps.logger.error('Emitting audit events failed:', error))
   }
 
   /** Resolves once no append is being written. */
@@ -170,7 +184,7 @@ export class AuditLog {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight])
   }
 
-  // Embedded engine: the entries of this event-loop turn go to the writer thread as one batch, after any batch
+  // Embedded engine: the entries of this event-loop turn go to the writer thread as one batch, after the batches
   // posted before (the thread writes them in order); durable when the thread answers.
   private async post() {
     for (;;) {
@@ -393,7 +407,7 @@ export class AuditLog {
    * Removes the oldest events older than the retention period, in chain order; resolves with how many. The floor
    * (the lowest `seq` kept) is recorded first, in a `retention` event, so verify knows the removed `seq`s are no gap.
    */
-  async applyRetention(now = Date.now()): Promise<number> {
+  async applyRetention(now = this.now()): Promise<number> {
     const retentionDays = this.settings.retentionDays
     const cutoff = now - retentionDays * 86400000
     const [oldest] = (await this.store._find({
@@ -414,7 +428,7 @@ export class AuditLog {
           paginate: false
         })) as AuditEvent[])
     const floor = firstKept ? firstKept.seq : last.seq + 1
-    await this.append([ownEntry('retention', { after: { floor, retentionDays } })])
+    await this.append([ownEntry(now, 'retention', { after: { floor, retentionDays } })])
     // On the embedded engine the removal rewrites the journal file: the writer thread lets go of it first.
     const removed = await this.exclusively(async () => {
       const journal = this.journal
@@ -437,9 +451,9 @@ export class AuditLog {
       paginate: false
     })) as AuditEvent[]
     if (!last || last.action === 'anchor') return null
-    const [event] = await this.append([ownEntry('anchor')])
+    const [event] = await this.append([ownEntry(this.now(), 'anchor')])
     const head = { seq: event.seq, hash: event.hash, at: event.at }
-    await deliverAnchor(this.app, head)
+    await deliverAnchor(this.deps, head)
     return head
   }
 
@@ -453,14 +467,14 @@ export class AuditLog {
     })) as AuditEvent[]
     if (last && sameFields(last.after, current)) return false
     await this.append([
-      ownEntry('audit-config', { ...(last?.after ? { before: last.after } : {}), after: current })
+      ownEntry(this.now(), 'audit-config', { ...(last?.after ? { before: last.after } : {}), after: current })
     ])
     return true
   }
 
   // Runs one of the log's own tasks, logging its failure; a stop waits for it.
   private runInBackground(what: string, task: () => Promise<unknown>) {
-    const running = task().catch((error) => logger.error(`Audit ${what} failed:`, error))
+    const running = task().catch((error) => this.deps.logger.error(`Audit ${what} failed:`, error))
     this.background.add(running)
     void running.finally(() => this.background.delete(running))
   }

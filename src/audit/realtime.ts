@@ -59,14 +59,14 @@ export const recordRealtimeDelivery = async (
   app: Application,
   path: string,
   declaration: AuditDeclaration,
-  doc: Record<string, any>,
+  doc: Record<string, unknown>,
   connections: RealTimeConnection[]
 ) => {
   const log = auditLog(app)
   if (!log || !log.settings.enabled || connections.length === 0) return
   const where = await patientAndFacility(app, declaration, doc)
   const id = idString(doc.id)
-  const at = Date.now()
+  const at = log.now()
   const batch = currentBatch(app)
   const key = JSON.stringify([path, where.patient ?? null, where.facility ?? null])
   for (const connection of connections) {

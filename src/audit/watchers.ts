@@ -10,14 +10,21 @@
 // minute stops.
 import { BadRequest, Forbidden } from '@feathersjs/errors'
 import type { RealTimeConnection } from '@feathersjs/feathers'
+import type { Channel } from '@feathersjs/transport-commons'
 import type { Application } from '../declarations'
 import { onNotice, sendNotice } from '../cluster/notices'
 import { logger } from '../logger'
 import { appSlot } from '../runtime'
 import { presentExternal } from '../schema/external'
-import { serviceAt } from '../store'
 import type { AccessContext } from '../access/types'
 import type { AuditEvent } from './chain'
+import { auditEventPath } from '../services/audit-events/audit-events.shared'
+
+/** The audit-events service as the watchers use it: its events and its publisher. */
+export interface AuditEventsEmitter {
+  emit(event: 'created', data: unknown): unknown
+  publish(publisher: () => Channel): unknown
+}
 
 export const AUDIT_WATCHERS = 'audit-watchers'
 const WATCH_NOTICE = 'audit-watch'
@@ -98,18 +105,21 @@ export const forgetAuditWatch = (connection: Connection) => {
 }
 
 /** Emits appended events as `created` when someone watches (the publisher sends them to the watching admins only). */
-export const emitAuditEvents = async (app: Application, path: string, events: AuditEvent[]) => {
+export const emitAuditEvents = async (
+  app: Application,
+  service: AuditEventsEmitter,
+  events: AuditEvent[]
+) => {
   if (events.length === 0 || !auditWatched(app)) return
-  const service = serviceAt(app, path)
-  for (const event of events) service.emit('created', await presentExternal(app, path, event))
+  for (const event of events) service.emit('created', await presentExternal(app, auditEventPath, event))
 }
 
 /** Hears other instances' watchers; publishes audit events to the watching admins only. */
-export const auditWatchers = (app: Application, path: string) => {
+export const auditWatchers = (app: Application, service: AuditEventsEmitter) => {
   onNotice(app, WATCH_NOTICE, () => {
     stateOf(app).remoteUntil = Date.now() + REMOTE_WATCH_MS
   })
-  serviceAt(app, path).publish(() =>
+  service.publish(() =>
     app.channel(AUDIT_WATCHERS).filter((connection: Connection) => !!connection.access?.admin)
   )
 }

@@ -11,7 +11,7 @@ import type { Application } from '../declarations'
 import { accessRules, type AuditDeclaration } from '../access/rules'
 import type { AuditEntry } from './chain'
 import { entriesFor, isObject } from './entries'
-import { auditLog } from './log'
+import type { AuditLog } from './log'
 
 /** What the audit needs of a delivery. */
 export interface DeliveryDoc {
@@ -25,14 +25,14 @@ export interface DeliveryDoc {
 export const auditedPayload = (
   app: Application,
   delivery: DeliveryDoc
-): { service: string; declaration: AuditDeclaration; doc: Record<string, any> } | undefined => {
+): { service: string; declaration: AuditDeclaration; doc: Record<string, unknown> } | undefined => {
   const dot = typeof delivery.event === 'string' ? delivery.event.lastIndexOf('.') : -1
   if (dot <= 0 || typeof delivery.payloadJson !== 'string') return undefined
   const service = delivery.event.slice(0, dot)
   const declaration = accessRules(app, service)?.audit
   if (!declaration) return undefined
   try {
-    const doc = JSON.parse(delivery.payloadJson)
+    const doc: unknown = JSON.parse(delivery.payloadJson)
     return isObject(doc) ? { service, declaration, doc } : undefined
   } catch {
     return undefined
@@ -47,7 +47,7 @@ export const deliveryReadEntries = async (
 ) => {
   const groups = new Map<
     string,
-    { service: string; webhook: string; declaration: AuditDeclaration; docs: Record<string, any>[] }
+    { service: string; webhook: string; declaration: AuditDeclaration; docs: Record<string, unknown>[] }
   >()
   for (const delivery of deliveries) {
     const payload = auditedPayload(app, delivery)
@@ -81,20 +81,20 @@ export const deliveryReadEntries = async (
 }
 
 /**
- * Records the delivery of `delivery` to its webhook's receiver; resolves with false when there is nothing to
- * record (no patient data, or the audit trail is off). Rejects when it cannot be recorded: the attempt must then
- * not be sent.
+ * Records the delivery of `delivery` to its webhook's receiver in `log`; resolves with false when there is nothing
+ * to record (no patient data, or the audit trail is off). Rejects when it cannot be recorded: the attempt must then
+ * not be sent. (`app`: the access rules' registry, which says which services are audited.)
  */
 export const recordWebhookDelivery = async (
   app: Application,
+  log: AuditLog,
   delivery: DeliveryDoc,
   webhook: { id: string; account?: string }
 ) => {
-  const log = auditLog(app)
   const payload = auditedPayload(app, delivery)
-  if (!log || !log.settings.enabled || !payload) return false
+  if (!log.settings.enabled || !payload) return false
   const base: Omit<AuditEntry, 'ids'> = {
-    at: Date.now(),
+    at: log.now(),
     actor: typeof webhook.account === 'string' ? webhook.account : null,
     action: 'read',
     service: payload.service,

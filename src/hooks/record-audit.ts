@@ -12,7 +12,6 @@ import type { AuditAction, AuditEntry } from '../audit/chain'
 import { auditLog, type AuditLog } from '../audit/log'
 import { callCircumstances, docsOf, entriesFor, idString, isObject } from '../audit/entries'
 import { getDispatch, setDispatch } from '@feathersjs/schema'
-import { normalizeEmail } from '../services/accounts/accounts'
 import { logger } from '../logger'
 
 const METHOD_ACTIONS: Record<string, AuditAction> = {
@@ -32,8 +31,11 @@ const AUTH_ACTIONS: Record<string, AuditAction> = {
   'logout-everywhere': 'logout-everywhere'
 }
 
-const statusOf = (error: any) =>
-  typeof error?.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : 500
+const statusOf = (error: unknown) => {
+  const code: unknown =
+    isObject(error) || error instanceof Error ? (error as { code?: unknown }).code : undefined
+  return typeof code === 'number' && code >= 400 && code < 600 ? code : 500
+}
 
 const circumstances = (context: HookContext) => callCircumstances(context.params)
 
@@ -60,15 +62,16 @@ const widenSelect = (context: HookContext, declaration: AuditDeclaration): strin
 }
 
 /** Deletes a (dotted) field, and the objects it leaves empty. */
-const unset = (doc: Record<string, any>, field: string) => {
+const unset = (doc: Record<string, unknown>, field: string) => {
   const [head, ...rest] = field.split('.')
   if (!Object.hasOwn(doc, head)) return
-  if (rest.length === 0 || !isObject(doc[head])) {
+  const inner = doc[head]
+  if (rest.length === 0 || !isObject(inner)) {
     delete doc[head]
     return
   }
-  unset(doc[head], rest.join('.'))
-  if (Object.keys(doc[head]).length === 0) delete doc[head]
+  unset(inner, rest.join('.'))
+  if (Object.keys(inner).length === 0) delete doc[head]
 }
 
 /**
@@ -89,7 +92,7 @@ const hideAdded = (context: HookContext, added: string[]) => {
     }
   }
   if (context.dispatch !== undefined) return
-  const result: any = context.result
+  const result: unknown = context.result
   if (isObject(result) && Array.isArray(result.data))
     context.dispatch = { ...result, data: result.data.map((doc: unknown) => getDispatch(doc) ?? doc) }
   else if (Array.isArray(result)) context.dispatch = result.map((doc) => getDispatch(doc) ?? doc)
@@ -122,7 +125,7 @@ const tokenAccount = async (context: HookContext): Promise<string | null> => {
 
 const auditAuthentication = async (context: HookContext, next: NextFunction, log: AuditLog) => {
   const data = isObject(context.data) ? context.data : {}
-  const at = Date.now()
+  const at = log.now()
   // (own keys only: `{ action: 'constructor' }` is no audit action)
   const action =
     typeof data.action === 'string' && Object.hasOwn(AUTH_ACTIONS, data.action)
@@ -134,7 +137,7 @@ const auditAuthentication = async (context: HookContext, next: NextFunction, log
     typeof data.strategy === 'string' ? data.strategy : data.email !== undefined ? 'local' : undefined
   const subject =
     strategy === 'local' && typeof data.email === 'string'
-      ? String(normalizeEmail(data.email)).slice(0, 254)
+      ? data.email.trim().toLowerCase().slice(0, 254) // (as the accounts service stores emails)
       : undefined
   const base = { at, service: 'authentication', ...circumstances(context) }
   try {
@@ -180,7 +183,7 @@ export const recordAudit = async (context: HookContext, next: NextFunction) => {
   const action = Object.hasOwn(METHOD_ACTIONS, context.method) ? METHOD_ACTIONS[context.method] : undefined
   if (!declaration || !action) return next()
 
-  const at = Date.now()
+  const at = log.now()
   const requested = idString(context.id)
   const base = { at, action, service: context.path, ...circumstances(context) }
   const added = widenSelect(context, declaration)

@@ -1,57 +1,51 @@
 // Exists so that every create, patch and remove of a service holding privileges or configuration (memberships,
 // webhooks) is a privilege audit event (src/audit/changes.ts), whoever makes it: an external call, or a cascade
 // (an account or organization removed). `describe` picks the privilege fields of a document — never secrets.
+// A service that announces its writes on the app's bus (a ResourceService) declares its change audit instead
+// (`declareChangeAudit`), and this hook leaves it to that subscriber (transition: the hook goes once every such
+// service is a ResourceService).
 import type { HookContext, NextFunction } from '../declarations'
-import type { AuditAction, ChangeFields } from '../audit/chain'
-import { changed, recordChange } from '../audit/changes'
+import type { AuditAction } from '../audit/chain'
+import { recordDescribedChanges, type ChangeAudit, type ChangeSubject } from '../audit/changes'
+import { auditLog } from '../audit/log'
+import { announcesOwnWrites } from '../jobs/announce'
+import type { StoreDoc } from '../store'
 
-export interface ChangeSubject {
-  /** The account whose rights or settings the document holds. */
-  account?: string
-  /** The organization it belongs to. */
-  facility?: string
-  fields: ChangeFields
-}
+export type { ChangeSubject }
+
+const isDoc = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
 
 export const recordChanges =
-  (
-    describe: (doc: any) => ChangeSubject,
+  <D extends object = StoreDoc>(
+    describe: (doc: D) => ChangeSubject,
     actions: { create: AuditAction; patch: AuditAction; remove: AuditAction }
   ) =>
   async (context: HookContext, next: NextFunction) => {
-    const method = context.method as 'create' | 'patch' | 'remove'
+    const method = context.method
     if (
-      !Object.hasOwn(actions, method) ||
+      announcesOwnWrites(context.self) ||
+      !(method === 'create' || method === 'patch' || method === 'remove') ||
       (method !== 'create' && (context.id === null || context.id === undefined))
     )
       return next()
     // The document as it was (loaded under the caller's scope by scopeAccess, or read here for internal calls).
-    const existing =
+    const existing: unknown =
       method === 'create'
         ? undefined
         : (context.params.existing ?? (await context.service._get(context.id).catch(() => undefined)))
     await next()
-    const result = context.result
-    const docs: any[] = Array.isArray(result) ? result : [result]
-    for (const doc of docs) {
-      if (!doc || typeof doc !== 'object') continue
-      const after = describe(doc)
-      const before = existing ? describe(existing) : undefined
-      if (method === 'patch' && before && !changed(before.fields, after.fields)) continue
-      await recordChange(
-        context.app,
-        {
-          action: actions[method],
-          service: context.path,
-          actor: typeof context.params.account?.id === 'string' ? context.params.account.id : null,
-          ...(after.account ? { account: after.account } : {}),
-          ...(after.facility ? { facility: after.facility } : {}),
-          ids: typeof doc.id === 'string' ? [doc.id] : [],
-          ...(method === 'create' ? {} : { before: (before ?? after).fields }),
-          ...(method === 'remove' ? {} : { after: after.fields }),
-          status: context.http?.status ?? (method === 'create' ? 201 : 200)
-        },
-        context.params
-      )
-    }
+    const log = auditLog(context.app)
+    if (!log) return
+    const audit = { describe, actions } as unknown as ChangeAudit // (cast: `describe` reads this service's documents)
+    const result: unknown = context.result
+    await recordDescribedChanges(
+      log,
+      context.path,
+      audit,
+      method,
+      isDoc(existing) ? existing : undefined,
+      Array.isArray(result) ? result : [result],
+      context.params
+    )
   }

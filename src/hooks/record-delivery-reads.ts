@@ -11,10 +11,10 @@ import { logger } from '../logger'
 export const recordDeliveryReads = async (context: HookContext, next: NextFunction) => {
   const log = context.params.provider ? auditLog(context.app) : undefined
   if (!log || !log.settings.enabled) return next()
-  const at = Date.now()
+  const at = log.now()
   const selected = isObject(context.params.query) && context.params.query.$select !== undefined
   await next()
-  let deliveries = docsOf(context.result) as DeliveryDoc[]
+  let deliveries = docsOf(context.result) as unknown as DeliveryDoc[] // (cast: this service's results are deliveries)
   if (selected && deliveries.length > 0) {
     // A `$select` may have left the event or the payload out: the stored deliveries say what was read.
     const store: StoreService<DeliveryDoc> = context.service.deliveries

@@ -6,7 +6,7 @@
 import type { Application } from '../declarations'
 import { withLease } from '../cluster/lease'
 import { logger } from '../logger'
-import type { Job } from '../ops/jobs'
+import type { Job } from './job'
 
 // A pass holds its lease this long, renewed while it runs.
 const LEASE_MS = 30_000

@@ -1,47 +1,32 @@
 // The webhook delivery queue: durable delivery documents (the `webhook-events` store) written while the
 // request that caused them is still running, and the wake-up of the webhook's schedule so a worker (in
-// this process at once, in other instances at their next poll) picks them up.
+// this process at once, through the `webhook.queued` event; in other instances at their next poll) picks them up.
+// Service writes reach it through the `record.changed` event (src/jobs/webhook-recorder.ts).
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../declarations'
-import type { StoreService } from '../store'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
+import type { Webhook } from '../services/webhooks/webhooks.schema'
+import type { StoredDelivery } from '../services/webhook-events/webhook-events.schema'
 import { accessRules, canRead, organizationsOf } from '../access/rules'
 import { loadAccessContext, type AccessContext } from '../access/context'
-import { topicsMatching } from '../services/webhooks/webhook-patterns'
-import { logger } from '../logger'
-import { webhookWorkerOf } from './webhook-worker'
+import { topicsMatching } from './webhook-topics'
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
-
-/** A delivery as stored: the public fields plus the payload as JSON text and the worker's lease. */
-export interface StoredDelivery {
-  id: string
-  webhook: string
-  organization?: string
-  account?: string
-  event: string
-  /** The payload exactly as sent (JSON text, so any document shape can be stored on both engines). */
-  payloadJson?: string
-  status: DeliveryStatus
-  /** The webhook id while pending (absent once delivered or failed): the worker's window index. */
-  queue?: string
-  attempts: number
-  nextAttemptAt: number
-  /** 0 when free; else the time until which one worker owns the attempt in flight. */
-  leaseUntil: number
-  leaseOwner?: string
-  lastAttemptAt?: number
-  lastResponse?: { status?: number; error?: string; durationMs: number; at: number }
-  deliveredAt?: number
-  failedAt?: number
-  retries?: number
-  retriedAt?: number
-  createdAt: number
-  /** When its delivery to the receiver was recorded in the audit trail (deliveries of patient data only). */
-  auditedAt?: number
+declare module '../events' {
+  interface EventMap {
+    /** Deliveries were queued for a webhook (or its queue changed): this process's worker looks at it now. */
+    'webhook.queued': { webhook: string }
+  }
 }
 
-export const webhookStore = (app: Application) => app.service('webhooks')
-export const deliveryStore = (app: Application): StoreService => app.service('webhook-events').deliveries
+/** What the queue uses: the webhooks, deliveries and accounts stores, the clock, the bus, the logger. */
+export type QueueDeps = Pick<Deps, 'stores' | 'clock' | 'events' | 'logger'>
+
+export type { StoredDelivery }
+export type DeliveryStatus = StoredDelivery['status']
+
+/** A webhook as stored: the public fields plus its parsed topics and the worker's schedule. */
+export type StoredWebhook = Stored<Webhook> & { topics?: string[]; dueAt?: number; queueVersion?: number }
 
 const ignoreNotFound = (error: unknown) => {
   if (!(error instanceof NotFound)) throw error
@@ -54,28 +39,27 @@ export const deliveryBody = (delivery: Pick<StoredDelivery, 'id' | 'event' | 'pa
     delivery.payloadJson !== undefined ? `,"payload":${delivery.payloadJson}` : ''
   }}`
 
-const owner = (webhook: any) =>
+const owner = (webhook: Pick<Webhook, 'organization' | 'account'>) =>
   webhook.organization ? { organization: webhook.organization } : { account: webhook.account }
 
 /** Tells the webhook's schedule (and this process's worker) that its queue changed. */
-export const wakeWebhook = async (app: Application, webhookId: string, at = Date.now()) => {
-  await webhookStore(app)
+export const wakeWebhook = async (deps: QueueDeps, webhookId: string, at = deps.clock.now()) => {
+  await deps.stores.webhooks
     ._patch(webhookId, { $min: { dueAt: at }, $inc: { queueVersion: 1 } })
     .catch(ignoreNotFound)
-  webhookWorkerOf(app)?.nudge(webhookId)
+  await deps.events.emit('webhook.queued', { webhook: webhookId })
 }
 
 /** Writes deliveries of `event` with each payload to one webhook, in order, then wakes its schedule. */
 export const enqueueDeliveries = async (
-  app: Application,
-  webhook: any,
+  deps: QueueDeps,
+  webhook: Pick<Webhook, 'id' | 'organization' | 'account'>,
   event: string,
   payloads: unknown[]
 ): Promise<StoredDelivery[]> => {
-  const store = deliveryStore(app)
   const created: StoredDelivery[] = []
   for (const payload of payloads) {
-    const now = Date.now()
+    const now = deps.clock.now()
     const doc: Omit<StoredDelivery, 'id'> = {
       webhook: webhook.id,
       ...owner(webhook),
@@ -88,22 +72,29 @@ export const enqueueDeliveries = async (
       leaseUntil: 0,
       createdAt: now
     }
-    created.push(await store._create(doc))
+    created.push(await deps.stores.deliveries._create(doc))
   }
-  if (created.length) await wakeWebhook(app, webhook.id, created[0].createdAt)
+  if (created.length) await wakeWebhook(deps, webhook.id, created[0].createdAt)
   return created
 }
 
 /**
- * Records a successful `method` call of service `path` whose results are `docs`: one delivery per document
- * for every active webhook subscribed to it whose owner may see the document — an organization's webhook
- * the documents that belong to that organization (`organizations` in the access rules), an account's webhook
- * the documents that account could read through the API (`canRead`).
+ * Records a successful `method` write of service `path` whose results are `docs` (in their client view): one
+ * delivery per document for every active webhook subscribed to it whose owner may see the document — an
+ * organization's webhook the documents that belong to that organization (`organizations` in the access rules), an
+ * account's webhook the documents that account could read through the API (`canRead`). `app` is the access rules'
+ * registry.
  */
-export const recordServiceEvent = async (app: Application, path: string, method: string, docs: any[]) => {
+export const recordServiceEvent = async (
+  app: Application,
+  deps: QueueDeps,
+  path: string,
+  method: string,
+  docs: Record<string, unknown>[]
+) => {
   if (!accessRules(app, path) || docs.length === 0) return
   const organizations = [...new Set(docs.flatMap((doc) => organizationsOf(app, path, doc)))]
-  const candidates: any[] = await webhookStore(app)._find({
+  const candidates: StoredWebhook[] = await deps.stores.webhooks._find({
     query: {
       active: true,
       topics: { $in: topicsMatching(path, method) },
@@ -118,23 +109,21 @@ export const recordServiceEvent = async (app: Application, path: string, method:
 
   const accessByAccount = new Map<string, Promise<AccessContext | null>>()
   const accessOfAccount = (id: string) => {
-    if (!accessByAccount.has(id)) {
-      accessByAccount.set(
-        id,
-        app
-          .service('accounts')
-          ._get(id)
-          .then((account: any) => loadAccessContext(app, account))
-          .catch(() => null)
-      )
+    let access = accessByAccount.get(id)
+    if (!access) {
+      access = deps.stores.accounts
+        ._get(id)
+        .then((account) => loadAccessContext(app, account))
+        .catch(() => null)
+      accessByAccount.set(id, access)
     }
-    return accessByAccount.get(id) as Promise<AccessContext | null>
+    return access
   }
 
   const event = `${path}.${method}`
   await Promise.all(
     candidates.map(async (webhook) => {
-      const visible: any[] = []
+      const visible: Record<string, unknown>[] = []
       for (const doc of docs) {
         if (webhook.organization) {
           if (organizationsOf(app, path, doc).includes(webhook.organization)) visible.push(doc)
@@ -143,10 +132,10 @@ export const recordServiceEvent = async (app: Application, path: string, method:
           if (access && canRead(app, path, access, doc)) visible.push(doc)
         }
       }
-      if (visible.length) await enqueueDeliveries(app, webhook, event, visible)
+      if (visible.length) await enqueueDeliveries(deps, webhook, event, visible)
     })
   ).catch((error) => {
-    logger.error(`Recording webhook deliveries of ${event} failed:`, error)
+    deps.logger.error(`Recording webhook deliveries of ${event} failed:`, error)
     throw error
   })
 }

@@ -1,6 +1,7 @@
 // Webhook delivery settings: config `webhooks` (config/default.json, WEBHOOK_* variables; the ones given in
 // seconds are converted in src/configuration.ts) with the values the worker derives from them.
-import type { Application, Configuration } from '../declarations'
+import type { Configuration } from '../declarations'
+import type { Settings } from '../deps'
 
 export interface WebhookSettings {
   /** Deliver to private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE). */
@@ -39,6 +40,6 @@ export const deriveWebhookSettings = (config: Configuration['webhooks']): Webhoo
   idleMs: Math.max(60000, config.pollIntervalMs)
 })
 
-/** The app's webhook settings. */
-export const webhookSettings = (app: Application): WebhookSettings =>
-  deriveWebhookSettings(app.get('webhooks'))
+/** The app's webhook settings (as they are now). */
+export const webhookSettings = (settings: Settings): WebhookSettings =>
+  deriveWebhookSettings(settings.get('webhooks'))

@@ -18,17 +18,27 @@
 import os from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { NotFound } from '@feathersjs/errors'
-import type { Application } from '../declarations'
-import { logger } from '../logger'
-import { lifecycleOf } from '../ops/lifecycle'
-import { metricsOf } from '../ops/metrics'
+import type { Deps } from '../deps'
 import { deliverWebhook, type WebhookDeliveryResult } from '../providers/webhook-http'
-import { deliveryBody, deliveryStore, webhookStore, type StoredDelivery } from './webhook-queue'
-import { webhookSettings, type WebhookSettings } from './webhook-settings'
-import type { Stored } from '../store'
-import type { Webhook } from '../services/webhooks/webhooks.schema'
-import { appSlot } from '../runtime'
-import { recordWebhookDelivery } from '../audit/webhooks'
+import { deliveryBody, type StoredDelivery, type StoredWebhook } from './webhook-queue'
+import type { WebhookSettings } from './webhook-settings'
+
+/** What the worker uses: the webhooks and deliveries stores, the clock, the bus (wake-ups), the this.deps.logger. */
+export type WorkerDeps = Pick<Deps, 'stores' | 'clock' | 'events' | 'logger'>
+
+/** How an attempt ended, as the metrics count it. */
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'lease-lost'
+
+export interface WebhookWorkerOptions {
+  settings: WebhookSettings
+  /**
+   * Records the delivery of patient data to the receiver in the audit trail (src/audit/webhooks.ts); resolves with
+   * false when there is nothing to record, rejects when it cannot be recorded (the attempt is then not sent).
+   */
+  auditDelivery?: (delivery: StoredDelivery, webhook: StoredWebhook) => Promise<boolean>
+  /** Counts each attempt's outcome (the app's metrics). */
+  countOutcome?: (outcome: DeliveryOutcome) => void
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.())
 
@@ -62,11 +72,17 @@ export class WebhookWorker {
   private abandoned = false
   private lastCleanup = 0
 
+  private unsubscribe?: () => void
+
   constructor(
-    private readonly app: Application,
-    settings?: WebhookSettings
+    private readonly deps: WorkerDeps,
+    private readonly options: WebhookWorkerOptions
   ) {
-    this.settings = settings ?? webhookSettings(app)
+    this.settings = options.settings
+  }
+
+  private now() {
+    return this.deps.clock.now()
   }
 
   /** Starts polling; every active webhook is looked at once at start (resumes whatever a crash left). */
@@ -74,9 +90,11 @@ export class WebhookWorker {
     if (this.running) return
     this.running = true
     this.abandoned = false
-    await webhookStore(this.app)._patch(
+    // Deliveries queued in this process are looked at at once.
+    this.unsubscribe = this.deps.events.on('webhook.queued', ({ webhook }) => this.nudge(webhook))
+    await this.deps.stores.webhooks._patch(
       null,
-      { $min: { dueAt: Date.now() } },
+      { $min: { dueAt: this.now() } },
       { query: { active: true }, adapter: { multi: true } }
     )
     this.schedule(0)
@@ -85,6 +103,8 @@ export class WebhookWorker {
   /** Stops polling and waits (a few seconds at most, never past `maxWaitMs`) for attempts in flight. */
   async stop(maxWaitMs = STOP_GRACE_MS) {
     this.running = false
+    this.unsubscribe?.()
+    this.unsubscribe = undefined
     if (this.pollTimer) clearTimeout(this.pollTimer)
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
@@ -126,7 +146,7 @@ export class WebhookWorker {
 
   /** Looks at `webhookId` again at `at` (a retry due before the next poll). */
   private wakeAt(at: number, webhookId: string) {
-    const delay = at - Date.now()
+    const delay = at - this.now()
     if (!this.running || delay >= this.settings.pollMs) return
     const timer = setTimeout(
       () => {
@@ -146,7 +166,7 @@ export class WebhookWorker {
     }
     this.tickAgain = false
     this.tickRunning = this.tick()
-      .catch((error) => logger.error('Webhook worker poll failed:', error))
+      .catch((error) => this.deps.logger.error('Webhook worker poll failed:', error))
       .finally(() => {
         this.tickRunning = null
         if (this.tickAgain) this.schedule(0)
@@ -166,10 +186,10 @@ export class WebhookWorker {
       if (free <= 0) return
       const busy = [...this.inflightByWebhook.keys()]
       const limit = Math.max(10, free * 2)
-      const due: any[] = await webhookStore(this.app)._find({
+      const due: StoredWebhook[] = await this.deps.stores.webhooks._find({
         query: {
           active: true,
-          dueAt: { $lte: Date.now() },
+          dueAt: { $lte: this.now() },
           ...(busy.length ? { id: { $nin: busy } } : {}),
           $sort: { dueAt: 1 },
           $limit: limit
@@ -185,7 +205,7 @@ export class WebhookWorker {
   }
 
   /** Looks at one webhook's window: claims what is due, and sets the schedule to the next moment something will be. */
-  private async check(webhook: any) {
+  private async check(webhook: StoredWebhook) {
     if (this.checking.has(webhook.id)) {
       this.checkAgain.add(webhook.id)
       return
@@ -199,9 +219,9 @@ export class WebhookWorker {
     if (this.checkAgain.delete(webhook.id) && this.running) await this.recheck(webhook.id)
   }
 
-  private async checkOnce(webhook: any) {
-    const deliveries = deliveryStore(this.app)
-    const now = Date.now()
+  private async checkOnce(webhook: StoredWebhook) {
+    const deliveries = this.deps.stores.deliveries
+    const now = this.now()
     const window: StoredDelivery[] = await deliveries._find({
       query: { queue: webhook.id, $sort: { createdAt: 1, id: 1 }, $limit: this.settings.perWebhook },
       paginate: false
@@ -256,15 +276,15 @@ export class WebhookWorker {
     if (followedHere && wake === Infinity) return
     if (wake === Infinity) wake = now + this.settings.idleMs
     // Conditional on the queue version read with the webhook: an enqueue in between keeps its wake-up.
-    await webhookStore(this.app)
+    await this.deps.stores.webhooks
       ._patch(webhook.id, { dueAt: wake }, { query: { queueVersion: webhook.queueVersion } })
       .catch(ignoreNotFound)
   }
 
-  private launch(delivery: StoredDelivery, webhook: any) {
+  private launch(delivery: StoredDelivery, webhook: StoredWebhook) {
     this.inflightByWebhook.set(webhook.id, (this.inflightByWebhook.get(webhook.id) ?? 0) + 1)
     const attempt = this.attempt(delivery, webhook)
-      .catch((error) => logger.error(`Webhook delivery ${delivery.id} failed to record:`, error))
+      .catch((error) => this.deps.logger.error(`Webhook delivery ${delivery.id} failed to record:`, error))
       .finally(() => {
         this.inflight.delete(delivery.id)
         const left = (this.inflightByWebhook.get(webhook.id) ?? 1) - 1
@@ -280,38 +300,40 @@ export class WebhookWorker {
   /** Keeps track of a background check (stop() waits for them). */
   private follow(work: Promise<void>) {
     const tracked: Promise<void> = work
-      .catch((error) => logger.error('Webhook worker check failed:', error))
+      .catch((error) => this.deps.logger.error('Webhook worker check failed:', error))
       .finally(() => this.background.delete(tracked))
     this.background.add(tracked)
   }
 
   private async recheck(webhookId: string) {
-    const webhook = await webhookStore(this.app)._get(webhookId).catch(ignoreNotFound)
+    const webhook = await this.deps.stores.webhooks._get(webhookId).catch(ignoreNotFound)
     if (webhook && webhook.active) await this.check(webhook)
   }
 
   /** One attempt: POST, then record the outcome on the delivery (only while this worker still holds its lease) and on the webhook. */
-  private async attempt(delivery: StoredDelivery, webhook: any) {
-    if (delivery.auditedAt === undefined && (await recordWebhookDelivery(this.app, delivery, webhook))) {
-      await deliveryStore(this.app)
+  private async attempt(delivery: StoredDelivery, webhook: StoredWebhook) {
+    const { auditDelivery } = this.options
+    if (delivery.auditedAt === undefined && auditDelivery && (await auditDelivery(delivery, webhook))) {
+      await this.deps.stores.deliveries
         ._patch(
           delivery.id,
-          { auditedAt: Date.now() },
+          { auditedAt: this.now() },
           { query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil } }
         )
         .catch(ignoreNotFound)
     }
-    const started = Date.now()
+    const started = this.now()
     const result = await deliverWebhook({
       url: webhook.url,
-      secret: webhook.secret,
+      // (every stored webhook has one: set at its creation)
+      secret: webhook.secret ?? '',
       id: delivery.id,
       body: deliveryBody(delivery),
       timeoutMs: this.settings.timeoutMs,
       allowPrivate: this.settings.allowPrivate
     })
     if (this.abandoned) return
-    const now = Date.now()
+    const now = this.now()
     const lastResponse: NonNullable<StoredDelivery['lastResponse']> = {
       ...(result.status !== undefined ? { status: result.status } : {}),
       ...(result.error !== undefined ? { error: result.error } : {}),
@@ -338,14 +360,14 @@ export class WebhookWorker {
     // A success ends the webhook's failure streak before the delivery shows `delivered`, so whoever reads the
     // delivered delivery also reads the webhook without the streak (the endpoint answered, whoever records it).
     if (result.ok) await this.recordOnWebhook(webhook, result, started, now)
-    const recorded = await deliveryStore(this.app)
+    const recorded = await this.deps.stores.deliveries
       ._patch(delivery.id, update, {
         query: { status: 'pending', leaseOwner: this.id, leaseUntil: delivery.leaseUntil }
       })
       .catch(ignoreNotFound)
-    metricsOf(this.app)?.webhookDeliveries.inc({ outcome: recorded ? outcome : 'lease-lost' })
+    this.options.countOutcome?.(recorded ? outcome : 'lease-lost')
     if (!recorded) {
-      logger.warn(
+      this.deps.logger.warn(
         `Webhook delivery ${delivery.id}: lease lost before the outcome was recorded (another worker retries it)`
       )
       return
@@ -356,12 +378,12 @@ export class WebhookWorker {
 
   /** A success ends the webhook's failure streak; a failure extends it and, once it spans the window, deactivates the webhook. */
   private async recordOnWebhook(
-    webhook: Stored<Webhook>,
+    webhook: StoredWebhook,
     result: WebhookDeliveryResult,
     started: number,
     now: number
   ) {
-    const webhooks = webhookStore(this.app)
+    const webhooks = this.deps.stores.webhooks
     if (result.ok) {
       if (webhook.failingSince !== undefined || (webhook.consecutiveFailures ?? 0) > 0) {
         await webhooks
@@ -390,40 +412,18 @@ export class WebhookWorker {
         { query: { active: true } }
       )
       .catch(ignoreNotFound)
-    if (deactivated) logger.warn(`Webhook ${webhook.id} ${reason}`)
+    if (deactivated) this.deps.logger.warn(`Webhook ${webhook.id} ${reason}`)
   }
 
   /** Removes delivered and failed deliveries older than the retention (at most once an hour). */
   private async cleanup() {
     const { retentionMs } = this.settings
-    const now = Date.now()
+    const now = this.now()
     if (retentionMs <= 0 || now - this.lastCleanup < CLEANUP_EVERY_MS) return
     this.lastCleanup = now
-    await deliveryStore(this.app)._remove(null, {
+    await this.deps.stores.deliveries._remove(null, {
       query: { status: { $in: ['delivered', 'failed'] }, createdAt: { $lt: now - retentionMs } },
       adapter: { multi: true }
     })
   }
-}
-
-const workerSlot = appSlot<WebhookWorker>('webhook worker')
-
-/** This app's worker, once started. */
-export const webhookWorkerOf = (app: Application) => workerSlot.get(app)
-
-/** Starts this app's worker (app setup). */
-export const startWebhookWorker = async (app: Application) => {
-  const worker = new WebhookWorker(app)
-  workerSlot.set(app, worker)
-  await worker.start()
-  return worker
-}
-
-/** Stops this app's worker (app teardown), before the store closes. */
-export const stopWebhookWorker = async (app: Application) => {
-  const worker = workerSlot.get(app)
-  // During a graceful shutdown, attempts in flight get what is left of the grace period (less a second for the store).
-  const state = lifecycleOf(app)
-  const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined
-  if (worker) await worker.stop(left)
 }

@@ -1,31 +1,62 @@
 // Every start-up and shut-down job, started from here and nowhere else: once the store, Redis and the admin
 // account are ready (src/app.ts), the jobs start in the order listed; on shut-down, after requests drained
 // (src/ops/lifecycle.ts), they stop in the reverse order, before the store closes. A new job goes in this list.
+// This is the top layer: it builds each job from the app's dependencies (the domain never imports it).
 import type { Application } from '../declarations'
-import { appSlot } from '../runtime'
 import { depsSlot } from '../deps'
-import { startWebhookWorker, stopWebhookWorker } from '../jobs/webhook-worker'
+import { appSlot } from '../runtime'
+import type { Job } from '../jobs/job'
+import { WebhookWorker } from '../jobs/webhook-worker'
+import { webhookSettings } from '../jobs/webhook-settings'
 import { auditLog } from '../audit/log'
+import { recordWebhookDelivery } from '../audit/webhooks'
 import { startDirectoryRepair, stopDirectoryRepair } from '../directory/repair'
 import { subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
 import { inventoryRecoveryJob } from '../inventory/recovery'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
+import { lifecycleOf } from './lifecycle'
+import { metricsOf } from './metrics'
 
-export interface Job {
-  name: string
-  start(): Promise<void>
-  stop(): Promise<void>
+export type { Job }
+
+/**
+ * A webhook worker of this app (src/jobs/webhook-worker.ts), with its settings, the audit of deliveries of patient
+ * data (src/audit/webhooks.ts) and the metrics of attempts. Not started.
+ */
+export const createWebhookWorker = (app: Application) => {
+  const deps = depsSlot.require(app)
+  return new WebhookWorker(deps, {
+    settings: webhookSettings(deps.settings),
+    auditDelivery: async (delivery, webhook) => {
+      const log = auditLog(app)
+      return log ? recordWebhookDelivery(app, log, delivery, webhook) : false
+    },
+    countOutcome: (outcome) => metricsOf(app)?.webhookDeliveries.inc({ outcome })
+  })
 }
 
-const jobsOf = (app: Application): Job[] => [
-  // Webhook deliveries: claims due deliveries and retries them (src/jobs/webhook-worker.ts).
-  {
-    name: 'webhook worker',
-    start: async () => void (await startWebhookWorker(app)),
-    stop: () => stopWebhookWorker(app)
+const workerSlot = appSlot<WebhookWorker>('webhook worker')
+
+// Webhook deliveries: claims due deliveries and retries them. During a graceful shutdown, attempts in flight get
+// what is left of the grace period (less a second for the store).
+const webhookWorkerJob = (app: Application): Job => ({
+  name: 'webhook worker',
+  start: async () => {
+    const worker = workerSlot.set(app, createWebhookWorker(app))
+    await worker.start()
   },
-  // The audit trail's retention pass (src/audit/log.ts).
+  stop: async () => {
+    const worker = workerSlot.get(app)
+    const state = lifecycleOf(app)
+    const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined
+    if (worker) await worker.stop(left)
+  }
+})
+
+const jobsOf = (app: Application): Job[] => [
+  webhookWorkerJob(app),
+  // The audit trail's retention pass and anchors (src/audit/log.ts).
   { name: 'audit log', start: async () => auditLog(app)?.start(), stop: async () => auditLog(app)?.stop() },
   // The directory's search index is loaded in the background and a crash's leftovers repaired (src/directory/repair.ts).
   {

@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { NotAuthenticated, NotFound } from '@feathersjs/errors'
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application } from '../declarations'
-import { deliveryStore } from '../jobs/webhook-queue'
+import { depsSlot } from '../deps'
 import { appSlot } from '../runtime'
 import { storeTimerSlot } from '../store'
 
@@ -84,7 +84,7 @@ export const metricsOf = (app: Application): AppMetrics | undefined => metricsSl
 /** Creates the app's metrics; the queue depth counts pending deliveries in the `webhook-events` store. */
 export const metrics = (app: Application) => {
   const queueDepth = async () => {
-    const page = await deliveryStore(app)._find({
+    const page = await depsSlot.require(app).stores.deliveries._find({
       query: { status: 'pending', $limit: 0 },
       paginate: { default: 1, max: 1 }
     })

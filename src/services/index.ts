@@ -49,10 +49,10 @@ export const services = (app: Application, deps: Deps) => {
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   app.configure(subscriptionPackages)
   app.configure(subscriptions)
-  app.configure(webhooks)
-  app.configure(webhookEvents)
+  webhooks(app, deps)
+  webhookEvents(app, deps)
   // The audit trail (docs/audit-trail.md): read-only, written by src/hooks/record-audit.ts.
-  app.configure(auditEvents)
+  auditEvents(app, deps)
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
   app.configure(unifiedDirectory)
 }

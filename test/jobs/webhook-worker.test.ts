@@ -12,7 +12,8 @@ import {
 } from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
-import { WebhookWorker } from '../../src/jobs/webhook-worker'
+import type { WebhookWorker } from '../../src/jobs/webhook-worker'
+import { createWebhookWorker } from '../../src/ops/jobs'
 
 const settings = (extra: Record<string, unknown> = {}) => ({
   webhooks: {
@@ -269,7 +270,7 @@ describe('webhook delivery worker', () => {
     let second: WebhookWorker
     before(async () => {
       env = await setup()
-      second = new WebhookWorker(env.server.app)
+      second = createWebhookWorker(env.server.app)
       await second.start()
     })
     after(async () => {

@@ -2,6 +2,7 @@
 // the documented filters, each usable for a newest-first page.
 import type { Id, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { createStore, type StoreOptions, type StoreService } from '../../store'
 import type { AuditEvent } from '../../audit/chain'
 import { unwatchAudit, watchAudit } from '../../audit/watchers'
@@ -43,7 +44,10 @@ export const CSV_PAGE = 10000
 export class AuditEventsService {
   readonly events: StoreService<AuditEvent>
 
-  constructor(readonly app: Application) {
+  constructor(
+    readonly app: Application,
+    readonly deps: Deps
+  ) {
     this.events = createStore<AuditEvent>(app, getOptions(app))
   }
 
@@ -56,7 +60,7 @@ export class AuditEventsService {
   }
 
   /**
-   * Newest first unless `$sort` says otherwise (any recorded field; equal values newest first). A CSV answer
+   * Newest first unless `$sort` says otherwise (a recorded field; equal values newest first). A CSV answer
    * (`params.csv`, set by the REST layer for `Accept: text/csv`) has pages of up to CSV_PAGE events.
    */
   async find(params: Params & { csv?: boolean } = {}) {

@@ -1,7 +1,7 @@
 // auditEventSchema → AuditEventDoc → auditEventQuerySchema → verifyQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Timestamp, QueryNullable } from '../../schema/common'
-import { AUDIT_ACTIONS } from '../../audit/chain'
+import { AUDIT_ACTIONS } from '../../schema/audit'
 
 // The privilege and setting fields of a change event (never secrets or hashes).
 const changeFields = () =>

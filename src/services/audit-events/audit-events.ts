@@ -10,6 +10,7 @@ import { BadRequest, Forbidden, MethodNotAllowed } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { superadminOf, type AccessContext } from '../../access/context'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
@@ -19,7 +20,8 @@ import { AuditLog, auditLogSlot, auditLog } from '../../audit/log'
 import { AuditEventsService } from './audit-events.class'
 import { auditEventQuerySchema, verifyQuerySchema } from './audit-events.schema'
 import { auditEventMethods, auditEventPath } from './audit-events.shared'
-import { auditWatchers } from '../../audit/watchers'
+import { auditWatchers, emitAuditEvents } from '../../audit/watchers'
+import { auditChanges } from '../../audit/changes'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -71,7 +73,7 @@ const answerVerify = async (context: HookContext, next: NextFunction) => {
 
 // REST: `Accept: text/csv` (preferred over JSON) on GET /audit-events answers the find as CSV: the same call, its
 // hooks, access rules and filters; the page is larger (AuditEventsService.find), its total in X-Total-Count.
-const csvRequest = async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+const csvRequest = async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
   const lookup = (ctx as unknown as { lookup?: { params?: Record<string, string> } }).lookup // (set by the REST router)
   if (
     ctx.method === 'GET' &&
@@ -84,7 +86,7 @@ const csvRequest = async (ctx: FeathersKoaContext, next: () => Promise<any>) => 
   await next()
 }
 
-const csvAnswer = async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+const csvAnswer = async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
   const page = ctx.body as { total?: number; data?: unknown[] } | undefined
   if (ctx.feathers?.csv && ctx.hook?.method === 'find' && page && Array.isArray(page.data)) {
     ctx.set('X-Total-Count', String(page.total ?? page.data.length))
@@ -95,15 +97,22 @@ const csvAnswer = async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
   await next()
 }
 
-export const auditEvents = (app: Application) => {
-  const service = new AuditEventsService(app)
+export const auditEvents = (app: Application, deps: Deps) => {
+  const service = new AuditEventsService(app, deps)
   app.use(auditEventPath, service, {
     methods: [...auditEventMethods],
     events: [],
     koa: { before: [csvRequest], after: [csvAnswer] }
   })
-  // The log is per-app state, read by the audit hooks through `auditLog(app)`.
-  auditLogSlot.set(app, new AuditLog(app, service.events))
+  const emitter = app.service(auditEventPath)
+  // The log is per-app state, read by the audit hooks through `auditLog(app)`; appended events go to the admins
+  // watching the trail live (src/audit/watchers.ts).
+  const log = auditLogSlot.set(
+    app,
+    new AuditLog(app, deps, service.events, (events) => emitAuditEvents(app, emitter, events))
+  )
+  // The privilege and configuration changes the services declare (src/audit/changes.ts).
+  auditChanges(app, deps, log)
 
   defineAccess(app, auditEventPath, {
     read: auditReadQuery,
@@ -115,7 +124,7 @@ export const auditEvents = (app: Application) => {
     // publisher (src/audit/watchers.ts), which takes precedence over the app's.
   })
 
-  auditWatchers(app, auditEventPath)
+  auditWatchers(app, emitter)
 
   const validateQuery = validateQueryWith(auditEventQuerySchema)
   app.service(auditEventPath).hooks({

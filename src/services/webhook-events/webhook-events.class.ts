@@ -5,11 +5,15 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Id, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { createStore, type StoreOptions, type StoreService } from '../../store'
 import { within } from '../../access/rules'
 import { check, dataValidator } from '../../schema/validators'
-import { enqueueDeliveries, wakeWebhook, type StoredDelivery } from '../../jobs/webhook-queue'
-import { pingSchema } from './webhook-events.schema'
+import { enqueueDeliveries, wakeWebhook } from '../../jobs/webhook-queue'
+import { pingSchema, type StoredDelivery } from './webhook-events.schema'
+import type { WebhookEventData } from './webhook-events.shared'
+import type { WebhookData } from '../webhooks/webhooks.shared'
+import type { CreatedFields } from '../../hooks/set-created'
 import { getDispatchValue } from '@feathersjs/schema'
 
 export const getOptions = (_app: Application): StoreOptions => ({
@@ -31,7 +35,10 @@ export const isPingBody = (data: unknown) =>
 export class WebhookEventsService {
   readonly deliveries: StoreService<StoredDelivery>
 
-  constructor(private readonly app: Application) {
+  constructor(
+    private readonly app: Application,
+    private readonly deps: Deps
+  ) {
     this.deliveries = createStore<StoredDelivery>(app, getOptions(app))
   }
 
@@ -46,10 +53,12 @@ export class WebhookEventsService {
     return this.deliveries._get(id, params)
   }
 
-  async create(data: any, params: Params = {}) {
+  async create(data: WebhookEventData, params: Params = {}) {
     if (!isPingBody(data)) {
       // The registration's response: the webhook as clients see it, and its signing secret, shown this once.
-      const created = await this.app.service('webhooks').create(data, params)
+      // (cast: the body is checked, and its creation fields set, by the webhooks service's own hooks)
+      const body = data as WebhookData & CreatedFields
+      const created = await this.app.service('webhooks').create(body, params)
       return { ...getDispatchValue(created), secret: created.secret }
     }
     const ping = check<{ webhook: string; event: 'ping' }>(dataValidator, pingSchema, data, 'ping')
@@ -70,7 +79,7 @@ export class WebhookEventsService {
         { webhook: webhook.id }
       )
     }
-    const [delivery] = await enqueueDeliveries(this.app, webhook, 'ping', [{ webhook: webhook.id }])
+    const [delivery] = await enqueueDeliveries(this.deps, webhook, 'ping', [{ webhook: webhook.id }])
     return delivery
   }
 
@@ -82,7 +91,7 @@ export class WebhookEventsService {
         status: existing.status
       })
     }
-    const now = Date.now()
+    const now = this.deps.clock.now()
     const updated = await this.deliveries
       ._patch(
         existing.id,
@@ -101,7 +110,7 @@ export class WebhookEventsService {
       .catch(() => {
         throw new Conflict('The delivery was retried meanwhile')
       })
-    await wakeWebhook(this.app, existing.webhook, now)
+    await wakeWebhook(this.deps, existing.webhook, now)
     return updated
   }
 

@@ -55,12 +55,15 @@ export const deliveryQuerySchema = querySyntax(
   })
 )
 
-/** A delivery as stored: its payload as JSON text, and the worker's queue and lease (src/jobs/webhook-queue.ts). */
-type StoredDeliveryDoc = Delivery & {
+/** A delivery as stored: its payload as JSON text (so every document shape is stored alike on both engines), and the
+ * worker's queue (the webhook id while pending), lease and audit mark (src/jobs/webhook-queue.ts). */
+export type StoredDelivery = Delivery & {
   payloadJson?: string
   queue?: string
-  leaseUntil?: number
+  /** 0 when free; else the time until which one worker owns the attempt in flight. */
+  leaseUntil: number
   leaseOwner?: string
+  /** When its delivery to the receiver was recorded in the audit trail (deliveries of patient data only). */
   auditedAt?: number
 }
 
@@ -68,7 +71,7 @@ type StoredDeliveryDoc = Delivery & {
 export const deliveryInternals = ['payloadJson', 'queue', 'leaseUntil', 'leaseOwner', 'auditedAt'] as const
 
 /** What clients see of a delivery: the payload as sent (parsed), without the worker's fields. */
-export const deliveryExternalResolver = resolve<StoredDeliveryDoc, ResolverContext>({
+export const deliveryExternalResolver = resolve<StoredDelivery, ResolverContext>({
   ...hidden(deliveryInternals),
   payload: async (value, delivery) =>
     delivery.payloadJson === undefined ? value : JSON.parse(delivery.payloadJson)

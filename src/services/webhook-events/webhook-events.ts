@@ -4,6 +4,7 @@
 // Reads of deliveries whose payloads are patient data are in the audit trail (src/audit/webhooks.ts).
 import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
@@ -29,8 +30,11 @@ const announceOnlyPings = async (context: HookContext, next: NextFunction) => {
   if (!ping) context.event = null
 }
 
-export const webhookEvents = (app: Application) => {
-  app.use(webhookEventPath, new WebhookEventsService(app), { methods: [...webhookEventMethods], events: [] })
+export const webhookEvents = (app: Application, deps: Deps) => {
+  app.use(webhookEventPath, new WebhookEventsService(app, deps), {
+    methods: [...webhookEventMethods],
+    events: []
+  })
 
   defineAccess(app, webhookEventPath, {
     read: webhookOwnerQuery,

@@ -5,22 +5,12 @@ import type { Application } from '../../declarations'
 import { accessRules } from '../../access/rules'
 import type { FieldError } from '../../schema/validators'
 import { serviceAt } from '../../store'
-
-/** Service methods whose successful calls are events. */
-export const EVENT_METHODS = ['create', 'update', 'patch', 'remove'] as const
-export type EventMethod = (typeof EVENT_METHODS)[number]
-
-/** The webhook services themselves never produce webhook events (their documents carry secrets and schedules). */
-export const WEBHOOK_SERVICE_PATHS = ['webhooks', 'webhook-events']
-
-/**
- * The audit log's anchor (src/audit/anchors.ts): not a service event but the chain's head, sent to the webhooks that
- * name it (application admins' own webhooks only); `*` does not include it.
- */
-export const ANCHOR_EVENT = 'audit.anchor'
-
-/** Services that can never be subscribed to: the webhook ones, and the audit trail (its events are no one's business but its readers'). */
-export const UNSUBSCRIBABLE_PATHS = [...WEBHOOK_SERVICE_PATHS, 'audit-events']
+import {
+  ANCHOR_EVENT,
+  EVENT_METHODS,
+  UNSUBSCRIBABLE_PATHS,
+  type EventMethod
+} from '../../jobs/webhook-topics'
 
 const clean = (path: string) => path.replace(/^\/+|\/+$/g, '')
 
@@ -42,9 +32,6 @@ export const eventServices = (app: Application): Map<string, EventMethod[]> => {
   }
   return found
 }
-
-/** Topics a `<path>.<method>` event matches: `*`, `<path>.*` and itself. */
-export const topicsMatching = (path: string, method: string) => ['*', `${path}.*`, `${path}.${method}`]
 
 export interface ParsedEvents {
   /** The patterns, trimmed and joined with "," */

@@ -5,18 +5,20 @@
 // The class holds what a POST (through /webhook-events), PATCH and DELETE do.
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { StoreAdapter } from '../../store/adapter'
-import type { StoreOptions, StoreParams, Stored } from '../../store'
+import type { Deps } from '../../deps'
+import { ResourceService } from '../resource'
+import type { StoreDoc, StoreOptions, StoreParams, Stored } from '../../store'
 import type { CreatedFields } from '../../hooks/set-created'
 import { invalid, type FieldError } from '../../schema/validators'
 import { generateWebhookSecret } from '../../providers/webhook-http'
 import { webhookSettings } from '../../jobs/webhook-settings'
-import { deliveryStore, wakeWebhook } from '../../jobs/webhook-queue'
-import { ANCHOR_EVENT, parseEventPatterns } from './webhook-patterns'
+import { wakeWebhook } from '../../jobs/webhook-queue'
+import { parseEventPatterns } from './webhook-patterns'
+import { ANCHOR_EVENT } from '../../jobs/webhook-topics'
 import { Forbidden } from '@feathersjs/errors'
 import { checkWebhookUrl } from './webhook-url'
 import type { Webhook } from './webhooks.schema'
-import type { WebhookData, WebhookPatch, WebhookQuery } from './webhooks.shared'
+import { webhookPath, type WebhookData, type WebhookPatch, type WebhookQuery } from './webhooks.shared'
 
 export const getOptions = (_app: Application): StoreOptions => ({
   name: 'webhooks',
@@ -50,15 +52,20 @@ const checkAnchorSubscription = (
   }
 }
 
-export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, WebhookPatch, WebhookQuery> {
-  constructor(app: Application) {
-    super(app, getOptions(app))
+export class WebhookService extends ResourceService<
+  Stored<Webhook>,
+  WebhookData,
+  WebhookPatch,
+  WebhookQuery
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, webhookPath, getOptions(app))
   }
 
   /** Checks owner, URL and event patterns (one 400 naming every problem), then stores the webhook with its secret and schedule. */
   async create(data: WebhookData & CreatedFields, params?: WebhookParams): Promise<Stored<Webhook>> {
     const { organization, account, url, events, active, createdAt, createdBy } = data
-    const settings = webhookSettings(this.app)
+    const settings = webhookSettings(this.deps.settings)
     const errors: FieldError[] = []
     if (!organization === !account) {
       const message = organization
@@ -79,12 +86,12 @@ export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, W
       active: active !== false,
       secret: generateWebhookSecret(),
       consecutiveFailures: 0,
-      dueAt: Date.now() + settings.idleMs,
+      dueAt: this.deps.clock.now() + settings.idleMs,
       queueVersion: 0,
       createdAt,
       createdBy
     }
-    return this.store._create(webhook, params)
+    return this.write('create', null, params, () => this.store._create(webhook, params))
   }
 
   /**
@@ -93,11 +100,11 @@ export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, W
    */
   async patch(id: NullableId, data: WebhookPatch, params: WebhookParams = {}): Promise<Stored<Webhook>> {
     const existing = params.existing ?? (await this.store._get(id as Id))
-    const settings = webhookSettings(this.app)
+    const settings = webhookSettings(this.deps.settings)
     const { url, events, active } = data
-    const now = Date.now()
+    const now = this.deps.clock.now()
     const errors: FieldError[] = []
-    const patch: Record<string, any> = { updatedAt: now }
+    const patch: StoreDoc = { updatedAt: now }
     if (url !== undefined) {
       errors.push(...(await checkWebhookUrl(url, settings.allowPrivate)))
       patch.url = url
@@ -126,15 +133,22 @@ export class WebhookService extends StoreAdapter<Stored<Webhook>, WebhookData, W
         deactivatedReason: 'deactivated by its owner'
       })
     }
-    const updated = await this.store.patch(id, patch, params)
-    if (reactivating) await wakeWebhook(this.app, existing.id, now)
-    return updated
+    return this.write('patch', id, params, async () => {
+      const updated = await this.store.patch(id, patch, params)
+      if (reactivating) await wakeWebhook(this.deps, existing.id, now)
+      return updated
+    })
   }
 
   /** Removes the webhook with its deliveries. */
   async remove(id: NullableId, params?: WebhookParams): Promise<Stored<Webhook>> {
-    const removed = await this.store.remove(id, params)
-    await deliveryStore(this.app)._remove(null, { query: { webhook: removed.id }, adapter: { multi: true } })
-    return removed
+    return this.write('remove', id, params, async () => {
+      const removed = await this.store.remove(id, params)
+      await this.deps.stores.deliveries._remove(null, {
+        query: { webhook: removed.id },
+        adapter: { multi: true }
+      })
+      return removed
+    })
   }
 }

@@ -1,18 +1,21 @@
 // Webhooks: installed on an organization (by its superadmins) or on an account (by that account), created
 // through POST /webhook-events and managed here. Only their owner reads, changes or removes them; the
-// signing secret is shown once, in the creation response, and never in any read or event.
+// signing secret is shown once, in the creation response, and never in a read or an event.
 import { authenticate } from '@feathersjs/authentication'
 import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { isMemberWith, superadminOf, type AccessContext } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
-import { recordChanges } from '../../hooks/record-change'
+import { declareChangeAudit, type ChangeAudit } from '../../audit/changes'
+import { recordWebhookDeliveries } from '../../jobs/webhook-recorder'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { WebhookService } from './webhooks.class'
 import {
+  type Webhook,
   webhookDataSchema,
   webhookExternalResolver,
   webhookPatchSchema,
@@ -33,7 +36,7 @@ export const webhookOwnerQuery = (access: AccessContext) => ({
 })
 
 /** Channels of a webhook's (or delivery's) owner. */
-export const webhookOwnerChannels = (doc: any) =>
+export const webhookOwnerChannels = (doc: { organization?: string; account?: string }) =>
   doc.organization ? [`organizations/${doc.organization}`] : [`accounts/${doc.account}`]
 
 /** Where a webhook sends data: its URL's origin (a path or query may carry the receiver's own token). */
@@ -47,8 +50,8 @@ const destination = (url: unknown) => {
 
 // Registering, changing and removing a webhook are audit events (`webhook-add`, `webhook-change`, `webhook-remove`):
 // where data goes (the URL's origin), which events, active or not — never its secret.
-const recordWebhookChanges = recordChanges(
-  (webhook) => ({
+const webhookChanges = (deps: Deps): ChangeAudit<Webhook> => ({
+  describe: (webhook) => ({
     ...(webhook.account ? { account: webhook.account } : {}),
     ...(webhook.organization ? { facility: webhook.organization } : {}),
     fields: {
@@ -57,15 +60,19 @@ const recordWebhookChanges = recordChanges(
       active: webhook.active !== false
     }
   }),
-  { create: 'webhook-add', patch: 'webhook-change', remove: 'webhook-remove' }
-)
+  actions: { create: 'webhook-add', patch: 'webhook-change', remove: 'webhook-remove' },
+  load: (id) => deps.stores.webhooks._get(id)
+})
 
-export const webhooks = (app: Application) => {
-  app.use(webhookPath, new WebhookService(app), { methods: [...webhookMethods], events: [] })
+export const webhooks = (app: Application, deps: Deps) => {
+  app.use(webhookPath, new WebhookService(app, deps), { methods: [...webhookMethods], events: [] })
+  declareChangeAudit(app, webhookPath, webhookChanges(deps))
+  // Every service's announced writes become webhook deliveries (src/jobs/webhook-recorder.ts).
+  recordWebhookDeliveries(app, deps)
 
   defineAccess(app, webhookPath, {
     read: webhookOwnerQuery,
-    // Only superadmins of the organization (other members 403, anyone else 404), or the account itself (any
+    // Only superadmins of the organization (other members 403, anyone else 404), or the account itself (every
     // other account is a 404), install webhooks on it.
     create: (access, data) => {
       const { organization, account } = data
@@ -87,21 +94,14 @@ export const webhooks = (app: Application) => {
       all: [authenticate('jwt'), externalView(app, webhookPath, webhookExternalResolver)],
       find: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription],
-      create: [
-        validateBody({ create: webhookDataSchema }),
-        scopeAccess,
-        requireSubscription,
-        setCreated,
-        recordWebhookChanges
-      ],
+      create: [validateBody({ create: webhookDataSchema }), scopeAccess, requireSubscription, setCreated],
       patch: [
         validateQueryWith(webhookQuerySchema),
         scopeAccess,
         requireSubscription,
-        validateBody({ patch: webhookPatchSchema }),
-        recordWebhookChanges
+        validateBody({ patch: webhookPatchSchema })
       ],
-      remove: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription, recordWebhookChanges]
+      remove: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription]
     }
   })
 }
