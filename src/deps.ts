@@ -29,6 +29,7 @@ import type { Subscription } from './services/subscriptions/subscriptions.schema
 import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { Delivery } from './services/webhook-events/webhook-events.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
+import type { Providers } from './providers/registry'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -65,7 +66,11 @@ export interface Settings {
 
 /** Announces documents of `path` changed outside a service method call (cascades, totals, jobs), exactly as a
  *  service call would: the realtime event to the connections that may read them and `record.changed`. */
-export type Announce = (path: string, event: 'created' | 'patched' | 'removed', docs: unknown) => Promise<void>
+export type Announce = (
+  path: string,
+  event: 'created' | 'patched' | 'removed',
+  docs: unknown
+) => Promise<void>
 
 export interface Deps {
   readonly settings: Settings
@@ -75,6 +80,8 @@ export interface Deps {
   readonly announce: Announce
   /** Filled in by the services as they register (before any call is served). */
   readonly stores: Stores
+  /** The card processor and payment gateways, built on first use. */
+  readonly providers: Providers
 }
 
 /**

@@ -20,7 +20,8 @@ import { completeVoid } from './void'
 import { billingSettings } from './settings'
 import { orNull, stores } from './stores'
 import { refreshTotalsAfterChange } from './totals'
-import { recoverCaptures } from './intents'
+import { invoiceLedger, recoverCaptures } from './intents'
+import { depsSlot } from '../deps'
 import { recoveryJob, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
 import { purgeExpiredKeys } from '../hooks/idempotency-key'
 
@@ -221,7 +222,11 @@ export const paymentIntentsRecoveryJob = (app: Application) =>
   recoveryJob(app, 'payment-intents', {
     intervalMs: () => app.get('billing').recoveryIntervalMs,
     pass: async (when) => {
-      const finished = await recoverCaptures(app, staleCutoff(app, when, app.get('billing').staleAfterMs))
+      const finished = await recoverCaptures(
+        depsSlot.require(app),
+        invoiceLedger(app),
+        staleCutoff(app, when, app.get('billing').staleAfterMs)
+      )
       // Idempotency keys (of intents and billing customers) whose 24 hours are over.
       const purged = await purgeExpiredKeys(app)
       const done = [

@@ -8,6 +8,7 @@ import { auditLog } from '../audit/log'
 import { startDirectoryRepair, stopDirectoryRepair } from '../directory/repair'
 import { subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
+import { depsSlot } from '../deps'
 import { inventoryRecoveryJob } from '../inventory/recovery'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 
@@ -33,9 +34,13 @@ const jobsOf = (app: Application): Job[] => [
     stop: () => stopDirectoryRepair(app)
   },
   // Trial ends, renewals, retries and expiry of incomplete subscriptions (src/subscriptions/renewals.ts).
-  subscriptionsJob(app),
+  subscriptionsJob(app, depsSlot.require(app)),
   // The configured subscription packages that do not exist yet (src/subscriptions/packages.ts).
-  { name: 'subscription packages', start: () => seedPackages(app), stop: async () => undefined },
+  {
+    name: 'subscription packages',
+    start: () => seedPackages(app, depsSlot.require(app)),
+    stop: async () => undefined
+  },
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
   inventoryRecoveryJob(app),
   billingRecoveryJob(app),

@@ -1,6 +1,6 @@
 // Every documented path is a service; each registers itself, its access rules and its hooks.
 import type { Application } from '../declarations'
-import type { Stores } from '../deps'
+import type { Deps, Stores } from '../deps'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
@@ -25,7 +25,7 @@ import { requestOrders } from './request-orders/request-orders'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 
-export const services = (app: Application) => {
+export const services = (app: Application, deps: Deps) => {
   app.configure(organizationMembers)
   app.configure(accounts)
   app.configure(organizations)
@@ -38,9 +38,9 @@ export const services = (app: Application) => {
   app.configure(billingItems)
   app.configure(billingPayments)
   // Customers with cards saved at the card processor (src/providers/processor).
-  app.configure(billingCustomers)
+  billingCustomers(app, deps)
   // Payment intents through gateways (src/providers/gateways), with the sandbox approval page.
-  app.configure(billingPaymentIntents)
+  billingPaymentIntents(app, deps)
   // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (docs/orders-inventory.md).
   app.configure(inventoryVariants)
   app.configure(inventoryStockrooms)
@@ -48,14 +48,14 @@ export const services = (app: Application) => {
   app.configure(inventoryStockMovements)
   app.configure(requestOrders)
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
-  app.configure(subscriptionPackages)
-  app.configure(subscriptions)
+  subscriptionPackages(app, deps)
+  subscriptions(app, deps)
   app.configure(webhooks)
   app.configure(webhookEvents)
   // The audit trail (docs/audit-trail.md): read-only, written by src/hooks/record-audit.ts.
   app.configure(auditEvents)
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
-  app.configure(unifiedDirectory)
+  unifiedDirectory(app, deps)
 }
 
 /**

@@ -5,7 +5,7 @@
 // COMPLETED → captured, VOIDED → cancelled; a capture refused with 422 (e.g. INSTRUMENT_DECLINED) or a capture
 // whose status is DECLINED → failed. PAYPAL_BASE_URL points it at the sandbox, live, or a compatible server.
 // The client secret and access tokens go to PayPal only; failures are reduced to their HTTP status.
-import { GatewayUnavailable, type IntentStatus, type PaymentGateway } from './index'
+import { GatewayUnavailable, type IntentStatus, type PaymentGateway } from './types'
 
 export interface PayPalSettings {
   clientId: string

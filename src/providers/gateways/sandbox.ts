@@ -2,7 +2,7 @@
 // /gateways/sandbox/checkout/:intent (src/services/billing-payment-intents/checkout-page.ts), which moves the
 // intent to approved or cancelled itself, so the intent document holds the state. A capture succeeds, except
 // for an amount of exactly 402 (any currency), which the sandbox declines — to try the `failed` state.
-import type { PaymentGateway } from './index'
+import type { PaymentGateway } from './types'
 
 export const createSandboxGateway = (): PaymentGateway => ({
   name: 'sandbox',

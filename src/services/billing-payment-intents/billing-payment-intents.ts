@@ -10,6 +10,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { BadRequest, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -23,8 +24,7 @@ import { oneAtATime } from '../../billing/hooks'
 import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { orNull, stores } from '../../billing/stores'
-import { gatewaySettings } from '../../providers/gateways'
-import { createIntentService, type BillingPaymentIntentService } from './billing-payment-intents.class'
+import { BillingPaymentIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
 import {
   intentDataSchema,
@@ -41,15 +41,15 @@ declare module '../../declarations' {
   }
 }
 
-export const billingPaymentIntents = (app: Application) => {
+export const billingPaymentIntents = (app: Application, deps: Deps) => {
   // Checked now so a bad GATEWAYS / GATEWAY_* setting fails at start-up.
-  gatewaySettings(app)
+  deps.providers.gatewaySettings()
   idempotencyStore(app)
-  app.use(billingPaymentIntentPath, createIntentService(app), {
+  app.use(billingPaymentIntentPath, new BillingPaymentIntentService(app, deps), {
     methods: [...billingPaymentIntentMethods],
     events: []
   })
-  app.use(checkoutPages(app))
+  app.use(checkoutPages(deps))
   const privilege = billingSettings(app).privilege
 
   defineAccess(app, billingPaymentIntentPath, {
