@@ -23,7 +23,7 @@ export interface Fee {
 
 export interface GatewaySettings {
   enabled: string[]
-  /** Origins allowed for return/cancel URLs; empty: this server's origin and http://localhost / http://127.0.0.1 on any port. */
+  /** Origins allowed for return/cancel URLs; empty: this server's origin and http://localhost / http://127.0.0.1 on every port. */
   returnOrigins: string[]
   publicURL: string
   defaultReturnURL: string

@@ -75,7 +75,7 @@ export class UnifiedDirectory {
     }
     const circle = query.location !== undefined ? parseLocation(query.location, settings) : null
     const raw = (query.$search ?? '*').trim()
-    // `*` (or a search without any word) matches every entry.
+    // `*` (or a search without a word) matches every entry.
     const searched = raw === '*' ? [] : [...new Set(words(raw))]
     if (searched.length > settings.maxWords) {
       throw new BadRequest(`Invalid query: '$search' has more than ${settings.maxWords} words`, {
