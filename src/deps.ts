@@ -8,6 +8,7 @@ import type { Logger } from './logger'
 import type { Clock } from './clock'
 import type { EventBus, EventMap } from './events'
 import type { StoreService, Stored } from './store'
+import type { Providers } from './providers/registry'
 import type { Account } from './services/accounts/accounts.schema'
 import type { Organization } from './services/organizations/organizations.schema'
 import type { Member } from './services/organization-members/organization-members.schema'
@@ -29,7 +30,6 @@ import type { Subscription } from './services/subscriptions/subscriptions.schema
 import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { Delivery } from './services/webhook-events/webhook-events.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
-import type { Providers } from './providers/registry'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -66,11 +66,7 @@ export interface Settings {
 
 /** Announces documents of `path` changed outside a service method call (cascades, totals, jobs), exactly as a
  *  service call would: the realtime event to the connections that may read them and `record.changed`. */
-export type Announce = (
-  path: string,
-  event: 'created' | 'patched' | 'removed',
-  docs: unknown
-) => Promise<void>
+export type Announce = (path: string, event: 'created' | 'patched' | 'removed', docs: unknown) => Promise<void>
 
 export interface Deps {
   readonly settings: Settings

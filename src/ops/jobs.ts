@@ -3,12 +3,12 @@
 // (src/ops/lifecycle.ts), they stop in the reverse order, before the store closes. A new job goes in this list.
 import type { Application } from '../declarations'
 import { appSlot } from '../runtime'
+import { depsSlot } from '../deps'
 import { startWebhookWorker, stopWebhookWorker } from '../jobs/webhook-worker'
 import { auditLog } from '../audit/log'
 import { startDirectoryRepair, stopDirectoryRepair } from '../directory/repair'
 import { subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
-import { depsSlot } from '../deps'
 import { inventoryRecoveryJob } from '../inventory/recovery'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 
