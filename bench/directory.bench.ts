@@ -12,7 +12,8 @@ import path from 'node:path'
 import { execSync } from 'node:child_process'
 import { startServer, tempDir } from '../test/helpers/app'
 import { startServerProcess } from '../test/helpers/server-process'
-import { directoryStore, entryDocument } from '../src/directory/entries'
+import { entryDocument } from '../src/directory/entries'
+import { directoryOf } from '../src/directory/repair'
 import { distanceKm, type Point } from '../src/directory/geo'
 import { words } from '../src/directory/text'
 import { round } from './lib'
@@ -328,7 +329,7 @@ export async function run() {
   const seeding = await startServer({ mongodb: '', dataDir })
   const multi: Params & { adapter: { multi: boolean } } = { adapter: { multi: true } }
   const seedMs = await time(async () => {
-    const store = directoryStore(seeding.app)
+    const store = directoryOf(seeding.app).store
     for (let i = 0; i < contents.length; i += 5000)
       await store._create(
         contents.slice(i, i + 5000).map((c) => entryDocument('organization', c)),
@@ -336,7 +337,7 @@ export async function run() {
       )
   })
   // 2. Baseline entries (plain objects, folded once up front).
-  const stored = (await directoryStore(seeding.app)._find({
+  const stored = (await directoryOf(seeding.app).store._find({
     query: { $select: ['id', 'ref', 'name', 'description', 'tags', 'coordinates'] },
     paginate: false
   })) as any[]

@@ -30,7 +30,7 @@ import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { trackSockets } from './auth/sessions'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { recordAudit } from './hooks/record-audit'
-import { syncDirectory } from './directory/entries'
+import { syncDirectory } from './directory/repair'
 import { startJobs, stopJobs } from './ops/jobs'
 import { lifecycle } from './ops/lifecycle'
 import { metrics, metricsEndpoint } from './ops/metrics'
@@ -41,11 +41,11 @@ import { logStreamErrors, observeRequests } from './ops/observe'
 import { observeCall } from './hooks/observe-call'
 import { redis, redisReady, closeRedis } from './cluster/redis'
 import { sharedEvents, sharedEventsReady, closeSharedEvents } from './cluster/events'
-import { rebuildOnRemoteChanges } from './directory/remote-changes'
 import { notices, noticesReady, closeNotices } from './cluster/notices'
 import { withLeaseWaiting } from './cluster/lease'
-import { processorEvents } from './subscriptions/processor-events'
+import { processorEvents } from './services/subscriptions/processor-events'
 import { checkPaymentsForProduction } from './providers/payments-mode'
+import { createProviders } from './providers/registry'
 
 const closeConnections = async (app: Application) => {
   await closeSharedEvents(app)
@@ -115,9 +115,10 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   const deps: Deps = {
     settings: { get: (key) => app.get(key) },
     logger,
-    clock: systemClock,
+    clock: settings.clock ?? systemClock,
     events: new EventBus(),
     announce: (path, event, docs) => announceChange(app, path, event, docs),
+    providers: createProviders({ get: (key) => app.get(key) }, () => app.server?.address()),
     stores: {} as Stores // (filled in just after the services registered, before any call is served)
   }
   depsSlot.set(app, deps)
@@ -131,7 +132,6 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   services(app, deps)
   Object.assign(deps.stores, storesOf(app))
   app.configure(channels)
-  app.configure(rebuildOnRemoteChanges)
   guardRouteLookup(app)
 
   app.hooks({

@@ -8,6 +8,7 @@ import type { Logger } from './logger'
 import type { Clock } from './clock'
 import type { EventBus, EventMap } from './events'
 import type { StoreService, Stored } from './store'
+import type { Providers } from './providers/registry'
 import type { Account } from './services/accounts/accounts.schema'
 import type { Organization } from './services/organizations/organizations.schema'
 import type { Member } from './services/organization-members/organization-members.schema'
@@ -82,6 +83,8 @@ export interface Deps {
   readonly announce: Announce
   /** Filled in by the services as they register (before any call is served). */
   readonly stores: Stores
+  /** The card processor and payment gateways, built on first use. */
+  readonly providers: Providers
 }
 
 /**

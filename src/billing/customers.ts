@@ -9,19 +9,13 @@
 // - the processor's refusal of a token is a 402 with its message; an outage or timeout is a 502, and what
 //   was already done at the processor in that call is undone, so nothing is half-saved.
 import { BadGateway, BadRequest, Conflict, PaymentError } from '@feathersjs/errors'
-import type { Application } from '../declarations'
-import { logger } from '../logger'
-import {
-  ProcessorDeclined,
-  ProcessorUnavailable,
-  processorOf,
-  type ProcessorCard
-} from '../providers/processor'
-import { serviceAt } from '../store'
+import type { Deps } from '../deps'
+import type { Logger } from '../logger'
+import { ProcessorDeclined, ProcessorUnavailable, type ProcessorCard } from '../providers/processor'
+import type { Customer } from '../services/billing-customers/billing-customers.schema'
+import type { Stored } from '../store'
 
 export const customerPath = 'billing/customers'
-
-const customers = (app: Application) => serviceAt(app, customerPath)
 
 export interface CustomerOwner {
   account?: string
@@ -33,7 +27,7 @@ export const ownerKeyOf = (owner: CustomerOwner) =>
   owner.account ? `account:${owner.account}` : `organization:${owner.organization}`
 
 /** Processor errors as client errors: 402 with the processor's message, 502 without details. */
-export const processorFailure = (error: unknown): never => {
+export const processorFailure = (logger: Logger, error: unknown): never => {
   if (error instanceof ProcessorDeclined) throw new PaymentError(error.message)
   if (error instanceof ProcessorUnavailable) {
     logger.warn(`Card processor unavailable: ${error.message}`)
@@ -43,7 +37,7 @@ export const processorFailure = (error: unknown): never => {
 }
 
 /** Best-effort undo of a processor step (a failed undo is logged, never hides the original failure). */
-const undo = async (what: string, step: () => Promise<void>) => {
+const undo = async (logger: Logger, what: string, step: () => Promise<void>) => {
   try {
     await step()
   } catch (error) {
@@ -59,18 +53,18 @@ const conflictWith = (existing: { id: string }, owner: CustomerOwner) =>
     { customer: existing.id }
   )
 
-/** Saves the card behind `token` and makes it the default; on any failure the card is removed again. */
+/** Saves the card behind `token` and makes it the default; on a failure the card is removed again. */
 const saveDefaultCard = async (
-  app: Application,
+  deps: Deps,
   processorCustomer: string,
   token: string
 ): Promise<ProcessorCard> => {
-  const processor = processorOf(app)
+  const processor = deps.providers.processor()
   const card = await processor.addCard(processorCustomer, token)
   try {
     await processor.setDefaultCard(processorCustomer, card.id)
   } catch (error) {
-    await undo(`card ${card.id}`, () => processor.removeCard(processorCustomer, card.id))
+    await undo(deps.logger, `card ${card.id}`, () => processor.removeCard(processorCustomer, card.id))
     throw error
   }
   return { ...card, isDefault: true }
@@ -78,13 +72,13 @@ const saveDefaultCard = async (
 
 /**
  * Creates a customer. Steps:
- * 1. an existing customer of the owner: 409 naming it (before any processor call);
+ * 1. an existing customer of the owner: 409 naming it (before a processor call);
  * 2. create the processor customer; with a token, save the card as the default (undone on failure);
  * 3. store the customer (a concurrent twin loses on the unique `ownerKey`: its processor customer is removed
  *    and it is a 409 naming the winner).
  */
 export const createCustomer = async (
-  app: Application,
+  deps: Deps,
   data: {
     owner: CustomerOwner
     processorToken?: string
@@ -93,22 +87,24 @@ export const createCustomer = async (
     createdBy: string | null
   }
 ) => {
-  const store = customers(app)
+  const store = deps.stores.customers
   const ownerKey = ownerKeyOf(data.owner)
   const [existing] = await store._find({ query: { ownerKey }, paginate: false })
   if (existing) throw conflictWith(existing, data.owner)
-  const processor = processorOf(app)
+  const processor = deps.providers.processor()
   let processorCustomerId: string
   try {
     processorCustomerId = await processor.createCustomer({ email: data.processorEmail, reference: ownerKey })
   } catch (error) {
-    return processorFailure(error)
+    return processorFailure(deps.logger, error)
   }
   try {
-    if (data.processorToken) await saveDefaultCard(app, processorCustomerId, data.processorToken)
+    if (data.processorToken) await saveDefaultCard(deps, processorCustomerId, data.processorToken)
   } catch (error) {
-    await undo(`customer ${processorCustomerId}`, () => processor.deleteCustomer(processorCustomerId))
-    return processorFailure(error)
+    await undo(deps.logger, `customer ${processorCustomerId}`, () =>
+      processor.deleteCustomer(processorCustomerId)
+    )
+    return processorFailure(deps.logger, error)
   }
   try {
     return await store._create({
@@ -121,9 +117,11 @@ export const createCustomer = async (
       createdBy: data.createdBy,
       updatedAt: data.createdAt
     })
-  } catch (error: any) {
-    await undo(`customer ${processorCustomerId}`, () => processor.deleteCustomer(processorCustomerId))
-    if (error?.code === 409) {
+  } catch (error) {
+    await undo(deps.logger, `customer ${processorCustomerId}`, () =>
+      processor.deleteCustomer(processorCustomerId)
+    )
+    if ((error as { code?: unknown } | null)?.code === 409) {
       const [winner] = await store._find({ query: { ownerKey }, paginate: false })
       if (winner) throw conflictWith(winner, data.owner)
     }
@@ -132,11 +130,11 @@ export const createCustomer = async (
 }
 
 /** The customer's saved cards, most recently added first, the default marked. */
-export const customerCards = async (app: Application, customer: { processorCustomerId: string }) => {
+export const customerCards = async (deps: Deps, customer: { processorCustomerId: string }) => {
   try {
-    return await processorOf(app).listCards(customer.processorCustomerId)
+    return await deps.providers.processor().listCards(customer.processorCustomerId)
   } catch (error) {
-    return processorFailure(error)
+    return processorFailure(deps.logger, error)
   }
 }
 
@@ -167,17 +165,17 @@ export type CustomerChange =
  * - processorEmail: change the email at the processor, then in the store.
  */
 export const changeCustomer = async (
-  app: Application,
-  existing: any,
+  deps: Deps,
+  existing: Stored<Customer>,
   change: CustomerChange,
   writeScope?: Record<string, unknown>
 ) => {
-  const processor = processorOf(app)
-  const customer = existing.processorCustomerId as string
+  const processor = deps.providers.processor()
+  const customer = existing.processorCustomerId
   const fields: Record<string, unknown> = {}
   try {
     if ('processorToken' in change) {
-      await saveDefaultCard(app, customer, change.processorToken)
+      await saveDefaultCard(deps, customer, change.processorToken)
     } else if ('deleteCard' in change) {
       const cards = await processor.listCards(customer)
       const card = requireOwnCard(cards, change.deleteCard, '$deleteProcessorCard')
@@ -188,7 +186,9 @@ export const changeCustomer = async (
         await processor.removeCard(customer, card.id)
       } catch (error) {
         if (card.isDefault && next)
-          await undo(`default card ${next.id}`, () => processor.setDefaultCard(customer, card.id))
+          await undo(deps.logger, `default card ${next.id}`, () =>
+            processor.setDefaultCard(customer, card.id)
+          )
         throw error
       }
     } else if ('setDefaultCard' in change) {
@@ -200,7 +200,11 @@ export const changeCustomer = async (
       fields.processorEmail = change.processorEmail
     }
   } catch (error) {
-    return processorFailure(error)
+    return processorFailure(deps.logger, error)
   }
-  return customers(app)._patch(existing.id, { ...fields, updatedAt: Date.now() }, { query: writeScope ?? {} })
+  return deps.stores.customers._patch(
+    existing.id,
+    { ...fields, updatedAt: deps.clock.now() },
+    { query: writeScope ?? {} }
+  )
 }

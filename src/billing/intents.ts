@@ -6,7 +6,7 @@
 //   the schema has no such field); every priced item must be in the intent's currency (400 naming the item);
 //   a server-priced item's quantity is a whole number ≥ 1 (400 naming `items.<n>.quantity`);
 // - an intent naming an invoice is in the invoice's currency (400 naming `currency`): a payment is recorded in
-//   the currency of what it pays; checked again at capture (409 before any money moves);
+//   the currency of what it pays; checked again at capture (409 before money moves);
 // - netAmount = Σ quantity × unit price (what the payer pays); every line comes to more than 0 once rounded to
 //   the currency's decimals (400 naming the item), each line and the total within the exact money range (else a
 //   400 naming the item or `items`); receivables = { gross: netAmount, fees: the
@@ -20,30 +20,34 @@
 import crypto from 'node:crypto'
 import { BadGateway, BadRequest, Conflict, NotFound } from '@feathersjs/errors'
 import type { Application } from '../declarations'
-import { sumByGroup, type StoreService } from '../store'
-import { logger } from '../logger'
+import type { Deps } from '../deps'
+import type { GroupSums, Stored } from '../store'
 import { within } from '../access/rules'
-import {
-  GatewayUnavailable,
-  gatewayOf,
-  gatewaySettings,
-  knownGateways,
-  type GatewaySettings
-} from '../providers/gateways'
+import { GatewayUnavailable, knownGateways, type GatewaySettings } from '../providers/gateways'
+import type { Intent } from '../services/billing-payment-intents/billing-payment-intents.schema'
+import type { Item } from '../services/billing-items/billing-items.schema'
 import { hasAtMostDecimals, isWholeQuantity, maxAmountMinor, toMajor, toMinor } from '../schema/money'
-import { recordPayment } from './payments'
-import { billingSettings } from './settings'
+import { recordPayment, type PaymentInput } from './payments'
 import { orNull } from './store-calls'
-import { depsSlot } from '../deps'
-import { announceChange } from '../jobs/announce'
 import { voidPayment } from './void'
-import { serviceAt } from '../store'
 
 export const intentPath = 'billing-payment-intents'
-const intents = (app: Application) => serviceAt(app, intentPath)
-// (bridge until this module takes `deps`: the billing domain functions it calls do)
-const depsOf = (app: Application) => depsSlot.require(app)
-const stores = (app: Application) => depsOf(app).stores
+
+/** How a capture records and voids the billing payments of an invoice (the billing domain's rules). */
+export interface InvoiceLedger {
+  /** Records a payment on `item`, reserving its balance. */
+  record(item: Stored<Item>, input: PaymentInput): Promise<{ id: string }>
+  /** Voids a recorded payment. */
+  void(paymentId: string, by: string | null, reason: string): Promise<unknown>
+}
+
+/** The ledger over the billing domain's payments and voids. */
+export const invoiceLedger = (deps: Deps): InvoiceLedger => ({
+  record: (item, input) => recordPayment(deps, item, input),
+  void: (paymentId, by, reason) => voidPayment(deps, paymentId, by, reason)
+})
+
+type StoredIntent = Stored<Intent>
 
 const badField = (field: string, message: string) =>
   new BadRequest(`Invalid data: '${field}' ${message}`, { errors: [{ field, message }] })
@@ -104,7 +108,7 @@ export interface IntentItemInput {
 
 /** Each item with its server-side unit price (minor units) and name; a 400 naming the item otherwise. */
 const priceItems = async (
-  app: Application,
+  deps: Deps,
   items: IntentItemInput[],
   currency: string,
   facility: string | null,
@@ -122,18 +126,20 @@ const priceItems = async (
           `must be a whole number of at least 1 for ${item.type} items (${item.type === 'service' ? 'services' : 'stock'} are sold in whole units)`
         )
       if (!facility) throw badField(field, `of type ${item.type} needs the intent's facility`)
-      let doc: any
+      let doc: { price?: unknown; currency?: string; name: string }
       if (item.type === 'inventory-variant') {
-        ;[doc] = await serviceAt(app, 'inventory-variants')._find({
+        const [variant] = await deps.stores.variants._find({
           query: { facility, sku: item.ref },
           paginate: false
         })
-        if (!doc || doc.archived)
+        if (!variant || variant.archived)
           throw badField(field, `names no inventory variant with sku '${item.ref}' in the facility`)
+        doc = variant
       } else {
-        doc = await orNull(stores(app).services._get(item.ref as string))
-        if (!doc || doc.facility !== facility || doc.active === false)
+        const service = await orNull(deps.stores.services._get(item.ref as string))
+        if (!service || service.facility !== facility || service.active === false)
           throw badField(field, `names no service '${item.ref}' of the facility`)
+        doc = service
       }
       if (typeof doc.price !== 'number') throw badField(field, `has no price ('${item.ref}' is not priced)`)
       if (doc.currency !== currency)
@@ -196,8 +202,8 @@ export interface IntentInput {
 }
 
 /** An intent paying an invoice is in the invoice's currency: a 400 naming `currency` otherwise. */
-const checkInvoiceCurrency = async (app: Application, invoiceId: string, currency: string) => {
-  const invoice = await orNull(stores(app).invoices._get(invoiceId))
+const checkInvoiceCurrency = async (deps: Deps, invoiceId: string, currency: string) => {
+  const invoice = await orNull(deps.stores.invoices._get(invoiceId))
   if (!invoice || invoice.deleting) throw new NotFound(`No billing invoice found for id '${invoiceId}'`)
   if (invoice.currency !== currency)
     throw badField(
@@ -214,8 +220,8 @@ const checkInvoiceCurrency = async (app: Application, invoiceId: string, currenc
  * 3. store the intent as `created` (with a random checkout secret), then create the gateway order and store
  *    its id and approval URL (a gateway failure removes the intent again: 502).
  */
-export const createIntent = async (app: Application, data: IntentInput, origin: string) => {
-  const settings = gatewaySettings(app)
+export const createIntent = async (deps: Deps, data: IntentInput, origin: string) => {
+  const settings = deps.providers.gatewaySettings()
   const { gateway, method } = parseGatewayType(settings, data.gatewayType)
   const returnURL = data.gatewayReturnURL
     ? checkReturnURL(settings, origin, 'gatewayReturnURL', data.gatewayReturnURL)
@@ -223,10 +229,10 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
   const cancelURL = data.gatewayCancelURL
     ? checkReturnURL(settings, origin, 'gatewayCancelURL', data.gatewayCancelURL)
     : settings.defaultCancelURL || `${origin}/gateways/cancel`
-  if (data.invoice !== undefined) await checkInvoiceCurrency(app, data.invoice, data.currency)
-  const decimals = billingSettings(app).moneyDecimals
+  if (data.invoice !== undefined) await checkInvoiceCurrency(deps, data.invoice, data.currency)
+  const decimals = deps.settings.get('billing').moneyDecimals
   const facility = data.facility ?? null
-  const items = await priceItems(app, data.items, data.currency, facility, decimals)
+  const items = await priceItems(deps, data.items, data.currency, facility, decimals)
   // Every line costs more than 0, so the total does too (gateways refuse a zero order); past the exact range: 400.
   const grossMinor = items.reduce((sum, item) => sum + item.amountMinor, 0)
   if (grossMinor > maxAmountMinor)
@@ -234,7 +240,7 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
   const feesMinor = feeMinorOf(settings, data.gatewayType, grossMinor, decimals)
   const now = data.createdAt
   const checkoutSecret = crypto.randomBytes(18).toString('base64url')
-  const intent = await intents(app)._create({
+  const intent = await deps.stores.intents._create({
     gatewayType: data.gatewayType,
     gateway,
     method,
@@ -262,7 +268,7 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
     updatedAt: now
   })
   try {
-    const order = await gatewayOf(app, gateway).createOrder({
+    const order = await deps.providers.gateway(gateway).createOrder({
       intent: intent.id,
       currency: data.currency,
       amount: toMajor(grossMinor, decimals).toFixed(decimals),
@@ -271,32 +277,32 @@ export const createIntent = async (app: Application, data: IntentInput, origin: 
       origin,
       checkoutSecret
     })
-    return await intents(app)._patch(intent.id, {
+    return await deps.stores.intents._patch(intent.id, {
       gatewayOrderId: order.orderId,
       checkout: { approvalURL: order.approvalURL }
     })
   } catch (error) {
-    await intents(app)._remove(intent.id)
+    await deps.stores.intents._remove(intent.id)
     if (error instanceof GatewayUnavailable) {
-      logger.warn(`Payment gateway ${gateway} unavailable: ${error.message}`)
+      deps.logger.warn(`Payment gateway ${gateway} unavailable: ${error.message}`)
       throw new BadGateway(`The payment gateway ${gateway} is unavailable; no intent was created`)
     }
     throw error
   }
 }
 
-/** Moves an intent between states in one conditional write; `null` when it was not in `from` any more. */
+/** Moves an intent between states in one conditional write; `null` when it was no longer in `from`. */
 const move = async (
-  app: Application,
+  deps: Deps,
   id: string,
   from: string,
   to: string,
   extra: Record<string, unknown> = {},
   scope?: Record<string, unknown>
 ) => {
-  const now = Date.now()
+  const now = deps.clock.now()
   return orNull(
-    intents(app)._patch(
+    deps.stores.intents._patch(
       id,
       {
         $set: { status: to, [`${to}At`]: now, updatedAt: now, ...extra },
@@ -308,21 +314,21 @@ const move = async (
 }
 
 /** A created intent past its expiry is cancelled (on first touch); resolves to the current document. */
-const expireIfDue = async (app: Application, intent: any) => {
-  if (intent.status !== 'created' || Date.now() < intent.expiresAt) return intent
-  const expired = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'expired' })
-  if (expired) await announceChange(app, intentPath, 'patched', expired)
-  return expired ?? (await intents(app)._get(intent.id))
+const expireIfDue = async (deps: Deps, intent: StoredIntent): Promise<StoredIntent> => {
+  if (intent.status !== 'created' || deps.clock.now() < intent.expiresAt) return intent
+  const expired = await move(deps, intent.id, 'created', 'cancelled', { cancelReason: 'expired' })
+  if (expired) await deps.announce(intentPath, 'patched', expired)
+  return expired ?? (await deps.stores.intents._get(intent.id))
 }
 
 /** The sandbox approval page's buttons: created → approved or cancelled (the secret of its URL required). */
 export const answerCheckout = async (
-  app: Application,
+  deps: Deps,
   id: string,
   secret: string,
   answer: 'approve' | 'cancel'
 ) => {
-  const found = await orNull(intents(app)._get(id))
+  const found = await orNull(deps.stores.intents._get(id))
   const given = Buffer.from(String(secret))
   const expected = Buffer.from(String(found?.checkoutSecret ?? ''))
   if (
@@ -332,28 +338,28 @@ export const answerCheckout = async (
     !crypto.timingSafeEqual(given, expected)
   )
     throw new NotFound('No checkout found')
-  const intent = await expireIfDue(app, found)
+  const intent = await expireIfDue(deps, found)
   if (intent.status !== 'created') return { intent, moved: false }
   const moved = await move(
-    app,
+    deps,
     intent.id,
     'created',
     answer === 'approve' ? 'approved' : 'cancelled',
     answer === 'cancel' ? { cancelReason: 'payer' } : {}
   )
   // A change outside a service call: announced as the service would (realtime and webhooks).
-  if (moved) await announceChange(app, intentPath, 'patched', moved)
-  return { intent: moved ?? (await intents(app)._get(id)), moved: Boolean(moved) }
+  if (moved) await deps.announce(intentPath, 'patched', moved)
+  return { intent: moved ?? (await deps.stores.intents._get(id)), moved: Boolean(moved) }
 }
 
-export const loadCheckout = async (app: Application, id: string, secret: string) => {
-  const found = await orNull(intents(app)._get(id))
+export const loadCheckout = async (deps: Deps, id: string, secret: string) => {
+  const found = await orNull(deps.stores.intents._get(id))
   if (!found || found.gateway !== 'sandbox' || found.checkoutSecret !== secret)
     throw new NotFound('No checkout found')
-  return expireIfDue(app, found)
+  return expireIfDue(deps, found)
 }
 
-const notCapturable = (intent: any) =>
+const notCapturable = (intent: Pick<Intent, 'id' | 'status'>) =>
   new Conflict(
     `Payment intent ${intent.id} is ${intent.status} and cannot be captured (only an approved intent can)`,
     { intent: intent.id, status: intent.status }
@@ -364,11 +370,14 @@ const notCapturable = (intent: any) =>
  * or when the invoice or one of its items is in another currency than the intent (an intent written before that
  * rule, or by another writer: its amount would be recorded as a payment in the wrong currency).
  */
-const shares = async (app: Application, intent: any, amountMinor: number, decimals: number) => {
-  const invoice = await orNull(stores(app).invoices._get(intent.invoice))
-  const items = await stores(app).items._find({ query: { invoice: intent.invoice }, paginate: false })
+/** (A status outside the item schema's list: an item written by another writer or an older version.) */
+const isVoided = (status: string) => status === 'voided'
+
+const shares = async (deps: Deps, intent: StoredIntent, amountMinor: number, decimals: number) => {
+  const invoice = await orNull(deps.stores.invoices._get(intent.invoice as string))
+  const items = await deps.stores.items._find({ query: { invoice: intent.invoice }, paginate: false })
   const open = items
-    .filter((item) => !item.deleting && (item.status as string) !== 'voided')
+    .filter((item) => !item.deleting && !isVoided(item.status))
     .sort((a, b) => a.createdAt - b.createdAt)
   const foreign =
     invoice?.currency !== undefined && invoice.currency !== intent.currency
@@ -387,7 +396,7 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
       { intent: intent.id, invoice: intent.invoice, remainingBalance: toMajor(balance, decimals) }
     )
   }
-  const result: { item: any; amountMinor: number }[] = []
+  const result: { item: Stored<Item>; amountMinor: number }[] = []
   let left = amountMinor
   for (const item of open) {
     const room = Math.max(0, item.amountMinor - (item.reserved ?? 0))
@@ -406,19 +415,20 @@ const shares = async (app: Application, intent: any, amountMinor: number, decima
  *    gateway voided the order (created → cancelled);
  * 2. approved → capturing in one conditional write (anything else: 409 naming the intent and its state);
  * 3. with an invoice: record its payments (reserving the items' balances; a balance too small, or an invoice
- *    in another currency than the intent: back to approved, 409 — before any money moves);
+ *    in another currency than the intent: back to approved, 409 — before money moves);
  * 4. capture at the gateway: captured → keep the payments; declined → void them, `failed`; gateway down →
  *    void them, back to approved, 502.
  */
 export const captureIntent = async (
-  app: Application,
-  existing: any,
+  deps: Deps,
+  ledger: InvoiceLedger,
+  existing: StoredIntent,
   by: string | null,
   scope?: Record<string, unknown>
 ) => {
-  let intent = await expireIfDue(app, existing)
+  let intent = await expireIfDue(deps, existing)
   // An intent of a gateway this server no longer offers (e.g. approved on the sandbox before production) is never captured.
-  const enabled = gatewaySettings(app).enabled
+  const enabled = deps.providers.gatewaySettings().enabled
   if (!enabled.includes(intent.gateway)) {
     throw new Conflict(
       `Payment intent ${intent.id} was made through gateway '${intent.gateway}', which is not configured on this server (GATEWAYS: ${enabled.join(', ') || 'none'}); it cannot be captured`,
@@ -429,30 +439,38 @@ export const captureIntent = async (
       }
     )
   }
-  const gateway = gatewayOf(app, intent.gateway)
+  const gateway = deps.providers.gateway(intent.gateway)
   if (intent.status === 'created' && intent.gatewayOrderId) {
     const seen = await gateway.orderStatus(intent.gatewayOrderId).catch(() => null)
-    if (seen === 'approved') intent = (await move(app, intent.id, 'created', 'approved', {}, scope)) ?? intent
+    if (seen === 'approved')
+      intent = (await move(deps, intent.id, 'created', 'approved', {}, scope)) ?? intent
     if (seen === 'cancelled') {
       // The gateway voided the order (e.g. the payer abandoned it there): the intent follows.
-      const cancelled = await move(app, intent.id, 'created', 'cancelled', { cancelReason: 'gateway' }, scope)
-      if (cancelled) await announceChange(app, intentPath, 'patched', cancelled)
+      const cancelled = await move(
+        deps,
+        intent.id,
+        'created',
+        'cancelled',
+        { cancelReason: 'gateway' },
+        scope
+      )
+      if (cancelled) await deps.announce(intentPath, 'patched', cancelled)
       intent = cancelled ?? intent
     }
   }
   if (intent.status !== 'approved') throw notCapturable(intent)
-  const capturing = await move(app, intent.id, 'approved', 'capturing', { capturingBy: by }, scope)
-  if (!capturing) throw notCapturable(await intents(app)._get(intent.id))
-  const decimals = billingSettings(app).moneyDecimals
+  const capturing = await move(deps, intent.id, 'approved', 'capturing', { capturingBy: by }, scope)
+  if (!capturing) throw notCapturable(await deps.stores.intents._get(intent.id))
+  const decimals = deps.settings.get('billing').moneyDecimals
   const payments: string[] = []
   const release = async (reason: string) => {
-    for (const payment of payments) await voidPayment(depsOf(app), payment, by, reason)
+    for (const payment of payments) await ledger.void(payment, by, reason)
   }
   try {
     if (intent.invoice) {
-      for (const share of await shares(app, intent, intent.amounts.net, decimals)) {
-        const now = Date.now()
-        const payment = await recordPayment(depsOf(app), share.item, {
+      for (const share of await shares(deps, intent, intent.amounts.net, decimals)) {
+        const now = deps.clock.now()
+        const payment = await ledger.record(share.item, {
           type: 'payment',
           paymentMethod: intent.method === 'card' ? 'card' : 'online',
           amount: toMajor(share.amountMinor, decimals),
@@ -465,20 +483,20 @@ export const captureIntent = async (
     }
   } catch (error) {
     await release('the payment intent could not be captured')
-    await move(app, intent.id, 'capturing', 'approved')
+    await move(deps, intent.id, 'capturing', 'approved')
     throw error
   }
   let outcome: Awaited<ReturnType<typeof gateway.capture>>
   try {
-    outcome = await gateway.capture(intent.gatewayOrderId, {
+    outcome = await gateway.capture(intent.gatewayOrderId as string, {
       currency: intent.currency,
       amount: toMajor(intent.amounts.net, decimals).toFixed(decimals)
     })
   } catch (error) {
     await release('the payment gateway was unavailable')
-    await move(app, intent.id, 'capturing', 'approved')
+    await move(deps, intent.id, 'capturing', 'approved')
     if (error instanceof GatewayUnavailable) {
-      logger.warn(`Payment gateway ${intent.gateway} unavailable at capture: ${error.message}`)
+      deps.logger.warn(`Payment gateway ${intent.gateway} unavailable at capture: ${error.message}`)
       throw new BadGateway(
         `The payment gateway ${intent.gateway} is unavailable; nothing was captured, try again`
       )
@@ -488,11 +506,14 @@ export const captureIntent = async (
   if (outcome.status === 'failed') {
     await release('the capture was declined')
     return (
-      (await move(app, intent.id, 'capturing', 'failed', { failureReason: outcome.reason })) ??
-      intents(app)._get(intent.id)
+      (await move(deps, intent.id, 'capturing', 'failed', { failureReason: outcome.reason })) ??
+      deps.stores.intents._get(intent.id)
     )
   }
-  return (await move(app, intent.id, 'capturing', 'captured', { payments })) ?? intents(app)._get(intent.id)
+  return (
+    (await move(deps, intent.id, 'capturing', 'captured', { payments })) ??
+    deps.stores.intents._get(intent.id)
+  )
 }
 
 export const analyticsTypes = ['net-amount-total', 'receivables-total'] as const
@@ -507,14 +528,15 @@ export type AnalyticsType = (typeof analyticsTypes)[number]
  *    is selected) `value`, `currency` and `count` are also given at the top.
  */
 export const intentAnalytics = async (
-  app: Application,
-  service: StoreService,
-  params: any,
+  deps: Deps,
+  /** Sums the amounts of the intents `query` selects (in the store, within the caller's scope), by currency. */
+  sumByCurrency: (query: Record<string, unknown>, sums: Record<string, string>) => Promise<GroupSums[]>,
+  params: { query?: Record<string, unknown> },
   type: AnalyticsType
 ) => {
-  const decimals = billingSettings(app).moneyDecimals
+  const decimals = deps.settings.get('billing').moneyDecimals
   const { $limit: _limit, $skip: _skip, $sort: _sort, $select: _select, ...query } = params.query ?? {}
-  const rows = await sumByGroup(app, service, { ...params, query }, 'currency', {
+  const rows = await sumByCurrency(query, {
     net: 'amounts.net',
     gross: 'amounts.gross',
     fees: 'amounts.fees',
@@ -538,7 +560,7 @@ export const intentAnalytics = async (
     return {
       type,
       value: valueOf({ net: 0, gross: 0, fees: 0, receivable: 0 }),
-      currency: typeof query.currency === 'string' ? query.currency : billingSettings(app).currency,
+      currency: typeof query.currency === 'string' ? query.currency : deps.settings.get('billing').currency,
       count: 0,
       currencies
     }
@@ -555,8 +577,8 @@ export const intentAnalytics = async (
  *    capture of the same order with its first result, so money is not taken twice).
  * A gateway that cannot be asked leaves the intent for the next pass.
  */
-export const recoverCaptures = async (app: Application, before: number) => {
-  const stuck = await intents(app)._find({
+export const recoverCaptures = async (deps: Deps, ledger: InvoiceLedger, before: number) => {
+  const stuck = await deps.stores.intents._find({
     query: { status: 'capturing', capturingAt: { $lt: before } },
     paginate: false
   })
@@ -564,19 +586,19 @@ export const recoverCaptures = async (app: Application, before: number) => {
   for (const intent of stuck) {
     let seen: string | null
     try {
-      seen = await gatewayOf(app, intent.gateway).orderStatus(intent.gatewayOrderId)
+      seen = await deps.providers.gateway(intent.gateway).orderStatus(intent.gatewayOrderId as string)
     } catch {
       continue
     }
     const recorded = (
-      await stores(app).payments._find({
+      await deps.stores.payments._find({
         query: { reference: `payment intent ${intent.id}` },
         paginate: false
       })
     ).filter((payment) => payment.status !== 'voided')
     if (seen === 'captured') {
       if (
-        await move(app, intent.id, 'capturing', 'captured', {
+        await move(deps, intent.id, 'capturing', 'captured', {
           payments: recorded.map((payment) => payment.id)
         })
       )
@@ -584,13 +606,13 @@ export const recoverCaptures = async (app: Application, before: number) => {
       continue
     }
     for (const payment of recorded)
-      await voidPayment(depsOf(app), payment.id, null, 'the capture was interrupted and is undone')
-    const back = await move(app, intent.id, 'capturing', 'approved')
+      await ledger.void(payment.id, null, 'the capture was interrupted and is undone')
+    const back = await move(deps, intent.id, 'capturing', 'approved')
     if (back) {
-      await announceChange(app, intentPath, 'patched', back)
+      await deps.announce(intentPath, 'patched', back)
       finished++
     }
   }
-  if (finished) logger.info(`Payment intents: ${finished} interrupted capture(s) finished`)
+  if (finished) deps.logger.info(`Payment intents: ${finished} interrupted capture(s) finished`)
   return finished
 }

@@ -21,7 +21,8 @@ import { releaseReservation, settleReservation } from './payments'
 import { completeVoid } from './void'
 import { isPending, messageOf, orNull } from './store-calls'
 import { refreshTotalsAfterChange } from './totals'
-import { recoverCaptures } from './intents'
+import { invoiceLedger, recoverCaptures } from './intents'
+import { depsSlot } from '../deps'
 import { recoveryJob, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
 import { purgeExpiredKeys } from './idempotency'
 
@@ -236,7 +237,11 @@ export const paymentIntentsRecoveryJob = (app: Application, deps: Deps) =>
     intervalMs: () => deps.settings.get('billing').recoveryIntervalMs,
     pass: async (when) => {
       const billing = deps.settings.get('billing')
-      const finished = await recoverCaptures(app, staleCutoff(app, when, billing.staleAfterMs))
+      const finished = await recoverCaptures(
+        deps,
+        invoiceLedger(deps),
+        staleCutoff(app, when, billing.staleAfterMs)
+      )
       // Idempotency keys (of intents and billing customers) whose 24 hours are over.
       const purged = await purgeExpiredKeys(deps)
       const done = [

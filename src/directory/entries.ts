@@ -1,17 +1,15 @@
 // The directory's entries: one document per listed source document in their own store (`directory-entries`: the
 // entry's public content, its `key` and point; no index fields), and an in-process search index over them
 // (src/directory/search-index.ts) on every instance. Entries are rebuilt from their sources after every write that
-// can change them (syncDirectory, an app-wide hook) before the request returns; each rebuild writes the store,
-// updates this instance's index and tells the other instances (a notice), which re-read the entry into theirs.
-// Writes that could not be followed (a crash between the source write and the entry write, a failed rebuild) are
-// repaired from their sources: src/directory/repair.ts.
-import type { Application } from '../declarations'
-import { serviceAt, createStore, type StoreService } from '../store'
-import { logger } from '../logger'
-import { sendNotice } from '../cluster/notices'
-import type { EntryContent, EntrySource } from './sources'
+// can change them (the directory's subscribers of the app's `record.*` events, src/directory/repair.ts) before the
+// request returns; each rebuild writes the store, updates this instance's index and tells the other instances (a
+// notice), which re-read the entry into theirs. Writes that could not be followed (a crash between the source
+// write and the entry write, a failed rebuild) are repaired from their sources: src/directory/repair.ts.
+// One `Directory` per app (built when the directory service registers): its sources, store, index and queues.
+import type { Deps } from '../deps'
+import type { StoreService } from '../store'
+import { affectedBy, type EntryContent, type EntrySource } from './sources'
 import { SearchIndex } from './search-index'
-import { appSlot } from '../runtime'
 
 export interface DirectoryEntry extends EntryContent {
   id: string
@@ -31,65 +29,6 @@ export const DIRECTORY_STORE = 'directory-entries'
 /** The notice (to other instances) that the entry with `key` changed in the store. */
 export const ENTRY_NOTICE = 'directory-entry'
 
-export interface DirectoryState {
-  store: StoreService<DirectoryEntry>
-  index: SearchIndex
-  /** Resolves once the index holds every stored entry (start-up load); null until the load starts. */
-  loading: Promise<void> | null
-  loaded: boolean
-  /** Milliseconds the start-up load took. */
-  loadMs?: number
-}
-
-// Created when the directory service is registered.
-const directorySlot = appSlot<DirectoryState>('directory')
-const stateOf = (app: Application): DirectoryState => directorySlot.require(app)
-
-export const directoryStore = (app: Application): StoreService<DirectoryEntry> => stateOf(app).store
-
-/** Creates the entries' store (loaded in the background after start-up, see `loadDirectory`) and the index. */
-export const setupDirectoryStore = (app: Application) => {
-  const store = createStore<DirectoryEntry>(app, {
-    name: DIRECTORY_STORE,
-    paginate: false,
-    deferLoad: true,
-    indexes: [{ fields: { key: 1 }, unique: true }]
-  })
-  const state: DirectoryState = { store, index: new SearchIndex(), loading: null, loaded: false }
-  directorySlot.set(app, state)
-  return store
-}
-
-/**
- * Loads the entries' store and builds the index from it (once; started in the background after start-up, or by
- * the first search). Searches and entry updates wait for it, so answers are never built from a partial index.
- */
-export const loadDirectory = (app: Application): Promise<void> => {
-  const state = stateOf(app)
-  state.loading ??= (async () => {
-    const started = Date.now()
-    await state.store.loadDeferred?.()
-    // (each stored entry as the store holds it, not a copy of the whole collection)
-    let count = 0
-    await state.index.load((add) =>
-      state.store._scan(indexedFields, (entry) => {
-        add(entry as DirectoryEntry)
-        count++
-      })
-    )
-    state.loaded = true
-    state.loadMs = Date.now() - started
-    logger.info(`Directory: ${count} entries indexed in ${state.loadMs} ms`)
-  })()
-  return state.loading
-}
-
-/** The search index, once loaded. */
-export const directoryIndex = async (app: Application): Promise<SearchIndex> => {
-  await loadDirectory(app)
-  return stateOf(app).index
-}
-
 /** The stored form of an entry: its content, kind and key. */
 export const entryDocument = (kind: string, content: EntryContent): Omit<DirectoryEntry, 'id'> => ({
   type: kind,
@@ -101,96 +40,178 @@ export const entryDocument = (kind: string, content: EntryContent): Omit<Directo
   coordinates: content.coordinates ?? null
 })
 
-// Updates of one entry run one after another, so an older one never overwrites a newer one.
-const queues = new Map<string, Promise<void>>()
-export const serialized = (key: string, task: () => Promise<void>) => {
-  const run = (queues.get(key) ?? Promise.resolve()).then(task, task)
-  const tail = run.catch(() => undefined)
-  queues.set(key, tail)
-  tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key)
-  })
-  return run
-}
-
 const sameContent = (a: Omit<DirectoryEntry, 'id'>, b: Omit<DirectoryEntry, 'id'>) =>
   (['type', 'key', 'ref', 'name', 'description', 'tags', 'coordinates'] as const).every(
     (field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null)
   )
 
-const findByKey = async (app: Application, key: string) =>
-  (await directoryStore(app)._find({
-    query: { key, $select: indexedFields },
-    paginate: false
-  })) as DirectoryEntry[]
+/** The `code` of a Feathers error (or undefined). */
+export const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code
+/** A failure's message for the log. */
+export const messageOf = (error: unknown) => (error instanceof Error ? error.message : error)
 
-/** Puts the stored entry of `key` (or its absence) into this instance's index. */
-const indexStored = async (app: Application, key: string, stored: DirectoryEntry | null) => {
-  const index = await directoryIndex(app)
-  if (stored) index.put(stored)
-  else index.remove(key)
+/** What the directory needs besides the app's dependencies (built by the directory service's registration). */
+export interface DirectoryParts {
+  /** The entries' store (loaded in the background after start-up: `load`). */
+  store: StoreService<DirectoryEntry>
+  /** Tells the other instances that the entry of `key` changed in the store. */
+  notify(key: string): Promise<void>
+  /** Test-only fault: throws when the test asked the next rebuilds to fail (as a store outage would). */
+  injectedFailure(): void
 }
 
-/** Re-reads the entry of `key` from the store into this instance's index (another instance changed it). */
-export const refreshEntry = (app: Application, key: string) =>
-  serialized(key, async () => {
-    const [stored] = await findByKey(app, key)
-    await indexStored(app, key, stored ?? null)
-  })
+export class Directory {
+  /** The sources listed (one per kind). */
+  private list: EntrySource[] = []
+  readonly index = new SearchIndex()
+  /** Resolves once the index holds every stored entry (start-up load); null until the load starts. */
+  private loading: Promise<void> | null = null
+  loaded = false
+  /** Milliseconds the start-up load took. */
+  loadMs?: number
+  // Updates of one entry run one after another, so an older one never overwrites a newer one.
+  private readonly queues = new Map<string, Promise<void>>()
 
-/**
- * Test-only fault: with NODE_ENV=test, the next `directoryFailRebuilds` rebuilds (an app setting tests set on a
- * running app) fail as a store outage would.
- */
-const injectedFailure = (app: Application) => {
-  if (process.env.NODE_ENV !== 'test') return
-  const left = Number(app.get('directoryFailRebuilds') ?? 0)
-  if (left <= 0) return
-  app.set('directoryFailRebuilds', left - 1)
-  throw new Error('injected directory rebuild failure')
-}
+  constructor(
+    private readonly deps: Deps,
+    private readonly parts: DirectoryParts
+  ) {}
 
-/** Brings the entry of one source document in step with the document as it is now in its store. */
-export const rebuildEntry = (app: Application, source: EntrySource, id: string) => {
-  const key = `${source.kind}:${id}`
-  return serialized(key, async () => {
-    injectedFailure(app)
-    const store = directoryStore(app)
-    const doc = await serviceAt(app, source.path)
-      ._get(id)
-      .catch((error: any) => {
-        if (error?.code === 404) return null
-        throw error
-      })
-    const content = doc ? await source.build(app, doc) : null
-    const existing = await findByKey(app, key)
-    let stored: DirectoryEntry | null = null
-    if (!content) {
-      for (const entry of existing) await store._remove(entry.id)
-      if (existing.length === 0 && !(await directoryIndex(app)).has(key)) return
-    } else {
-      const entry = entryDocument(source.kind, content)
-      if (existing.length > 0 && sameContent(existing[0], entry)) {
-        // Already stored (e.g. by another instance): only this instance's index may lag.
-        const index = await directoryIndex(app)
-        if (!index.holds(existing[0])) index.put(existing[0])
-        return
-      }
-      if (existing.length > 0) stored = (await store._patch(existing[0].id, entry)) as DirectoryEntry
-      else {
-        stored = await store._create(entry).catch(async (error: any) => {
-          if (error?.code !== 409) throw error
-          const [again] = await findByKey(app, key)
-          return (await store._patch(again.id, entry)) as DirectoryEntry
-        })
-      }
+  get store() {
+    return this.parts.store
+  }
+
+  /** Lists the documents of `source` (replacing a source of the same kind). */
+  define(source: EntrySource) {
+    this.list = [...this.list.filter((s) => s.kind !== source.kind), source]
+  }
+
+  get sources(): readonly EntrySource[] {
+    return this.list
+  }
+
+  sourceByKind(kind: string) {
+    return this.list.find((source) => source.kind === kind)
+  }
+
+  /** Which entries a change of a document of `path` may alter: [source, source document id] pairs. */
+  affectedBy(path: string, doc: unknown) {
+    return affectedBy(this.list, path, doc)
+  }
+
+  /** The services whose writes may alter entries: the sources and their triggers. */
+  watchedPaths() {
+    const paths = new Set<string>()
+    for (const source of this.list) {
+      paths.add(source.path)
+      for (const trigger of source.triggers ?? []) paths.add(trigger.path)
     }
-    await indexStored(app, key, stored)
-    await sendNotice(app, ENTRY_NOTICE, { key }).catch((error: any) =>
-      logger.error(`Directory notice for ${key} failed:`, error?.message ?? error)
-    )
-  })
-}
+    return paths
+  }
 
-// The hook and the repair live in src/directory/repair.ts.
-export { syncDirectory } from './repair'
+  /**
+   * Loads the entries' store and builds the index from it (once; started in the background after start-up, or by
+   * the first search). Searches and entry updates wait for it, so answers are never built from a partial index.
+   */
+  load(): Promise<void> {
+    this.loading ??= (async () => {
+      const started = Date.now()
+      await this.store.loadDeferred?.()
+      // (each stored entry as the store holds it, not a copy of the whole collection)
+      let count = 0
+      await this.index.load((add) =>
+        this.store._scan(indexedFields, (entry) => {
+          add(entry as DirectoryEntry)
+          count++
+        })
+      )
+      this.loaded = true
+      this.loadMs = Date.now() - started
+      this.deps.logger.info(`Directory: ${count} entries indexed in ${this.loadMs} ms`)
+    })()
+    return this.loading
+  }
+
+  /** The search index, once loaded. */
+  async loadedIndex(): Promise<SearchIndex> {
+    await this.load()
+    return this.index
+  }
+
+  private serialized(key: string, task: () => Promise<void>) {
+    const run = (this.queues.get(key) ?? Promise.resolve()).then(task, task)
+    const tail = run.catch(() => undefined)
+    this.queues.set(key, tail)
+    tail.then(() => {
+      if (this.queues.get(key) === tail) this.queues.delete(key)
+    })
+    return run
+  }
+
+  private async findByKey(key: string) {
+    return (await this.store._find({
+      query: { key, $select: indexedFields },
+      paginate: false
+    })) as DirectoryEntry[]
+  }
+
+  /** Puts the stored entry of `key` (or its absence) into this instance's index. */
+  private async indexStored(key: string, stored: DirectoryEntry | null) {
+    const index = await this.loadedIndex()
+    if (stored) index.put(stored)
+    else index.remove(key)
+  }
+
+  /** Re-reads the entry of `key` from the store into this instance's index (another instance changed it). */
+  refreshEntry(key: string) {
+    return this.serialized(key, async () => {
+      const [stored] = await this.findByKey(key)
+      await this.indexStored(key, stored ?? null)
+    })
+  }
+
+  /** Brings the entry of one source document in step with the document as it is now in its store. */
+  rebuildEntry(source: EntrySource, id: string) {
+    const key = `${source.kind}:${id}`
+    return this.serialized(key, async () => {
+      this.parts.injectedFailure()
+      const store = this.store
+      const doc = await source
+        .read(this.deps.stores)
+        ._get(id)
+        .catch((error: unknown) => {
+          if (errorCode(error) === 404) return null
+          throw error
+        })
+      const content = doc ? await source.build(this.deps, doc) : null
+      const existing = await this.findByKey(key)
+      let stored: DirectoryEntry | null = null
+      if (!content) {
+        for (const entry of existing) await store._remove(entry.id)
+        if (existing.length === 0 && !(await this.loadedIndex()).has(key)) return
+      } else {
+        const entry = entryDocument(source.kind, content)
+        if (existing.length > 0 && sameContent(existing[0], entry)) {
+          // Already stored (e.g. by another instance): only this instance's index may lag.
+          const index = await this.loadedIndex()
+          if (!index.holds(existing[0])) index.put(existing[0])
+          return
+        }
+        if (existing.length > 0) stored = (await store._patch(existing[0].id, entry)) as DirectoryEntry
+        else {
+          stored = await store._create(entry).catch(async (error: unknown) => {
+            if (errorCode(error) !== 409) throw error
+            const [again] = await this.findByKey(key)
+            return (await store._patch(again.id, entry)) as DirectoryEntry
+          })
+        }
+      }
+      await this.indexStored(key, stored)
+      await this.parts
+        .notify(key)
+        .catch((error: unknown) =>
+          this.deps.logger.error(`Directory notice for ${key} failed:`, messageOf(error))
+        )
+    })
+  }
+}

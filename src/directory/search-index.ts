@@ -48,7 +48,7 @@ class Postings {
   }
 }
 
-/** One condition of a query: any of its keys (each with the score it gives); an entry must meet every condition. */
+/** One condition of a query: one of its keys (each with the score it gives); an entry must meet every condition. */
 export interface Condition {
   keys: { key: string; score: number }[]
 }

@@ -1,10 +1,21 @@
 // Entry sources: what may be listed in the unified directory. Each source names the service whose documents become
-// entries (`path`), builds an entry from one document (or says it is not listed), and names the other services
-// whose changes alter its entries (`triggers`). The search (src/services/unified-directory) knows nothing of them:
-// listing another kind (e.g. practitioners) is one more `defineEntrySource` call.
-import type { Application } from '../declarations'
+// entries (`path`, and `read`: its store), builds an entry from one document (or says it is not listed), and names
+// the other services whose changes alter its entries (`triggers`). The search (src/services/unified-directory)
+// knows nothing of them: listing another kind (e.g. practitioners) is one more source handed to the app's
+// directory (`Directory.define`) when the directory service registers.
+import type { Id } from '@feathersjs/feathers'
+import type { Deps, Stores } from '../deps'
+import type { InternalParams } from '../store'
 import type { Point } from './geo'
-import { serviceAt } from '../store'
+
+/** A document of a source or trigger service, as its store holds it. */
+export type SourceDoc = Record<string, unknown>
+
+/** What the directory reads of a source's (or a trigger's) store. */
+export interface DocReader {
+  _get(id: Id, params?: InternalParams): Promise<SourceDoc>
+  _find(params: InternalParams & { paginate: false }): Promise<SourceDoc[]>
+}
 
 /** What a source makes of one listed document; the directory adds the id, index fields and `type`. */
 export interface EntryContent {
@@ -15,64 +26,77 @@ export interface EntryContent {
   coordinates?: Point | null
 }
 
+export interface EntryTrigger {
+  /** The service whose changes alter entries of the source. */
+  path: string
+  read(stores: Stores): DocReader
+  /** For a changed document there, the ids of the source documents to rebuild. */
+  sources(doc: SourceDoc): unknown[]
+}
+
 export interface EntrySource {
   /** The entries' `type` (e.g. `organization`). */
   kind: string
   /** The service whose documents are listed. */
   path: string
+  read(stores: Stores): DocReader
   /** The entry of `doc`, or null when it is not listed. Only public fields may go into it. */
-  build(app: Application, doc: any): Promise<EntryContent | null>
-  /** Changes of other services that alter entries: for a changed document there, the ids of the source documents to rebuild. */
-  triggers?: { path: string; sources(doc: any): string[] }[]
+  build(deps: Deps, doc: SourceDoc): Promise<EntryContent | null>
+  /** Changes of other services that alter entries. */
+  triggers?: EntryTrigger[]
 }
-
-const sources: EntrySource[] = []
-
-export const defineEntrySource = (source: EntrySource) => {
-  sources.splice(0, sources.length, ...sources.filter((s) => s.kind !== source.kind), source)
-}
-
-export const entrySources = (): readonly EntrySource[] => sources
 
 /** Which entries a change of a document of `path` may alter: [source, source document id] pairs. */
-export const affectedBy = (path: string, doc: any): [EntrySource, string][] => {
+export const affectedBy = (
+  sources: readonly EntrySource[],
+  path: string,
+  doc: unknown
+): [EntrySource, string][] => {
   if (!doc || typeof doc !== 'object') return []
+  const fields = doc as SourceDoc
   const found: [EntrySource, string][] = []
   for (const source of sources) {
-    if (source.path === path && typeof doc.id === 'string') found.push([source, doc.id])
+    if (source.path === path && typeof fields.id === 'string') found.push([source, fields.id])
     for (const trigger of source.triggers ?? []) {
       if (trigger.path !== path) continue
-      for (const id of trigger.sources(doc)) if (typeof id === 'string' && id) found.push([source, id])
+      for (const id of trigger.sources(fields)) if (typeof id === 'string' && id) found.push([source, id])
     }
   }
   return found
 }
 
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((one): one is string => typeof one === 'string') : []
+
 // Organizations: listed once their superadmins set `directory.listed`; their catalogue's active services give the
 // `sto:<type>` tags. Nothing else of the organization (contact details, members, billing) goes into the entry.
-defineEntrySource({
+export const organizationSource: EntrySource = {
   kind: 'organization',
   path: 'organizations',
-  async build(app, doc) {
-    if (doc?.directory?.listed !== true) return null
-    const services = (await serviceAt(app, 'services')._find({
+  read: (stores) => stores.organizations,
+  async build(deps, doc) {
+    const directory = doc.directory as { listed?: unknown } | undefined
+    if (directory?.listed !== true) return null
+    const services = await deps.stores.services._find({
       query: { facility: doc.id, active: true, $select: ['type'] },
       paginate: false
-    })) as { type?: string }[]
+    })
     const offered = [
       ...new Set(services.map((s) => s.type).filter((t): t is string => typeof t === 'string'))
     ].map((t) => `sto:${t}`)
-    const own: string[] = Array.isArray(doc.tags) ? doc.tags : []
+    const coordinates = doc.coordinates as { lat?: unknown; lng?: unknown } | null | undefined
     return {
-      ref: { id: doc.id, type: doc.type, types: Array.isArray(doc.types) ? doc.types : [] },
-      name: doc.name,
-      description: doc.description ?? '',
-      tags: [...new Set([...own, ...offered])].sort(),
+      ref: { id: String(doc.id), type: doc.type as string | undefined, types: strings(doc.types) },
+      name: doc.name as string,
+      description: (doc.description as string | undefined) ?? '',
+      tags: [...new Set([...strings(doc.tags), ...offered])].sort(),
       coordinates:
-        doc.coordinates && typeof doc.coordinates.lat === 'number' && typeof doc.coordinates.lng === 'number'
-          ? { lat: doc.coordinates.lat, lng: doc.coordinates.lng }
+        coordinates && typeof coordinates.lat === 'number' && typeof coordinates.lng === 'number'
+          ? { lat: coordinates.lat, lng: coordinates.lng }
           : null
     }
   },
-  triggers: [{ path: 'services', sources: (service) => [service.facility] }]
-})
+  triggers: [
+    { path: 'services', read: (stores) => stores.services, sources: (service) => [service.facility] }
+  ]
+}

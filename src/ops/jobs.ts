@@ -65,9 +65,13 @@ const jobsOf = (app: Application): Job[] => [
     stop: () => stopDirectoryRepair(app)
   },
   // Trial ends, renewals, retries and expiry of incomplete subscriptions (src/subscriptions/renewals.ts).
-  subscriptionsJob(app),
+  subscriptionsJob(app, depsSlot.require(app)),
   // The configured subscription packages that do not exist yet (src/subscriptions/packages.ts).
-  { name: 'subscription packages', start: () => seedPackages(app), stop: async () => undefined },
+  {
+    name: 'subscription packages',
+    start: () => seedPackages(app, depsSlot.require(app)),
+    stop: async () => undefined
+  },
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
   inventoryRecoveryJob(app, depsSlot.require(app)),
   billingRecoveryJob(app, depsSlot.require(app)),

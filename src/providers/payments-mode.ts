@@ -1,7 +1,7 @@
 // Whether payments take real money. The sandbox card processor (PROCESSOR=sandbox), the sandbox gateway
 // (GATEWAYS including `sandbox`), a Stripe test-mode key and PayPal's sandbox API all let anyone "pay" without
 // money: the sandbox's own checkout and approval pages have Pay/Approve buttons, and test-mode Stripe and PayPal
-// accept test cards and test accounts. In production the server refuses to start on any of them unless
+// accept test cards and test accounts. In production the server refuses to start on one of them unless
 // ALLOW_SANDBOX_PAYMENTS=true says it is meant (a demo), and then warns at every start; /health/ready reports the
 // mode (`payments`: `sandbox` or `live`) in every environment.
 import type { Configuration } from '../declarations'
@@ -37,7 +37,7 @@ export const sandboxPaymentSettings = (settings: Pick<Configuration, 'processor'
   return found
 }
 
-/** `sandbox` when any payment setting takes no real money, else `live`. */
+/** `sandbox` when a payment setting takes no real money, else `live`. */
 export const paymentsMode = (settings: Pick<Configuration, 'processor' | 'gateways'>): PaymentsMode =>
   sandboxPaymentSettings(settings).length ? 'sandbox' : 'live'
 

@@ -37,9 +37,9 @@ export const services = (app: Application, deps: Deps) => {
   billingItems(app, deps)
   billingPayments(app, deps)
   // Customers with cards saved at the card processor (src/providers/processor).
-  app.configure(billingCustomers)
+  billingCustomers(app, deps)
   // Payment intents through gateways (src/providers/gateways), with the sandbox approval page.
-  app.configure(billingPaymentIntents)
+  billingPaymentIntents(app, deps)
   // Inventory (variants, stockrooms, stocks and their movement ledger) and request orders (docs/orders-inventory.md).
   inventoryVariants(app, deps)
   inventoryStockrooms(app, deps)
@@ -47,14 +47,14 @@ export const services = (app: Application, deps: Deps) => {
   inventoryStockMovements(app, deps)
   requestOrders(app, deps)
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
-  app.configure(subscriptionPackages)
-  app.configure(subscriptions)
+  subscriptionPackages(app, deps)
+  subscriptions(app, deps)
   webhooks(app, deps)
   webhookEvents(app, deps)
   // The audit trail (docs/audit-trail.md): read-only, written by src/hooks/record-audit.ts.
   auditEvents(app, deps)
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
-  app.configure(unifiedDirectory)
+  unifiedDirectory(app, deps)
 }
 
 /**

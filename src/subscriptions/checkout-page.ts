@@ -6,11 +6,10 @@
 //   GET  /processor/checkout/done, /processor/checkout/cancel   where the payer lands when no URL is configured
 // The session id (random, unguessable) is the capability: it reaches only the facility's members.
 import type { FeathersKoaContext } from '@feathersjs/koa'
-import type { Application } from '../declarations'
-import { processorOf } from '../providers/processor'
+import type { Deps } from '../deps'
+import { originOf } from '../providers/registry'
 import { checkoutOf, completeCheckout, failCheckout } from './lifecycle'
-import { now, subscriptionSettings } from './settings'
-import { originOf } from '../services/billing-payment-intents/billing-payment-intents.class'
+import { subscriptionSettings } from './settings'
 
 const escape = (text: unknown) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -18,22 +17,22 @@ const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`
 
 export const checkoutPages =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (deps: Deps) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     const match = /^\/processor\/sandbox\/checkout\/(cs_sandbox_[a-f0-9]{32})(?:\/(pay|fail))?$/.exec(
       ctx.path
     )
-    if (match && processorOf(app).kind === 'sandbox') {
+    if (match && deps.providers.processor().kind === 'sandbox') {
       const [, session, answer] = match
       ctx.set('Cache-Control', 'no-store')
-      const found = await checkoutOf(app, session)
+      const found = await checkoutOf(deps, session)
       if (!found) return next()
       const open =
         found.subscription.checkoutSession?.id === session &&
-        found.subscription.checkoutSession.expiresAt > now(app)
+        found.subscription.checkoutSession.expiresAt > deps.clock.now()
       if (!answer && ctx.method === 'GET') {
         const action = (verb: string) => `/processor/sandbox/checkout/${session}/${verb}`
         // The forms' answers redirect to the configured success or cancel page: form-action allows their origins.
-        const settings = subscriptionSettings(app)
+        const settings = subscriptionSettings(deps)
         ctx.state.formActions = [settings.successURL, settings.cancelURL]
           .filter((url) => URL.canParse(url))
           .map((url) => new URL(url).origin)
@@ -49,16 +48,17 @@ export const checkoutPages =
         return
       }
       if (answer && ctx.method === 'POST') {
-        const settings = subscriptionSettings(app)
-        const origin = originOf(app, { headers: ctx.headers } as any) // `any`: the page reads the Host header as the REST transport would
+        const settings = subscriptionSettings(deps)
+        // The Host header, as the REST transport would hand it over.
+        const origin = originOf(deps.settings, ctx.headers)
         if (!open) {
           ctx.status = 409
           ctx.type = 'text/html; charset=utf-8'
           ctx.body = page('Checkout closed', '<p>This checkout is closed.</p>')
           return
         }
-        if (answer === 'pay') await completeCheckout(app, session)
-        else await failCheckout(app, session, 'the payment was declined at checkout')
+        if (answer === 'pay') await completeCheckout(deps, session)
+        else await failCheckout(deps, session, 'the payment was declined at checkout')
         ctx.status = 303
         ctx.redirect(
           answer === 'pay'

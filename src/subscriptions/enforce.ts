@@ -10,45 +10,52 @@
 // Account, organization and member management, billing customers (cards) and the subscription itself are not
 // facility data here, so they keep working in every status.
 import { PaymentError } from '@feathersjs/errors'
-import type { Application, HookContext } from '../declarations'
+import type { Deps } from '../deps'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
 import { baseValues, defaultPackage } from './packages'
 import { liveSubscription, packageOf } from './lifecycle'
-import { serviceAt } from '../store'
+
+/** A stored document or a create body, as the hook hands it over. */
+export type FacilityDoc = Record<string, unknown>
 
 interface FacilityData {
   /** The facility a stored document (or a create body that names it) belongs to. */
-  facility(doc: any): unknown
+  facility(doc: FacilityDoc): unknown
   /** The facility a create body goes under, when the body names a parent instead (looked up internally). */
-  parent?: { path: string; field: string }
-  /** The feature the service (or this document) needs, if any. */
-  feature?(doc: any): string | undefined
+  parent?: { store: 'invoices' | 'items'; field: string }
+  /** The feature the service (or this document) needs, or undefined. */
+  feature?(doc: FacilityDoc): string | undefined
 }
 
 const DENTAL_RECORDS = ['dental-history', 'dental-note']
-const byFacility = (doc: any) => doc?.facility
+const byFacility = (doc: FacilityDoc) => doc.facility
 const inventory = () => 'inventory'
+/** `doc[outer][inner]`, when `doc[outer]` is an object. */
+const nested = (doc: FacilityDoc, outer: string, inner: string) => {
+  const value = doc[outer]
+  return value && typeof value === 'object' ? (value as FacilityDoc)[inner] : undefined
+}
 
 /** Every service holding facility data, how to find a document's facility, and the feature it needs. */
 export const FACILITY_DATA: Record<string, FacilityData> = {
   'medical-records': {
     facility: byFacility,
-    feature: (doc) => (DENTAL_RECORDS.includes(doc?.type) ? 'dental' : undefined)
+    feature: (doc) => (DENTAL_RECORDS.includes(String(doc.type)) ? 'dental' : undefined)
   },
   'medical-encounters': { facility: byFacility },
   services: { facility: byFacility },
   'billing-invoices': { facility: byFacility },
-  'billing-items': { facility: byFacility, parent: { path: 'billing-invoices', field: 'invoice' } },
-  'billing-payments': { facility: byFacility, parent: { path: 'billing-items', field: 'item' } },
+  'billing-items': { facility: byFacility, parent: { store: 'invoices', field: 'invoice' } },
+  'billing-payments': { facility: byFacility, parent: { store: 'items', field: 'item' } },
   'billing-payment-intents': { facility: byFacility, feature: () => 'onlinePayments' },
-  'request/orders': { facility: (doc) => doc?.owner?.organization },
+  'request/orders': { facility: (doc) => nested(doc, 'owner', 'organization') },
   'inventory-stockrooms': { facility: byFacility, feature: inventory },
   'inventory-variants': { facility: byFacility, feature: inventory },
   'inventory-stocks': { facility: byFacility, feature: inventory },
   'inventory-stock-movements': { facility: byFacility, feature: inventory },
-  webhooks: { facility: (doc) => doc?.organization },
+  webhooks: { facility: (doc) => doc.organization },
   // Installing an organization's webhook (POST /webhook-events { organization, … }).
-  'webhook-events': { facility: (doc) => doc?.organization }
+  'webhook-events': { facility: (doc) => doc.organization }
 }
 
 const READ_ONLY = ['past_due', 'unpaid', 'paused']
@@ -60,11 +67,11 @@ export interface Standing {
 }
 
 /** The facility's subscription in force and its feature values. */
-export const standingOf = async (app: Application, facility: string): Promise<Standing> => {
-  const subscription = await liveSubscription(app, facility)
-  if (!subscription) return { subscription: null, features: baseValues(await defaultPackage(app)) }
+export const standingOf = async (deps: Deps, facility: string): Promise<Standing> => {
+  const subscription = await liveSubscription(deps, facility)
+  if (!subscription) return { subscription: null, features: baseValues(await defaultPackage(deps)) }
   if (subscription.status === 'incomplete')
-    return { subscription, features: baseValues(await packageOf(app, subscription)) }
+    return { subscription, features: baseValues(await packageOf(deps, subscription)) }
   return { subscription, features: subscription }
 }
 
@@ -101,41 +108,52 @@ const refuseWrite = (standing: Standing) => {
 }
 
 const facilityOf = async (
-  app: Application,
+  deps: Deps,
   declared: FacilityData,
-  doc: any
+  doc: FacilityDoc
 ): Promise<string | undefined> => {
   const direct = declared.facility(doc)
   if (typeof direct === 'string' && direct) return direct
-  if (declared.parent && doc && typeof doc[declared.parent.field] === 'string') {
-    const [parent] = await serviceAt(app, declared.parent.path)._find({
-      query: { id: doc[declared.parent.field], $limit: 1 },
-      paginate: false
-    })
+  const parentId = declared.parent ? doc[declared.parent.field] : undefined
+  if (declared.parent && typeof parentId === 'string') {
+    const query = { id: parentId, $limit: 1 }
+    const [parent] =
+      declared.parent.store === 'invoices'
+        ? await deps.stores.invoices._find({ query, paginate: false })
+        : await deps.stores.items._find({ query, paginate: false })
     const facility = parent?.facility
     return typeof facility === 'string' ? facility : undefined
   }
   return undefined
 }
 
+/** The call being judged: its service path, its method, and whether it came from a client. */
+export interface EnforcedCall {
+  path: string
+  method: string
+  /** The transport (`rest`, `socketio`); undefined for an internal call. */
+  provider?: string
+  query?: Record<string, unknown>
+}
+
 /**
  * Before a write (create: the body; patch/update/remove: the document as stored) or after a get (the result):
  * refuses with 402 what the facility's subscription does not allow. Internal calls are not checked.
  */
-export const enforceSubscription = async (context: HookContext, doc: any) => {
-  const declared = FACILITY_DATA[context.path]
-  if (!declared || !context.params.provider || !doc || typeof doc !== 'object') return
-  const facility = await facilityOf(context.app, declared, doc)
+export const enforceSubscription = async (deps: Deps, call: EnforcedCall, doc: unknown) => {
+  const declared = FACILITY_DATA[call.path]
+  if (!declared || !call.provider || !doc || typeof doc !== 'object') return
+  const facility = await facilityOf(deps, declared, doc as FacilityDoc)
   if (!facility) return
-  const standing = await standingOf(context.app, facility)
-  if (context.method !== 'find' && context.method !== 'get') refuseWrite(standing)
-  refuseFeature(standing, declared.feature?.(doc))
+  const standing = await standingOf(deps, facility)
+  if (call.method !== 'find' && call.method !== 'get') refuseWrite(standing)
+  refuseFeature(standing, declared.feature?.(doc as FacilityDoc))
 }
 
 /** A find that names one facility (`facility=<id>`) is refused when the feature its service needs is off there. */
-export const enforceSubscriptionOnFind = async (context: HookContext) => {
-  const declared = FACILITY_DATA[context.path]
-  const facility = context.params.query?.facility ?? context.params.query?.organization
-  if (!declared?.feature || !context.params.provider || typeof facility !== 'string') return
-  refuseFeature(await standingOf(context.app, facility), declared.feature({ facility }))
+export const enforceSubscriptionOnFind = async (deps: Deps, call: EnforcedCall) => {
+  const declared = FACILITY_DATA[call.path]
+  const facility = call.query?.facility ?? call.query?.organization
+  if (!declared?.feature || !call.provider || typeof facility !== 'string') return
+  refuseFeature(await standingOf(deps, facility), declared.feature({ facility }))
 }

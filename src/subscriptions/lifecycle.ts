@@ -4,13 +4,10 @@
 // service call (realtime to the facility's members, `subscriptions.*` webhooks).
 import { BadGateway, Conflict, Forbidden, NotFound } from '@feathersjs/errors'
 import type { Params } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
 import { invalid } from '../schema/validators'
 import { within } from '../access/rules'
-import { announceChange } from '../jobs/announce'
-import { logger } from '../logger'
-import { processorOf, ProcessorDeclined, ProcessorUnavailable } from '../providers/processor'
-import { originOf } from '../services/billing-payment-intents/billing-payment-intents.class'
+import { ProcessorDeclined, ProcessorUnavailable } from '../providers/processor'
 import type { Package } from '../services/subscription-packages/subscription-packages.schema'
 import {
   FINAL_STATUSES,
@@ -18,11 +15,12 @@ import {
   type SubscriptionStatus
 } from '../services/subscriptions/subscriptions.schema'
 import { activePackage, baseValues, unsuitable } from './packages'
-import { dayMs, now, subscriptionSettings } from './settings'
-import { serviceAt } from '../store'
+import { dayMs, subscriptionSettings } from './settings'
 
 export const subscriptionsPath = 'subscriptions'
-const service = (app: Application) => serviceAt(app, subscriptionsPath)
+
+/** The `code` of a Feathers error (or undefined). */
+const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code
 
 export const isFinal = (status: string) => (FINAL_STATUSES as string[]).includes(status)
 
@@ -30,9 +28,12 @@ export const isFinal = (status: string) => (FINAL_STATUSES as string[]).includes
 export const liveKeyOf = (facility: string, status: string, id: string) =>
   isFinal(status) ? `${facility}:${id}` : facility
 
-/** The facility's live (not final) subscription, if any. */
-export const liveSubscription = async (app: Application, facility: string): Promise<Subscription | null> => {
-  const found = await service(app)._find({ query: { liveKey: facility, $limit: 1 }, paginate: false })
+/** The facility's live (not final) subscription, or null. */
+export const liveSubscription = async (deps: Deps, facility: string): Promise<Subscription | null> => {
+  const found = await deps.stores.subscriptions._find({
+    query: { liveKey: facility, $limit: 1 },
+    paginate: false
+  })
   return found[0] ?? null
 }
 
@@ -88,12 +89,12 @@ interface Actor {
  * 3. when `announce` is set (changes outside a service call), the change is published and delivered to webhooks.
  */
 export const write = async (
-  app: Application,
+  deps: Deps,
   sub: Subscription,
   change: Record<string, unknown>,
   options: { status?: SubscriptionStatus; reason?: string; actor: Actor; announce?: boolean }
 ): Promise<Subscription> => {
-  const at = now(app)
+  const at = deps.clock.now()
   const data: Record<string, unknown> = { ...change, updatedAt: Math.max(at, sub.updatedAt + 1) }
   if (options.status && options.status !== sub.status) {
     data.status = options.status
@@ -110,69 +111,50 @@ export const write = async (
   }
   let updated: Subscription
   try {
-    updated = await service(app)._patch(sub.id, data, {
+    updated = await deps.stores.subscriptions._patch(sub.id, data, {
       query: within({ status: sub.status, updatedAt: sub.updatedAt }, options.actor.params?.writeScope)
     })
-  } catch (error: any) {
-    if (error?.code === 404)
+  } catch (error) {
+    if (errorCode(error) === 404)
       throw new Conflict('The subscription changed meanwhile; read it again', { subscription: sub.id })
     throw error
   }
-  if (options.announce) await announceChange(app, subscriptionsPath, 'patched', updated)
+  if (options.announce) await deps.announce(subscriptionsPath, 'patched', updated)
   return updated
 }
 
 /** The reference the processor keeps with a checkout or charge: unique per attempt, traceable to the subscription. */
 const referenceOf = (sub: Subscription, what: string, at: number) => `sub_${sub.id}_${what}_${at}`
 
-/**
- * This server's public origin for checkout pages: PUBLIC_URL, else the origin the caller reached it at, else (a
- * change made by the server itself) the address it listens on.
- */
-const publicOrigin = (app: Application, params?: Params) => {
-  if (params?.headers?.host || app.get('gateways')?.publicURL) return originOf(app, params)
-  const address = app.server?.address()
-  if (address && typeof address === 'object') {
-    const host =
-      address.address === '0.0.0.0' || address.address === '::'
-        ? 'localhost'
-        : address.family === 'IPv6'
-          ? `[${address.address}]`
-          : address.address
-    return `http://${host}:${address.port}`
-  }
-  return originOf(app, params)
-}
-
 /** Opens a checkout for `amount` (smallest unit) at the processor: the fields to store on the subscription. */
 const openCheckout = async (
-  app: Application,
+  deps: Deps,
   sub: Subscription,
   amount: number,
   description: string,
   params?: Params
 ) => {
-  const settings = subscriptionSettings(app)
-  const origin = publicOrigin(app, params)
-  const at = now(app)
+  const settings = subscriptionSettings(deps)
+  const origin = deps.providers.publicOrigin(params?.headers)
+  const at = deps.clock.now()
   try {
-    const session = await processorOf(app).createCheckout({
+    const session = await deps.providers.processor().createCheckout({
       reference: referenceOf(sub, 'checkout', at),
       amount,
       currency: sub.currency,
       description,
       successURL: settings.successURL || `${origin}/processor/checkout/done`,
       cancelURL: settings.cancelURL || `${origin}/processor/checkout/cancel`,
-      expiresAt: now(app) + settings.checkoutExpiresAfterMs,
+      expiresAt: deps.clock.now() + settings.checkoutExpiresAfterMs,
       origin
     })
     return {
       checkoutSession: { id: session.id, url: session.url, expiresAt: session.expiresAt },
-      checkout: { amount, currency: sub.currency, processor: processorOf(app).kind }
+      checkout: { amount, currency: sub.currency, processor: deps.providers.processor().kind }
     }
   } catch (error) {
     if (error instanceof ProcessorUnavailable || error instanceof ProcessorDeclined) {
-      logger.warn(`Checkout for subscription ${sub.id} not opened: ${error.message}`)
+      deps.logger.warn(`Checkout for subscription ${sub.id} not opened: ${error.message}`)
       throw new BadGateway('The card processor could not open a checkout; try again later')
     }
     throw error
@@ -184,17 +166,17 @@ const openCheckout = async (
  * 1. the organization must exist, the package must be active and suit it (400 naming `fields.package`);
  * 2. the facility must have no live subscription (409 naming it; the unique live key settles races);
  * 3. a free package starts `active`; a package with trial days (or `trial: true`) starts `trialing` until
- *    `trialEndsAt`; any other paid package starts `pending` with a checkout for its price;
+ *    `trialEndsAt`; every other paid package starts `pending` with a checkout for its price;
  * 4. the organization carries the subscription's id as `subscription`.
  * If the checkout cannot be opened, nothing stays behind (502).
  */
 export const createSubscription = async (
-  app: Application,
+  deps: Deps,
   input: { facility: string; package: string; trial?: boolean },
   actor: Actor,
   fields = { package: 'package', facility: 'facility' }
 ): Promise<Subscription> => {
-  const organizations = serviceAt(app, 'organizations')
+  const organizations = deps.stores.organizations
   const [organization] = await organizations._find({
     query: { id: input.facility, $limit: 1 },
     paginate: false
@@ -203,17 +185,17 @@ export const createSubscription = async (
     throw new NotFound(`No organization found for id '${input.facility}'`, {
       errors: [{ field: fields.facility, message: 'is not an organization' }]
     })
-  const pkg = await activePackage(app, input.package, fields.package)
+  const pkg = await activePackage(deps, input.package, fields.package)
   const problem = unsuitable(pkg, organization)
   if (problem) throw invalid('data', [{ field: fields.package, message: problem }])
-  const live = await liveSubscription(app, input.facility)
+  const live = await liveSubscription(deps, input.facility)
   if (live)
     throw new Conflict(`The facility already has a live subscription (${live.id}, ${live.status})`, {
       errors: [{ field: fields.facility, message: `has subscription ${live.id}` }]
     })
 
-  const at = now(app)
-  const settings = subscriptionSettings(app)
+  const at = deps.clock.now()
+  const settings = subscriptionSettings(deps)
   const trialDays = pkg.trialDays > 0 ? pkg.trialDays : input.trial ? settings.defaultTrialDays : 0
   const status: SubscriptionStatus = !pkg.requiresPayment ? 'active' : trialDays > 0 ? 'trialing' : 'pending'
   const doc = {
@@ -236,9 +218,9 @@ export const createSubscription = async (
   }
   let created: Subscription
   try {
-    created = await service(app)._create(doc)
-  } catch (error: any) {
-    if (error?.code === 409)
+    created = await deps.stores.subscriptions._create(doc)
+  } catch (error) {
+    if (errorCode(error) === 409)
       throw new Conflict('The facility already has a live subscription', {
         errors: [{ field: fields.facility, message: 'has a live subscription' }]
       })
@@ -247,27 +229,27 @@ export const createSubscription = async (
   try {
     if (status === 'pending') {
       const checkout = await openCheckout(
-        app,
+        deps,
         created,
         pkg.price,
         `${pkg.name} (${pkg.interval})`,
         actor.params
       )
-      created = await service(app)._patch(created.id, checkout)
+      created = await deps.stores.subscriptions._patch(created.id, checkout)
     }
     await organizations._patch(input.facility, { subscription: created.id })
   } catch (error) {
-    await service(app)._remove(created.id)
+    await deps.stores.subscriptions._remove(created.id)
     throw error
   }
   return created
 }
 
 /** The amount a checkout for the pending updates costs: a pending subscription pays its package, others the change. */
-const pendingAmount = async (app: Application, sub: Subscription, updates: Record<string, unknown>) => {
+const pendingAmount = async (deps: Deps, sub: Subscription, updates: Record<string, unknown>) => {
   const pkg = updates.package
-    ? await activePackage(app, updates.package, 'package')
-    : await packageOf(app, sub)
+    ? await activePackage(deps, updates.package, 'package')
+    : await packageOf(deps, sub)
   let amount = sub.status === 'pending' || updates.package ? pkg.price : 0
   for (const [key, value] of Object.entries(updates)) {
     if (key !== 'package' && value === true) amount += pkg.products[key]?.price ?? 0
@@ -275,8 +257,8 @@ const pendingAmount = async (app: Application, sub: Subscription, updates: Recor
   return { amount, pkg }
 }
 
-export const packageOf = async (app: Application, sub: Pick<Subscription, 'package'>): Promise<Package> => {
-  const [pkg] = await serviceAt(app, 'subscription/packages')._find({
+export const packageOf = async (deps: Deps, sub: Pick<Subscription, 'package'>): Promise<Package> => {
+  const [pkg] = await deps.stores.packages._find({
     query: { id: sub.package, $limit: 1 },
     paginate: false
   })
@@ -301,22 +283,22 @@ const refuseFinal = (sub: Subscription) => {
  *    rest of the period recorded in `prorations` (settled with the next renewal);
  * 5. otherwise the change waits in `updatesPending` and a checkout for the new package is returned.
  */
-export const changePackage = async (app: Application, sub: Subscription, packageId: string, actor: Actor) => {
+export const changePackage = async (deps: Deps, sub: Subscription, packageId: string, actor: Actor) => {
   refuseFinal(sub)
-  const pkg = await activePackage(app, packageId, 'package')
+  const pkg = await activePackage(deps, packageId, 'package')
   if (pkg.id === sub.package) throw invalid('data', [{ field: 'package', message: 'is the current package' }])
-  const [organization] = await serviceAt(app, 'organizations')._find({
+  const [organization] = await deps.stores.organizations._find({
     query: { id: sub.facility, $limit: 1 },
     paginate: false
   })
   const problem = unsuitable(pkg, organization ?? {})
   if (problem) throw invalid('data', [{ field: 'package', message: problem }])
-  const at = now(app)
+  const at = deps.clock.now()
   const cleared = { updatesPending: {}, checkoutSession: null, checkout: null }
   if (!pkg.requiresPayment) {
     const restart = sub.status !== 'active' && sub.status !== 'trialing'
     return write(
-      app,
+      deps,
       sub,
       {
         ...packageFields(pkg, sub),
@@ -337,7 +319,8 @@ export const changePackage = async (app: Application, sub: Subscription, package
       }
     )
   }
-  if (sub.status === 'trialing') return write(app, sub, { ...packageFields(pkg, sub), ...cleared }, { actor })
+  if (sub.status === 'trialing')
+    return write(deps, sub, { ...packageFields(pkg, sub), ...cleared }, { actor })
   if (sub.status === 'active' && sub.price > 0 && pkg.currency === sub.currency) {
     const start = sub.currentPeriodStart ?? at
     const end = sub.currentPeriodEnd ?? at
@@ -350,16 +333,16 @@ export const changePackage = async (app: Application, sub: Subscription, package
       at
     }
     return write(
-      app,
+      deps,
       sub,
       { ...packageFields(pkg, sub), ...cleared, prorations: [...(sub.prorations ?? []), proration] },
       { actor }
     )
   }
   const updates = { ...(sub.updatesPending ?? {}), package: pkg.id }
-  const { amount } = await pendingAmount(app, sub, updates)
-  const checkout = await openCheckout(app, sub, amount, `${pkg.name} (${pkg.interval})`, actor.params)
-  return write(app, sub, { updatesPending: updates, ...checkout }, { actor })
+  const { amount } = await pendingAmount(deps, sub, updates)
+  const checkout = await openCheckout(deps, sub, amount, `${pkg.name} (${pkg.interval})`, actor.params)
+  return write(deps, sub, { updatesPending: updates, ...checkout }, { actor })
 }
 
 /**
@@ -371,13 +354,13 @@ export const changePackage = async (app: Application, sub: Subscription, package
  *    trialing or pending must be paid first (409).
  */
 export const toggleFeatures = async (
-  app: Application,
+  deps: Deps,
   sub: Subscription,
   toggles: Record<string, unknown>,
   actor: Actor
 ) => {
   refuseFinal(sub)
-  const pkg = await packageOf(app, sub)
+  const pkg = await packageOf(deps, sub)
   const problems = Object.entries(toggles)
     .filter(([key, value]) => {
       const product = pkg.products[key]
@@ -400,7 +383,7 @@ export const toggleFeatures = async (
     Object.entries(sub.updatesPending ?? {}).filter(([key]) => !(key in now_))
   )
   if (Object.keys(later).length === 0)
-    return write(app, sub, { ...now_, updatesPending: pendingWithout }, { actor })
+    return write(deps, sub, { ...now_, updatesPending: pendingWithout }, { actor })
   if (!['active', 'trialing', 'pending'].includes(sub.status)) {
     throw new Conflict(`The subscription is ${sub.status}: pay it before adding features`, {
       errors: [
@@ -409,9 +392,9 @@ export const toggleFeatures = async (
     })
   }
   const updates = { ...pendingWithout, ...later }
-  const { amount } = await pendingAmount(app, sub, updates)
+  const { amount } = await pendingAmount(deps, sub, updates)
   const checkout = await openCheckout(
-    app,
+    deps,
     sub,
     amount,
     `${Object.keys(updates)
@@ -419,7 +402,7 @@ export const toggleFeatures = async (
       .join(', ')} for ${pkg.name}`,
     actor.params
   )
-  return write(app, sub, { ...now_, updatesPending: updates, ...checkout }, { actor })
+  return write(deps, sub, { ...now_, updatesPending: updates, ...checkout }, { actor })
 }
 
 /**
@@ -430,7 +413,7 @@ export const toggleFeatures = async (
  * 3. becoming active starts a period when there is none running.
  */
 export const setStatus = async (
-  app: Application,
+  deps: Deps,
   sub: Subscription,
   status: SubscriptionStatus,
   reason: string | undefined,
@@ -440,7 +423,7 @@ export const setStatus = async (
   if (!actor.admin && status !== 'canceled')
     throw new Forbidden('Only application admins change a subscription status other than canceling it')
   if (status === sub.status) throw invalid('data', [{ field: 'status', message: `is already ${status}` }])
-  const at = now(app)
+  const at = deps.clock.now()
   const change: Record<string, unknown> = {}
   if (status === 'canceled')
     Object.assign(change, {
@@ -458,7 +441,7 @@ export const setStatus = async (
       retry: null
     })
   if (status === 'incomplete') change.incompleteAt = at
-  const updated = await write(app, sub, change, {
+  const updated = await write(deps, sub, change, {
     status,
     reason: reason ?? (actor.admin ? 'changed by an application admin' : 'canceled by the facility'),
     actor
@@ -467,26 +450,26 @@ export const setStatus = async (
 }
 
 /**
- * The facility was removed: its live subscription (if any) ends as canceled, recorded with who removed it and
+ * The facility was removed: its live subscription (when it has one) ends as canceled, recorded with who removed it and
  * announced (realtime, webhooks), so nothing bills or renews an organization that no longer exists.
  */
-export const cancelForRemovedFacility = async (app: Application, facility: string, by: string | null) => {
-  const live = await liveSubscription(app, facility)
+export const cancelForRemovedFacility = async (deps: Deps, facility: string, by: string | null) => {
+  const live = await liveSubscription(deps, facility)
   if (!live) return null
   const reason = 'organization removed'
   const change = {
-    canceledAt: now(app),
+    canceledAt: deps.clock.now(),
     ...(by ? { canceledBy: by } : {}),
     cancelReason: reason,
     checkoutSession: null,
     checkout: null,
     updatesPending: {}
   }
-  return write(app, live, change, { status: 'canceled', reason, actor: { by }, announce: true })
+  return write(deps, live, change, { status: 'canceled', reason, actor: { by }, announce: true })
 }
 
-const bySession = async (app: Application, session: string): Promise<Subscription | null> => {
-  const [sub] = await service(app)._find({
+const bySession = async (deps: Deps, session: string): Promise<Subscription | null> => {
+  const [sub] = await deps.stores.subscriptions._find({
     query: { 'checkoutSession.id': session, $limit: 1 },
     paginate: false
   })
@@ -500,10 +483,10 @@ const bySession = async (app: Application, session: string): Promise<Subscriptio
  * 3. the subscription becomes active — a new period starts unless it was already active or trialing (those keep
  *    theirs) — and its retries and checkout are cleared.
  */
-export const completeCheckout = async (app: Application, session: string) => {
-  const sub = await bySession(app, session)
+export const completeCheckout = async (deps: Deps, session: string) => {
+  const sub = await bySession(deps, session)
   if (!sub || isFinal(sub.status)) return null
-  const at = now(app)
+  const at = deps.clock.now()
   const updates = sub.updatesPending ?? {}
   const change: Record<string, unknown> = {
     updatesPending: {},
@@ -513,7 +496,7 @@ export const completeCheckout = async (app: Application, session: string) => {
     incompleteAt: null
   }
   if (typeof updates.package === 'string') {
-    const [pkg] = await serviceAt(app, 'subscription/packages')._find({
+    const [pkg] = await deps.stores.packages._find({
       query: { id: updates.package, $limit: 1 },
       paginate: false
     })
@@ -527,7 +510,7 @@ export const completeCheckout = async (app: Application, session: string) => {
       currentPeriodEnd: periodEnd(at, String(change.interval ?? sub.interval)),
       prorations: []
     })
-  return write(app, sub, change, {
+  return write(deps, sub, change, {
     status: keep ? undefined : 'active',
     reason: 'checkout completed',
     actor: { by: null },
@@ -542,26 +525,26 @@ export const completeCheckout = async (app: Application, session: string) => {
  * updates it waited for; past_due, unpaid and paused ones keep their checkout.
  */
 export const failCheckout = async (
-  app: Application,
+  deps: Deps,
   session: string,
   reason = 'checkout failed',
   reopen = false
 ) => {
-  const sub = await bySession(app, session)
+  const sub = await bySession(deps, session)
   if (!sub || isFinal(sub.status)) return null
   if (sub.status === 'pending') {
     const amount = (sub.checkout as { amount?: number } | null | undefined)?.amount ?? sub.price // (a hidden field the presenter removes)
-    const checkout = reopen ? await checkoutForDue(app, sub, amount) : {}
+    const checkout = reopen ? await checkoutForDue(deps, sub, amount) : {}
     return write(
-      app,
+      deps,
       sub,
-      { incompleteAt: now(app), ...checkout },
+      { incompleteAt: deps.clock.now(), ...checkout },
       { status: 'incomplete', reason, actor: { by: null }, announce: true }
     )
   }
   if (sub.status === 'active' || sub.status === 'trialing')
     return write(
-      app,
+      deps,
       sub,
       { updatesPending: {}, checkoutSession: null, checkout: null },
       { actor: { by: null }, announce: true }
@@ -570,8 +553,8 @@ export const failCheckout = async (
 }
 
 /** For the sandbox checkout page: the subscription and amount behind a session. */
-export const checkoutOf = async (app: Application, session: string) => {
-  const sub = await bySession(app, session)
+export const checkoutOf = async (deps: Deps, session: string) => {
+  const sub = await bySession(deps, session)
   if (!sub) return null
   const checkout = sub.checkout as { amount: number; currency: string } | null // (a hidden field the presenter removes)
   return { subscription: sub, amount: checkout?.amount ?? 0, currency: checkout?.currency ?? sub.currency }
@@ -583,14 +566,14 @@ export const checkoutOf = async (app: Application, session: string) => {
  * reached: nothing changes, the next pass tries again).
  */
 export const chargeFacility = async (
-  app: Application,
+  deps: Deps,
   sub: Subscription,
   amount: number,
   what: string
 ): Promise<'paid' | 'declined' | 'unavailable'> => {
   if (amount <= 0) return 'paid'
-  const processor = processorOf(app)
-  const [customer] = await serviceAt(app, 'billing/customers')._find({
+  const processor = deps.providers.processor()
+  const [customer] = await deps.stores.customers._find({
     query: { 'owner.organization': sub.facility, $limit: 1 },
     paginate: false
   })
@@ -605,7 +588,7 @@ export const chargeFacility = async (
     return 'paid'
   } catch (error) {
     if (error instanceof ProcessorDeclined) return 'declined'
-    logger.warn(
+    deps.logger.warn(
       `Charging subscription ${sub.id} failed: ${error instanceof Error ? error.message : 'unknown error'}`
     )
     return 'unavailable'
@@ -613,9 +596,9 @@ export const chargeFacility = async (
 }
 
 /** A checkout for what a past_due, unpaid or paused subscription owes (or null when none can be opened now). */
-export const checkoutForDue = async (app: Application, sub: Subscription, amount: number) => {
+export const checkoutForDue = async (deps: Deps, sub: Subscription, amount: number) => {
   try {
-    return await openCheckout(app, sub, amount, `Subscription ${sub.id}`)
+    return await openCheckout(deps, sub, amount, `Subscription ${sub.id}`)
   } catch {
     return { checkoutSession: null, checkout: null }
   }

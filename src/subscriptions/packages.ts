@@ -2,9 +2,9 @@
 // the facility kinds it suits and its products (features and limits), each with a base value, whether a
 // subscriber may toggle it, and the price of doing so. `requiresPayment` is derived from the price.
 import type { Application } from '../declarations'
+import type { Deps } from '../deps'
 import { invalid } from '../schema/validators'
 import { check, dataValidator } from '../schema/validators'
-import { logger } from '../logger'
 import { withLeaseWaiting } from '../cluster/lease'
 import {
   packageDataSchema,
@@ -12,7 +12,6 @@ import {
   type Product
 } from '../services/subscription-packages/subscription-packages.schema'
 import { subscriptionSettings } from './settings'
-import { serviceAt } from '../store'
 
 export const packagesPath = 'subscription/packages'
 
@@ -63,14 +62,16 @@ export const checkProductKeys = (products: Record<string, Product> | undefined) 
  * 2. defaults: no types, a monthly interval, no trial, active, no products;
  * 3. `requiresPayment` = price > 0.
  */
-export const preparePackage = (data: any) => {
+export const preparePackage = <T extends { price: number; products?: Record<string, Product> }>(data: T) => {
   checkProductKeys(data.products)
   const doc = { types: [], interval: 'month', trialDays: 0, active: true, products: {}, ...data }
   return { ...doc, requiresPayment: doc.price > 0 }
 }
 
 /** A patch keeps `requiresPayment` in line with the price. */
-export const preparePackagePatch = (data: any) => {
+export const preparePackagePatch = <T extends { price?: number; products?: Record<string, Product> }>(
+  data: T
+) => {
   checkProductKeys(data.products)
   return data.price === undefined ? data : { ...data, requiresPayment: data.price > 0 }
 }
@@ -99,45 +100,40 @@ export const unsuitable = (
 }
 
 /** The package `id` if it exists and is active; otherwise a 400 naming `field`. */
-export const activePackage = async (app: Application, id: unknown, field: string): Promise<Package> => {
+export const activePackage = async (deps: Deps, id: unknown, field: string): Promise<Package> => {
   if (typeof id !== 'string' || id.length === 0 || id.length > 64)
     throw invalid('data', [{ field, message: 'must be a package id' }])
-  const found = (await serviceAt(app, packagesPath)._find({
-    query: { id, $limit: 1 },
-    paginate: false
-  })) as Package[]
+  const found = await deps.stores.packages._find({ query: { id, $limit: 1 }, paginate: false })
   if (!found.length) throw invalid('data', [{ field, message: `no package found for id '${id}'` }])
   if (!found[0].active) throw invalid('data', [{ field, message: `package '${id}' is not active` }])
   return found[0]
 }
 
 /** The package a facility without a live subscription is measured against (config `subscriptions.defaultPackage`). */
-export const defaultPackage = async (app: Application): Promise<Package | null> => {
-  const key = subscriptionSettings(app).defaultPackage
-  const found = (await serviceAt(app, packagesPath)._find({
-    query: { key, $limit: 1 },
-    paginate: false
-  })) as Package[]
+export const defaultPackage = async (deps: Deps): Promise<Package | null> => {
+  const key = subscriptionSettings(deps).defaultPackage
+  const found = await deps.stores.packages._find({ query: { key, $limit: 1 }, paginate: false })
   return found[0] ?? null
 }
 
 /**
  * The packages of config `subscriptions.packages` are created on start-up when no package with their `key` exists
- * (one instance at a time; afterwards they are edited like any other package and never overwritten).
+ * (one instance at a time; afterwards they are edited like every other package and never overwritten).
  */
-export const seedPackages = async (app: Application) => {
-  const service = serviceAt(app, packagesPath)
+export const seedPackages = async (app: Application, deps: Deps) => {
+  const service = deps.stores.packages
+  // (`app` only for the lease, which the cluster layer keeps per app)
   await withLeaseWaiting(app, 'subscription-packages-seed', 30_000, async () => {
-    for (const entry of subscriptionSettings(app).packages) {
+    for (const entry of subscriptionSettings(deps).packages) {
       const { key, ...rest } = entry as { key?: unknown }
       if (typeof key !== 'string' || !key) {
-        logger.warn('A configured subscription package without a key was skipped')
+        deps.logger.warn('A configured subscription package without a key was skipped')
         continue
       }
       const existing = await service._find({ query: { key, $limit: 1 }, paginate: false })
       if (existing.length) continue
       const data = check(dataValidator, packageDataSchema, { ...rest }, `subscriptions.packages['${key}']`)
-      await service._create({ ...preparePackage(data), key, createdAt: Date.now(), createdBy: null })
+      await service._create({ ...preparePackage(data), key, createdAt: deps.clock.now(), createdBy: null })
     }
   })
 }

@@ -1,5 +1,5 @@
 // Time drives the rest of a subscription's life. One pass (on one instance at a time: a lease; the clock is the
-// app's, src/subscriptions/settings.ts) runs at start-up and every `subscriptions.jobIntervalMs`:
+// app's, `deps.clock`) runs at start-up and every `subscriptions.jobIntervalMs`:
 // 1. trials that ended: the facility's default card is charged the price → active for a period from the trial's
 //    end; no card or a refused charge → paused (with a checkout to pay);
 // 2. periods that ended (active): a free package rolls over; a paid one charges the price plus recorded prorations
@@ -10,42 +10,34 @@
 // A processor that cannot be reached changes nothing (the next pass tries again). Each change is a conditional
 // write (src/subscriptions/lifecycle.ts `write`), so a subscription changed meanwhile is left for the next pass.
 import type { Application } from '../declarations'
+import type { Deps } from '../deps'
 import { recoveryJob } from '../jobs/recovery-loop'
-import { logger } from '../logger'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
-import {
-  chargeFacility,
-  checkoutForDue,
-  failCheckout,
-  periodEnd,
-  subscriptionsPath,
-  write
-} from './lifecycle'
-import { dayMs, now, subscriptionSettings } from './settings'
-import { serviceAt } from '../store'
+import { chargeFacility, checkoutForDue, failCheckout, periodEnd, write } from './lifecycle'
+import { dayMs, subscriptionSettings } from './settings'
 
-const due = async (app: Application, query: Record<string, unknown>): Promise<Subscription[]> =>
-  serviceAt(app, subscriptionsPath)._find({ query: { ...query, $limit: 200 }, paginate: false })
+const due = async (deps: Deps, query: Record<string, unknown>): Promise<Subscription[]> =>
+  deps.stores.subscriptions._find({ query: { ...query, $limit: 200 }, paginate: false })
 
 const server = { by: null, params: undefined }
 
 const owed = (sub: Subscription) =>
   Math.max(0, sub.price + (sub.prorations ?? []).reduce((sum, p) => sum + p.amount, 0))
 
-const endTrial = async (app: Application, sub: Subscription) => {
-  const result = await chargeFacility(app, sub, sub.price, 'trial-end')
+const endTrial = async (deps: Deps, sub: Subscription) => {
+  const result = await chargeFacility(deps, sub, sub.price, 'trial-end')
   if (result === 'unavailable') return false
-  const start = sub.trialEndsAt ?? now(app)
+  const start = sub.trialEndsAt ?? deps.clock.now()
   if (result === 'paid') {
     await write(
-      app,
+      deps,
       sub,
       { currentPeriodStart: start, currentPeriodEnd: periodEnd(start, sub.interval) },
       { status: 'active', reason: 'trial ended; charged the default card', actor: server, announce: true }
     )
   } else {
-    const checkout = await checkoutForDue(app, sub, sub.price)
-    await write(app, sub, checkout, {
+    const checkout = await checkoutForDue(deps, sub, sub.price)
+    await write(deps, sub, checkout, {
       status: 'paused',
       reason: 'trial ended without a payment method that could be charged',
       actor: server,
@@ -55,25 +47,25 @@ const endTrial = async (app: Application, sub: Subscription) => {
   return true
 }
 
-const renew = async (app: Application, sub: Subscription) => {
-  const start = sub.currentPeriodEnd ?? now(app)
+const renew = async (deps: Deps, sub: Subscription) => {
+  const start = sub.currentPeriodEnd ?? deps.clock.now()
   const amount = owed(sub)
-  const result = await chargeFacility(app, sub, amount, `renewal-${start}`)
+  const result = await chargeFacility(deps, sub, amount, `renewal-${start}`)
   if (result === 'unavailable') return false
   if (result === 'paid') {
     await write(
-      app,
+      deps,
       sub,
       { currentPeriodStart: start, currentPeriodEnd: periodEnd(start, sub.interval), prorations: [] },
       { actor: server, announce: true }
     )
     return true
   }
-  const at = now(app)
-  const checkout = await checkoutForDue(app, sub, amount)
-  const retryDays = subscriptionSettings(app).retryDays
+  const at = deps.clock.now()
+  const checkout = await checkoutForDue(deps, sub, amount)
+  const retryDays = subscriptionSettings(deps).retryDays
   await write(
-    app,
+    deps,
     sub,
     {
       ...checkout,
@@ -89,14 +81,15 @@ const renew = async (app: Application, sub: Subscription) => {
   return true
 }
 
-const retry = async (app: Application, sub: Subscription) => {
-  const state = sub.retry!
-  const result = await chargeFacility(app, sub, owed(sub), `retry-${state.since}-${state.attempt + 1}`)
+const retry = async (deps: Deps, sub: Subscription) => {
+  const state = sub.retry
+  if (!state) return false
+  const result = await chargeFacility(deps, sub, owed(sub), `retry-${state.since}-${state.attempt + 1}`)
   if (result === 'unavailable') return false
-  const at = now(app)
+  const at = deps.clock.now()
   if (result === 'paid') {
     await write(
-      app,
+      deps,
       sub,
       {
         currentPeriodStart: at,
@@ -115,11 +108,11 @@ const retry = async (app: Application, sub: Subscription) => {
     )
     return true
   }
-  const retryDays = subscriptionSettings(app).retryDays
+  const retryDays = subscriptionSettings(deps).retryDays
   const next = state.attempt + 1
   if (next >= retryDays.length) {
     await write(
-      app,
+      deps,
       sub,
       { retry: null },
       {
@@ -131,7 +124,7 @@ const retry = async (app: Application, sub: Subscription) => {
     )
   } else {
     await write(
-      app,
+      deps,
       sub,
       { retry: { attempt: next, nextAt: state.since + retryDays[next] * dayMs, since: state.since } },
       { actor: server, announce: true }
@@ -140,14 +133,14 @@ const retry = async (app: Application, sub: Subscription) => {
   return true
 }
 
-const expireCheckout = async (app: Application, sub: Subscription) => {
+const expireCheckout = async (deps: Deps, sub: Subscription) => {
   if (!sub.checkoutSession) return false
-  return (await failCheckout(app, sub.checkoutSession.id, 'the checkout expired unpaid', true)) !== null
+  return (await failCheckout(deps, sub.checkoutSession.id, 'the checkout expired unpaid', true)) !== null
 }
 
-const expire = async (app: Application, sub: Subscription) => {
+const expire = async (deps: Deps, sub: Subscription) => {
   await write(
-    app,
+    deps,
     sub,
     { checkoutSession: null, checkout: null, updatesPending: {} },
     {
@@ -161,14 +154,10 @@ const expire = async (app: Application, sub: Subscription) => {
 }
 
 /** One pass over every subscription whose time has come; answers what it changed. */
-export const subscriptionPass = async (app: Application) => {
-  const at = now(app)
-  const window = subscriptionSettings(app).incompleteWindowMs
-  const steps: [
-    string,
-    Record<string, unknown>,
-    (app: Application, sub: Subscription) => Promise<boolean>
-  ][] = [
+export const subscriptionPass = async (deps: Deps) => {
+  const at = deps.clock.now()
+  const window = subscriptionSettings(deps).incompleteWindowMs
+  const steps: [string, Record<string, unknown>, (deps: Deps, sub: Subscription) => Promise<boolean>][] = [
     ['trials ended', { status: 'trialing', trialEndsAt: { $lte: at } }, endTrial],
     ['renewals', { status: 'active', currentPeriodEnd: { $lte: at } }, renew],
     ['retries', { status: 'past_due', 'retry.nextAt': { $lte: at } }, retry],
@@ -178,12 +167,12 @@ export const subscriptionPass = async (app: Application) => {
   const counts: string[] = []
   for (const [name, query, step] of steps) {
     let changed = 0
-    for (const sub of await due(app, query)) {
+    for (const sub of await due(deps, query)) {
       try {
-        if (await step(app, sub)) changed++
+        if (await step(deps, sub)) changed++
       } catch (error) {
         // A subscription changed meanwhile (409) or a failing write: the next pass sees it again.
-        logger.warn(
+        deps.logger.warn(
           `Subscription ${sub.id} (${name}) not changed: ${error instanceof Error ? error.message : 'unknown error'}`
         )
       }
@@ -194,8 +183,8 @@ export const subscriptionPass = async (app: Application) => {
 }
 
 /** The pass as a job (src/ops/jobs.ts): at start-up, then every `subscriptions.jobIntervalMs`, under the lease `subscriptions-recovery`. */
-export const subscriptionsJob = (app: Application) =>
+export const subscriptionsJob = (app: Application, deps: Deps) =>
   recoveryJob(app, 'subscriptions', {
-    intervalMs: () => subscriptionSettings(app).jobIntervalMs,
-    pass: () => subscriptionPass(app)
+    intervalMs: () => subscriptionSettings(deps).jobIntervalMs,
+    pass: () => subscriptionPass(deps)
   })

@@ -1,7 +1,7 @@
-// Subscription settings (config `subscriptions`) and the clock every subscription rule reads. The clock is the
-// app's `clock` setting when one is given (an object with `now()`, milliseconds since the epoch; tests move it),
-// otherwise the system clock.
-import type { Application, Configuration } from '../declarations'
+// Subscription settings (config `subscriptions`). Every subscription rule reads the time from `deps.clock` (the
+// app's `clock` setting when one is given — tests move it — otherwise the system clock).
+import type { Configuration } from '../configuration'
+import type { Deps } from '../deps'
 
 export type SubscriptionSettings = Configuration['subscriptions']
 
@@ -9,16 +9,10 @@ const DAY = 24 * 60 * 60 * 1000
 export const dayMs = DAY
 
 /** The subscription settings; a checkout session lives between 31 minutes and 24 hours less a minute (Stripe's bounds). */
-export const subscriptionSettings = (app: Application): SubscriptionSettings => {
-  const settings = app.get('subscriptions')
+export const subscriptionSettings = (deps: Pick<Deps, 'settings'>): SubscriptionSettings => {
+  const settings = deps.settings.get('subscriptions')
   return {
     ...settings,
     checkoutExpiresAfterMs: Math.min(DAY - 60_000, Math.max(31 * 60 * 1000, settings.checkoutExpiresAfterMs))
   }
-}
-
-/** Now, in milliseconds, by the app's clock. */
-export const now = (app: Application): number => {
-  const clock = app.get('clock')
-  return clock ? Number(clock.now()) : Date.now()
 }

@@ -34,8 +34,7 @@ import { startServerProcess } from '../helpers/server-process'
 import { recoverBillingOnce } from '../../src/billing/recovery'
 import { depsSlot } from '../../src/deps'
 import { withLeaseWaiting } from '../../src/cluster/lease'
-import { rebuildEntry } from '../../src/directory/entries'
-import { entrySources } from '../../src/directory/sources'
+import { directoryOf } from '../../src/directory/repair'
 import type { ConfigurationOverrides } from '../../src/configuration'
 
 interface Pair {
@@ -425,8 +424,9 @@ describe('several instances on one MongoDB and one Redis', function () {
       await pair.a.app
         .service('organizations' as any)
         ._patch(created.body.id, { name: 'Cedarcrest Laboratory' })
-      const source = entrySources().find((one) => one.kind === 'organization')!
-      await rebuildEntry(pair.a.app, source, created.body.id)
+      const directory = directoryOf(pair.a.app)
+      const source = directory.sources.find((one) => one.kind === 'organization')!
+      await directory.rebuildEntry(source, created.body.id)
       await waitUntil(
         async () => (await names(pair.b.url, '$search=cedarcrest')).length === 1,
         5000,

@@ -3,47 +3,12 @@
 // state machine (src/billing/intents.ts): created → approved → captured, or cancelled / failed. Built-in:
 // `sandbox` (methods `card`, `wallet`; its approval page is served by this app). Which gateways a server
 // offers is config `gateways.enabled` (GATEWAYS).
-import type { Application } from '../../declarations'
-import { appSlot } from '../../runtime'
+import type { Configuration } from '../../configuration'
 import { createSandboxGateway } from './sandbox'
 import { createPayPalGateway, type PayPalSettings } from './paypal'
+import type { PaymentGateway } from './types'
 
-export type IntentStatus = 'created' | 'approved' | 'capturing' | 'captured' | 'cancelled' | 'failed'
-
-export interface GatewayOrderInput {
-  intent: string
-  currency: string
-  /** The amount in major units, as a decimal string with the configured decimals. */
-  amount: string
-  returnURL: string
-  cancelURL: string
-  /** This server's public origin (for pages it serves itself). */
-  origin: string
-  /** A random secret of the intent for its approval page. */
-  checkoutSecret: string
-}
-
-export interface PaymentGateway {
-  name: string
-  methods: readonly string[]
-  /** Creates the gateway's order; resolves to its id and the page where the payer approves it. */
-  createOrder(input: GatewayOrderInput): Promise<{ orderId: string; approvalURL: string }>
-  /** The gateway's own view of an order mapped to ours; `null` when this server keeps the state (sandbox). */
-  orderStatus(orderId: string): Promise<IntentStatus | null>
-  /** Captures an approved order. */
-  capture(
-    orderId: string,
-    amount: { currency: string; amount: string }
-  ): Promise<{ status: 'captured' } | { status: 'failed'; reason: string }>
-}
-
-/** The gateway failed or did not answer: a 502 (nothing was captured). */
-export class GatewayUnavailable extends Error {
-  constructor(reason: string) {
-    super(reason)
-    this.name = 'GatewayUnavailable'
-  }
-}
+export * from './types'
 
 /** Every gateway this code base knows and its methods (whether configured or not). */
 export const knownGateways: Record<string, readonly string[]> = {
@@ -58,7 +23,7 @@ export interface Fee {
 
 export interface GatewaySettings {
   enabled: string[]
-  /** Origins allowed for return/cancel URLs; empty: this server's origin and http://localhost / http://127.0.0.1 on any port. */
+  /** Origins allowed for return/cancel URLs; empty: this server's origin and http://localhost / http://127.0.0.1 on every port. */
   returnOrigins: string[]
   publicURL: string
   defaultReturnURL: string
@@ -72,8 +37,7 @@ export interface GatewaySettings {
  * The gateway settings (config `gateways`): GATEWAYS may only name gateways this code base knows, and PayPal needs
  * its credentials; anything else was checked with the configuration (src/configuration.ts).
  */
-export const gatewaySettings = (app: Application): GatewaySettings => {
-  const config = app.get('gateways')
+export const gatewaySettings = (config: Configuration['gateways']): GatewaySettings => {
   for (const name of config.enabled)
     if (!knownGateways[name])
       throw new Error(`Invalid gateways configuration: unknown gateway '${name}' in GATEWAYS`)
@@ -94,17 +58,9 @@ export const gatewaySettings = (app: Application): GatewaySettings => {
   return settings
 }
 
-const gatewaysSlot = appSlot<Map<string, PaymentGateway>>('payment gateways')
-
-/** The configured gateway named `name` (built once per app). */
-export const gatewayOf = (app: Application, name: string): PaymentGateway => {
-  const cache = gatewaysSlot.ensure(app, () => new Map())
-  let gateway = cache.get(name)
-  if (!gateway) {
-    if (name === 'sandbox') gateway = createSandboxGateway()
-    else if (name === 'paypal') gateway = createPayPalGateway(gatewaySettings(app).paypal)
-    else throw new Error(`gateway '${name}' has no adapter`)
-    cache.set(name, gateway)
-  }
-  return gateway
+/** The adapter of gateway `name` (sandbox, or PayPal with `settings`). */
+export const createGateway = (name: string, settings: GatewaySettings): PaymentGateway => {
+  if (name === 'sandbox') return createSandboxGateway()
+  if (name === 'paypal') return createPayPalGateway(settings.paypal)
+  throw new Error(`gateway '${name}' has no adapter`)
 }

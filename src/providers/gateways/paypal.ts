@@ -5,13 +5,25 @@
 // COMPLETED → captured, VOIDED → cancelled; a capture refused with 422 (e.g. INSTRUMENT_DECLINED) or a capture
 // whose status is DECLINED → failed. PAYPAL_BASE_URL points it at the sandbox, live, or a compatible server.
 // The client secret and access tokens go to PayPal only; failures are reduced to their HTTP status.
-import { GatewayUnavailable, type IntentStatus, type PaymentGateway } from './index'
+import { GatewayUnavailable, type IntentStatus, type PaymentGateway } from './types'
 
 export interface PayPalSettings {
   clientId: string
   clientSecret: string
   baseURL: string
   timeoutMs: number
+}
+
+/** The fields of PayPal's answers this adapter reads (each optional: an answer is not trusted to have them). */
+interface PayPalBody {
+  access_token?: unknown
+  expires_in?: unknown
+  id?: unknown
+  status?: string
+  name?: string
+  links?: { rel?: string; href?: unknown }[]
+  details?: { issue?: string }[]
+  purchase_units?: { payments?: { captures?: { status?: string }[] } }[]
 }
 
 const states: Record<string, IntentStatus> = {
@@ -48,7 +60,7 @@ export const createPayPalGateway = (settings: PayPalSettings): PaymentGateway =>
       body: 'grant_type=client_credentials'
     })
     if (!res.ok) throw new GatewayUnavailable(`paypal token: HTTP ${res.status}`)
-    const body: any = await res.json()
+    const body = (await res.json()) as PayPalBody
     token = {
       value: String(body.access_token),
       until: Date.now() + Math.max(0, Number(body.expires_in ?? 0) - 60) * 1000
@@ -67,7 +79,7 @@ export const createPayPalGateway = (settings: PayPalSettings): PaymentGateway =>
       body: body === undefined ? undefined : JSON.stringify(body)
     })
     const text = await res.text()
-    let parsed: any = {}
+    let parsed: PayPalBody = {}
     try {
       parsed = text ? JSON.parse(text) : {}
     } catch {
@@ -98,14 +110,14 @@ export const createPayPalGateway = (settings: PayPalSettings): PaymentGateway =>
       )
       if (res.status !== 200 && res.status !== 201)
         throw new GatewayUnavailable(`paypal create order: HTTP ${res.status}`)
-      const link = (res.body.links ?? []).find((l: any) => l.rel === 'payer-action' || l.rel === 'approve')
+      const link = (res.body.links ?? []).find((l) => l.rel === 'payer-action' || l.rel === 'approve')
       if (!res.body.id || !link?.href) throw new GatewayUnavailable('paypal create order: no approval link')
       return { orderId: String(res.body.id), approvalURL: String(link.href) }
     },
     async orderStatus(orderId) {
       const res = await api('GET', `/v2/checkout/orders/${encodeURIComponent(orderId)}`)
       if (res.status !== 200) throw new GatewayUnavailable(`paypal order: HTTP ${res.status}`)
-      return states[res.body.status] ?? null
+      return states[res.body.status ?? ''] ?? null
     },
     async capture(orderId) {
       // PayPal-Request-Id makes PayPal answer a repeated capture with the first result.

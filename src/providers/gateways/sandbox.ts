@@ -1,8 +1,8 @@
 // The sandbox gateway: no network. Its approval page is served by this app at
 // /gateways/sandbox/checkout/:intent (src/services/billing-payment-intents/checkout-page.ts), which moves the
 // intent to approved or cancelled itself, so the intent document holds the state. A capture succeeds, except
-// for an amount of exactly 402 (any currency), which the sandbox declines — to try the `failed` state.
-import type { PaymentGateway } from './index'
+// for an amount of exactly 402 (in every currency), which the sandbox declines — to try the `failed` state.
+import type { PaymentGateway } from './types'
 
 export const createSandboxGateway = (): PaymentGateway => ({
   name: 'sandbox',

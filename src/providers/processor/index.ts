@@ -1,125 +1,23 @@
 // The card processor: where customers and their saved cards live. No card number ever reaches this server —
-// clients tokenize cards with the processor and send the token. One interface, two adapters chosen once at
-// start-up from config `processor.kind` (PROCESSOR): `sandbox` (default; in-process, deterministic test
+// clients tokenize cards with the processor and send the token. One interface (types.ts), two adapters chosen once
+// at start-up from config `processor.kind` (PROCESSOR): `sandbox` (default; in-process, deterministic test
 // tokens) and `stripe` (the official SDK; src/providers/processor/stripe.ts is the only file importing it).
-// Adapters throw the three errors below; the billing domain maps them to 402, 400 and 502.
-import type { Application, Configuration } from '../../declarations'
+// Adapters throw the three errors of types.ts; the billing domain maps them to 402, 400 and 502.
 import { createSandboxProcessor } from './sandbox'
 import { createStripeProcessor } from './stripe'
-import { appSlot } from '../../runtime'
+import type { CardProcessor, ProcessorSettings } from './types'
 
-/** A saved card as clients see it (never the number: brand, last four digits and expiry only). */
-export interface ProcessorCard {
-  id: string
-  brand: string
-  last4: string
-  expMonth: number
-  expYear: number
-  isDefault: boolean
-}
+export * from './types'
 
-export interface CardProcessor {
-  kind: 'sandbox' | 'stripe'
-  /** Creates a processor customer; resolves to its processor id. */
-  createCustomer(input: { email?: string; reference: string }): Promise<string>
-  /** Removes a processor customer (compensation when saving our side fails). */
-  deleteCustomer(customer: string): Promise<void>
-  /** Changes the customer's email at the processor. */
-  updateEmail(customer: string, email: string): Promise<void>
-  /** Saves the card behind `token` on the customer; resolves to the saved card (not yet the default). */
-  addCard(customer: string, token: string): Promise<ProcessorCard>
-  /** The customer's cards, most recently added first, the default marked. */
-  listCards(customer: string): Promise<ProcessorCard[]>
-  /** Removes a card from the customer. */
-  removeCard(customer: string, card: string): Promise<void>
-  /** Makes `card` the customer's default (`null`: no default). */
-  setDefaultCard(customer: string, card: string | null): Promise<void>
-  /** Opens a hosted checkout for a one-off amount; the payer pays at its `url`. */
-  createCheckout(input: CheckoutInput): Promise<CheckoutSession>
-  /** Charges the customer's default card without the payer present; ProcessorDeclined when there is none or it is refused. */
-  chargeDefaultCard(customer: string, input: ChargeInput): Promise<{ id: string }>
-  /**
-   * A checkout event the processor pushed to this server, verified against its signature (ProcessorEventRejected
-   * when it does not verify); null for events that are not about a checkout's outcome.
-   */
-  checkoutEvent(payload: string, signature: string): CheckoutEvent | null
-}
-
-export interface CheckoutInput {
-  /** Our reference for the payment (e.g. the subscription id); the processor keeps it with the session. */
-  reference: string
-  /** In the smallest currency unit. */
-  amount: number
-  currency: string
-  description: string
-  successURL: string
-  cancelURL: string
-  /** When the session stops accepting payment (ms since the epoch). */
-  expiresAt: number
-  /** This server's public origin (the sandbox serves its checkout page from here). */
-  origin: string
-}
-
-export interface CheckoutSession {
-  id: string
-  url: string
-  expiresAt: number
-}
-
-export interface ChargeInput {
-  amount: number
-  currency: string
-  /** Unique per charge attempt: a retried call with the same reference charges once. */
-  reference: string
-  description: string
-}
-
-export interface CheckoutEvent {
-  outcome: 'completed' | 'failed'
-  session: string
-}
-
-/** A pushed processor event whose signature does not verify (or that cannot be read): a 400, nothing applied. */
-export class ProcessorEventRejected extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'ProcessorEventRejected'
-  }
-}
-
-/** The processor refused the token or card (declined, expired, invalid): a 402 with its message. */
-export class ProcessorDeclined extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'ProcessorDeclined'
-  }
-}
-
-/** The processor could not be reached, timed out or failed: a 502 (its details stay in the server). */
-export class ProcessorUnavailable extends Error {
-  constructor(reason: string) {
-    super(reason)
-    this.name = 'ProcessorUnavailable'
-  }
-}
-
-/** Config `processor`: which processor, the upper bound of one call, and Stripe's connection. */
-export type ProcessorSettings = Configuration['processor']
-
-/** The processor settings (config `processor`); a Stripe processor without its key stops the start. */
-export const processorSettings = (app: Application): ProcessorSettings => {
-  const settings = app.get('processor')
+/** The processor settings (config `processor`) checked: a Stripe processor without its key stops the start. */
+export const checkProcessorSettings = (settings: ProcessorSettings): ProcessorSettings => {
   if (settings.kind === 'stripe' && !settings.stripe.secretKey)
     throw new Error('Invalid processor configuration: PROCESSOR=stripe needs STRIPE_SECRET_KEY')
   return settings
 }
 
-const processorSlot = appSlot<CardProcessor>('card processor')
-
-/** The configured processor, built once per app. */
-export const processorOf = (app: Application): CardProcessor => {
-  return processorSlot.ensure(app, () => {
-    const settings = processorSettings(app)
-    return settings.kind === 'stripe' ? createStripeProcessor(settings) : createSandboxProcessor()
-  })
+/** The processor `settings` name. */
+export const createProcessor = (settings: ProcessorSettings): CardProcessor => {
+  const checked = checkProcessorSettings(settings)
+  return checked.kind === 'stripe' ? createStripeProcessor(checked) : createSandboxProcessor()
 }

@@ -11,7 +11,7 @@
 // button; src/subscriptions/checkout-page.ts); the session id is random and unguessable. Charges of a default card
 // succeed unless it is the tok_chargeCustomerFail card. Nothing is ever pushed, so checkoutEvent answers null.
 import crypto from 'node:crypto'
-import { ProcessorDeclined, ProcessorUnavailable, type CardProcessor, type ProcessorCard } from './index'
+import { ProcessorDeclined, ProcessorUnavailable, type CardProcessor, type ProcessorCard } from './types'
 
 /** The sandbox's checkout page for a session (served by this app). */
 export const sandboxCheckoutPath = (session: string) => `/processor/sandbox/checkout/${session}`

@@ -17,7 +17,7 @@ import {
   type CheckoutEvent,
   type ProcessorCard,
   type ProcessorSettings
-} from './index'
+} from './types'
 
 const isStripeError = (error: unknown): error is Stripe.errors.StripeError =>
   error instanceof Stripe.errors.StripeError

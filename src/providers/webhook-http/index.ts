@@ -112,7 +112,7 @@ const resolveHost = async (hostname: string): Promise<LookupAddress[]> => {
   return addresses
 }
 
-// Tells whether a host name or IP literal points at a private network address (any of its DNS answers
+// Tells whether a host name or IP literal points at a private network address (one of its DNS answers
 // counting); IP literals are checked without DNS, and a name that cannot be resolved rejects.
 export async function isPrivateAddress(hostname: string): Promise<boolean> {
   const addresses = await resolveHost(hostname)
@@ -157,7 +157,7 @@ const withDeadline = <T>(promise: Promise<T>, ms: number, reason: string): Promi
 
 // POSTs one signed webhook (Standard Webhooks headers) and reports the outcome; never throws.
 // Only 2xx counts as delivered; redirects are not followed and count as failures. Unless allowPrivate,
-// the host is resolved at this delivery, refused if any address is private, and the connection is pinned
+// the host is resolved at this delivery, refused if an address is private, and the connection is pinned
 // to the checked addresses (so a DNS answer changing between check and connect cannot bypass the check).
 export async function deliverWebhook(opts: WebhookDeliveryOptions): Promise<WebhookDeliveryResult> {
   const started = Date.now()

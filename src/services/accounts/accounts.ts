@@ -19,6 +19,7 @@ import { passwordProblem } from '../../auth/password'
 import { authSettings } from '../../auth/settings'
 import { cutAccountConnections } from '../../auth/sessions'
 import { checkSignUpSubscription, subscribeSignUp } from '../../subscriptions/signup'
+import { depsSlot } from '../../deps'
 import { createAccountService, type AccountService } from './accounts.class'
 import {
   accountDataSchema,
@@ -89,7 +90,8 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
   const { organization, ...account } = context.data
   context.data = account
   const { subscription, ...organizationData } = organization ?? {}
-  if (subscription) await checkSignUpSubscription(context.app, organizationData, subscription)
+  if (subscription)
+    await checkSignUpSubscription(depsSlot.require(context.app), organizationData, subscription)
   await next()
   if (!organization) return
   const created = context.result
@@ -99,7 +101,12 @@ const createSignupOrganization = async (context: HookContext, next: NextFunction
       .create(organizationData, { account: created, authenticated: true })
     context.result = { ...created, organization: org }
     if (subscription)
-      context.result = await subscribeSignUp(context.app, context.result, subscription, context.params)
+      context.result = await subscribeSignUp(
+        depsSlot.require(context.app),
+        context.result,
+        subscription,
+        context.params
+      )
   } catch (error) {
     await context.service._remove(created.id)
     throw error

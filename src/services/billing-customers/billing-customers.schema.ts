@@ -99,7 +99,7 @@ export const customerQuerySchema = querySyntax(
   })
 )
 
-/** GET accepts `$populateProcessorCards=true` besides the query (one object: any other field stays a 400). */
+/** GET accepts `$populateProcessorCards=true` besides the query (one object: every other field stays a 400). */
 export const customerGetQuerySchema = Type.Object(
   { ...customerQuerySchema.properties, $populateProcessorCards: Type.Optional(Type.Boolean()) },
   { additionalProperties: false }

@@ -12,6 +12,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -23,8 +24,7 @@ import { billingFacilities, isMember } from '../../billing/access'
 import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
-import { processorOf } from '../../providers/processor'
-import { createCustomerService, type BillingCustomerService } from './billing-customers.class'
+import { BillingCustomerService } from './billing-customers.class'
 import {
   customerDataSchema,
   customerExternalResolver,
@@ -40,14 +40,14 @@ declare module '../../declarations' {
   }
 }
 
-export const billingCustomers = (app: Application) => {
+export const billingCustomers = (app: Application, deps: Deps) => {
   // Built now so a bad PROCESSOR / STRIPE_* setting fails at start-up.
-  processorOf(app)
+  deps.providers.processor()
   idempotencyStore(app)
-  const service = createCustomerService(app)
-  // `$deleteProcessorCard` / `$setDefaultProcessorCard` in a PATCH body (src/hooks/reject-unsafe-keys.ts hands them over).
-  service.bodyOperators = ['$deleteProcessorCard', '$setDefaultProcessorCard']
-  app.use(billingCustomerPath, service, { methods: [...billingCustomerMethods], events: [] })
+  app.use(billingCustomerPath, new BillingCustomerService(app, deps), {
+    methods: [...billingCustomerMethods],
+    events: []
+  })
   const privilege = billingSettings(app).privilege
 
   defineAccess(app, billingCustomerPath, {

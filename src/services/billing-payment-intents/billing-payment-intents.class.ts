@@ -1,17 +1,28 @@
-// The payment intents store and its class: create and patch call src/billing/intents.ts.
-import type { Id, NullableId, Params } from '@feathersjs/feathers'
+// The payment intents service: create and patch call src/billing/intents.ts; find answers `$analytics` sums.
+import type { Id, NullableId, Paginated, PaginationOptions } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
-import { captureIntent, createIntent, intentAnalytics, type AnalyticsType } from '../../billing/intents'
-import { gatewaySettings } from '../../providers/gateways'
+import type { Deps } from '../../deps'
+import { sumByGroup, type StoreOptions, type StoreParams, type Stored } from '../../store'
+import { ResourceService } from '../resource'
+import type { CreatedFields } from '../../hooks/set-created'
+import {
+  captureIntent,
+  createIntent,
+  intentAnalytics,
+  invoiceLedger,
+  type AnalyticsType,
+  type InvoiceLedger
+} from '../../billing/intents'
+import { originOf } from '../../providers/registry'
 import type { Intent } from './billing-payment-intents.schema'
-import type {
-  BillingPaymentIntentData,
-  BillingPaymentIntentPatch,
-  BillingPaymentIntentQuery
+import {
+  billingPaymentIntentPath,
+  type BillingPaymentIntentData,
+  type BillingPaymentIntentPatch,
+  type BillingPaymentIntentQuery
 } from './billing-payment-intents.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'billing-payment-intents',
   indexes: [
     { fields: { facility: 1, createdAt: -1 } },
@@ -21,55 +32,57 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-/** This server's public origin: PUBLIC_URL, else the origin the caller reached it at. */
-export const originOf = (app: Application, params: Params = {}) => {
-  const configured = gatewaySettings(app).publicURL
-  if (configured) return new URL(configured).origin
-  const host = (params.headers as Record<string, unknown> | undefined)?.host // transports put request headers on params
-  if (typeof host === 'string' && /^[A-Za-z0-9.:[\]-]{1,300}$/.test(host)) return `http://${host}`
-  return `http://localhost:${app.get('port')}`
-}
+type Params = StoreParams<BillingPaymentIntentQuery>
 
-const intentMethods = (app: Application) => (Base: any) =>
-  class BillingPaymentIntentService extends Base {
-    // `$analytics=<type>` answers sums over the selected intents instead of a page of them.
-    async find(params: Params = {}) {
-      const { $analytics, ...query } = (params.query ?? {}) as Record<string, unknown>
-      if ($analytics === undefined) return super.find({ ...params, query })
-      return intentAnalytics(
-        app,
-        this as unknown as StoreService,
-        { ...params, query },
-        $analytics as AnalyticsType
-      )
-    }
-
-    async get(id: Id, params: Params = {}) {
-      const { $analytics: _ignored, ...query } = (params.query ?? {}) as Record<string, unknown>
-      return super.get(id, { ...params, query })
-    }
-
-    async create(data: any, params?: Params) {
-      return createIntent(app, data, originOf(app, params))
-    }
-
-    async patch(id: NullableId, _data: any, params: Params = {}) {
-      const existing = params.existing ?? (await this._get(id as Id))
-      return captureIntent(app, existing, params.account?.id ?? null, params.writeScope)
-    }
-  }
-
-/** The billing-payment-intents service as the app holds it: the store's adapter typed by the schemas. */
-export type BillingPaymentIntentService = StoreService<
+export class BillingPaymentIntentService extends ResourceService<
   Stored<Intent>,
   BillingPaymentIntentData,
   BillingPaymentIntentPatch,
   BillingPaymentIntentQuery
->
+> {
+  private readonly ledger: InvoiceLedger
 
-export const createIntentService = (app: Application): BillingPaymentIntentService =>
-  createStore<Stored<Intent>, BillingPaymentIntentData, BillingPaymentIntentPatch, BillingPaymentIntentQuery>(
-    app,
-    getOptions(app),
-    intentMethods(app)
-  )
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, billingPaymentIntentPath, getOptions())
+    this.ledger = invoiceLedger(deps)
+  }
+
+  // `$analytics=<type>` answers sums over the selected intents instead of a page of them.
+  find(params?: Params & { paginate?: PaginationOptions }): Promise<Paginated<Stored<Intent>>>
+  find(params?: Params & { paginate: false }): Promise<Stored<Intent>[]>
+  find(params?: Params): Promise<Paginated<Stored<Intent>> | Stored<Intent>[]>
+  async find(params: Params = {}) {
+    const { $analytics, ...query } = (params.query ?? {}) as Record<string, unknown>
+    if ($analytics === undefined) return this.store.find({ ...params, query } as Params)
+    return intentAnalytics(
+      this.deps,
+      (selected, sums) => sumByGroup(this.app, this.store, { ...params, query: selected }, 'currency', sums),
+      { query },
+      $analytics as AnalyticsType
+    )
+  }
+
+  async get(id: Id, params: Params = {}) {
+    const { $analytics: _ignored, ...query } = (params.query ?? {}) as Record<string, unknown>
+    return this.store.get(id, { ...params, query } as Params)
+  }
+
+  async create(data: BillingPaymentIntentData, params: Params = {}): Promise<Stored<Intent>> {
+    // (setCreated added the creation fields to the body)
+    const input = data as BillingPaymentIntentData & CreatedFields
+    return this.write('create', null, params, () =>
+      createIntent(this.deps, input, originOf(this.deps.settings, params.headers))
+    )
+  }
+
+  async patch(
+    id: NullableId,
+    _data: BillingPaymentIntentPatch,
+    params: Params = {}
+  ): Promise<Stored<Intent>> {
+    return this.write('patch', id, params, async () => {
+      const existing: Stored<Intent> = params.existing ?? (await this._get(id as Id))
+      return captureIntent(this.deps, this.ledger, existing, params.account?.id ?? null, params.writeScope)
+    })
+  }
+}

@@ -128,7 +128,7 @@ export const intentQuerySchema = querySyntax(
 
 /**
  * find also takes `$analytics`: sums over the selected intents (src/billing/intents.ts intentAnalytics). One
- * object with the query's own fields (not an intersection, which would let any other field through to the store).
+ * object with the query's own fields (not an intersection, which would let other fields through to the store).
  */
 export const intentFindQuerySchema = Type.Object(
   {

@@ -10,6 +10,7 @@
 import { authenticate } from '@feathersjs/authentication'
 import { BadRequest, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { organizationIds } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -24,9 +25,7 @@ import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
 import { billingSettings } from '../../billing/settings'
 import { orNull } from '../../billing/store-calls'
-import { depsSlot } from '../../deps'
-import { gatewaySettings } from '../../providers/gateways'
-import { createIntentService, type BillingPaymentIntentService } from './billing-payment-intents.class'
+import { BillingPaymentIntentService } from './billing-payment-intents.class'
 import { checkoutPages } from './checkout-page'
 import {
   intentDataSchema,
@@ -43,15 +42,15 @@ declare module '../../declarations' {
   }
 }
 
-export const billingPaymentIntents = (app: Application) => {
+export const billingPaymentIntents = (app: Application, deps: Deps) => {
   // Checked now so a bad GATEWAYS / GATEWAY_* setting fails at start-up.
-  gatewaySettings(app)
+  deps.providers.gatewaySettings()
   idempotencyStore(app)
-  app.use(billingPaymentIntentPath, createIntentService(app), {
+  app.use(billingPaymentIntentPath, new BillingPaymentIntentService(app, deps), {
     methods: [...billingPaymentIntentMethods],
     events: []
   })
-  app.use(checkoutPages(app))
+  app.use(checkoutPages(deps))
   const privilege = billingSettings(app).privilege
 
   defineAccess(app, billingPaymentIntentPath, {
@@ -69,7 +68,7 @@ export const billingPaymentIntents = (app: Application) => {
       if (data.facility !== undefined)
         requireBilling(access, data.facility, privilege, 'Creating a payment intent')
       if (data.invoice !== undefined) {
-        const invoice = await orNull(depsSlot.require(app).stores.invoices._get(data.invoice))
+        const invoice = await orNull(deps.stores.invoices._get(data.invoice))
         if (!invoice || invoice.deleting || !organizationIds(access).includes(invoice.facility))
           throw new NotFound(`No billing invoice found for id '${data.invoice}'`)
         if (invoice.facility !== data.facility)
@@ -82,7 +81,7 @@ export const billingPaymentIntents = (app: Application) => {
     audience: (doc) => (doc.facility ? [`organizations/${doc.facility}`] : [`accounts/${doc.account}`]),
     organizations: (doc) => (doc.facility ? [doc.facility] : []),
     // An intent paying a patient's invoice is in the audit trail with that patient (docs/audit-trail.md).
-    audit: invoiceChildAudit(depsSlot.require(app).stores)
+    audit: invoiceChildAudit(deps.stores)
   })
 
   app.service(billingPaymentIntentPath).hooks({

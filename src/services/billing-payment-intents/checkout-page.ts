@@ -7,7 +7,7 @@
 // The secret comes with checkout.approvalURL; without it the page is a 404, and so is every sandbox page while
 // GATEWAYS does not include sandbox.
 import type { FeathersKoaContext } from '@feathersjs/koa'
-import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { answerCheckout, loadCheckout } from '../../billing/intents'
 
 const escape = (text: unknown) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -22,27 +22,27 @@ const withIntent = (url: string, intent: string) => {
 }
 
 export const checkoutPages =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (deps: Deps) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     const match = /^\/gateways\/sandbox\/checkout\/([A-Za-z0-9]{1,64})(?:\/(approve|cancel))?$/.exec(ctx.path)
     // Served only while GATEWAYS includes sandbox: otherwise these paths are unknown (404), whatever intent they name.
-    if (match && app.get('gateways').enabled.includes('sandbox')) {
+    if (match && deps.settings.get('gateways').enabled.includes('sandbox')) {
       const [, id, answer] = match
       const secret = typeof ctx.query.secret === 'string' ? ctx.query.secret : ''
       ctx.set('Cache-Control', 'no-store')
       if (!answer && ctx.method === 'GET') {
-        const intent = await loadCheckout(app, id, secret)
+        const intent = await loadCheckout(deps, id, secret)
         const action = (verb: string) =>
           `/gateways/sandbox/checkout/${id}/${verb}?secret=${encodeURIComponent(secret)}`
         const lines = intent.items
           .map(
-            (item: any) =>
+            (item) =>
               `<li>${escape(item.quantity)} × ${escape(item.name)}: ${escape(item.amount)} ${escape(intent.currency)}</li>`
           )
           .join('')
         // The forms' answers redirect to the return or cancel URL: the page's form-action allows their origins.
         ctx.state.formActions = [intent.gatewayReturnURL, intent.gatewayCancelURL]
-          .filter((url: string) => URL.canParse(url))
-          .map((url: string) => new URL(url).origin)
+          .filter((url) => URL.canParse(url))
+          .map((url) => new URL(url).origin)
         ctx.type = 'text/html; charset=utf-8'
         ctx.body = page(
           'Sandbox checkout',
@@ -55,7 +55,7 @@ export const checkoutPages =
         return
       }
       if (answer && ctx.method === 'POST') {
-        const { intent } = await answerCheckout(app, id, secret, answer as 'approve' | 'cancel')
+        const { intent } = await answerCheckout(deps, id, secret, answer as 'approve' | 'cancel')
         ctx.status = 303
         ctx.redirect(
           withIntent(

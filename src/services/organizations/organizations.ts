@@ -16,6 +16,7 @@ import { organizationMethods, organizationPath } from './organizations.shared'
 import { serviceAt } from '../../store'
 import { onBehalfOf } from '../../audit/changes'
 import { cancelForRemovedFacility } from '../../subscriptions/lifecycle'
+import { depsSlot } from '../../deps'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -59,7 +60,11 @@ const removeDependents = async (context: HookContext, next: NextFunction) => {
     // (on behalf of the caller: the removals' audit events name who removed them)
     for (const doc of list) await service.remove(doc.id, { bootstrap: true, ...onBehalfOf(context.params) })
   }
-  await cancelForRemovedFacility(context.app, organization, context.params.account?.id ?? null)
+  await cancelForRemovedFacility(
+    depsSlot.require(context.app),
+    organization,
+    context.params.account?.id ?? null
+  )
 }
 
 export const organizations = (app: Application) => {

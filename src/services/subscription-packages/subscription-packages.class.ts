@@ -1,13 +1,16 @@
-// The subscription packages store and its class: create and patch keep `requiresPayment` derived from the price
+// The subscription packages service: create and patch keep `requiresPayment` derived from the price
 // (src/subscriptions/packages.ts).
-import type { Id, NullableId, Params } from '@feathersjs/feathers'
+import type { NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, StoreParams } from '../../store'
+import { ResourceService } from '../resource'
 import type { PackageData, PackagePatch, PackageQuery } from './subscription-packages.shared'
+import { subscriptionPackagePath } from './subscription-packages.shared'
 import { preparePackage, preparePackagePatch } from '../../subscriptions/packages'
 import type { Package } from './subscription-packages.schema'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'subscription-packages',
   indexes: [
     { fields: { key: 1 }, unique: true, sparse: true },
@@ -16,18 +19,17 @@ export const getOptions = (_app: Application): StoreOptions => ({
   ]
 })
 
-const packageMethods = (_app: Application) => (Base: any) =>
-  class SubscriptionPackageService extends Base {
-    async create(data: any, params?: Params) {
-      return super.create(preparePackage(data), params)
-    }
-
-    async patch(id: NullableId, data: any, params?: Params) {
-      return super.patch(id as Id, { ...preparePackagePatch(data), updatedAt: Date.now() }, params)
-    }
+export class PackageService extends ResourceService<Package, PackageData, PackagePatch, PackageQuery> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, subscriptionPackagePath, getOptions())
   }
 
-export type PackageService = StoreService<Package, PackageData, PackagePatch, PackageQuery>
+  async create(data: PackageData, params?: StoreParams<PackageQuery>): Promise<Package> {
+    return this.write('create', null, params, () => this.store.create(preparePackage(data), params))
+  }
 
-export const createPackageService = (app: Application): PackageService =>
-  createStore<Package, PackageData, PackagePatch, PackageQuery>(app, getOptions(app), packageMethods(app))
+  async patch(id: NullableId, data: PackagePatch, params?: StoreParams<PackageQuery>): Promise<Package> {
+    const patch = { ...preparePackagePatch(data), updatedAt: this.deps.clock.now() }
+    return this.write('patch', id, params, () => this.store.patch(id, patch, params))
+  }
+}

@@ -6,11 +6,12 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Forbidden } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { type PackageService, createPackageService } from './subscription-packages.class'
+import { PackageService } from './subscription-packages.class'
 import { packageDataSchema, packagePatchSchema, packageQuerySchema } from './subscription-packages.schema'
 import { subscriptionPackageMethods, subscriptionPackagePath } from './subscription-packages.shared'
 
@@ -20,8 +21,8 @@ declare module '../../declarations' {
   }
 }
 
-export const subscriptionPackages = (app: Application) => {
-  app.use(subscriptionPackagePath, createPackageService(app), {
+export const subscriptionPackages = (app: Application, deps: Deps) => {
+  app.use(subscriptionPackagePath, new PackageService(app, deps), {
     methods: [...subscriptionPackageMethods],
     events: []
   })

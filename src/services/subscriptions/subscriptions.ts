@@ -8,14 +8,14 @@
 import { authenticate } from '@feathersjs/authentication'
 import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { externalView } from '../../schema/external'
-import { processorOf } from '../../providers/processor'
 import { checkoutPages } from '../../subscriptions/checkout-page'
-import { type SubscriptionService, createSubscriptionService } from './subscriptions.class'
+import { SubscriptionService } from './subscriptions.class'
 import {
   subscriptionDataSchema,
   subscriptionExternalResolver,
@@ -30,11 +30,15 @@ declare module '../../declarations' {
   }
 }
 
-export const subscriptions = (app: Application) => {
-  processorOf(app)
-  app.use(subscriptionPath, createSubscriptionService(app), { methods: [...subscriptionMethods], events: [] })
+export const subscriptions = (app: Application, deps: Deps) => {
+  // Built now so a bad PROCESSOR / STRIPE_* setting fails at start-up.
+  deps.providers.processor()
+  app.use(subscriptionPath, new SubscriptionService(app, deps), {
+    methods: [...subscriptionMethods],
+    events: []
+  })
   // The sandbox processor's checkout pages (GET /processor/sandbox/checkout/:session, its Pay and Fail forms).
-  app.use(checkoutPages(app))
+  app.use(checkoutPages(deps))
 
   defineAccess(app, subscriptionPath, {
     read: (access) => (access.admin ? null : { facility: { $in: organizationIds(access) } }),

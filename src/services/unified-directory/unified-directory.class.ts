@@ -5,16 +5,15 @@
 import { BadRequest } from '@feathersjs/errors'
 import type { Paginated, Params } from '@feathersjs/feathers'
 import type { Application, Configuration } from '../../declarations'
-import { directoryIndex, directoryStore, publicFields, type DirectoryEntry } from '../../directory/entries'
-import { startDirectoryRepair } from '../../directory/repair'
+import type { Deps } from '../../deps'
+import { publicFields, type DirectoryEntry } from '../../directory/entries'
+import { directorySlot, type DirectoryRepair } from '../../directory/repair'
 import { cellKey, facetKey, wordKey, type Condition } from '../../directory/search-index'
 import { coveringCells, distanceKm, type Point } from '../../directory/geo'
 import { originalWords, TIERS, words } from '../../directory/text'
 import type { DirectoryQuery, DirectoryResult } from './unified-directory.schema'
 
 export type DirectorySettings = Configuration['directory']
-
-export const directorySettings = (app: Application): DirectorySettings => app.get('directory')
 
 interface Circle extends Point {
   radiusKm: number
@@ -51,11 +50,19 @@ const facetCondition = (field: string, value: Facet): Condition => ({
 })
 
 export class UnifiedDirectory {
-  constructor(private app: Application) {}
+  /** The app's directory and its repair (set up just before this service, when it registers). */
+  private readonly repair: DirectoryRepair
+
+  constructor(
+    app: Application,
+    private readonly deps: Deps
+  ) {
+    this.repair = directorySlot.require(app)
+  }
 
   async find(params: Params = {}): Promise<Paginated<DirectoryResult>> {
     const query = (params.query ?? {}) as DirectoryQuery
-    const settings = directorySettings(this.app)
+    const settings: DirectorySettings = this.deps.settings.get('directory')
     const limit = Math.min(query.$limit ?? settings.paginate.default, settings.paginate.max)
     const skip = query.$skip ?? 0
     if (query.location !== undefined && query.$search === undefined) {
@@ -68,7 +75,7 @@ export class UnifiedDirectory {
     }
     const circle = query.location !== undefined ? parseLocation(query.location, settings) : null
     const raw = (query.$search ?? '*').trim()
-    // `*` (or a search without any word) matches every entry.
+    // `*` (or a search without a word) matches every entry.
     const searched = raw === '*' ? [] : [...new Set(words(raw))]
     if (searched.length > settings.maxWords) {
       throw new BadRequest(`Invalid query: '$search' has more than ${settings.maxWords} words`, {
@@ -89,8 +96,8 @@ export class UnifiedDirectory {
         keys: coveringCells(circle, circle.radiusKm).map((cell) => ({ key: cellKey(cell), score: 0 }))
       })
 
-    await startDirectoryRepair(this.app)
-    const index = await directoryIndex(this.app)
+    await this.repair.start()
+    const index = await this.repair.directory.loadedIndex()
     let total: number
     let page: { id: string; score: number; distance: number }[]
     if (conditions.length === 0) {
@@ -109,7 +116,7 @@ export class UnifiedDirectory {
         .map((hit) => ({ id: index.idOf(hit.n), score: hit.score, distance: hit.distance }))
     }
     const docs = page.length
-      ? ((await directoryStore(this.app)._find({
+      ? ((await this.repair.directory.store._find({
           query: { id: { $in: page.map((hit) => hit.id) }, $select: [...publicFields] },
           paginate: false
         })) as DirectoryEntry[])

@@ -2,9 +2,14 @@
 // Only `find` exists: POST/PUT/PATCH/DELETE are 405 on REST and Socket.IO alike.
 import { BadRequest } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { validateQueryWith } from '../../schema/validators'
-import { setupDirectoryStore } from '../../directory/entries'
-import { setupDirectoryRepair } from '../../directory/repair'
+import { createStore } from '../../store'
+import { sendNotice } from '../../cluster/notices'
+import { DIRECTORY_STORE, Directory, ENTRY_NOTICE, type DirectoryEntry } from '../../directory/entries'
+import { DirectoryRepair, directorySlot, type PendingRecord } from '../../directory/repair'
+import { organizationSource } from '../../directory/sources'
+import { rebuildOnRemoteChanges } from './remote-changes'
 import { UnifiedDirectory } from './unified-directory.class'
 import { directoryQuerySchema } from './unified-directory.schema'
 import { unifiedDirectoryMethods, unifiedDirectoryPath } from './unified-directory.shared'
@@ -29,10 +34,49 @@ const refuseRefId = async (context: HookContext, next: NextFunction) => {
   await next()
 }
 
-export const unifiedDirectory = (app: Application) => {
-  setupDirectoryStore(app)
-  setupDirectoryRepair(app)
-  app.use(unifiedDirectoryPath, new UnifiedDirectory(app), {
+/**
+ * Test-only fault: with NODE_ENV=test, the next `directoryFailRebuilds` rebuilds (an app setting tests set on a
+ * running app) fail as a store outage would.
+ */
+const injectedFailure = (app: Application) => () => {
+  if (process.env.NODE_ENV !== 'test') return
+  const left = Number(app.get('directoryFailRebuilds') ?? 0)
+  if (left <= 0) return
+  app.set('directoryFailRebuilds', left - 1)
+  throw new Error('injected directory rebuild failure')
+}
+
+/**
+ * The app's directory: its sources (organizations), the entries' store (loaded in the background after start-up)
+ * with the search index, and the pending records' store (small; part of start-up like every store). Its upkeep
+ * subscribes to the app's write events, and (REDIS_URL) follows the other instances' changes.
+ */
+const setupDirectory = (app: Application, deps: Deps) => {
+  const entries = createStore<DirectoryEntry>(app, {
+    name: DIRECTORY_STORE,
+    paginate: false,
+    deferLoad: true,
+    indexes: [{ fields: { key: 1 }, unique: true }]
+  })
+  const directory = new Directory(deps, {
+    store: entries,
+    notify: (key) => sendNotice(app, ENTRY_NOTICE, { key }),
+    injectedFailure: injectedFailure(app)
+  })
+  directory.define(organizationSource)
+  const pending = createStore<PendingRecord>(app, {
+    name: 'directory-pending',
+    paginate: false,
+    indexes: [{ fields: { at: 1 } }]
+  })
+  const repair = directorySlot.set(app, new DirectoryRepair(deps, directory, pending))
+  repair.subscribe()
+  rebuildOnRemoteChanges(app, deps, directory)
+}
+
+export const unifiedDirectory = (app: Application, deps: Deps) => {
+  setupDirectory(app, deps)
+  app.use(unifiedDirectoryPath, new UnifiedDirectory(app, deps), {
     methods: [...unifiedDirectoryMethods],
     events: []
   })

@@ -5,10 +5,10 @@
 // anything else is acknowledged and ignored.
 import crypto from 'node:crypto'
 import type { FeathersKoaContext } from '@feathersjs/koa'
-import type { Application } from '../declarations'
-import { logger } from '../logger'
-import { processorOf, ProcessorEventRejected } from '../providers/processor'
-import { completeCheckout, failCheckout } from './lifecycle'
+import type { Application } from '../../declarations'
+import { depsSlot } from '../../deps'
+import { ProcessorEventRejected } from '../../providers/processor'
+import { completeCheckout, failCheckout } from '../../subscriptions/lifecycle'
 
 export const PROCESSOR_EVENTS_PATH = '/processor/events'
 const LIMIT = 1024 * 1024
@@ -26,9 +26,11 @@ const readRaw = (ctx: FeathersKoaContext) =>
     ctx.req.on('error', reject)
   })
 
+// Registered before the app's dependencies are built (it must come before the body parser): they are read per event.
 export const processorEvents =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     if (ctx.path !== PROCESSOR_EVENTS_PATH || ctx.method !== 'POST') return next()
+    const deps = depsSlot.require(app)
     const answer = (status: number, body: Record<string, unknown>) => {
       ctx.status = status
       ctx.body = body
@@ -39,7 +41,7 @@ export const processorEvents =
     const signature = ctx.get('stripe-signature')
     let event
     try {
-      event = processorOf(app).checkoutEvent(payload, signature)
+      event = deps.providers.processor().checkoutEvent(payload, signature)
     } catch (error) {
       if (error instanceof ProcessorEventRejected)
         return answer(400, {
@@ -53,10 +55,10 @@ export const processorEvents =
     if (event) {
       const outcome =
         event.outcome === 'completed'
-          ? await completeCheckout(app, event.session)
-          : await failCheckout(app, event.session, 'the processor reported the checkout failed', true)
+          ? await completeCheckout(deps, event.session)
+          : await failCheckout(deps, event.session, 'the processor reported the checkout failed', true)
       if (!outcome)
-        logger.info(
+        deps.logger.info(
           `Processor event for checkout ${crypto.createHash('sha256').update(event.session).digest('hex').slice(0, 12)} matched no open subscription`
         )
     }
