@@ -19,7 +19,6 @@
 //   item's balance) before the gateway is asked, and voided again if the capture does not happen.
 import crypto from 'node:crypto'
 import { BadGateway, BadRequest, Conflict, NotFound } from '@feathersjs/errors'
-import type { Application } from '../declarations'
 import type { Deps } from '../deps'
 import type { GroupSums, Stored } from '../store'
 import { within } from '../access/rules'

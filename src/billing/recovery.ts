@@ -22,7 +22,6 @@ import { completeVoid } from './void'
 import { isPending, messageOf, orNull } from './store-calls'
 import { refreshTotalsAfterChange } from './totals'
 import { invoiceLedger, recoverCaptures } from './intents'
-import { depsSlot } from '../deps'
 import { recoveryJob, recoveryPass, staleCutoff } from '../jobs/recovery-loop'
 import { purgeExpiredKeys } from './idempotency'
 
