@@ -27,7 +27,8 @@ import { requireScalarId } from './hooks/require-scalar-id'
 import { answerUnknownMethods } from './socket-methods'
 import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
-import { trackSockets } from './auth/sessions'
+import { SessionConnections, trackSockets } from './auth/sessions'
+import { AccessLoader, accessLoaderSlot } from './access/context'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { recordAudit } from './hooks/record-audit'
 import { syncDirectory } from './directory/entries'
@@ -118,7 +119,18 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     clock: systemClock,
     events: new EventBus(),
     announce: (path, event, docs) => announceChange(app, path, event, docs),
-    stores: {} as Stores // (filled in just after the services registered, before any call is served)
+    stores: {} as Stores, // (filled in just after the services registered, before any call is served)
+    // Auth: each caller's memberships (cached per account, stamped with its access version), and the sockets of
+    // sessions that end.
+    access: accessLoaderSlot.set(
+      app,
+      new AccessLoader({
+        memberships: (uid) => deps.stores.members._find({ query: { uid }, paginate: false }),
+        ttlMs: () => app.get('accessCache').ttlMs,
+        now: () => deps.clock.now()
+      })
+    ),
+    sessions: new SessionConnections(app, logger)
   }
   depsSlot.set(app, deps)
 
@@ -128,7 +140,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   // After authentication (a login's event carries its token and stays here), before every shared service.
   app.configure(sharedEvents)
   app.configure(notices)
-  app.configure(services)
+  services(app, deps)
   Object.assign(deps.stores, storesOf(app))
   app.configure(channels)
   app.configure(rebuildOnRemoteChanges)

@@ -29,6 +29,8 @@ import type { Subscription } from './services/subscriptions/subscriptions.schema
 import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { Delivery } from './services/webhook-events/webhook-events.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
+import type { AccessLoader } from './access/context'
+import type { SessionEndReason } from './schema/session-ended.shared'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -67,6 +69,13 @@ export interface Settings {
  *  service call would: the realtime event to the connections that may read them and `record.changed`. */
 export type Announce = (path: string, event: 'created' | 'patched' | 'removed', docs: unknown) => Promise<void>
 
+/** The realtime side of ending sessions (src/auth/sessions.ts): cuts an account's open connections, all of them
+ *  or those signed in with one token (but `keep`, the caller's own), here and on the other instances. */
+export interface SessionCuts {
+  cutAccount(accountId: string, reason: SessionEndReason, keep?: unknown): Promise<void>
+  cutToken(accountId: string, jti: string, keep?: unknown): Promise<void>
+}
+
 export interface Deps {
   readonly settings: Settings
   readonly logger: Logger
@@ -75,6 +84,10 @@ export interface Deps {
   readonly announce: Announce
   /** Filled in by the services as they register (before any call is served). */
   readonly stores: Stores
+  /** The callers' access contexts, with the app's cache of memberships (src/access/context.ts). */
+  readonly access: AccessLoader
+  /** Cuts the connections of sessions that ended (src/auth/sessions.ts). */
+  readonly sessions: SessionCuts
 }
 
 /**

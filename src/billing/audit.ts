@@ -9,7 +9,7 @@ const patientOfInvoice = (invoice: any): string | undefined =>
 export const invoiceAudit: AuditDeclaration = {
   fields: ['subjectType', 'subject', 'facility'],
   patient: patientOfInvoice,
-  facility: (doc) => doc.facility
+  facility: (doc) => (typeof doc.facility === 'string' ? doc.facility : undefined)
 }
 
 export const invoiceChildAudit: AuditDeclaration = {
@@ -18,5 +18,5 @@ export const invoiceChildAudit: AuditDeclaration = {
     typeof doc.invoice === 'string'
       ? patientOfInvoice(await orNull(stores(app).invoices._get(doc.invoice)))
       : undefined,
-  facility: (doc) => doc.facility
+  facility: (doc) => (typeof doc.facility === 'string' ? doc.facility : undefined)
 }

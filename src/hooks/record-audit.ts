@@ -12,7 +12,7 @@ import type { AuditAction, AuditEntry } from '../audit/chain'
 import { auditLog, type AuditLog } from '../audit/log'
 import { callCircumstances, docsOf, entriesFor, idString, isObject } from '../audit/entries'
 import { getDispatch, setDispatch } from '@feathersjs/schema'
-import { normalizeEmail } from '../services/accounts/accounts'
+import { normalizeEmail } from '../auth/accounts'
 import { logger } from '../logger'
 
 const METHOD_ACTIONS: Record<string, AuditAction> = {

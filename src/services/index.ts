@@ -1,6 +1,6 @@
 // Every documented path is a service; each registers itself, its access rules and its hooks.
 import type { Application } from '../declarations'
-import type { Stores } from '../deps'
+import type { Deps, Stores } from '../deps'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
@@ -25,11 +25,11 @@ import { requestOrders } from './request-orders/request-orders'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 
-export const services = (app: Application) => {
-  app.configure(organizationMembers)
-  app.configure(accounts)
-  app.configure(organizations)
-  app.configure(medicalRecords)
+export const services = (app: Application, deps: Deps) => {
+  organizationMembers(app, deps)
+  accounts(app, deps)
+  organizations(app, deps)
+  medicalRecords(app, deps)
   // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
   billingSettings(app)
   app.configure(medicalEncounters)

@@ -1,10 +1,12 @@
-// The accounts store and its options.
+// The accounts service: the store's typed adapter (its writes announced by ResourceService) and its options.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, Stored } from '../../store'
+import { ResourceService } from '../resource'
 import type { Account } from './accounts.schema'
-import type { AccountData, AccountPatch, AccountQuery } from './accounts.shared'
+import { accountPath, type AccountData, type AccountPatch, type AccountQuery } from './accounts.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'accounts',
   indexes: [
     { fields: { email: 1 }, unique: true },
@@ -17,8 +19,13 @@ export const getOptions = (_app: Application): StoreOptions => ({
   operators: ['$exists']
 })
 
-/** The accounts service as the app holds it: the store's adapter typed by the schemas. */
-export type AccountService = StoreService<Stored<Account>, AccountData, AccountPatch, AccountQuery>
-
-export const createAccountService = (app: Application): AccountService =>
-  createStore<Stored<Account>, AccountData, AccountPatch, AccountQuery>(app, getOptions(app))
+export class AccountService extends ResourceService<
+  Stored<Account>,
+  AccountData,
+  AccountPatch,
+  AccountQuery
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, accountPath, getOptions())
+  }
+}

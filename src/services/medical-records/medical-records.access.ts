@@ -83,16 +83,17 @@ export const recordQuery = (access: AccessContext, grant: Grant): Query => {
 }
 
 /** Does `access` hold `grant` on this (loaded) record? */
-export const holds = (access: AccessContext, grant: Grant, record: any) =>
+export const holds = (access: AccessContext, grant: Grant, record: unknown) =>
   matches(recordQuery(access, grant), record)
 
 /** Channels whose connections might read an event about `record` (each connection is then checked with the read query). */
-export const recordAudience = (record: any): string[] => {
+export const recordAudience = (record: { createdBy?: unknown; permissions?: unknown }): string[] => {
   const names = new Set<string>()
-  if (record.createdBy) names.add(`accounts/${record.createdBy}`)
-  for (const element of Array.isArray(record.permissions) ? record.permissions : []) {
-    if (element?.uid) names.add(`accounts/${element.uid}`)
-    if (element?.organization) names.add(`organizations/${element.organization}`)
+  if (record.createdBy) names.add(`accounts/${String(record.createdBy)}`)
+  const elements: unknown[] = Array.isArray(record.permissions) ? record.permissions : []
+  for (const element of elements as ({ uid?: unknown; organization?: unknown } | null)[]) {
+    if (element?.uid) names.add(`accounts/${String(element.uid)}`)
+    if (element?.organization) names.add(`organizations/${String(element.organization)}`)
   }
   return [...names]
 }

@@ -1,10 +1,18 @@
-// The medical-records store and its options: indexes for the permission query and the usual filters.
+// The medical-records service: the store's typed adapter (its writes announced by ResourceService) and its
+// options: indexes for the permission query and the usual filters.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, Stored } from '../../store'
+import { ResourceService } from '../resource'
 import type { MedicalRecord } from './medical-records.schema'
-import type { MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery } from './medical-records.shared'
+import {
+  medicalRecordPath,
+  type MedicalRecordData,
+  type MedicalRecordPatch,
+  type MedicalRecordQuery
+} from './medical-records.shared'
 
-export const getOptions = (app: Application): StoreOptions => ({
+export const getOptions = (deps: Pick<Deps, 'settings'>): StoreOptions => ({
   name: 'medical-records',
   indexes: [
     // One per branch of the permission query (medical-records.access.ts), each usable for a newest-first page.
@@ -19,19 +27,16 @@ export const getOptions = (app: Application): StoreOptions => ({
   ],
   // The permission query needs these (nested in `$and`/`$or`); clients cannot send them: the query schema refuses them.
   operators: ['$or', '$elemMatch', '$size', '$exists'],
-  paginate: app.get('medicalRecords').paginate
+  paginate: deps.settings.get('medicalRecords').paginate
 })
 
-/** The medical-records service as the app holds it: the store's adapter typed by the schemas. */
-export type MedicalRecordService = StoreService<
+export class MedicalRecordService extends ResourceService<
   Stored<MedicalRecord>,
   MedicalRecordData,
   MedicalRecordPatch,
   MedicalRecordQuery
->
-
-export const createMedicalRecordService = (app: Application): MedicalRecordService =>
-  createStore<Stored<MedicalRecord>, MedicalRecordData, MedicalRecordPatch, MedicalRecordQuery>(
-    app,
-    getOptions(app)
-  )
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, medicalRecordPath, getOptions(deps))
+  }
+}

@@ -5,14 +5,20 @@ import type { Id, Query } from '@feathersjs/feathers'
 import { authenticate } from '@feathersjs/authentication'
 import { Conflict, Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess, within } from '../../access/rules'
 import { isMemberWith, type AccessContext } from '../../access/context'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateQueryWith, WHOLE_BODY } from '../../schema/validators'
-import { createMedicalRecordService, type MedicalRecordService } from './medical-records.class'
-import { medicalRecordQuerySchema, validateCreate, validatePatch } from './medical-records.schema'
+import { MedicalRecordService } from './medical-records.class'
+import {
+  medicalRecordQuerySchema,
+  validateCreate,
+  validatePatch,
+  type Permission
+} from './medical-records.schema'
 import { holds, normalizePermissions, recordAudience, recordQuery } from './medical-records.access'
 import { medicalRecordMethods, medicalRecordPath } from './medical-records.shared'
 
@@ -29,9 +35,10 @@ const refuseMulti = async (context: HookContext, next: NextFunction) => {
   await next()
 }
 
-const isFinalized = (record: any) => record.finalizedAt !== undefined && record.finalizedAt !== null
+const isFinalized = (record: { finalizedAt?: unknown }) =>
+  record.finalizedAt !== undefined && record.finalizedAt !== null
 
-const finalizedConflict = (record: any) =>
+const finalizedConflict = (record: { id: string; finalizedAt?: unknown }) =>
   new Conflict('This medical record is finalized; only its permissions can still be changed', {
     id: record.id,
     finalizedAt: record.finalizedAt
@@ -47,7 +54,11 @@ const respondWith200 = async (context: HookContext, next: NextFunction) => {
 const validateRecordData = async (context: HookContext, next: NextFunction) => {
   const { value, errors } = validateCreate(context.data)
   if (errors) throw invalid('data', errors)
-  context.data = { ...value, permissions: normalizePermissions(value.permissions) }
+  // (the permissions were checked by the type's schema)
+  context.data = {
+    ...value,
+    permissions: normalizePermissions(value.permissions as Permission[] | undefined)
+  }
   await next()
 }
 
@@ -61,7 +72,11 @@ const stampCreatedClassification = async (context: HookContext, next: NextFuncti
 }
 
 // Keeps the store call conditional on the record not being finalized meanwhile (a concurrent finalize wins: 409).
-const unlessFinalizedMeanwhile = async (context: HookContext, next: NextFunction, existing: any) => {
+const unlessFinalizedMeanwhile = async (
+  context: HookContext,
+  next: NextFunction,
+  existing: { id: string }
+) => {
   const query = context.params.query ?? {}
   context.params = {
     ...context.params,
@@ -69,8 +84,8 @@ const unlessFinalizedMeanwhile = async (context: HookContext, next: NextFunction
   }
   try {
     await next()
-  } catch (error: any) {
-    if (error?.code === 404) {
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === 404) {
       const now = await context.service._get(existing.id).catch(() => null)
       if (now && isFinalized(now)) throw finalizedConflict(now)
     }
@@ -101,7 +116,7 @@ const preparePatch = async (context: HookContext, next: NextFunction) => {
       throw new Forbidden('You may not change who this medical record is shared with')
     if (writing && !holds(access, 'write', existing))
       throw new Forbidden('You may not change this medical record')
-    if (value.facility !== undefined && value.facility !== existing.facility)
+    if (typeof value.facility === 'string' && value.facility !== existing.facility)
       requireFacilityMembership(access, value.facility)
     // The store write carries exactly the grants this body needs (the write scope allows write or share).
     context.params = {
@@ -119,7 +134,7 @@ const preparePatch = async (context: HookContext, next: NextFunction) => {
   const changes: Record<string, unknown> = { ...fields }
   const now = Date.now()
   const by = params.account?.id ?? null
-  if (sharing) changes.permissions = normalizePermissions(value.permissions)
+  if (sharing) changes.permissions = normalizePermissions(value.permissions as Permission[] | undefined)
   if (finalize) Object.assign(changes, { finalizedAt: now, finalizedBy: by })
   if (existing.type === 'ape-report') {
     if (fields.classification !== undefined && fields.classification !== existing.classification) {
@@ -155,8 +170,8 @@ const requireFacilityMembership = (access: AccessContext, facility: string) => {
   }
 }
 
-export const medicalRecords = (app: Application) => {
-  app.use(medicalRecordPath, createMedicalRecordService(app), {
+export const medicalRecords = (app: Application, deps: Deps) => {
+  app.use(medicalRecordPath, new MedicalRecordService(app, deps), {
     methods: [...medicalRecordMethods],
     events: []
   })

@@ -1,24 +1,28 @@
-// The organizations store and its options.
+// The organizations service: the store's typed adapter (its writes announced by ResourceService) and its options.
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, Stored } from '../../store'
+import { ResourceService } from '../resource'
 import type { Organization } from './organizations.schema'
-import type { OrganizationData, OrganizationPatch, OrganizationQuery } from './organizations.shared'
+import {
+  organizationPath,
+  type OrganizationData,
+  type OrganizationPatch,
+  type OrganizationQuery
+} from './organizations.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'organizations',
   indexes: [{ fields: { type: 1 } }]
 })
 
-/** The organizations service as the app holds it: the store's adapter typed by the schemas. */
-export type OrganizationService = StoreService<
+export class OrganizationService extends ResourceService<
   Stored<Organization>,
   OrganizationData,
   OrganizationPatch,
   OrganizationQuery
->
-
-export const createOrganizationService = (app: Application): OrganizationService =>
-  createStore<Stored<Organization>, OrganizationData, OrganizationPatch, OrganizationQuery>(
-    app,
-    getOptions(app)
-  )
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, organizationPath, getOptions())
+  }
+}

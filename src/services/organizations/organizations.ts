@@ -1,19 +1,19 @@
-// Organizations: any signed-in account creates one and becomes its superadmin; members read; superadmins change.
+// Organizations: every signed-in account may create one and becomes its superadmin; members read; superadmins change.
 import { authenticate } from '@feathersjs/authentication'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { createOrganizationService, type OrganizationService } from './organizations.class'
+import { OrganizationService } from './organizations.class'
 import {
   organizationDataSchema,
   organizationPatchSchema,
   organizationQuerySchema
 } from './organizations.schema'
 import { organizationMethods, organizationPath } from './organizations.shared'
-import { serviceAt } from '../../store'
 import { onBehalfOf } from '../../audit/changes'
 import { cancelForRemovedFacility } from '../../subscriptions/lifecycle'
 
@@ -50,20 +50,23 @@ const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) 
 }
 
 // Removing an organization removes its memberships and its webhooks, and cancels its live subscription.
-const removeDependents = async (context: HookContext, next: NextFunction) => {
+const removeDependents = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
   await next()
-  const organization = context.result.id
-  for (const path of ['organization-members', 'webhooks']) {
-    const service = serviceAt(context.app, path)
-    const list = await service._find({ query: { organization }, paginate: false })
-    // (on behalf of the caller: the removals' audit events name who removed them)
-    for (const doc of list) await service.remove(doc.id, { bootstrap: true, ...onBehalfOf(context.params) })
-  }
+  const organization: string = context.result.id
+  // (on behalf of the caller: the removals' audit events name who removed them)
+  const params = () => ({ bootstrap: true, ...onBehalfOf(context.params) })
+  const members = await deps.stores.members._find({ query: { organization }, paginate: false })
+  for (const doc of members) await context.app.service('organization-members').remove(doc.id, params())
+  const webhooks = await deps.stores.webhooks._find({ query: { organization }, paginate: false })
+  for (const doc of webhooks) await context.app.service('webhooks').remove(doc.id, params())
   await cancelForRemovedFacility(context.app, organization, context.params.account?.id ?? null)
 }
 
-export const organizations = (app: Application) => {
-  app.use(organizationPath, createOrganizationService(app), { methods: [...organizationMethods], events: [] })
+export const organizations = (app: Application, deps: Deps) => {
+  app.use(organizationPath, new OrganizationService(app, deps), {
+    methods: [...organizationMethods],
+    events: []
+  })
   app.service(organizationPath).populatable = true
 
   defineAccess(app, organizationPath, {
@@ -91,7 +94,7 @@ export const organizations = (app: Application) => {
         scopeAccess,
         validateBody({ patch: organizationPatchSchema })
       ],
-      remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeDependents]
+      remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeDependents(deps)]
     }
   })
 }
