@@ -2,7 +2,8 @@
 // query scopes find/get/patch/remove in the datastore, decides write and share rights on one loaded record
 // (evaluated in memory with the same Mongo-style semantics) and filters realtime events.
 import type { Query } from '@feathersjs/feathers'
-import type { AccessContext } from '../../access/context'
+import { NotFound } from '@feathersjs/errors'
+import { isMemberWith, type AccessContext } from '../../access/context'
 import { matches } from '../../access/rules'
 import type { Permission } from './medical-records.schema'
 
@@ -96,4 +97,14 @@ export const recordAudience = (record: { createdBy?: unknown; permissions?: unkn
     if (element?.organization) names.add(`organizations/${String(element.organization)}`)
   }
   return [...names]
+}
+
+/** A record filed under a facility needs a membership of that facility; an organization the caller is not a member
+ *  of cannot be read by them, so it is a 404 naming the field. */
+export const requireFacilityMembership = (access: AccessContext, facility: string) => {
+  if (!isMemberWith(access, facility)) {
+    throw new NotFound('Only members of the facility may file records under it', {
+      errors: [{ field: 'facility', message: 'is not a facility you are a member of' }]
+    })
+  }
 }
