@@ -153,6 +153,6 @@ export const authentication = (app: Application) => {
   )
   app.use('authentication', service)
   app.service('authentication').hooks({ around: { create: [defaultToPasswordLogin, runActions] } })
-  // (the app's SessionConnections, built with its dependencies)
-  ;(deps.sessions as SessionConnections).track()
+  // The app's connections by account, built with its dependencies, follow logins and logouts from now on.
+  if (deps.sessions instanceof SessionConnections) deps.sessions.track()
 }

@@ -16,7 +16,7 @@ import { logger } from '../logger'
 import { appSlot } from '../runtime'
 import { presentExternal } from '../schema/external'
 import { serviceAt } from '../store'
-import type { AccessContext } from '../access/types'
+import type { AccessContext } from '../access/context'
 import type { AuditEvent } from './chain'
 
 export const AUDIT_WATCHERS = 'audit-watchers'
