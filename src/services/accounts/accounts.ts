@@ -18,7 +18,7 @@ import {
 } from '../../schema/validators'
 import { passwordProblem } from '../../auth/password'
 import { normalizeEmail } from '../../auth/accounts'
-import { checkSignUpSubscription, subscribeSignUp } from '../../subscriptions/signup'
+import { checkSignUpSubscription } from '../../subscriptions/signup'
 import { AccountService } from './accounts.class'
 import {
   accountDataSchema,
@@ -27,7 +27,6 @@ import {
   accountQuerySchema
 } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
-import { onBehalfOf } from '../../audit/changes'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -78,41 +77,12 @@ const validateSignUp = (deps: Deps) => async (context: HookContext, next: NextFu
   await next()
 }
 
-// The sign-up body's `organization` is created with the new account as its superadmin, and with it the
-// organization's `subscription` when one is asked for — all or nothing (src/subscriptions/signup.ts).
-const createSignupOrganization = async (context: HookContext, next: NextFunction) => {
-  const { organization, ...account } = context.data
-  context.data = account
-  const { subscription, ...organizationData } = organization ?? {}
+// A sign-up asking for its organization's subscription names a package fit for that organization (checked before
+// the account is created; the class creates the organization and the subscription with it).
+const checkSignUpOrganization = async (context: HookContext, next: NextFunction) => {
+  const { subscription, ...organizationData } = context.data.organization ?? {}
   if (subscription) await checkSignUpSubscription(context.app, organizationData, subscription)
   await next()
-  if (!organization) return
-  const created = context.result
-  try {
-    const org = await context.app
-      .service('organizations')
-      .create(organizationData, { account: created, authenticated: true })
-    context.result = { ...created, organization: org }
-    if (subscription)
-      context.result = await subscribeSignUp(context.app, context.result, subscription, context.params)
-  } catch (error) {
-    await context.service._remove(created.id)
-    throw error
-  }
-}
-
-// Removing an account removes its memberships and its own webhooks (records and billing documents stay), and
-// ends its sessions: its tokens are refused (no account) and its open sockets are cut at once, on every instance.
-const removeDependents = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
-  await next()
-  const account: string = context.result.id
-  await deps.sessions.cutAccount(account, 'account-removed', context.params.connection)
-  // (on behalf of the caller: the removals' audit events name who removed them)
-  const params = () => ({ bootstrap: true, ...onBehalfOf(context.params) })
-  const members = await deps.stores.members._find({ query: { uid: account }, paginate: false })
-  for (const doc of members) await context.app.service('organization-members').remove(doc.id, params())
-  const webhooks = await deps.stores.webhooks._find({ query: { account }, paginate: false })
-  for (const doc of webhooks) await context.app.service('webhooks').remove(doc.id, params())
 }
 
 export const accounts = (app: Application, deps: Deps) => {
@@ -135,7 +105,7 @@ export const accounts = (app: Application, deps: Deps) => {
       get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       create: [
         validateSignUp(deps),
-        createSignupOrganization,
+        checkSignUpOrganization,
         refuseDuplicateEmail,
         localHooks.hashPassword('password'),
         setCreated
@@ -146,12 +116,7 @@ export const accounts = (app: Application, deps: Deps) => {
         scopeAccess,
         validateBody({ patch: accountPatchSchema })
       ],
-      remove: [
-        authenticate('jwt'),
-        validateQueryWith(accountQuerySchema),
-        scopeAccess,
-        removeDependents(deps)
-      ]
+      remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess]
     }
   })
 }
