@@ -39,18 +39,16 @@ export class OrganizationService extends ResourceService<
     return this.write('create', null, params, async () => {
       const organization = await this.store.create(data, params)
       try {
-        await this.app
-          .service('organization-members')
-          .create(
-            {
-              organization: organization.id,
-              uid: params.account.id,
-              roles: [],
-              privileges: [],
-              superadmin: true
-            },
-            { ...onBehalfOf(params), account: params.account, authenticated: true, bootstrap: true }
-          )
+        await this.app.service('organization-members').create(
+          {
+            organization: organization.id,
+            uid: params.account.id,
+            roles: [],
+            privileges: [],
+            superadmin: true
+          },
+          { ...onBehalfOf(params), account: params.account, authenticated: true, bootstrap: true }
+        )
       } catch (error) {
         await this._remove(organization.id)
         throw error
