@@ -5,9 +5,9 @@
 // promotion is an audit event (`admin-promote`, actor null: the server's configuration did it).
 import { GeneralError } from '@feathersjs/errors'
 import type { Application } from './declarations'
-import { normalizeEmail } from './services/accounts/accounts'
-import { announceChange } from './jobs/announce'
+import { normalizeEmail } from './auth/accounts'
 import { endSessions } from './auth/sessions'
+import { depsSlot } from './deps'
 import { logger } from './logger'
 import { recordChange } from './audit/changes'
 
@@ -23,7 +23,8 @@ const recordPromotion = (app: Application, accountId: string) =>
   })
 
 export const ensureAdmin = async (app: Application) => {
-  const { email, password, promoteExisting } = app.get('admin')
+  const deps = depsSlot.require(app)
+  const { email, password, promoteExisting } = deps.settings.get('admin')
   if (!email || !password) return
   const accounts = app.service('accounts')
   const normalized = normalizeEmail(email) as string // a string in, a string out
@@ -38,10 +39,10 @@ export const ensureAdmin = async (app: Application) => {
       )
     }
     // Its tokens were issued to a non-admin: they all end, so only a fresh sign-in carries the admin rights.
-    const promoted = await endSessions(app, existing.id, 'rights-changed', {
-      change: { admin: true, updatedAt: Date.now() }
+    const promoted = await endSessions(deps, existing.id, 'rights-changed', {
+      change: { admin: true, updatedAt: deps.clock.now() }
     })
-    await announceChange(app, 'accounts', 'patched', promoted)
+    await deps.announce('accounts', 'patched', promoted)
     await recordPromotion(app, existing.id)
     logger.info(`Promoted the existing account ${normalized} to application admin (ADMIN_PROMOTE_EXISTING)`)
     return

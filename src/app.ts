@@ -27,7 +27,8 @@ import { requireScalarId } from './hooks/require-scalar-id'
 import { answerUnknownMethods } from './socket-methods'
 import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
-import { trackSockets } from './auth/sessions'
+import { SessionConnections, trackSockets } from './auth/sessions'
+import { AccessLoader, accessLoaderSlot } from './access/context'
 import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { recordAudit } from './hooks/record-audit'
 import { syncDirectory } from './directory/repair'
@@ -119,7 +120,18 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     events: new EventBus(),
     announce: (path, event, docs) => announceChange(app, path, event, docs),
     providers: createProviders({ get: (key) => app.get(key) }, () => app.server?.address()),
-    stores: {} as Stores // (filled in just after the services registered, before any call is served)
+    stores: {} as Stores, // (filled in just after the services registered, before any call is served)
+    // Auth: each caller's memberships (cached per account, stamped with its access version), and the sockets of
+    // sessions that end.
+    access: accessLoaderSlot.set(
+      app,
+      new AccessLoader({
+        memberships: (uid) => deps.stores.members._find({ query: { uid }, paginate: false }),
+        ttlMs: () => app.get('accessCache').ttlMs,
+        now: () => deps.clock.now()
+      })
+    ),
+    sessions: new SessionConnections(app, logger)
   }
   depsSlot.set(app, deps)
 

@@ -5,7 +5,11 @@
 //   disableMFA | logout-everywhere, ... }` (src/auth/flows.ts), answered by the same service without issuing a token.
 // Every token carries the account's session version and is refused once it is bumped (src/auth/sessions.ts).
 // docs/authentication.md documents every flow and its errors; docs/configuration.md its settings.
-import type { AuthenticationService } from '@feathersjs/authentication'
+import type {
+  AuthenticationParams,
+  AuthenticationRequest,
+  AuthenticationService
+} from '@feathersjs/authentication'
 import { LocalStrategy } from '@feathersjs/authentication-local'
 import { BadRequest } from '@feathersjs/errors'
 import { bodyNotAnObject } from './schema/validators'
@@ -13,12 +17,17 @@ import type { Params } from '@feathersjs/feathers'
 import type { Application, HookContext, NextFunction } from './declarations'
 import { resolveAuthSecret } from './auth-secret'
 import { AuthFlows } from './auth/flows'
+import { ActionCodes, actionCodeStoreOptions, type ActionCodeRecord } from './auth/action-codes'
 import { createAuthMessenger } from './auth/messages'
 import { ProviderStrategy, isConfigured } from './auth/oauth'
 import { createAuthLimits } from './auth/rate-limit'
 import { redisKey, redisOf } from './cluster/redis'
-import { SessionAuthenticationService, SessionJWTStrategy, trackConnections } from './auth/sessions'
+import { SessionAuthenticationService, SessionJWTStrategy, SessionConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
+import { recordChange } from './audit/changes'
+import { presentExternal } from './schema/external'
+import { createStore } from './store'
+import { depsSlot } from './deps'
 import { logger } from './logger'
 import { appSlot } from './runtime'
 
@@ -28,21 +37,21 @@ declare module './declarations' {
   }
 }
 
-// Set when authentication is configured, before any call.
+// Set when authentication is configured, before the first call.
 const flowsSlot = appSlot<AuthFlows>('authentication flows')
 const flowsOf = (app: Application) => flowsSlot.require(app)
 
 // Emails are matched whatever their case or surrounding spaces; wrong email and wrong password are the same
 // 401; failed tries are rate-limited per email and per IP; an account with MFA on also needs `mfaCode`.
 export class EmailPasswordStrategy extends LocalStrategy {
-  async authenticate(data: any, params: Params) {
+  async authenticate(data: AuthenticationRequest, params: Params) {
     return flowsOf(this.app as Application).passwordLogin(data, params)
   }
 }
 
 // OAuth logins count against the per-IP login limit too.
 class LimitedProviderStrategy extends ProviderStrategy {
-  async authenticate(data: any, params: any) {
+  async authenticate(data: AuthenticationRequest, params: AuthenticationParams) {
     this.ensureConfigured()
     await flowsOf(this.app as Application).limits.loginsPerIp.consume(params.ip)
     return super.authenticate(data, params)
@@ -57,7 +66,7 @@ const stringProblem = (value: unknown, required: boolean, maxLength: number) => 
   return value.length > maxLength ? `must be at most ${maxLength} characters` : undefined
 }
 
-const checkStrings = (data: any, fields: string[], optional: string[] = []) => {
+const checkStrings = (data: Record<string, unknown>, fields: string[], optional: string[] = []) => {
   const errors = [
     ...fields.map((field) => ({ field, message: stringProblem(data[field], true, 1000) })),
     ...optional.map((field) => ({ field, message: stringProblem(data[field], false, 100) }))
@@ -107,23 +116,35 @@ export const authentication = (app: Application) => {
   ]
   app.set('authentication', { ...configured, secret, authStrategies: strategies })
 
-  const settings = authSettings(app)
+  const deps = depsSlot.require(app)
+  const settings = authSettings(deps.settings)
+  const present = <T>(account: T) => presentExternal(app, 'accounts', account)
   flowsSlot.set(
     app,
     new AuthFlows(
-      app,
+      deps,
+      {
+        authService: () => app.service('authentication'),
+        present,
+        recordChange: (change, params) => recordChange(app, change, params)
+      },
       settings,
       createAuthLimits(settings.rateLimits, sharedLimits(app)),
       createAuthMessenger(settings.messaging),
-      secret
+      new ActionCodes(
+        createStore<ActionCodeRecord>(app, actionCodeStoreOptions),
+        secret,
+        settings.actionCodes,
+        deps.clock
+      )
     )
   )
 
-  const service = new SessionAuthenticationService(app)
-  service.register('jwt', new SessionJWTStrategy())
+  const service = new SessionAuthenticationService(app, deps)
+  service.register('jwt', new SessionJWTStrategy(deps, present))
   service.register('local', new EmailPasswordStrategy())
   for (const provider of oauthProviders)
-    service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider]))
+    service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider], deps))
   const unavailable = oauthProviders.filter((provider) => !isConfigured(settings.oauth[provider]))
   const available = oauthProviders.filter((provider) => isConfigured(settings.oauth[provider]))
   logger.info(
@@ -132,5 +153,6 @@ export const authentication = (app: Application) => {
   )
   app.use('authentication', service)
   app.service('authentication').hooks({ around: { create: [defaultToPasswordLogin, runActions] } })
-  trackConnections(app)
+  // The app's connections by account, built with its dependencies, follow logins and logouts from now on.
+  if (deps.sessions instanceof SessionConnections) deps.sessions.track()
 }

@@ -4,7 +4,7 @@ import type {
   Params as FeathersParams
 } from '@feathersjs/feathers'
 import type { Application as FeathersApplication } from '@feathersjs/koa'
-import type { AccessContext } from './access/types'
+import type { AccessContext } from './schema/access-context'
 import type { Configuration } from './configuration'
 
 export type { NextFunction }

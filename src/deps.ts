@@ -31,6 +31,8 @@ import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { StoredDelivery } from './services/webhook-events/webhook-events.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
 import type { IdempotencyKeyRecord } from './schema/billing'
+import type { AccessLoader } from './access/context'
+import type { SessionEndReason } from './schema/session-ended.shared'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -75,6 +77,13 @@ export type Announce = (
   docs: unknown
 ) => Promise<void>
 
+/** The realtime side of ending sessions (src/auth/sessions.ts): cuts an account's open connections, all of them
+ *  or those signed in with one token (but `keep`, the caller's own), here and on the other instances. */
+export interface SessionCuts {
+  cutAccount(accountId: string, reason: SessionEndReason, keep?: unknown): Promise<void>
+  cutToken(accountId: string, jti: string, keep?: unknown): Promise<void>
+}
+
 export interface Deps {
   readonly settings: Settings
   readonly logger: Logger
@@ -85,6 +94,10 @@ export interface Deps {
   readonly stores: Stores
   /** The card processor and payment gateways, built on first use. */
   readonly providers: Providers
+  /** The callers' access contexts, with the app's cache of memberships (src/access/context.ts). */
+  readonly access: AccessLoader
+  /** Cuts the connections of sessions that ended (src/auth/sessions.ts). */
+  readonly sessions: SessionCuts
 }
 
 /**

@@ -11,8 +11,12 @@
 // itself). The one gap is a process dying between a membership write and its version bump (the call was never
 // answered): other instances may then use memberships they cached before for at most `accessCache.ttlMs`
 // (default 30 s), after which every entry is reloaded.
+//
+// The loader (the memberships source and the cache) is built once per app by the composition root and handed to
+// the domain in its dependencies (`deps.access`); hooks and channels, which only have the app, find it in the
+// app's `accessLoaderSlot`.
 import type { Application } from '../declarations'
-import type { AccessContext, Membership } from './types'
+import type { AccessContext, Membership } from '../schema/access-context'
 import { appSlot } from '../runtime'
 
 export type { AccessContext, Membership }
@@ -20,66 +24,97 @@ export type { AccessContext, Membership }
 /** On an account read for this call: its `accessVersion` (a hidden field) as read, 0 when never bumped. */
 export const ACCESS_VERSION = Symbol('accessVersion')
 
+/** The account an access context is loaded for (with the version read by the session check, when there was one). */
+export interface AccessAccount {
+  id: string
+  admin?: boolean
+  [ACCESS_VERSION]?: number
+}
+
 interface CachedMemberships {
   version: number
   at: number
   memberships: readonly Membership[]
 }
 
-const cacheSlot = appSlot<Map<string, CachedMemberships>>('memberships cache')
-const cacheOf = (app: Application) => cacheSlot.ensure(app, () => new Map())
-
-const ttlOf = (app: Application) => {
-  const ttl = app.get('accessCache').ttlMs
-  return Number.isFinite(ttl) && ttl >= 0 ? ttl : 30000
+/** What the loader reads: the memberships of an account as stored, the cache's lifetime, and the time. */
+export interface AccessSources {
+  memberships(accountId: string): Promise<readonly Membership[]>
+  /** The longest a cached entry is used (read at each use: tests change it on a running app). */
+  ttlMs(): number
+  now(): number
 }
 
 /** The version stamp of an account document (a missing field counts as 0). */
-export const accessVersionOf = (account: { accessVersion?: unknown }) =>
-  typeof account.accessVersion === 'number' && Number.isFinite(account.accessVersion)
-    ? account.accessVersion
-    : 0
-
-/** Forgets this process's cached memberships of an account (the store's version stamp covers other processes). */
-export const forgetAccess = (app: Application, accountId: string) => {
-  cacheOf(app).delete(accountId)
+export const accessVersionOf = (account: object) => {
+  const version = 'accessVersion' in account ? account.accessVersion : undefined
+  return typeof version === 'number' && Number.isFinite(version) ? version : 0
 }
 
-const readMemberships = async (app: Application, accountId: string) => {
-  const found = (await app.service('organization-members')._find({
-    query: { uid: accountId },
-    paginate: false
-  })) as Membership[]
-  return Object.freeze(
-    found.map((membership) =>
-      Object.freeze({
-        ...membership,
-        roles: Object.freeze([...membership.roles]),
-        privileges: Object.freeze([...membership.privileges])
-      })
-    )
-  ) as unknown as Membership[] // frozen: shared by every call of the account
+/** Loads access contexts for one app, with that app's cache of memberships. */
+export class AccessLoader {
+  private readonly cache = new Map<string, CachedMemberships>()
+
+  constructor(private readonly sources: AccessSources) {}
+
+  private ttl() {
+    const ttl = this.sources.ttlMs()
+    return Number.isFinite(ttl) && ttl >= 0 ? ttl : 30000
+  }
+
+  private async read(accountId: string): Promise<Membership[]> {
+    const found = await this.sources.memberships(accountId)
+    // Frozen: shared by every call of the account (the type stays mutable for the rules that read it).
+    return Object.freeze(
+      found.map((membership) =>
+        Object.freeze({
+          ...membership,
+          roles: Object.freeze([...membership.roles]),
+          privileges: Object.freeze([...membership.privileges])
+        })
+      )
+    ) as unknown as Membership[]
+  }
+
+  /**
+   * The caller's access context. With the account's version as read for this call (`ACCESS_VERSION`, set by the
+   * session check) the memberships come from the cache when their stamp matches; otherwise from the store.
+   */
+  async load(account: AccessAccount): Promise<AccessContext> {
+    const version = account[ACCESS_VERSION]
+    const base = { accountId: account.id, admin: account.admin === true }
+    if (typeof version !== 'number') return { ...base, memberships: await this.read(account.id) }
+    const hit = this.cache.get(account.id)
+    const now = this.sources.now()
+    if (hit && hit.version === version && now - hit.at < this.ttl())
+      return { ...base, memberships: hit.memberships as Membership[] }
+    const memberships = await this.read(account.id)
+    this.cache.set(account.id, { version, at: now, memberships })
+    return { ...base, memberships }
+  }
+
+  /** Forgets this process's cached memberships of an account (the store's version stamp covers other processes). */
+  forget(accountId: string) {
+    this.cache.delete(accountId)
+  }
+
+  /** "Is account X a member of O with one of R or P?", asked of the store for a given account. */
+  async isMemberWith(accountId: string, organization: string, criteria: MemberCriteria = {}) {
+    return isMemberWith(await this.load({ id: accountId }), organization, criteria)
+  }
 }
 
-/**
- * The caller's access context. With the account's version as read for this call (`ACCESS_VERSION`, set by the
- * session check) the memberships come from the cache when their stamp matches; otherwise from the store.
- */
-export const loadAccessContext = async (
-  app: Application,
-  account: { id: string; admin?: boolean; [ACCESS_VERSION]?: number }
-): Promise<AccessContext> => {
-  const version = account[ACCESS_VERSION]
-  const base = { accountId: account.id, admin: account.admin === true }
-  if (typeof version !== 'number') return { ...base, memberships: await readMemberships(app, account.id) }
-  const cache = cacheOf(app)
-  const hit = cache.get(account.id)
-  if (hit && hit.version === version && Date.now() - hit.at < ttlOf(app))
-    return { ...base, memberships: hit.memberships as Membership[] }
-  const at = Date.now()
-  const memberships = await readMemberships(app, account.id)
-  cache.set(account.id, { version, at, memberships })
-  return { ...base, memberships }
+/** The app's access loader, for hooks and channels (set by the composition root before the first call). */
+export const accessLoaderSlot = appSlot<AccessLoader>('access loader')
+
+/** The caller's access context, for code that only has the app (hooks, channels): the app's loader. */
+export const loadAccessContext = (app: Application, account: AccessAccount): Promise<AccessContext> =>
+  accessLoaderSlot.require(app).load(account)
+
+export interface MemberCriteria {
+  roles?: string[]
+  privileges?: string[]
+  superadmin?: boolean
 }
 
 /** Ids of the organizations the caller belongs to. */
@@ -90,13 +125,13 @@ export const superadminOf = (access: AccessContext) =>
   access.memberships.filter((m) => m.superadmin).map((m) => m.organization)
 
 /**
- * Is the caller a member of `organization` holding any of `roles` or any of `privileges`?
- * With neither list given (or both empty), any membership matches.
+ * Is the caller a member of `organization` holding one of `roles` or one of `privileges`?
+ * With neither list given (or both empty), every membership matches.
  */
 export const isMemberWith = (
   access: AccessContext,
   organization: string,
-  criteria: { roles?: string[]; privileges?: string[]; superadmin?: boolean } = {}
+  criteria: MemberCriteria = {}
 ): boolean => {
   const membership = access.memberships.find((m) => m.organization === organization)
   if (!membership) return false
@@ -110,10 +145,10 @@ export const isMemberWith = (
   )
 }
 
-/** The same question asked of the store for any account: "is account X a member of O with any of R or P?" */
-export const accountIsMemberWith = async (
+/** The same question asked of the store for an account: "is account X a member of O with one of R or P?" */
+export const accountIsMemberWith = (
   app: Application,
   accountId: string,
   organization: string,
-  criteria: { roles?: string[]; privileges?: string[]; superadmin?: boolean } = {}
-) => isMemberWith(await loadAccessContext(app, { id: accountId }), organization, criteria)
+  criteria: MemberCriteria = {}
+) => accessLoaderSlot.require(app).isMemberWith(accountId, organization, criteria)

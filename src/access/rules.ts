@@ -9,11 +9,28 @@
 // item a new document would go under) is a 404; what they can read but not change is a 403.
 import sift from 'sift'
 import type { Query } from '@feathersjs/feathers'
-import type { Application } from '../declarations'
+import type { Application, ServiceTypes } from '../declarations'
 import type { AccessContext } from './context'
 import { appSlot } from '../runtime'
 
 export type WriteMethod = 'patch' | 'update' | 'remove'
+
+/** A document of a service (what its rules are asked about). */
+export type Doc = Record<string, unknown>
+
+/** The documents of the service at `P`, as its `get` answers them (a plain document when it says nothing). */
+export type DocOf<P> = P extends keyof ServiceTypes
+  ? ServiceTypes[P] extends { get(id: never, params?: never): Promise<infer R> }
+    ? R & object
+    : Doc
+  : Doc
+
+/** The body of a create of the service at `P`, as its `create` takes it. */
+export type DataOf<P> = P extends keyof ServiceTypes
+  ? ServiceTypes[P] extends { create(data: infer D, params?: never): Promise<unknown> }
+    ? D
+    : Doc
+  : Doc
 
 /**
  * A service holding patient data says so next to its access rules: every external call to it is then written to
@@ -21,49 +38,57 @@ export type WriteMethod = 'patch' | 'update' | 'remove'
  * Each function answers from a stored document (a lookup may be asynchronous), never from the caller's trimmed view:
  * `fields` names the stored fields they read, which every call fetches whatever its `$select` says (and hides again).
  */
-export interface AuditDeclaration {
+export interface AuditDeclaration<D = Doc> {
   /** The stored fields `patient` and `facility` read (dot notation for nested ones). */
   fields: string[]
   /** The patient's account id the document is about, when there is one. */
-  patient(doc: any, app: Application): string | undefined | Promise<string | undefined>
+  patient(doc: D, app: Application): string | undefined | Promise<string | undefined>
   /** The facility (organization id) the document belongs to, when there is one. */
-  facility?(doc: any, app: Application): string | undefined | Promise<string | undefined>
+  facility?(doc: D, app: Application): string | undefined | Promise<string | undefined>
 }
 
 /** Throws NotFound/Forbidden when `access` may not create `data`; resolves otherwise. */
-export type CreateRule = (access: AccessContext, data: any, app: Application) => void | Promise<void>
+export type CreateRule<Data = Doc> = (
+  access: AccessContext,
+  data: Data,
+  app: Application
+) => void | Promise<void>
 
-export interface AccessRules {
+export interface AccessRules<D = Doc, Data = Doc> {
   /** Query selecting the documents the caller may read; `null` means all of them. */
   read(access: AccessContext): Query | null
   /** Query selecting, among readable documents, those the caller may change; defaults to `read`. */
   write?(access: AccessContext, method: WriteMethod): Query | null
   /** Who may create: `'anyone'` (no account needed) or a check of the new document's data. */
-  create: 'anyone' | CreateRule
+  create: 'anyone' | CreateRule<Data>
   /** Channel names whose connections may be interested in an event about `doc` (default: every signed-in connection). */
-  audience?(doc: any): string[]
+  audience?(doc: D): string[]
   /** The organizations `doc` belongs to: organization webhooks receive events of their organization's documents only
    *  (a service without it delivers to no organization webhook). */
-  organizations?(doc: any): string[]
+  organizations?(doc: D): (string | undefined)[]
   /** Patient data: every external call is recorded in the audit trail (see AuditDeclaration). */
-  audit?: AuditDeclaration
+  audit?: AuditDeclaration<D>
 }
 
 // Each app's rules by service path: per-app state (a rule may read that app's settings).
 const rulesSlot = appSlot<Map<string, AccessRules>>('access rules')
 const rulesOf = (app: Application) => rulesSlot.ensure(app, () => new Map())
 
-/** Declares a service's access rules under its path, for this app. */
-export const defineAccess = (app: Application, path: string, access: AccessRules) => {
-  rulesOf(app).set(path, access)
+/** Declares a service's access rules under its path, for this app; the rules are typed by the service's documents. */
+export const defineAccess = <P extends string>(
+  app: Application,
+  path: P,
+  access: AccessRules<DocOf<P>, DataOf<P>>
+) => {
+  // (cast: the rules of `path` are only ever asked about documents and bodies of that service)
+  rulesOf(app).set(path, access as unknown as AccessRules)
 }
 
-/** The access rules `app` declared for service `path`, if any. */
+/** The access rules `app` declared for service `path` (undefined when none). */
 export const accessRules = (app: Application, path: string): AccessRules | undefined => rulesOf(app).get(path)
 
 // sift evaluates the same Mongo-style query in memory; `$elemMatch`, `$in`, `$size`, `$or` behave as in the stores.
-// (cast: sift types its queries with its own generic query type)
-export const matches = (query: Query | null, doc: any) => query === null || sift(query as any)(doc)
+export const matches = (query: Query | null, doc: unknown) => query === null || sift<Query>(query)(doc)
 
 /** `query` narrowed by every given scope (each a query, or null for "no restriction"), in `$and`. */
 export const within = (query: Query | undefined, ...scopes: (Query | null | undefined)[]): Query => {
@@ -75,13 +100,13 @@ export const within = (query: Query | undefined, ...scopes: (Query | null | unde
 }
 
 /** The organizations a document of service `path` belongs to (none when the service does not say). */
-export const organizationsOf = (app: Application, path: string, doc: any): string[] => {
+export const organizationsOf = (app: Application, path: string, doc: Doc): string[] => {
   const found = accessRules(app, path)?.organizations?.(doc) ?? []
-  return found.filter((id) => typeof id === 'string' && id.length > 0)
+  return found.filter((id): id is string => typeof id === 'string' && id.length > 0)
 }
 
 /** Could this caller read `doc` of service `path` through the API? */
-export const canRead = (app: Application, path: string, access: AccessContext, doc: any) => {
+export const canRead = (app: Application, path: string, access: AccessContext, doc: unknown) => {
   const access_ = accessRules(app, path)
   if (!access_) return false
   return matches(access_.read(access), doc)

@@ -16,7 +16,7 @@ import { onNotice, sendNotice } from '../cluster/notices'
 import { logger } from '../logger'
 import { appSlot } from '../runtime'
 import { presentExternal } from '../schema/external'
-import type { AccessContext } from '../access/types'
+import type { AccessContext } from '../access/context'
 import type { AuditEvent } from './chain'
 import { auditEventPath } from '../services/audit-events/audit-events.shared'
 

@@ -1,10 +1,15 @@
-// How the authentication flows read and change accounts: through the accounts store without hooks (so the
-// hidden fields are there to check), and with every outgoing copy in the accounts' external view.
+// Accounts as the authentication flows see them: emails compared in one form, and the accounts store for the
+// callers that have only the app.
 import type { Application } from '../declarations'
-import type { StoreService } from '../store'
-import { presentExternal } from '../schema/external'
+import { depsSlot, type Store } from '../deps'
+import type { Account } from '../services/accounts/accounts.schema'
 
-export const accountsStore = (app: Application) => app.service('accounts') as unknown as StoreService
+/** Emails are trimmed and lower-cased wherever they come in. */
+export const normalizeEmail = (email: unknown) =>
+  typeof email === 'string' ? email.trim().toLowerCase() : email
 
-/** An account as it may leave the server: the accounts service's external resolver (src/schema/external.ts). */
-export const safeAccount = <T>(app: Application, account: T) => presentExternal(app, 'accounts', account)
+/**
+ * The accounts store (no hooks, so with the hidden fields), for code not yet handed the app's dependencies:
+ * the flows themselves read `deps.stores.accounts`.
+ */
+export const accountsStore = (app: Application): Store<Account> => depsSlot.require(app).stores.accounts

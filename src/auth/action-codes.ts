@@ -6,8 +6,8 @@
 // which the lock (config `actionCodes.maxAttempts`) keeps out of reach of guessing.
 import crypto from 'node:crypto'
 import { BadRequest, NotAuthenticated, NotFound } from '@feathersjs/errors'
-import type { Application } from '../declarations'
-import { createStore, type StoreService } from '../store'
+import type { StoreOptions, StoreService } from '../store'
+import type { Clock } from '../clock'
 import type { AuthSettings } from './settings'
 
 export type ActionName = 'connectOAuthAccount' | 'setupMFA' | 'changeIdentity' | 'changePassword'
@@ -20,7 +20,7 @@ export interface ActionCodeRecord {
   action: ActionName
   /** One pending code per scope (account + action [+ provider]); a new one supersedes the old. */
   scope: string
-  data: Record<string, any>
+  data: Record<string, unknown>
   status: 'pending' | 'claimed' | 'used' | 'superseded'
   attempts: number
   expiresAt: number
@@ -62,25 +62,25 @@ export interface RedeemRequest<T> {
   checkAccount?(accountId: string): Promise<void>
 }
 
-export class ActionCodes {
-  readonly store: StoreService<ActionCodeRecord>
+/** The action codes' own store (internal: no service path), created by the composition root. */
+export const actionCodeStoreOptions: StoreOptions = {
+  name: 'action-codes',
+  indexes: [
+    { fields: { selector: 1 }, unique: true },
+    { fields: { scope: 1 } },
+    { fields: { expiresAt: 1 } }
+  ],
+  multi: true,
+  paginate: false
+}
 
+export class ActionCodes {
   constructor(
-    app: Application,
+    readonly store: StoreService<ActionCodeRecord>,
     private readonly key: string,
-    private readonly settings: AuthSettings['actionCodes']
-  ) {
-    this.store = createStore<ActionCodeRecord>(app, {
-      name: 'action-codes',
-      indexes: [
-        { fields: { selector: 1 }, unique: true },
-        { fields: { scope: 1 } },
-        { fields: { expiresAt: 1 } }
-      ],
-      multi: true,
-      paginate: false
-    })
-  }
+    private readonly settings: AuthSettings['actionCodes'],
+    private readonly clock: Clock
+  ) {}
 
   get expiresInMs() {
     return this.settings.expiresInMs
@@ -94,11 +94,11 @@ export class ActionCodes {
   async issue(
     account: string,
     action: ActionName,
-    data: Record<string, any>,
+    data: Record<string, unknown>,
     kind: CodeKind,
     scopeSuffix = ''
   ): Promise<{ code: string; expiresAt: number; id: string }> {
-    const now = Date.now()
+    const now = this.clock.now()
     const scope = `${account}:${action}${scopeSuffix ? `:${scopeSuffix}` : ''}`
     await this.store._remove(null, { query: { expiresAt: { $lt: now - KEEP_AFTER_EXPIRY_MS } } })
     await this.store._patch(null, { status: 'superseded', data: {} }, { query: { scope, status: 'pending' } })
@@ -123,9 +123,9 @@ export class ActionCodes {
           createdAt: now
         })
         return { code: `${selector}-${secret}`, expiresAt, id: record.id }
-      } catch (error: any) {
+      } catch (error) {
         // A selector collision (unique index): draw again.
-        if (error?.code !== 409 || tries >= 3) throw error
+        if ((error as { code?: unknown })?.code !== 409 || tries >= 3) throw error
       }
     }
   }
@@ -214,7 +214,7 @@ export class ActionCodes {
       throw new BadRequest('The action code was replaced by a newer one or withdrawn; use the latest code', {
         reason: 'code-superseded'
       })
-    if (record.expiresAt <= Date.now())
+    if (record.expiresAt <= this.clock.now())
       throw new BadRequest('The action code has expired; request a new one', { reason: 'code-expired' })
     if (request.accountId && request.accountId !== record.account) {
       return this.wrongTry(
@@ -251,7 +251,7 @@ export class ActionCodes {
     try {
       const result = await request.apply(record)
       // The record stays (so a reuse is told apart from a wrong code) without what the action carried.
-      await this.store._patch(record.id, { status: 'used', usedAt: Date.now(), data: {} })
+      await this.store._patch(record.id, { status: 'used', usedAt: this.clock.now(), data: {} })
       return result
     } catch (error) {
       await this.store._patch(record.id, { status: 'pending' }).catch(() => undefined)

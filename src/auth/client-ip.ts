@@ -19,7 +19,7 @@ declare module '@feathersjs/feathers' {
   }
 }
 
-export const clientIpForRest = () => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+export const clientIpForRest = () => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
   // Normally given by src/ops/observe.ts (the request log's reqId), which runs first.
   let requestId: string = ctx.state.requestId
   if (typeof requestId !== 'string') {

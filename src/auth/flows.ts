@@ -7,12 +7,13 @@ import { Type, type TSchema } from '@feathersjs/typebox'
 import type { AuthenticationService } from '@feathersjs/authentication'
 import type { LocalStrategy } from '@feathersjs/authentication-local'
 import type { Messenger } from '../providers/messaging'
-import type { Application, AppParams } from '../declarations'
+import type { AppParams } from '../declarations'
+import type { Deps } from '../deps'
+import type { Stored } from '../store'
 import { check, dataValidator } from '../schema/validators'
-import { mobileNo } from '../services/accounts/accounts.schema'
-import { normalizeEmail } from '../services/accounts/accounts'
-import { ActionCodes, type ActionCodeRecord, type ActionName } from './action-codes'
-import { accountsStore, safeAccount } from './accounts'
+import { mobileNo, type Account } from '../services/accounts/accounts.schema'
+import type { ActionCodes, ActionCodeRecord, ActionName } from './action-codes'
+import { normalizeEmail } from './accounts'
 import { sendConfirmation } from './messages'
 import { endSessions, SESSION_VERSION } from './sessions'
 import { createTotp, type Totp } from './mfa'
@@ -20,10 +21,24 @@ import { checkCodeRequest, exchangeCode, identityField, requireConfigured } from
 import { checkPasswordStrength } from './password'
 import type { AuthLimits } from './rate-limit'
 import { oauthProviders, type AuthSettings, type OAuthProviderName } from './settings'
-import { announceChange } from '../jobs/announce'
-import { recordChange } from '../audit/changes'
+import type { Change, Circumstances } from '../audit/changes'
 import type { AuditAction, ChangeFields } from '../audit/chain'
 import { getDispatchValue } from '@feathersjs/schema'
+
+type StoredAccount = Stored<Account>
+
+/** A body of an action, checked against its schema (`actionSchemas`). */
+type Body = Record<string, unknown>
+
+/** What the flows need from the composition root (src/authentication.ts) besides the app's dependencies. */
+export interface AuthHost {
+  /** The authentication service: its local strategy hashes and compares passwords, its jwt strategy reads tokens. */
+  authService(): AuthenticationService
+  /** An account as it may leave the server (the accounts service's external view). */
+  present(account: StoredAccount): Promise<StoredAccount>
+  /** Appends the audit event of one change, durably (src/audit/changes.ts). */
+  recordChange(change: Change, params: Circumstances): Promise<void>
+}
 
 const actionField = (name: string) => Type.Literal(name)
 const passwordField = () => Type.String({ minLength: 1, maxLength: 1000 })
@@ -87,6 +102,16 @@ export const actionSchemas: Record<string, TSchema> = {
 
 export const actionNames = Object.keys(actionSchemas)
 
+/** The payload of applyActionCode, as its schema lets it through. */
+type CodePayload = {
+  code?: string
+  redirectURI?: string
+  mfaCode?: string
+}
+
+/** The HTTP code of a Feathers error (undefined for other errors). */
+const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code
+
 class WrongMfaCode extends BadRequest {
   constructor() {
     super(
@@ -100,24 +125,27 @@ class WrongMfaCode extends BadRequest {
 }
 
 export class AuthFlows {
-  readonly codes: ActionCodes
   readonly totp: Totp
   // A hash of a random password: compared against when an email is unknown, so both cases take as long.
   private dummyHash?: Promise<string>
 
   constructor(
-    readonly app: Application,
+    private readonly deps: Deps,
+    private readonly host: AuthHost,
     readonly settings: AuthSettings,
     readonly limits: AuthLimits,
     readonly messenger: Messenger,
-    secret: string
+    readonly codes: ActionCodes
   ) {
-    this.codes = new ActionCodes(app, secret, settings.actionCodes)
     this.totp = createTotp(settings.mfa.window)
   }
 
   private get authService() {
-    return this.app.service('authentication') as unknown as AuthenticationService
+    return this.host.authService()
+  }
+
+  private get accounts() {
+    return this.deps.stores.accounts
   }
 
   private get local() {
@@ -125,7 +153,7 @@ export class AuthFlows {
   }
 
   /** Runs one action; `data` is the request body, `params` the call's params. */
-  async run(data: any, params: AppParams) {
+  async run(data: Body, params: AppParams) {
     const action = data.action
     if (typeof action !== 'string' || !Object.hasOwn(actionSchemas, action)) {
       throw new BadRequest(`Invalid 'action': must be one of: ${actionNames.join(', ')}`, {
@@ -152,7 +180,7 @@ export class AuthFlows {
   }
 
   /** The account of the Bearer token (stored copy, hidden fields included), or undefined without one. */
-  private async caller(params: AppParams): Promise<any | undefined> {
+  private async caller(params: AppParams): Promise<StoredAccount | undefined> {
     let id: string | undefined
     if (params.authentication) {
       const { provider: _provider, authentication, ...rest } = params
@@ -162,7 +190,7 @@ export class AuthFlows {
       id = params.account.id // an internal call acting as an account
     }
     if (!id) return undefined
-    return accountsStore(this.app)._get(id)
+    return this.accounts._get(id)
   }
 
   private async requireCaller(params: AppParams, action: string) {
@@ -179,8 +207,7 @@ export class AuthFlows {
     after: ChangeFields,
     params: AppParams
   ) {
-    return recordChange(
-      this.app,
+    return this.host.recordChange(
       {
         action,
         service: 'authentication',
@@ -196,7 +223,7 @@ export class AuthFlows {
   }
 
   /** Checks the current password of a signed-in account; wrong tries count like failed logins. */
-  async verifyPassword(account: any, password: unknown, params: AppParams) {
+  async verifyPassword(account: StoredAccount, password: unknown, params: AppParams) {
     await this.limits.failedLoginsPerEmail.check(account.email)
     await this.limits.loginsPerIp.consume(params.ip)
     if (!account.password) {
@@ -225,11 +252,11 @@ export class AuthFlows {
    * a replay within its 30 s step is refused like a wrong code. The claim is one conditional store update, so
    * of two concurrent uses of one code only one succeeds.
    */
-  private async useTotp(account: any, token: unknown) {
+  private async useTotp(account: StoredAccount, token: unknown) {
     const step = this.totp.step(token, account.mfaSecret)
     const claimed =
       step !== null &&
-      (await accountsStore(this.app)
+      (await this.accounts
         ._patch(
           account.id,
           { mfaLastStep: step },
@@ -255,22 +282,22 @@ export class AuthFlows {
   }
 
   /** Password login (the `local` strategy): rate limits, then password, then the second factor. */
-  async passwordLogin(data: any, params: AppParams) {
+  async passwordLogin(data: Record<string, unknown>, params: AppParams) {
     const email = normalizeEmail(data.email) as string
+    // (both are checked to be strings before: src/authentication.ts)
+    const password = typeof data.password === 'string' ? data.password : ''
     await this.limits.failedLoginsPerEmail.check(email)
     await this.limits.loginsPerIp.consume(params.ip)
-    let result: any
+    let result
     try {
-      const [account] = await accountsStore(this.app)._find({ query: { email, $limit: 1 }, paginate: false })
+      const [account] = await this.accounts._find({ query: { email, $limit: 1 }, paginate: false })
       // An unknown email and an account without a password (OAuth only) take as long as a wrong password.
       if (!account || !account.password) {
         this.dummyHash ??= this.local.hashPassword(randomBytes(16).toString('hex'), {})
-        await this.local
-          .comparePassword({ password: await this.dummyHash }, data.password)
-          .catch(() => undefined)
+        await this.local.comparePassword({ password: await this.dummyHash }, password).catch(() => undefined)
         throw new NotAuthenticated('Invalid login')
       }
-      await this.local.comparePassword(account, data.password)
+      await this.local.comparePassword(account, password)
       if (account.mfaEnabled) {
         if (data.mfaCode === undefined) {
           throw new NotAuthenticated(
@@ -286,15 +313,15 @@ export class AuthFlows {
         account: getDispatchValue(await this.local.getEntity(account, params)),
         [SESSION_VERSION]: account.sessionVersion ?? 0
       }
-    } catch (error: any) {
-      if (error?.code === 401) await this.limits.failedLoginsPerEmail.record(email)
+    } catch (error) {
+      if (codeOf(error) === 401) await this.limits.failedLoginsPerEmail.record(email)
       throw error
     }
     await this.limits.failedLoginsPerEmail.reset(email)
     return result
   }
 
-  private async connectOAuthAccount(body: any, params: AppParams) {
+  private async connectOAuthAccount(body: Body, params: AppParams) {
     const account = await this.requireCaller(params, 'connectOAuthAccount')
     const provider = body.provider as OAuthProviderName
     requireConfigured(provider, this.settings.oauth[provider])
@@ -308,9 +335,9 @@ export class AuthFlows {
     return { action: 'connectOAuthAccount', provider, code, expiresAt }
   }
 
-  private async applyActionCode(body: any, params: AppParams) {
+  private async applyActionCode(body: Body, params: AppParams) {
     await this.limits.actionCodesPerIp.consume(params.ip)
-    const payload = body.payload ?? {}
+    const payload = (body.payload ?? {}) as CodePayload
     const linking = payload.code !== undefined || payload.redirectURI !== undefined
     const confirmingMfa = payload.mfaCode !== undefined
     if (linking && confirmingMfa) {
@@ -342,11 +369,11 @@ export class AuthFlows {
 
   // Carries out the action of a checked and claimed code. A new password, a new identity and turning MFA on end
   // every session of the account (src/auth/sessions.ts); the caller's own socket stays connected, signed out.
-  private async applyCode(code: ActionCodeRecord, payload: any, params: AppParams) {
-    const accounts = accountsStore(this.app)
+  private async applyCode(code: ActionCodeRecord, payload: CodePayload, params: AppParams) {
+    const accounts = this.accounts
     const account = await accounts._get(code.account)
-    const now = Date.now()
-    let patched: any
+    const now = this.deps.clock.now()
+    let patched: StoredAccount | undefined
     switch (code.action) {
       case 'connectOAuthAccount': {
         const provider = code.data.provider as OAuthProviderName
@@ -362,11 +389,11 @@ export class AuthFlows {
         if (owner && owner.id !== account.id) throw linkedElsewhere()
         try {
           patched = await accounts._patch(account.id, { [field]: profile.id, updatedAt: now })
-        } catch (error: any) {
-          if (error?.code === 409) throw linkedElsewhere()
+        } catch (error) {
+          if (codeOf(error) === 409) throw linkedElsewhere()
           throw error
         }
-        await announceChange(this.app, 'accounts', 'patched', patched)
+        await this.deps.announce('accounts', 'patched', patched)
         // Which provider is linked, never the provider's user id.
         await this.recordAccountChange(
           'identity-link',
@@ -375,7 +402,7 @@ export class AuthFlows {
           { [`${provider}Linked`]: true },
           params
         )
-        return { action: code.action, provider, account: await safeAccount(this.app, patched) }
+        return { action: code.action, provider, account: await this.host.present(patched) }
       }
       case 'setupMFA': {
         if (account.mfaEnabled)
@@ -385,7 +412,7 @@ export class AuthFlows {
             reason: 'mfa-not-pending'
           })
         if (!this.totp.verify(payload.mfaCode, account.mfaPending)) throw new WrongMfaCode()
-        patched = await endSessions(this.app, account.id, 'mfa-changed', {
+        patched = await endSessions(this.deps, account.id, 'mfa-changed', {
           change: {
             mfaSecret: account.mfaPending,
             mfaEnabled: true,
@@ -406,7 +433,7 @@ export class AuthFlows {
       }
       case 'changeIdentity': {
         const change: Record<string, string> = {}
-        if (code.data.email) {
+        if (typeof code.data.email === 'string') {
           const [owner] = await accounts._find({
             query: { email: code.data.email, $limit: 1 },
             paginate: false
@@ -417,15 +444,15 @@ export class AuthFlows {
             })
           change.email = code.data.email
         }
-        if (code.data.mobileNo) change.mobileNo = code.data.mobileNo
+        if (typeof code.data.mobileNo === 'string') change.mobileNo = code.data.mobileNo
         try {
-          patched = await endSessions(this.app, account.id, 'identity-changed', {
+          patched = await endSessions(this.deps, account.id, 'identity-changed', {
             change: { ...change, updatedAt: now },
             announce: true,
             keep: params.connection
           })
-        } catch (error: any) {
-          if (error?.code === 409)
+        } catch (error) {
+          if (codeOf(error) === 409)
             throw new Conflict('The new email now belongs to another account', {
               errors: [{ field: 'email', message: 'is already registered' }]
             })
@@ -436,7 +463,7 @@ export class AuthFlows {
         break
       }
       case 'changePassword':
-        patched = await endSessions(this.app, account.id, 'password-changed', {
+        patched = await endSessions(this.deps, account.id, 'password-changed', {
           change: { password: code.data.passwordHash, updatedAt: now },
           announce: true,
           keep: params.connection
@@ -451,14 +478,14 @@ export class AuthFlows {
         )
         break
     }
-    return { action: code.action, account: await safeAccount(this.app, patched) }
+    return { action: code.action, account: patched && (await this.host.present(patched)) }
   }
 
   // Issues a message code and sends it; a code whose message could not go out is withdrawn.
   private async sendCode(
-    account: any,
+    account: StoredAccount,
     action: 'changeIdentity' | 'changePassword',
-    data: Record<string, any>,
+    data: Record<string, unknown>,
     to: { email?: string; mobileNo?: string },
     purpose: string,
     explanation: string
@@ -480,7 +507,7 @@ export class AuthFlows {
     return { action, sentTo: to, expiresAt }
   }
 
-  private async changeIdentity(body: any, params: AppParams) {
+  private async changeIdentity(body: Body, params: AppParams) {
     const account = await this.requireCaller(params, 'changeIdentity')
     if (body.email === undefined && body.mobileNo === undefined) {
       throw new BadRequest("Invalid data: send the new 'email' and/or 'mobileNo'", {
@@ -490,13 +517,14 @@ export class AuthFlows {
     const email = body.email === undefined ? undefined : (normalizeEmail(body.email) as string)
     const change: { email?: string; mobileNo?: string } = {}
     if (email !== undefined && email !== account.email) change.email = email
-    if (body.mobileNo !== undefined && body.mobileNo !== account.mobileNo) change.mobileNo = body.mobileNo
+    if (typeof body.mobileNo === 'string' && body.mobileNo !== account.mobileNo)
+      change.mobileNo = body.mobileNo
     if (!change.email && !change.mobileNo)
       throw new BadRequest('The new identity is the same as the current one', {
         errors: [{ field: body.email !== undefined ? 'email' : 'mobileNo', message: 'is unchanged' }]
       })
     await this.verifyPassword(account, body.password, params)
-    const accounts = accountsStore(this.app)
+    const accounts = this.accounts
     if (change.email) {
       const [owner] = await accounts._find({ query: { email: change.email, $limit: 1 }, paginate: false })
       if (owner)
@@ -530,7 +558,7 @@ export class AuthFlows {
     )
   }
 
-  private async changePassword(body: any, params: AppParams) {
+  private async changePassword(body: Body, params: AppParams) {
     const account = await this.requireCaller(params, 'changePassword')
     checkPasswordStrength(this.settings.passwordPolicy, body.newPassword, 'newPassword', account.email)
     if (account.password) {
@@ -544,7 +572,7 @@ export class AuthFlows {
           errors: [{ field: 'newPassword', message: 'must differ from the current password' }]
         })
     }
-    const passwordHash = await this.local.hashPassword(body.newPassword, {})
+    const passwordHash = await this.local.hashPassword(body.newPassword as string, {}) // (checked by the policy above)
     return this.sendCode(
       account,
       'changePassword',
@@ -555,7 +583,7 @@ export class AuthFlows {
     )
   }
 
-  private async setupMFA(body: any, params: AppParams) {
+  private async setupMFA(body: Body, params: AppParams) {
     const account = await this.requireCaller(params, 'setupMFA')
     await this.verifyPassword(account, body.password, params)
     if (account.mfaEnabled)
@@ -563,7 +591,7 @@ export class AuthFlows {
         reason: 'mfa-enabled'
       })
     const secret = this.totp.generateSecret()
-    await accountsStore(this.app)._patch(account.id, { mfaPending: secret })
+    await this.accounts._patch(account.id, { mfaPending: secret })
     const { code, expiresAt } = await this.codes.issue(account.id, 'setupMFA', {}, 'token')
     return {
       action: 'setupMFA',
@@ -574,7 +602,7 @@ export class AuthFlows {
     }
   }
 
-  private async disableMFA(body: any, params: AppParams) {
+  private async disableMFA(body: Body, params: AppParams) {
     const account = await this.requireCaller(params, 'disableMFA')
     await this.verifyPassword(account, body.password, params)
     if (!account.mfaEnabled)
@@ -586,10 +614,10 @@ export class AuthFlows {
       throw error
     }
     // Turning MFA off ends every session, like turning it on.
-    const patched = await endSessions(this.app, account.id, 'mfa-changed', {
+    const patched = await endSessions(this.deps, account.id, 'mfa-changed', {
       change: {
         mfaEnabled: false,
-        updatedAt: Date.now(),
+        updatedAt: this.deps.clock.now(),
         $unset: { mfaSecret: '', mfaPending: '', mfaLastStep: '' }
       },
       announce: true,
@@ -602,7 +630,7 @@ export class AuthFlows {
       { mfaEnabled: false },
       params
     )
-    return { action: 'disableMFA', account: await safeAccount(this.app, patched) }
+    return { action: 'disableMFA', account: await this.host.present(patched) }
   }
 
   // Ends every session of the caller's account, this one included: every token issued so far is refused from
@@ -610,7 +638,7 @@ export class AuthFlows {
   // is announced.
   private async logoutEverywhere(params: AppParams) {
     const account = await this.requireCaller(params, 'logout-everywhere')
-    await endSessions(this.app, account.id, 'signed-out-everywhere', { keep: params.connection })
-    return { action: 'logout-everywhere', account: account.id, endedAt: Date.now() }
+    await endSessions(this.deps, account.id, 'signed-out-everywhere', { keep: params.connection })
+    return { action: 'logout-everywhere', account: account.id, endedAt: this.deps.clock.now() }
   }
 }

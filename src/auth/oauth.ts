@@ -8,12 +8,10 @@ import { OAuthStrategy, type OAuthProfile } from '@feathersjs/authentication-oau
 import type { AuthenticationRequest, AuthenticationParams } from '@feathersjs/authentication'
 import { BadGateway, BadRequest, Conflict, NotAuthenticated, NotImplemented } from '@feathersjs/errors'
 import type { Params } from '@feathersjs/feathers'
-import { normalizeEmail } from '../services/accounts/accounts'
 import { logger } from '../logger'
-import type { Application } from '../declarations'
+import type { Deps } from '../deps'
 import type { OAuthProviderName, OAuthProviderSettings } from './settings'
-import { accountsStore } from './accounts'
-import { announceChange } from '../jobs/announce'
+import { normalizeEmail } from './accounts'
 import { getDispatchValue } from '@feathersjs/schema'
 
 /** The provider profile as this app uses it. */
@@ -35,7 +33,11 @@ const fieldError = (field: string, message: string) =>
   new BadRequest(`Invalid '${field}': ${message}`, { errors: [{ field, message }] })
 
 /** Checks `{ redirectURI, code }` before anything is sent to the provider. */
-export const checkCodeRequest = (provider: OAuthProviderName, data: any, prefix = '') => {
+export const checkCodeRequest = (
+  provider: OAuthProviderName,
+  data: Record<string, unknown> | undefined,
+  prefix = ''
+) => {
   const redirectURI = data?.redirectURI
   const code = data?.code
   if (typeof redirectURI !== 'string' || redirectURI.length === 0 || redirectURI.length > 2000) {
@@ -63,10 +65,16 @@ export const checkCodeRequest = (provider: OAuthProviderName, data: any, prefix 
   return { redirectURI, code }
 }
 
+/** A provider's JSON answer, read field by field (anything may be missing or of another type). */
+type Json = { [key: string]: unknown } | undefined
+
 interface ProviderAnswer {
   status: number
-  body: any
+  body: Json
 }
+
+const asJson = (value: unknown): Json =>
+  value && typeof value === 'object' ? (value as { [key: string]: unknown }) : undefined
 
 // One provider call with a deadline; network failures and timeouts are a 502 naming the provider.
 const call = async (
@@ -83,37 +91,39 @@ const call = async (
     const length = Number(response.headers.get('content-length') ?? 0)
     if (length > MAX_RESPONSE_BYTES) throw new Error('response too large')
     text = await response.text()
-  } catch (error: any) {
+  } catch (caught) {
+    const error = caught as { name?: unknown; message?: unknown } | undefined
     const reason =
       error?.name === 'TimeoutError' || error?.name === 'AbortError'
         ? `did not answer within ${timeoutMs} ms`
         : 'could not be reached'
-    logger.warn(`${provider} ${what} failed: ${error?.message ?? error}`)
+    logger.warn(`${provider} ${what} failed: ${String(error?.message ?? error)}`)
     throw new BadGateway(`${displayName[provider]} ${reason}; try again later`, {
       provider,
       reason: 'provider-unavailable'
     })
   }
-  let body: any
+  let body: Json
   try {
-    body = text ? JSON.parse(text) : undefined
+    body = text ? asJson(JSON.parse(text)) : undefined
   } catch {
     body = undefined
   }
   return { status: response.status, body }
 }
 
-const providerError = (body: any): string | undefined => {
+const providerError = (body: Json): string | undefined => {
   const error = body?.error
   if (typeof error === 'string') return error.slice(0, 100)
-  if (error && typeof error === 'object' && typeof error.type === 'string') return error.type.slice(0, 100) // Graph API errors
+  const type = asJson(error)?.type
+  if (typeof type === 'string') return type.slice(0, 100) // Graph API errors
   return undefined
 }
 
 const text = (value: unknown, max = 100) =>
   typeof value === 'string' && value.trim() ? value.trim().slice(0, max) : undefined
 
-const toProfile = (provider: OAuthProviderName, body: any): ProviderProfile => {
+const toProfile = (provider: OAuthProviderName, body: Json): ProviderProfile => {
   const id = body?.sub ?? body?.id
   if (
     (typeof id !== 'string' && typeof id !== 'number') ||
@@ -126,12 +136,12 @@ const toProfile = (provider: OAuthProviderName, body: any): ProviderProfile => {
     })
   }
   const email =
-    typeof body.email === 'string' && /^[^\s@]+@[^\s@]+$/.test(body.email.trim()) && body.email.length <= 254
+    typeof body?.email === 'string' && /^[^\s@]+@[^\s@]+$/.test(body.email.trim()) && body.email.length <= 254
       ? (normalizeEmail(body.email) as string)
       : undefined
-  let firstName = text(body.given_name ?? body.first_name)
-  let lastName = text(body.family_name ?? body.last_name)
-  const name = text(body.name, 200)
+  let firstName = text(body?.given_name ?? body?.first_name)
+  let lastName = text(body?.family_name ?? body?.last_name)
+  const name = text(body?.name, 200)
   if (!firstName && !lastName && name) {
     const [first, ...rest] = name.split(/\s+/)
     firstName = first.slice(0, 100)
@@ -140,7 +150,7 @@ const toProfile = (provider: OAuthProviderName, body: any): ProviderProfile => {
   return {
     id: String(id),
     email,
-    emailVerified: typeof body.email_verified === 'boolean' ? body.email_verified : undefined,
+    emailVerified: typeof body?.email_verified === 'boolean' ? body.email_verified : undefined,
     firstName,
     lastName
   }
@@ -238,26 +248,24 @@ export const exchangeCode = async (
 export class ProviderStrategy extends OAuthStrategy {
   constructor(
     readonly provider: OAuthProviderName,
-    private readonly settings: OAuthProviderSettings
+    private readonly settings: OAuthProviderSettings,
+    private readonly deps: Pick<Deps, 'stores' | 'announce' | 'clock'>
   ) {
     super()
   }
 
-  private get application() {
-    return this.app as unknown as Application
-  }
-
   // Provider settings live in config `oauth.<provider>` (see src/auth/settings.ts), not in grant's format.
-  get configuration(): any {
+  get configuration(): { entity: string; service?: string; entityId?: string } {
     const { entity, service, entityId } = this.authentication!.configuration
-    return { entity, service, entityId }
+    // (the entity is always configured: `authentication.entity` in config/default.json)
+    return { entity: entity as string, service, entityId }
   }
 
   async getEntityQuery(profile: OAuthProfile, _params: Params) {
     return { [identityField(this.provider)]: String(profile.id) }
   }
 
-  async getEntityData(profile: OAuthProfile, _existing: any, _params: Params) {
+  async getEntityData(profile: OAuthProfile, _existing: unknown, _params: Params) {
     return { [identityField(this.provider)]: String(profile.id) }
   }
 
@@ -277,7 +285,7 @@ export class ProviderStrategy extends OAuthStrategy {
   /** The account linked to this provider identity, read without hooks (so with its hidden fields). */
   async findEntity(profile: OAuthProfile, params: Params) {
     const query = await this.getEntityQuery(profile, params)
-    const [account] = await accountsStore(this.application)._find({
+    const [account] = await this.deps.stores.accounts._find({
       query: { ...query, $limit: 1 },
       paginate: false
     })
@@ -302,7 +310,7 @@ export class ProviderStrategy extends OAuthStrategy {
         { provider: this.provider, reason: 'email-not-verified' }
       )
     }
-    const accounts = accountsStore(this.application)
+    const { accounts } = this.deps.stores
     const takenBy = async () => (await accounts._find({ query: { email, $limit: 1 }, paginate: false }))[0]
     // Logging into (or merging with) an account by email alone would be account takeover.
     const takeover = () =>
@@ -317,13 +325,13 @@ export class ProviderStrategy extends OAuthStrategy {
         ...(profile.firstName ? { firstName: profile.firstName } : {}),
         ...(profile.lastName ? { lastName: profile.lastName } : {}),
         ...(await this.getEntityData(profile, null, params)),
-        createdAt: Date.now(),
+        createdAt: this.deps.clock.now(),
         createdBy: null
       })
-      await announceChange(this.application, 'accounts', 'created', account)
+      await this.deps.announce('accounts', 'created', account)
       return account
-    } catch (error: any) {
-      if (error?.code !== 409) throw error
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== 409) throw error
       // A concurrent first login with the same identity won the race: use its account.
       const existing = await this.findEntity(profile, params)
       if (existing) return existing
@@ -331,7 +339,7 @@ export class ProviderStrategy extends OAuthStrategy {
     }
   }
 
-  /** 501 when this provider has no client configured (before any other check). */
+  /** 501 when this provider has no client configured (before every other check). */
   ensureConfigured() {
     requireConfigured(this.provider, this.settings)
   }

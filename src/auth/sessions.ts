@@ -4,7 +4,7 @@
 // existed stay valid until the first bump). Bumping the version in the store (atomically, `$inc`) thus ends
 // every token issued before, on every instance. Open Socket.IO connections of the account in this process are
 // also cut at once: they leave every channel, lose their authentication, are sent the `session-ended` event
-// (src/auth/session-ended.shared.ts: why, in a sentence) and are disconnected (except the connection that made the
+// (src/schema/session-ended.shared.ts: why, in a sentence) and are disconnected (except the connection that made the
 // call, which stays connected but anonymous so it still gets its answer).
 // Several instances: the version check holds everywhere (it reads the store); each instance cuts its own sockets,
 // the others on a notice (REDIS_URL), with the same reason.
@@ -12,6 +12,9 @@
 // token for real too: its `jti` goes on the account's `revokedTokens` until the token expires (expired entries are
 // dropped at each sign-out), the same per-call account read refuses it from then on, on every instance, and this
 // process's other connections authenticated with that token are cut.
+// The store side (the version bump, the revoked list) takes the app's dependencies (`endSessions(deps, …)`); the
+// realtime side (which connection is whose, and cutting them) is the app's `SessionConnections`, handed to the
+// domain as `deps.sessions`.
 import {
   AuthenticationService,
   JWTStrategy,
@@ -24,18 +27,18 @@ import { createSecretKey, type KeyObject } from 'node:crypto'
 import type { Params, RealTimeConnection } from '@feathersjs/feathers'
 import type { Server, Socket } from 'socket.io'
 import type { Application } from '../declarations'
-import { accountsStore, safeAccount } from './accounts'
+import type { Deps, SessionCuts } from '../deps'
+import type { Logger } from '../logger'
+import type { Account } from '../services/accounts/accounts.schema'
+import type { Stored } from '../store'
 import { ACCESS_VERSION, accessVersionOf } from '../access/context'
 import { onNotice, sendNotice } from '../cluster/notices'
-import { logger } from '../logger'
-import { announceChange } from '../jobs/announce'
 import {
   SESSION_ENDED_EVENT,
   sessionEnded as endedFor,
   sessionEndMessages,
   type SessionEndReason
-} from './session-ended.shared'
-import { appSlot } from '../runtime'
+} from '../schema/session-ended.shared'
 
 /** The JWT claim holding the session version. */
 export const SESSION_CLAIM = 'sv'
@@ -62,26 +65,34 @@ const tokenRefusal = (error: unknown) => {
  * and the version stamp of the cached access context (src/access/context.ts). A deleted account's token is a 401.
  */
 export class SessionJWTStrategy extends JWTStrategy {
+  constructor(
+    private readonly deps: Deps,
+    /** The account as the accounts service shows it to clients (its external view). */
+    private readonly present: (account: Stored<Account>) => Promise<Stored<Account>>
+  ) {
+    super()
+  }
+
   async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams) {
     const { accessToken } = authentication
     if (!accessToken) throw new NotAuthenticated('No access token')
     const payload = await this.authentication!.verifyAccessToken(accessToken, params.jwt) // (set when the strategy is registered)
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw sessionEnded()
-    const account = await accountsStore(this.app as Application)
-      ._get(payload.sub)
-      .catch((error: unknown) => {
-        if (error instanceof NotFound) throw sessionEnded()
-        throw error
-      })
+    const account = await this.deps.stores.accounts._get(payload.sub).catch((error: unknown) => {
+      if (error instanceof NotFound) throw sessionEnded()
+      throw error
+    })
     if (versionOf(payload[SESSION_CLAIM]) !== versionOf(account.sessionVersion)) throw sessionEnded()
     if (
       typeof payload.jti === 'string' &&
       Array.isArray(account.revokedTokens) &&
-      account.revokedTokens.some((revoked: { jti?: unknown }) => revoked?.jti === payload.jti)
+      account.revokedTokens.some((revoked) => revoked?.jti === payload.jti)
     ) {
       throw sessionEnded()
     }
-    const entity = params.provider ? await safeAccount(this.app as Application, account) : { ...account }
+    const entity: Stored<Account> & { [ACCESS_VERSION]?: number } = params.provider
+      ? await this.present(account)
+      : { ...account }
     entity[ACCESS_VERSION] = accessVersionOf(account)
     return {
       accessToken,
@@ -93,14 +104,23 @@ export class SessionJWTStrategy extends JWTStrategy {
 
 /** Puts the account's session version into every access token it issues. */
 export class SessionAuthenticationService extends AuthenticationService {
+  constructor(
+    app: Application,
+    private readonly deps: Deps
+  ) {
+    super(app)
+  }
+
   async getPayload(authResult: AuthenticationResult, params: Params) {
     const payload = await super.getPayload(authResult, params)
     const id = authResult.account?.id
     if (!id) return payload
+    // (the symbol key is not in the result's type)
+    const carried = authResult as { [SESSION_VERSION]?: unknown }
     const version =
-      SESSION_VERSION in authResult
-        ? authResult[SESSION_VERSION as any]
-        : (await accountsStore(this.app as Application)._get(id)).sessionVersion // symbol key: not in the result's type
+      SESSION_VERSION in carried
+        ? carried[SESSION_VERSION]
+        : (await this.deps.stores.accounts._get(id)).sessionVersion
     return { ...payload, [SESSION_CLAIM]: versionOf(version) }
   }
 
@@ -110,10 +130,10 @@ export class SessionAuthenticationService extends AuthenticationService {
     const payload = result?.authentication?.payload
     if (typeof payload?.sub === 'string' && typeof payload.jti === 'string') {
       await revokeToken(
-        this.app as Application,
+        this.deps,
         payload.sub,
         payload.jti,
-        typeof payload.exp === 'number' ? payload.exp * 1000 : Date.now() + 86400000,
+        typeof payload.exp === 'number' ? payload.exp * 1000 : this.deps.clock.now() + 86400000,
         params.connection
       )
     }
@@ -147,48 +167,17 @@ export class SessionAuthenticationService extends AuthenticationService {
   }
 }
 
-// Each Feathers connection object (`socket.feathers`) → its Socket.IO socket, to disconnect it.
-const socketsByConnection = new WeakMap<object, Socket>()
-// Per app (two apps in one process each cut only their own): authenticated connections per account, including
-// ones still joining their channels.
-const connectionsSlot = appSlot<Map<string, Set<RealTimeConnection>>>('connections by account')
-const connectionsOf = (app: Application) => connectionsSlot.ensure(app, () => new Map())
+// Each Feathers connection object (`socket.feathers`) carries its Socket.IO socket under this key, to disconnect it
+// (not enumerable: the connection's properties are copied into each call's params, the socket stays out).
+const SOCKET = Symbol('socket')
+type SocketCarrier = { [SOCKET]?: Socket }
 
-/** Socket.IO middleware remembering each connection's socket. */
+/** Socket.IO middleware giving each connection its socket. */
 export const trackSockets = (io: Server) => {
   io.use((socket: Socket, next) => {
     const connection = (socket as Socket & { feathers?: object }).feathers // set by @feathersjs/socketio's own middleware, untyped
-    if (connection) socketsByConnection.set(connection, socket)
+    if (connection) Object.defineProperty(connection, SOCKET, { value: socket, configurable: true })
     next()
-  })
-}
-
-/** Keeps track of which connections are signed in as which account. */
-export const trackConnections = (app: Application) => {
-  const connectionsByAccount = connectionsOf(app)
-  app.on('login', (result: any, { connection }: any) => {
-    const id = result?.account?.id
-    if (!connection || !id) return
-    let set = connectionsByAccount.get(id)
-    if (!set) connectionsByAccount.set(id, (set = new Set()))
-    set.add(connection)
-  })
-  const forget = (connection: RealTimeConnection) => {
-    for (const [id, set] of connectionsByAccount) {
-      set.delete(connection)
-      if (set.size === 0) connectionsByAccount.delete(id)
-    }
-  }
-  app.on('logout', (_result: any, { connection }: any) => connection && forget(connection))
-  app.on('disconnect', forget)
-  // Sessions ended on another instance (REDIS_URL): cut the account's connections here too.
-  onNotice(app, SESSIONS_ENDED, (payload: { account?: unknown; reason?: unknown }) => {
-    if (typeof payload?.account === 'string') cutConnections(app, payload.account, reasonOf(payload.reason))
-  })
-  // One token signed out on another instance: cut its connections here too.
-  onNotice(app, TOKEN_REVOKED, (payload: { account?: unknown; jti?: unknown }) => {
-    if (typeof payload?.account === 'string' && typeof payload.jti === 'string')
-      cutToken(app, payload.account, payload.jti)
   })
 }
 
@@ -199,79 +188,8 @@ const reasonOf = (value: unknown): SessionEndReason =>
   typeof value === 'string' && Object.hasOwn(sessionEndMessages, value)
     ? (value as SessionEndReason)
     : 'signed-out-everywhere'
-/** Signed-out tokens kept per account before signing out everywhere instead (src/auth/sessions.ts revokeToken). */
+/** Signed-out tokens kept per account before signing out everywhere instead (revokeToken). */
 export const MAX_REVOKED = 100
-
-/**
- * Cuts the account's open connections in this process (those `which` selects: all by default): no more events
- * (every channel left), no more authenticated calls, then the `session-ended` event with `reason` and the socket
- * disconnected — except `keep` (the caller's own connection), which stays connected but anonymous and learns the
- * outcome from its call's answer.
- */
-export const cutConnections = (
-  app: Application,
-  accountId: string,
-  reason: SessionEndReason,
-  keep?: unknown,
-  which: (connection: RealTimeConnection) => boolean = () => true
-) => {
-  const connectionsByAccount = connectionsOf(app)
-  const tracked = connectionsByAccount.get(accountId)
-  const connections = new Set<RealTimeConnection>([
-    ...app.channel(`accounts/${accountId}`).connections,
-    ...(tracked ?? [])
-  ])
-  for (const connection of connections) {
-    if (!which(connection)) continue
-    tracked?.delete(connection)
-    for (const name of app.channels) app.channel(name).leave(connection)
-    delete connection.account
-    delete connection.access
-    delete connection.authentication
-    if (connection === keep) continue
-    const socket = socketsByConnection.get(connection)
-    // Sent before the disconnect, on the same transport: the client reads why before it sees the cut.
-    socket?.emit(SESSION_ENDED_EVENT, endedFor(reason))
-    socket?.disconnect(true)
-  }
-  if (tracked?.size === 0) connectionsByAccount.delete(accountId)
-}
-
-/** Cuts the account's open connections (but `keep`) here and, through a notice, on the other instances. */
-export const cutAccountConnections = async (
-  app: Application,
-  accountId: string,
-  reason: SessionEndReason,
-  keep?: unknown
-) => {
-  cutConnections(app, accountId, reason, keep)
-  await sendNotice(app, SESSIONS_ENDED, { account: accountId, reason }).catch((error: Error) =>
-    logger.error('Sessions-ended notice not sent:', error?.message ?? error)
-  )
-}
-
-/**
- * Ends every session of an account for `reason`: bumps its session version (so every token issued before is
- * refused from now on) and cuts its open connections everywhere. `change` is written in the same atomic update
- * (e.g. a new password); with `announce` the updated account is announced (announceChange); returns it (hidden
- * fields included).
- */
-export const endSessions = async (
-  app: Application,
-  accountId: string,
-  reason: SessionEndReason,
-  options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}
-) => {
-  const updated = await accountsStore(app)._patch(accountId, {
-    ...(options.change ?? {}),
-    $inc: { sessionVersion: 1 }
-  })
-  // The change is announced first, so the account's own sockets still get its event before they are cut.
-  if (options.announce) await announceChange(app, 'accounts', 'patched', updated)
-  await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut
-  await cutAccountConnections(app, accountId, reason, options.keep)
-  return updated
-}
 
 // The `jti` claim of a token a connection signed in with (already verified then; only read here).
 const jtiOf = (token: unknown) => {
@@ -284,15 +202,137 @@ const jtiOf = (token: unknown) => {
   }
 }
 
-// This process's connections signed in with the token `jti` of the account (but `keep`) are cut.
-const cutToken = (app: Application, accountId: string, jti: string, keep?: unknown) =>
-  cutConnections(
-    app,
-    accountId,
-    'signed-out',
-    keep,
-    (connection) => jtiOf(connection.authentication?.accessToken) === jti
-  )
+type Login = { account?: { id?: unknown } } | undefined
+type ConnectionParams = { connection?: RealTimeConnection } | undefined
+
+/**
+ * One app's realtime sessions: which of its connections are signed in as which account (including ones still
+ * joining their channels), and cutting them — here, and through a notice on the other instances (REDIS_URL).
+ */
+export class SessionConnections implements SessionCuts {
+  private readonly byAccount = new Map<string, Set<RealTimeConnection>>()
+
+  constructor(
+    private readonly app: Application,
+    private readonly logger: Logger
+  ) {}
+
+  /** Follows logins, logouts and disconnects, and the other instances' notices (once, at start-up). */
+  track() {
+    const { app, byAccount } = this
+    app.on('login', (result: Login, params: ConnectionParams) => {
+      const id = result?.account?.id
+      const connection = params?.connection
+      if (!connection || typeof id !== 'string') return
+      let set = byAccount.get(id)
+      if (!set) byAccount.set(id, (set = new Set()))
+      set.add(connection)
+    })
+    const forget = (connection: RealTimeConnection) => {
+      for (const [id, set] of byAccount) {
+        set.delete(connection)
+        if (set.size === 0) byAccount.delete(id)
+      }
+    }
+    app.on('logout', (_result: unknown, params: ConnectionParams) => {
+      if (params?.connection) forget(params.connection)
+    })
+    app.on('disconnect', forget)
+    // Sessions ended on another instance: cut the account's connections here too.
+    onNotice(app, SESSIONS_ENDED, (payload: { account?: unknown; reason?: unknown }) => {
+      if (typeof payload?.account === 'string') this.cut(payload.account, reasonOf(payload.reason))
+    })
+    // One token signed out on another instance: cut its connections here too.
+    onNotice(app, TOKEN_REVOKED, (payload: { account?: unknown; jti?: unknown }) => {
+      if (typeof payload?.account === 'string' && typeof payload.jti === 'string')
+        this.cutTokenHere(payload.account, payload.jti)
+    })
+  }
+
+  /**
+   * Cuts the account's open connections in this process (those `which` selects: all by default): no more events
+   * (every channel left), no more authenticated calls, then the `session-ended` event with `reason` and the socket
+   * disconnected — except `keep` (the caller's own connection), which stays connected but anonymous and learns the
+   * outcome from its call's answer.
+   */
+  cut(
+    accountId: string,
+    reason: SessionEndReason,
+    keep?: unknown,
+    which: (connection: RealTimeConnection) => boolean = () => true
+  ) {
+    const { app, byAccount } = this
+    const tracked = byAccount.get(accountId)
+    const connections = new Set<RealTimeConnection>([
+      ...app.channel(`accounts/${accountId}`).connections,
+      ...(tracked ?? [])
+    ])
+    for (const connection of connections) {
+      if (!which(connection)) continue
+      tracked?.delete(connection)
+      for (const name of app.channels) app.channel(name).leave(connection)
+      delete connection.account
+      delete connection.access
+      delete connection.authentication
+      if (connection === keep) continue
+      const socket = (connection as SocketCarrier)[SOCKET]
+      // Sent before the disconnect, on the same transport: the client reads why before it sees the cut.
+      socket?.emit(SESSION_ENDED_EVENT, endedFor(reason))
+      socket?.disconnect(true)
+    }
+    if (tracked?.size === 0) byAccount.delete(accountId)
+  }
+
+  // This process's connections signed in with the token `jti` of the account (but `keep`) are cut.
+  private cutTokenHere(accountId: string, jti: string, keep?: unknown) {
+    this.cut(
+      accountId,
+      'signed-out',
+      keep,
+      (connection) => jtiOf(connection.authentication?.accessToken) === jti
+    )
+  }
+
+  /** Cuts the account's open connections (but `keep`) here and, through a notice, on the other instances. */
+  async cutAccount(accountId: string, reason: SessionEndReason, keep?: unknown) {
+    this.cut(accountId, reason, keep)
+    await sendNotice(this.app, SESSIONS_ENDED, { account: accountId, reason }).catch((error: Error) =>
+      this.logger.error('Sessions-ended notice not sent:', error?.message ?? error)
+    )
+  }
+
+  /** Cuts the connections signed in with the token `jti` of the account (but `keep`) here and, through a notice, on
+   *  the other instances. */
+  async cutToken(accountId: string, jti: string, keep?: unknown) {
+    this.cutTokenHere(accountId, jti, keep)
+    await sendNotice(this.app, TOKEN_REVOKED, { account: accountId, jti }).catch((error: Error) =>
+      this.logger.error('Token-revoked notice not sent:', error?.message ?? error)
+    )
+  }
+}
+
+/**
+ * Ends every session of an account for `reason`: bumps its session version (so every token issued before is
+ * refused from now on) and cuts its open connections everywhere. `change` is written in the same atomic update
+ * (e.g. a new password); with `announce` the updated account is announced (`deps.announce`); returns it (hidden
+ * fields included).
+ */
+export const endSessions = async (
+  deps: Pick<Deps, 'stores' | 'announce' | 'sessions'>,
+  accountId: string,
+  reason: SessionEndReason,
+  options: { change?: Record<string, unknown>; keep?: unknown; announce?: boolean } = {}
+) => {
+  const updated = await deps.stores.accounts._patch(accountId, {
+    ...(options.change ?? {}),
+    $inc: { sessionVersion: 1 }
+  })
+  // The change is announced first, so the account's own sockets still get its event before they are cut.
+  if (options.announce) await deps.announce('accounts', 'patched', updated)
+  await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut
+  await deps.sessions.cutAccount(accountId, reason, options.keep)
+  return updated
+}
 
 /**
  * Revokes one access token (its `jti`, until `expiresAt` ms): the account's expired entries are dropped, the token's
@@ -300,24 +340,23 @@ const cutToken = (app: Application, accountId: string, jti: string, keep?: unkno
  * through a notice, on the other instances.
  */
 export const revokeToken = async (
-  app: Application,
+  deps: Pick<Deps, 'stores' | 'announce' | 'sessions' | 'clock'>,
   accountId: string,
   jti: string,
   expiresAt: number,
   keep?: unknown
 ) => {
-  const accounts = accountsStore(app)
+  const { accounts } = deps.stores
   // Two atomic updates (concurrent sign-outs lose nothing); the push first, so the list exists for the pull.
   await accounts._patch(accountId, { $push: { revokedTokens: { jti, exp: expiresAt } } })
-  const account = await accounts._patch(accountId, { $pull: { revokedTokens: { exp: { $lt: Date.now() } } } })
+  const account = await accounts._patch(accountId, {
+    $pull: { revokedTokens: { exp: { $lt: deps.clock.now() } } }
+  })
   // The list stays short (it is read on every call): past MAX_REVOKED live entries, every session of the account
   // ends instead (which covers the listed tokens too) and the list starts again.
   if (Array.isArray(account.revokedTokens) && account.revokedTokens.length > MAX_REVOKED) {
-    await endSessions(app, accountId, 'signed-out-everywhere', { change: { revokedTokens: [] }, keep })
+    await endSessions(deps, accountId, 'signed-out-everywhere', { change: { revokedTokens: [] }, keep })
     return
   }
-  cutToken(app, accountId, jti, keep)
-  await sendNotice(app, TOKEN_REVOKED, { account: accountId, jti }).catch((error: Error) =>
-    logger.error('Token-revoked notice not sent:', error?.message ?? error)
-  )
+  await deps.sessions.cutToken(accountId, jti, keep)
 }

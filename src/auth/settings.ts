@@ -1,6 +1,11 @@
 // Settings of the authentication flows: the parts of the configuration (src/configuration.ts) they read, as one
 // typed object. Every key is documented in docs/configuration.md; defaults are in config/default.json.
-import type { Application, Configuration } from '../declarations'
+import type { Configuration } from '../declarations'
+
+/** Where the settings are read: the app's dependencies (`deps.settings`) or the app itself. */
+interface SettingsSource {
+  get<K extends keyof Configuration>(key: K): Configuration[K]
+}
 
 export type OAuthProviderName = 'google' | 'facebook'
 export const oauthProviders: OAuthProviderName[] = ['google', 'facebook']
@@ -16,12 +21,12 @@ export type AuthSettings = Pick<
   'oauth' | 'actionCodes' | 'passwordPolicy' | 'mfa' | 'rateLimits' | 'messaging'
 >
 
-/** The settings the app was started with. */
-export const authSettings = (app: Application): AuthSettings => ({
-  oauth: app.get('oauth'),
-  actionCodes: app.get('actionCodes'),
-  passwordPolicy: app.get('passwordPolicy'),
-  mfa: app.get('mfa'),
-  rateLimits: app.get('rateLimits'),
-  messaging: app.get('messaging')
+/** The settings as `settings` holds them now. */
+export const authSettings = (settings: SettingsSource): AuthSettings => ({
+  oauth: settings.get('oauth'),
+  actionCodes: settings.get('actionCodes'),
+  passwordPolicy: settings.get('passwordPolicy'),
+  mfa: settings.get('mfa'),
+  rateLimits: settings.get('rateLimits'),
+  messaging: settings.get('messaging')
 })

@@ -15,7 +15,7 @@ const patientOfInvoice = (invoice: Billed | null | undefined): string | undefine
 export const invoiceAudit: AuditDeclaration = {
   fields: ['subjectType', 'subject', 'facility'],
   patient: patientOfInvoice,
-  facility: (doc) => doc.facility
+  facility: (doc) => (typeof doc.facility === 'string' ? doc.facility : undefined)
 }
 
 /** The audit of an invoice's children (items, payments, intents): the patient is their invoice's, read from
@@ -26,5 +26,5 @@ export const invoiceChildAudit = (stores: Pick<Stores, 'invoices'>): AuditDeclar
     typeof doc.invoice === 'string'
       ? patientOfInvoice(await orNull(stores.invoices._get(doc.invoice)))
       : undefined,
-  facility: (doc) => doc.facility
+  facility: (doc) => (typeof doc.facility === 'string' ? doc.facility : undefined)
 })

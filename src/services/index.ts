@@ -26,10 +26,10 @@ import { subscriptionPackages } from './subscription-packages/subscription-packa
 import { subscriptions } from './subscriptions/subscriptions'
 
 export const services = (app: Application, deps: Deps) => {
-  app.configure(organizationMembers)
-  app.configure(accounts)
-  app.configure(organizations)
-  app.configure(medicalRecords)
+  organizationMembers(app, deps)
+  accounts(app, deps)
+  organizations(app, deps)
+  medicalRecords(app, deps)
   // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
   medicalEncounters(app, deps)
   facilityServices(app, deps)

@@ -3,6 +3,7 @@ import { authenticate } from '@feathersjs/authentication'
 import { hooks as localHooks } from '@feathersjs/authentication-local'
 import { Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { externalView } from '../../schema/external'
 import { scopeAccess } from '../../hooks/scope-access'
@@ -16,11 +17,9 @@ import {
   validateQueryWith
 } from '../../schema/validators'
 import { passwordProblem } from '../../auth/password'
-import { authSettings } from '../../auth/settings'
-import { cutAccountConnections } from '../../auth/sessions'
-import { checkSignUpSubscription, subscribeSignUp } from '../../subscriptions/signup'
-import { depsSlot } from '../../deps'
-import { createAccountService, type AccountService } from './accounts.class'
+import { normalizeEmail } from '../../auth/accounts'
+import { checkSignUpSubscription } from '../../subscriptions/signup'
+import { AccountService } from './accounts.class'
 import {
   accountDataSchema,
   accountExternalResolver,
@@ -28,18 +27,12 @@ import {
   accountQuerySchema
 } from './accounts.schema'
 import { accountMethods, accountPath } from './accounts.shared'
-import { serviceAt } from '../../store'
-import { onBehalfOf } from '../../audit/changes'
 
 declare module '../../declarations' {
   interface ServiceTypes {
     [accountPath]: AccountService
   }
 }
-
-/** Emails are trimmed and lower-cased wherever they come in. */
-export const normalizeEmail = (email: unknown) =>
-  typeof email === 'string' ? email.trim().toLowerCase() : email
 
 // Emails are unique whatever their case or surrounding spaces.
 const normalizeEmails = async (context: HookContext, next: NextFunction) => {
@@ -70,68 +63,30 @@ const refuseDuplicateEmail = async (context: HookContext, next: NextFunction) =>
 
 // The sign-up body is checked against its schema and the password policy (config `passwordPolicy`, the same as
 // for changed passwords) in one step, so one 400 names every offending field with the policy's own message.
-const validateSignUp = async (context: HookContext, next: NextFunction) => {
+const validateSignUp = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
   const data = context.data
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw bodyNotAnObject()
   const validate = dataValidator.compile(accountDataSchema)
   const errors = validate(data) ? [] : fieldErrors(validate.errors)
   const problem =
     typeof data.password === 'string'
-      ? passwordProblem(authSettings(context.app).passwordPolicy, data.password, data.email)
+      ? passwordProblem(deps.settings.get('passwordPolicy'), data.password, data.email)
       : undefined
   if (problem) errors.push({ field: 'password', message: problem })
   if (errors.length) throw invalid('data', errors)
   await next()
 }
 
-// The sign-up body's `organization` is created with the new account as its superadmin, and with it the
-// organization's `subscription` when one is asked for — all or nothing (src/subscriptions/signup.ts).
-const createSignupOrganization = async (context: HookContext, next: NextFunction) => {
-  const { organization, ...account } = context.data
-  context.data = account
-  const { subscription, ...organizationData } = organization ?? {}
-  if (subscription)
-    await checkSignUpSubscription(depsSlot.require(context.app), organizationData, subscription)
+// A sign-up asking for its organization's subscription names a package fit for that organization (checked before
+// the account is created; the class creates the organization and the subscription with it).
+const checkSignUpOrganization = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
+  const { subscription, ...organizationData } = context.data.organization ?? {}
+  if (subscription) await checkSignUpSubscription(deps, organizationData, subscription)
   await next()
-  if (!organization) return
-  const created = context.result
-  try {
-    const org = await context.app
-      .service('organizations')
-      .create(organizationData, { account: created, authenticated: true })
-    context.result = { ...created, organization: org }
-    if (subscription)
-      context.result = await subscribeSignUp(
-        depsSlot.require(context.app),
-        context.result,
-        subscription,
-        context.params
-      )
-  } catch (error) {
-    await context.service._remove(created.id)
-    throw error
-  }
 }
 
-// Removing an account removes its memberships and its own webhooks (records and billing documents stay), and
-// ends its sessions: its tokens are refused (no account) and its open sockets are cut at once, on every instance.
-const removeDependents = async (context: HookContext, next: NextFunction) => {
-  await next()
-  const account = context.result.id
-  await cutAccountConnections(context.app, account, 'account-removed', context.params.connection)
-  for (const [path, field] of [
-    ['organization-members', 'uid'],
-    ['webhooks', 'account']
-  ]) {
-    const service = serviceAt(context.app, path)
-    const list = await service._find({ query: { [field]: account }, paginate: false })
-    // (on behalf of the caller: the removals' audit events name who removed them)
-    for (const doc of list) await service.remove(doc.id, { bootstrap: true, ...onBehalfOf(context.params) })
-  }
-}
-
-export const accounts = (app: Application) => {
-  app.use(accountPath, createAccountService(app), { methods: [...accountMethods], events: [] })
+export const accounts = (app: Application, deps: Deps) => {
+  app.use(accountPath, new AccountService(app, deps), { methods: [...accountMethods], events: [] })
   app.service(accountPath).populatable = true
 
   defineAccess(app, accountPath, {
@@ -149,8 +104,8 @@ export const accounts = (app: Application) => {
       find: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       create: [
-        validateSignUp,
-        createSignupOrganization,
+        validateSignUp(deps),
+        checkSignUpOrganization(deps),
         refuseDuplicateEmail,
         localHooks.hashPassword('password'),
         setCreated
@@ -161,7 +116,7 @@ export const accounts = (app: Application) => {
         scopeAccess,
         validateBody({ patch: accountPatchSchema })
       ],
-      remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess, removeDependents]
+      remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess]
     }
   })
 }

@@ -63,7 +63,7 @@ export const billingCustomers = (app: Application, deps: Deps) => {
     // An account creates a customer for itself only; an organization's only its superadmin (a member without
     // it: 403; an organization the caller is not in: 404).
     create: (access, data) => {
-      if (data.owner.account !== undefined) {
+      if ('account' in data.owner) {
         if (data.owner.account !== access.accountId)
           throw new Forbidden('An account may create a billing customer only for itself')
         return
@@ -75,8 +75,10 @@ export const billingCustomers = (app: Application, deps: Deps) => {
         throw new Forbidden('Only a superadmin of the organization may create its billing customer')
     },
     audience: (doc) =>
-      doc.owner?.account ? [`accounts/${doc.owner.account}`] : [`organizations/${doc.owner?.organization}`],
-    organizations: (doc) => (doc.owner?.organization ? [doc.owner.organization] : [])
+      doc.owner && 'account' in doc.owner
+        ? [`accounts/${doc.owner.account}`]
+        : [`organizations/${doc.owner?.organization}`],
+    organizations: (doc) => (doc.owner && 'organization' in doc.owner ? [doc.owner.organization] : [])
   })
 
   app.service(billingCustomerPath).hooks({

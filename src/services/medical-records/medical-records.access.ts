@@ -2,7 +2,8 @@
 // query scopes find/get/patch/remove in the datastore, decides write and share rights on one loaded record
 // (evaluated in memory with the same Mongo-style semantics) and filters realtime events.
 import type { Query } from '@feathersjs/feathers'
-import type { AccessContext } from '../../access/context'
+import { NotFound } from '@feathersjs/errors'
+import { isMemberWith, type AccessContext } from '../../access/context'
 import { matches } from '../../access/rules'
 import type { Permission } from './medical-records.schema'
 
@@ -83,16 +84,27 @@ export const recordQuery = (access: AccessContext, grant: Grant): Query => {
 }
 
 /** Does `access` hold `grant` on this (loaded) record? */
-export const holds = (access: AccessContext, grant: Grant, record: any) =>
+export const holds = (access: AccessContext, grant: Grant, record: unknown) =>
   matches(recordQuery(access, grant), record)
 
 /** Channels whose connections might read an event about `record` (each connection is then checked with the read query). */
-export const recordAudience = (record: any): string[] => {
+export const recordAudience = (record: { createdBy?: unknown; permissions?: unknown }): string[] => {
   const names = new Set<string>()
-  if (record.createdBy) names.add(`accounts/${record.createdBy}`)
-  for (const element of Array.isArray(record.permissions) ? record.permissions : []) {
-    if (element?.uid) names.add(`accounts/${element.uid}`)
-    if (element?.organization) names.add(`organizations/${element.organization}`)
+  if (record.createdBy) names.add(`accounts/${String(record.createdBy)}`)
+  const elements: unknown[] = Array.isArray(record.permissions) ? record.permissions : []
+  for (const element of elements as ({ uid?: unknown; organization?: unknown } | null)[]) {
+    if (element?.uid) names.add(`accounts/${String(element.uid)}`)
+    if (element?.organization) names.add(`organizations/${String(element.organization)}`)
   }
   return [...names]
+}
+
+/** A record filed under a facility needs a membership of that facility; an organization the caller is not a member
+ *  of cannot be read by them, so it is a 404 naming the field. */
+export const requireFacilityMembership = (access: AccessContext, facility: string) => {
+  if (!isMemberWith(access, facility)) {
+    throw new NotFound('Only members of the facility may file records under it', {
+      errors: [{ field: 'facility', message: 'is not a facility you are a member of' }]
+    })
+  }
 }

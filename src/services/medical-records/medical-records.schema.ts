@@ -41,7 +41,7 @@ const num = () => Type.Optional(Type.Number())
 const bool = () => Type.Optional(Type.Boolean())
 const strArray = () => Type.Optional(Type.Array(Type.String()))
 /** A free-form JSON object (spec type "Object" without described fields). */
-const anyObject = () => Type.Unsafe<Record<string, any>>({ type: 'object' })
+const freeObject = () => Type.Unsafe<Record<string, unknown>>({ type: 'object' })
 
 /** A random hex id, the default id of generated sub-documents. */
 export const generateId = (): string => randomBytes(12).toString('hex')
@@ -63,7 +63,7 @@ export const permissionSchema = Type.Object(
 )
 export type Permission = Static<typeof permissionSchema>
 
-const isPlainObject = (value: unknown): value is Record<string, any> =>
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const permissionSelectorProblems = (permissions: unknown): FieldError[] => {
@@ -243,7 +243,7 @@ export const dentalNoteProperties = {
   ss: str(),
   dx: str(),
   notes: str(),
-  status: Type.Optional(anyObject()),
+  status: Type.Optional(freeObject()),
   surfaces: Type.Optional(
     Type.Array(Type.Object({ name: str(), icdas: str(), cast: str() }, { additionalProperties: false }))
   ),
@@ -452,10 +452,9 @@ export const fillDefaults = <R>(record: R): R => {
 // ---------------------------------------------------------------------------------------------------------
 // Validation that collects every problem
 
-export interface ValidationResult {
-  value?: any
-  errors?: FieldError[]
-}
+/** A valid body (cloned, defaults filled), or every problem found. */
+export type ValidationResult =
+  { value: Record<string, unknown>; errors?: undefined } | { value?: undefined; errors: FieldError[] }
 
 // Compiled once at module load, with the one data validator of every service (src/schema/validators.ts).
 const dataValidators = {} as Record<MedicalRecordType, ValidateFunction>
@@ -470,7 +469,7 @@ const allowedTypesMessage = `must be one of: ${medicalRecordTypes.join(', ')}`
 const runValidator = (
   validate: ValidateFunction,
   type: MedicalRecordType,
-  body: Record<string, any>,
+  body: Record<string, unknown>,
   patchTypeField: boolean
 ): ValidationResult => {
   const value = structuredClone(body)

@@ -2,13 +2,14 @@
 import { authenticate } from '@feathersjs/authentication'
 import { BadRequest, Conflict, Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { recordChanges } from '../../hooks/record-change'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { createMemberService, type OrganizationMemberService } from './organization-members.class'
+import { OrganizationMemberService } from './organization-members.class'
 import { memberDataSchema, memberPatchSchema, memberQuerySchema } from './organization-members.schema'
 import { organizationMemberMethods, organizationMemberPath } from './organization-members.shared'
 
@@ -19,9 +20,8 @@ declare module '../../declarations' {
 }
 
 // The added account must exist and not be a member already.
-const requireNewMemberAccount = async (context: HookContext, next: NextFunction) => {
-  const accounts = context.app.service('accounts')
-  await accounts._get(context.data.uid).catch(() => {
+const requireNewMemberAccount = (deps: Deps) => async (context: HookContext, next: NextFunction) => {
+  await deps.stores.accounts._get(context.data.uid).catch(() => {
     throw new BadRequest('uid must be an existing account', {
       errors: [{ field: 'uid', message: 'is not an existing account' }]
     })
@@ -69,8 +69,8 @@ const recordMembershipChanges = recordChanges(
   { create: 'member-add', patch: 'privilege-change', remove: 'member-remove' }
 )
 
-export const organizationMembers = (app: Application) => {
-  app.use(organizationMemberPath, createMemberService(app), {
+export const organizationMembers = (app: Application, deps: Deps) => {
+  app.use(organizationMemberPath, new OrganizationMemberService(app, deps), {
     methods: [...organizationMemberMethods],
     events: []
   })
@@ -78,7 +78,7 @@ export const organizationMembers = (app: Application) => {
 
   defineAccess(app, organizationMemberPath, {
     read: (access) => (access.admin ? null : { organization: { $in: organizationIds(access) } }),
-    // Superadmins manage members; any member may leave (remove their own membership).
+    // Superadmins manage members; every member may leave (remove their own membership).
     write: (access, method) =>
       method === 'remove'
         ? { $or: [{ organization: { $in: superadminOf(access) } }, { uid: access.accountId }] }
@@ -102,7 +102,7 @@ export const organizationMembers = (app: Application) => {
       create: [
         validateBody({ create: memberDataSchema }),
         scopeAccess,
-        requireNewMemberAccount,
+        requireNewMemberAccount(deps),
         setCreated,
         recordMembershipChanges
       ],

@@ -1,24 +1,76 @@
-// The organizations store and its options.
+// The organizations service: what a POST and a DELETE do (the creator becomes the first superadmin; a removal takes
+// the organization's memberships, webhooks and live subscription with it), and the store's options.
+import type { NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
-import { createStore, type StoreOptions, type StoreService, type Stored } from '../../store'
+import type { Deps } from '../../deps'
+import type { StoreOptions, StoreParams, Stored } from '../../store'
+import { onBehalfOf } from '../../audit/changes'
+import { cancelForRemovedFacility } from '../../subscriptions/lifecycle'
+import { ResourceService } from '../resource'
 import type { Organization } from './organizations.schema'
-import type { OrganizationData, OrganizationPatch, OrganizationQuery } from './organizations.shared'
+import {
+  organizationPath,
+  type OrganizationData,
+  type OrganizationPatch,
+  type OrganizationQuery
+} from './organizations.shared'
 
-export const getOptions = (_app: Application): StoreOptions => ({
+export const getOptions = (): StoreOptions => ({
   name: 'organizations',
   indexes: [{ fields: { type: 1 } }]
 })
 
-/** The organizations service as the app holds it: the store's adapter typed by the schemas. */
-export type OrganizationService = StoreService<
+export class OrganizationService extends ResourceService<
   Stored<Organization>,
   OrganizationData,
   OrganizationPatch,
   OrganizationQuery
->
+> {
+  constructor(app: Application, deps: Deps) {
+    super(app, deps, organizationPath, getOptions())
+  }
 
-export const createOrganizationService = (app: Application): OrganizationService =>
-  createStore<Stored<Organization>, OrganizationData, OrganizationPatch, OrganizationQuery>(
-    app,
-    getOptions(app)
-  )
+  /** Creates the organization with its creator as the first superadmin member; without that membership the
+   *  organization is not kept. */
+  async create(
+    data: OrganizationData,
+    params: StoreParams<OrganizationQuery> = {}
+  ): Promise<Stored<Organization>> {
+    return this.write('create', null, params, async () => {
+      const organization = await this.store.create(data, params)
+      try {
+        await this.app.service('organization-members').create(
+          {
+            organization: organization.id,
+            uid: params.account.id,
+            roles: [],
+            privileges: [],
+            superadmin: true
+          },
+          { ...onBehalfOf(params), account: params.account, authenticated: true, bootstrap: true }
+        )
+      } catch (error) {
+        await this._remove(organization.id)
+        throw error
+      }
+      return organization
+    })
+  }
+
+  /** Removes the organization, then its memberships and its webhooks, and cancels its live subscription. */
+  async remove(id: NullableId, params: StoreParams<OrganizationQuery> = {}): Promise<Stored<Organization>> {
+    return this.write('remove', id, params, async () => {
+      const removed = await this.store.remove(id, params)
+      const organization = removed.id
+      // (on behalf of the caller: the removals' audit events name who removed them)
+      const cascade = () => ({ bootstrap: true, ...onBehalfOf(params) })
+      const { members, webhooks } = this.deps.stores
+      for (const doc of await members._find({ query: { organization }, paginate: false }))
+        await this.app.service('organization-members').remove(doc.id, cascade())
+      for (const doc of await webhooks._find({ query: { organization }, paginate: false }))
+        await this.app.service('webhooks').remove(doc.id, cascade())
+      await cancelForRemovedFacility(this.deps, organization, params.account?.id ?? null)
+      return removed
+    })
+  }
+}

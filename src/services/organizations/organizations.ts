@@ -1,22 +1,20 @@
-// Organizations: any signed-in account creates one and becomes its superadmin; members read; superadmins change.
+// Organizations: every signed-in account may create one and becomes its superadmin; members read; superadmins change
+// (what a create and a removal do: organizations.class.ts).
 import { authenticate } from '@feathersjs/authentication'
-import type { Application, HookContext, NextFunction } from '../../declarations'
+import type { Application } from '../../declarations'
+import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
 import { organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
-import { createOrganizationService, type OrganizationService } from './organizations.class'
+import { OrganizationService } from './organizations.class'
 import {
   organizationDataSchema,
   organizationPatchSchema,
   organizationQuerySchema
 } from './organizations.schema'
 import { organizationMethods, organizationPath } from './organizations.shared'
-import { serviceAt } from '../../store'
-import { onBehalfOf } from '../../audit/changes'
-import { cancelForRemovedFacility } from '../../subscriptions/lifecycle'
-import { depsSlot } from '../../deps'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -24,51 +22,11 @@ declare module '../../declarations' {
   }
 }
 
-// The creator becomes the first superadmin member; without that membership the organization is not kept.
-const addCreatorAsSuperadmin = async (context: HookContext, next: NextFunction) => {
-  await next()
-  const organization = context.result
-  try {
-    await context.app.service('organization-members').create(
-      {
-        organization: organization.id,
-        uid: context.params.account.id,
-        roles: [],
-        privileges: [],
-        superadmin: true
-      },
-      {
-        ...onBehalfOf(context.params),
-        account: context.params.account,
-        authenticated: true,
-        bootstrap: true
-      }
-    )
-  } catch (error) {
-    await context.service._remove(organization.id)
-    throw error
-  }
-}
-
-// Removing an organization removes its memberships and its webhooks, and cancels its live subscription.
-const removeDependents = async (context: HookContext, next: NextFunction) => {
-  await next()
-  const organization = context.result.id
-  for (const path of ['organization-members', 'webhooks']) {
-    const service = serviceAt(context.app, path)
-    const list = await service._find({ query: { organization }, paginate: false })
-    // (on behalf of the caller: the removals' audit events name who removed them)
-    for (const doc of list) await service.remove(doc.id, { bootstrap: true, ...onBehalfOf(context.params) })
-  }
-  await cancelForRemovedFacility(
-    depsSlot.require(context.app),
-    organization,
-    context.params.account?.id ?? null
-  )
-}
-
-export const organizations = (app: Application) => {
-  app.use(organizationPath, createOrganizationService(app), { methods: [...organizationMethods], events: [] })
+export const organizations = (app: Application, deps: Deps) => {
+  app.use(organizationPath, new OrganizationService(app, deps), {
+    methods: [...organizationMethods],
+    events: []
+  })
   app.service(organizationPath).populatable = true
 
   defineAccess(app, organizationPath, {
@@ -85,18 +43,13 @@ export const organizations = (app: Application) => {
       all: [authenticate('jwt')],
       find: [validateQueryWith(organizationQuerySchema), scopeAccess],
       get: [validateQueryWith(organizationQuerySchema), scopeAccess],
-      create: [
-        validateBody({ create: organizationDataSchema }),
-        scopeAccess,
-        addCreatorAsSuperadmin,
-        setCreated
-      ],
+      create: [validateBody({ create: organizationDataSchema }), scopeAccess, setCreated],
       patch: [
         validateQueryWith(organizationQuerySchema),
         scopeAccess,
         validateBody({ patch: organizationPatchSchema })
       ],
-      remove: [validateQueryWith(organizationQuerySchema), scopeAccess, removeDependents]
+      remove: [validateQueryWith(organizationQuerySchema), scopeAccess]
     }
   })
 }
