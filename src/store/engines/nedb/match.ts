@@ -365,7 +365,7 @@ export const useMongoMatching = () => {
   const version = installedNedbVersion()
   if (version !== NEDB_VERSION) {
     throw new Error(
-      `The embedded engine's matcher replaces @seald-io/nedb ${NEDB_VERSION}'s model.match; ${version} is installed: check its internals and update src/store/nedb-match.ts`
+      `The embedded engine's matcher replaces @seald-io/nedb ${NEDB_VERSION}'s model.match; ${version} is installed: check its internals and update src/store/engines/nedb/match.ts`
     )
   }
   const model = nedbRequire('./lib/model.js')

@@ -14,7 +14,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { deserialize, serialize } from '@seald-io/nedb/lib/model'
-import { replaceFileWithLines } from './nedb-commit'
+import { replaceFileWithLines } from './commit'
 
 export interface IndexDeclaration {
   fieldName: string

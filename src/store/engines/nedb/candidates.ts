@@ -8,7 +8,7 @@
 // (Index keys are what NeDB itself indexes: each value of an array field, not values nested in arrays of arrays —
 // the same limit NeDB's own index use has.)
 import NeDB from '@seald-io/nedb'
-import { compareSortKeys, matches, sortKeyOf, useMongoMatching } from './nedb-match'
+import { compareSortKeys, matches, sortKeyOf, useMongoMatching } from './match'
 
 type Docs = any[]
 type Indexes = Record<string, { getMatching(value: unknown): Docs }>
@@ -86,7 +86,7 @@ const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)
 // generic matcher. A `$sort` whose first key is an indexed field, ascending, with a `$limit`, walks that index in
 // order and stops once the page is full (falling back to a full sort if the walk would be longer, or meets an array
 // or object value there). Pick-projections of top-level fields copy only the picked fields. Any other query takes
-// NeDB's candidates and the MongoDB-semantics matcher (./nedb-match.ts); sorting is MongoDB's order throughout.
+// NeDB's candidates and the MongoDB-semantics matcher (./match.ts); sorting is MongoDB's order throughout.
 // Results are the same as a full scan's (test/store/nedb-candidates.test.ts compares them with plain NeDB, and
 // test/store/query-semantics.test.ts with MongoDB's rules).
 // (`@seald-io/nedb` ships no types for its Cursor and model modules.)
@@ -294,7 +294,7 @@ const walk = (node: TreeNode | null | undefined, visit: (node: TreeNode) => bool
 const countOf = (docs: { length: number }) => docs.length
 
 /**
- * Documents sorted by `criteria`, MongoDB's order (src/store/nedb-match.ts: null and missing alike, an array by its
+ * Documents sorted by `criteria`, MongoDB's order (src/store/engines/nedb/match.ts: null and missing alike, an array by its
  * smallest or largest element), sort keys read once each. A key that is a number in every document is compared as
  * a number, without type checks: the common case, a page of records by `createdAt`.
  */

@@ -15,10 +15,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { serialize } from '@seald-io/nedb/lib/model'
-import { readDataLines, type LoadedData } from './nedb-load'
+import { readDataLines, type LoadedData } from './load'
 
-import type { StoreSync } from './sync'
-export { STORE_SYNC_MODES, type StoreSync } from './sync'
+import type { StoreSync } from '../../sync'
+export { STORE_SYNC_MODES, type StoreSync } from '../../sync'
 
 interface Batch {
   text: string
