@@ -43,7 +43,7 @@ export const store = (app: Application) => {
   )
 }
 
-// Opened by `store`, configured before any service.
+// Opened by `store`, configured before the services.
 const engineOf = (app: Application): Engine => engineSlot.require(app).engine
 
 /** The store class, as a service class built on it derives from it. */

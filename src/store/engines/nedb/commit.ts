@@ -273,7 +273,7 @@ export const useGroupCommit = (datastore: object, mode: StoreSync): GroupCommit 
     command(() => db._updateAsync(query, update, options))
   target.removeAsync = (query: unknown, options: unknown = {}) =>
     command(() => db._removeAsync(query, options))
-  // Index declarations are appended through the executor too; wait for them as for any write.
+  // Index declarations are appended through the executor too; wait for them as for every write.
   const ensureIndex = (
     datastore as { ensureIndexAsync(options: unknown): Promise<void> }
   ).ensureIndexAsync.bind(datastore)

@@ -120,7 +120,7 @@ export const nedbEngine = (
         }
         for (const log of journals.values()) await log.close()
       } finally {
-        // Last: nothing of this app writes to the folder any more.
+        // Last: nothing of this app writes to the folder from now on.
         lock.release()
       }
     }

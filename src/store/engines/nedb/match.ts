@@ -1,6 +1,6 @@
 // The embedded engine's query matcher and sort order, with MongoDB's semantics for the portable query subset, so
 // both engines answer every query alike. NeDB's own matcher differs from MongoDB's: `$ne`/`$nin` on an array field
-// matched when any element differed, `null` did not match a missing field (`{ f: null }`, `$in: [null]`), `$ne: null`
+// matched when some element differed, `null` did not match a missing field (`{ f: null }`, `$in: [null]`), `$ne: null`
 // matched a missing field, and two range bounds on an array field had to hold for one element. Its sort order put
 // a missing field before `null` and compared arrays element by element.
 //
@@ -27,13 +27,13 @@ import { createRequire } from 'node:module'
 /** The @seald-io/nedb version whose `model.match` calls this module replaces. */
 export const NEDB_VERSION = '4.1.2'
 
-type Doc = Record<string, any>
+type Doc = Record<string, unknown>
 
 const isDate = (value: unknown): value is Date => value instanceof Date
 const isRegExp = (value: unknown): value is RegExp => value instanceof RegExp
-const isObject = (value: unknown): value is Record<string, any> =>
+const isObject = (value: unknown): value is Doc =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && !isDate(value) && !isRegExp(value)
-const isOperatorObject = (value: unknown): value is Record<string, any> => {
+const isOperatorObject = (value: unknown): value is Doc => {
   if (!isObject(value)) return false
   const keys = Object.keys(value)
   return keys.length > 0 && keys[0].startsWith('$')
@@ -261,12 +261,7 @@ const sizeOf = (size: unknown) => {
 }
 
 /** One `{ $operator: argument }` of a field's condition, over the values the path reaches. */
-const operatorHolds = (
-  values: unknown[],
-  operator: string,
-  argument: unknown,
-  condition: Record<string, any>
-): boolean => {
+const operatorHolds = (values: unknown[], operator: string, argument: unknown, condition: Doc): boolean => {
   switch (operator) {
     case '$eq':
       return someValue(values, (value) => equalsAt(value, argument))
