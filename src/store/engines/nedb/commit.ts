@@ -196,7 +196,12 @@ export class GroupCommit {
   }
 }
 
-// What of NeDB's internals the commit log replaces (untyped in NeDB's typings).
+// What of NeDB's internals the commit log replaces or calls (untyped in NeDB's typings), as they are in
+// @seald-io/nedb 4.1.2 (NEDB_VERSION, ./match.ts): the persistence's `persistNewStateAsync` (an append),
+// `persistCachedDatabaseAsync` (a rewrite), `loadDatabaseAsync` and `treatRawStreamAsync` (the load; ./load.ts
+// reads lines as the latter does), the executor's `pushAsync`, and the datastore's `insertAsync`, `updateAsync`,
+// `removeAsync` and `ensureIndexAsync` (each replaced by one pushing the same internal `_insertAsync`,
+// `_updateAsync` or `_removeAsync` into the executor). test/store/nedb-internals.test.ts fails when one changes.
 interface NeDBInternals {
   executor: { pushAsync<T>(task: () => Promise<T>, forceQueuing?: boolean): Promise<T> }
   persistence: {

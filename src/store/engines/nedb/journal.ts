@@ -16,7 +16,8 @@ import { cutTornLine, GroupCommit, replaceFileWithLines, type StoreSync } from '
 const NEWLINE = 0x0a
 const CHUNK = 16 << 20
 
-// NeDB's `_id` index (untyped in NeDB's typings).
+// NeDB's `_id` index (untyped in NeDB's typings; its shape in @seald-io/nedb 4.1.2 is checked by
+// test/store/nedb-internals.test.ts).
 interface NeDBIndexes {
   indexes: { _id: { getMatching(value: unknown): unknown[] } }
 }

@@ -21,7 +21,8 @@
 //   sorts by its smallest element ascending and by its largest descending. Strings by code point.
 // This replaces NeDB's `model.match`, which its cursors, updates and removes call through the module object; the
 // replacement is written for @seald-io/nedb NEDB_VERSION exactly (test/store/query-semantics.test.ts fails when
-// the installed version differs or when NeDB stops calling it).
+// the installed version differs or when NeDB stops calling it; test/store/nedb-internals.test.ts when `match` or
+// its callers change). NEDB_VERSION is the version every override of NeDB's internals in this folder was written for.
 import { createRequire } from 'node:module'
 
 /** The @seald-io/nedb version whose `model.match` calls this module replaces. */
