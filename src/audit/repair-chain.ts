@@ -12,7 +12,7 @@
 //      and the trail itself says which events were re-chained, when and from which numbers; the file as it was
 //      is kept next to it (`.before-repair-<stamp>`) with their original hashes.
 import { newId } from '../store'
-import type { LineDoc, ResolverResult } from '../store/nedb-repair'
+import type { LineDoc, ResolverResult } from '../store/engines/nedb/repair'
 import { GENESIS_HASH, hashEvent, type AuditEvent } from './chain'
 
 export class ChainRepairRefused extends Error {}

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { DataDirError, lockDataDir, type DataLock } from '../store/data-lock'
-import { repairDataFile, type RepairResult } from '../store/nedb-repair'
+import { repairDataFile, type RepairResult } from '../store/engines/nedb/repair'
 import { ChainRepairRefused, repairAuditChain } from '../audit/repair-chain'
 import { auditCollection } from '../services/audit-events/audit-events.class'
 

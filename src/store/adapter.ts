@@ -1,25 +1,32 @@
 // The store's typed adapter as a base class: a service class extends it (generic over Result/Data/Patch/Query) and
-// holds its own create/patch/remove, calling domain functions; everything else is the engine's adapter (MongoDB or
-// the embedded engine, chosen at start-up), to which each method hands over.
-import type { Id, NullableId } from '@feathersjs/feathers'
+// holds its own create/patch/remove, calling domain functions; everything else is the store built on the engine
+// chosen at start-up (MongoDB or the embedded engine), held as `store`, to which each method hands over.
+import type { PaginationOptions } from '@feathersjs/adapter-commons'
+import type { Id, NullableId, Paginated } from '@feathersjs/feathers'
 import type { Application } from '../declarations'
-import {
-  createStore,
-  type InternalParams,
-  type StoreDoc,
-  type StoreOptions,
-  type StoreParams,
-  type StoreService
-} from './index'
+import type {
+  ByIdResult,
+  GroupSums,
+  InternalParams,
+  Store,
+  StoreDoc,
+  StoreOptions,
+  StoreParams,
+  UntypedDoc
+} from './contract'
+import { createStore } from './registry'
 
-// The overloads of every method come from StoreService (merged in); the bodies below only hand over.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface StoreAdapter<Result, Data, Patch, Query> extends StoreService<Result, Data, Patch, Query> {}
-
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class StoreAdapter<Result = any, Data = any, Patch = any, Query = Record<string, any>> {
-  /** The engine's adapter this service writes through. */
-  readonly store: StoreService<Result, Data, Patch, Query>
+export class StoreAdapter<
+  Result = UntypedDoc,
+  Data = UntypedDoc,
+  Patch = UntypedDoc,
+  Query = StoreDoc
+> implements Store<Result, Data, Patch, Query> {
+  /** The store this service reads and writes through. */
+  readonly store: Store<Result, Data, Patch, Query>
+  populatable?: boolean
+  bodyOperators?: string[]
+  eventMethods?: string[]
 
   constructor(
     readonly app: Application,
@@ -34,41 +41,62 @@ export class StoreAdapter<Result = any, Data = any, Patch = any, Query = Record<
   get options() {
     return this.store.options
   }
+  get events() {
+    return this.store.events
+  }
+  get loadDeferred() {
+    return this.store.loadDeferred
+  }
+  journalFile() {
+    return this.store.journalFile()
+  }
 
-  find(params?: StoreParams<Query>): Promise<any> {
+  find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
+  find(params?: StoreParams<Query> & { paginate: false }): Promise<Result[]>
+  find(params?: StoreParams<Query>): Promise<Paginated<Result> | Result[]>
+  find(params?: StoreParams<Query>): Promise<Paginated<Result> | Result[]> {
     return this.store.find(params)
   }
-  get(id: Id, params?: StoreParams<Query>): Promise<any> {
+  get(id: Id, params?: StoreParams<Query>): Promise<Result> {
     return this.store.get(id, params)
   }
-  create(data: Data, params?: StoreParams<Query>): Promise<any> {
+  create(data: Data, params?: StoreParams<Query>): Promise<Result> {
     return this.store.create(data, params)
   }
-  update(id: Id, data: Data, params?: StoreParams<Query>): Promise<any> {
+  update(id: Id, data: Data, params?: StoreParams<Query>): Promise<Result> {
     return this.store.update(id, data, params)
   }
-  patch(id: NullableId, data: Patch, params?: StoreParams<Query>): Promise<any> {
+  patch(id: NullableId, data: Patch, params?: StoreParams<Query>): Promise<Result> {
     return this.store.patch(id, data, params)
   }
-  remove(id: NullableId, params?: StoreParams<Query>): Promise<any> {
+  remove(id: NullableId, params?: StoreParams<Query>): Promise<Result> {
     return this.store.remove(id, params)
   }
-  _find(params?: InternalParams): Promise<any> {
+  _find(params?: InternalParams & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
+  _find(params?: InternalParams & { paginate: false }): Promise<Result[]>
+  _find(params?: InternalParams): Promise<Paginated<Result> | Result[]>
+  _find(params?: InternalParams): Promise<Paginated<Result> | Result[]> {
     return this.store._find(params)
   }
-  _get(id: Id, params?: InternalParams): Promise<any> {
+  _get(id: Id, params?: InternalParams): Promise<Result> {
     return this.store._get(id, params)
   }
-  _create(data: StoreDoc | StoreDoc[], params?: InternalParams): Promise<any> {
-    return this.store._create(data as StoreDoc, params)
+  _create(data: StoreDoc, params?: InternalParams): Promise<Result>
+  _create(data: StoreDoc[], params?: InternalParams): Promise<Result[]>
+  _create(data: StoreDoc | StoreDoc[], params?: InternalParams): Promise<Result | Result[]> {
+    return Array.isArray(data) ? this.store._create(data, params) : this.store._create(data, params)
   }
-  _update(id: Id, data: StoreDoc, params?: InternalParams): Promise<any> {
+  _update(id: Id, data: StoreDoc, params?: InternalParams): Promise<Result> {
     return this.store._update(id, data, params)
   }
-  _patch(id: NullableId, data: StoreDoc, params?: InternalParams): Promise<any> {
+  _patch<I extends NullableId>(
+    id: I,
+    data: StoreDoc,
+    params?: InternalParams
+  ): Promise<ByIdResult<I, Result>> {
     return this.store._patch(id, data, params)
   }
-  _remove(id: NullableId, params?: InternalParams): Promise<any> {
+  _remove<I extends NullableId>(id: I, params?: InternalParams): Promise<ByIdResult<I, Result>> {
     return this.store._remove(id, params)
   }
   filterQuery(id: NullableId, params: InternalParams) {
@@ -77,7 +105,10 @@ export class StoreAdapter<Result = any, Data = any, Patch = any, Query = Record<
   getOptions(params: InternalParams) {
     return this.store.getOptions(params)
   }
-  getModel(params: InternalParams) {
-    return this.store.getModel(params)
+  _scan(fields: string[], visit: (doc: StoreDoc) => void): Promise<void> {
+    return this.store._scan(fields, visit)
+  }
+  _sumByGroup(params: InternalParams, groupBy: string, sums: Record<string, string>): Promise<GroupSums[]> {
+    return this.store._sumByGroup(params, groupBy, sums)
   }
 }

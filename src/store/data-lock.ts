@@ -2,7 +2,7 @@
 // from the process's memory (appends, and whole-file rewrites at compaction), so two processes on one folder would
 // each see only their own writes and overwrite each other's. At start the server takes an exclusive lock on the
 // folder — `DATA_DIR/server.lock` holding the holder's pid, host, boot id and start time — before it reads or
-// writes any data file, and refuses to start while another live server holds it.
+// writes a data file, and refuses to start while another live server holds it.
 // - Taken atomically: the content is written to a temp file, synced, then hard-linked to `server.lock` (link(2)
 //   fails if the lock exists, so it appears whole or not at all); where the file system has no hard links, an
 //   O_EXCL create. Neither ever follows a symbolic link.

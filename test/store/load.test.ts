@@ -5,8 +5,8 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import NeDB from '@seald-io/nedb'
-import { readDataLines } from '../../src/store/nedb-load'
-import { IndexedNeDB } from '../../src/store/nedb-candidates'
+import { readDataLines } from '../../src/store/engines/nedb/load'
+import { IndexedNeDB } from '../../src/store/engines/nedb/candidates'
 import { tempDir } from '../helpers/app'
 
 const lines = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import NeDB from '@seald-io/nedb'
-import { IndexedNeDB, indexedCandidates, orPlanMatches } from '../../src/store/nedb-candidates'
+import { IndexedNeDB, indexedCandidates, orPlanMatches } from '../../src/store/engines/nedb/candidates'
 
 // The same documents in plain NeDB (full scans) and in IndexedNeDB: every query must answer the same.
 describe('store: NeDB candidates from indexes', () => {

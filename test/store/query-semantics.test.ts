@@ -12,8 +12,8 @@ import fc from 'fast-check'
 import { feathers } from '@feathersjs/feathers'
 import NeDB from '@seald-io/nedb'
 import { createStore, store, storeReady, closeStore } from '../../src/store'
-import { NEDB_VERSION, installedNedbVersion } from '../../src/store/nedb-match'
-import { IndexedNeDB } from '../../src/store/nedb-candidates'
+import { NEDB_VERSION, installedNedbVersion } from '../../src/store/engines/nedb/match'
+import { IndexedNeDB } from '../../src/store/engines/nedb/candidates'
 import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
 import { http, socketClient, tempDir, testMongoUrl } from '../helpers/app'
 import { fieldsOf, invoiceWithItems, startFacilityServer, type FacilityFixture } from '../helpers/billing'
@@ -371,7 +371,8 @@ describe('store: query semantics are MongoDB’s on both engines', function () {
     const mongo = appFor(url)
     stores.mongo = storeIn(mongo, 'docs', [{ a: 1 }])
     await Promise.all(apps.map((app) => storeReady(app)))
-    const build = await (await stores.mongo.getModel({})).s.db.admin().command({ buildInfo: 1 })
+    const collection: any = await stores.mongo.getOptions({}).Model
+    const build = await collection.s.db.admin().command({ buildInfo: 1 })
     onEmulator = build.gitVersion === 'congodb'
     for (const service of Object.values(stores))
       await service.create(

@@ -15,10 +15,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { serialize } from '@seald-io/nedb/lib/model'
-import { readDataLines, type LoadedData } from './nedb-load'
+import { readDataLines, type LoadedData } from './load'
 
-import type { StoreSync } from './sync'
-export { STORE_SYNC_MODES, type StoreSync } from './sync'
+import type { StoreSync } from '../../sync'
+export { STORE_SYNC_MODES, type StoreSync } from '../../sync'
 
 interface Batch {
   text: string
@@ -196,7 +196,12 @@ export class GroupCommit {
   }
 }
 
-// What of NeDB's internals the commit log replaces (untyped in NeDB's typings).
+// What of NeDB's internals the commit log replaces or calls (untyped in NeDB's typings), as they are in
+// @seald-io/nedb 4.1.2 (NEDB_VERSION, ./match.ts): the persistence's `persistNewStateAsync` (an append),
+// `persistCachedDatabaseAsync` (a rewrite), `loadDatabaseAsync` and `treatRawStreamAsync` (the load; ./load.ts
+// reads lines as the latter does), the executor's `pushAsync`, and the datastore's `insertAsync`, `updateAsync`,
+// `removeAsync` and `ensureIndexAsync` (each replaced by one pushing the same internal `_insertAsync`,
+// `_updateAsync` or `_removeAsync` into the executor). test/store/nedb-internals.test.ts fails when one changes.
 interface NeDBInternals {
   executor: { pushAsync<T>(task: () => Promise<T>, forceQueuing?: boolean): Promise<T> }
   persistence: {
@@ -273,7 +278,7 @@ export const useGroupCommit = (datastore: object, mode: StoreSync): GroupCommit 
     command(() => db._updateAsync(query, update, options))
   target.removeAsync = (query: unknown, options: unknown = {}) =>
     command(() => db._removeAsync(query, options))
-  // Index declarations are appended through the executor too; wait for them as for any write.
+  // Index declarations are appended through the executor too; wait for them as for every write.
   const ensureIndex = (
     datastore as { ensureIndexAsync(options: unknown): Promise<void> }
   ).ensureIndexAsync.bind(datastore)

@@ -14,7 +14,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { deserialize, serialize } from '@seald-io/nedb/lib/model'
-import { replaceFileWithLines } from './nedb-commit'
+import type { StoreDoc } from '../../contract'
+import { replaceFileWithLines } from './commit'
 
 export interface IndexDeclaration {
   fieldName: string
@@ -25,7 +26,7 @@ export interface IndexDeclaration {
 /** A document of the file with the line its last version is on (1-based). */
 export interface LineDoc {
   line: number
-  doc: Record<string, any>
+  doc: StoreDoc
 }
 
 export interface ScannedFile {
@@ -50,7 +51,7 @@ export const scanDataFile = (file: string): ScannedFile => {
     if (raw === '') return
     lines++
     const line = index + 1
-    let doc: any
+    let doc: StoreDoc
     try {
       doc = raw.includes('$$date') ? deserialize(raw) : JSON.parse(raw)
     } catch {
@@ -73,7 +74,7 @@ export const scanDataFile = (file: string): ScannedFile => {
   return { docs: [...byId.values()], unreadable, lines, indexes }
 }
 
-const dotValue = (doc: any, field: string) =>
+const dotValue = (doc: StoreDoc, field: string) =>
   field
     .split('.')
     .reduce((value, key) => (value !== null && typeof value === 'object' ? value[key] : undefined), doc)
@@ -82,7 +83,7 @@ const keyOf = (value: unknown) =>
 
 // The keys a document holds in a unique index, as NeDB indexes them (each element of an array; a compound index
 // on the tuple; nothing for a sparse index's missing field).
-const indexKeys = (doc: any, index: IndexDeclaration): string[] => {
+const indexKeys = (doc: StoreDoc, index: IndexDeclaration): string[] => {
   const fields = index.fieldName.split(',')
   if (fields.length > 1) {
     const values = fields.map((field) => dotValue(doc, field))
@@ -95,7 +96,7 @@ const indexKeys = (doc: any, index: IndexDeclaration): string[] => {
   return [keyOf(value)]
 }
 
-const shown = (doc: any, index: IndexDeclaration) => {
+const shown = (doc: StoreDoc, index: IndexDeclaration) => {
   const fields = index.fieldName.split(',')
   const value =
     fields.length > 1

@@ -1,6 +1,6 @@
 // Journal-first collections on the embedded engine, for append-only logs written on every request (the audit
 // trail): an append is one line added to the collection's data file through the group commit
-// (src/store/nedb-commit.ts, so it is durable per STORE_SYNC before the writer is answered), and nothing else —
+// (src/store/engines/nedb/commit.ts, so it is durable per STORE_SYNC before the writer is answered), and nothing else —
 // the in-memory copy that queries run on (with its indexes) is brought up to date from the file when it is read
 // (`catchUp`), in one batch for everything appended since the last read. The request path so pays a line and a
 // share of a sync; indexing is paid once per read, in bulk.
@@ -11,12 +11,13 @@
 import fs from 'node:fs'
 import type NeDB from '@seald-io/nedb'
 import { deserialize, serialize } from '@seald-io/nedb/lib/model'
-import { cutTornLine, GroupCommit, replaceFileWithLines, type StoreSync } from './nedb-commit'
+import { cutTornLine, GroupCommit, replaceFileWithLines, type StoreSync } from './commit'
 
 const NEWLINE = 0x0a
 const CHUNK = 16 << 20
 
-// NeDB's `_id` index (untyped in NeDB's typings).
+// NeDB's `_id` index (untyped in NeDB's typings; its shape in @seald-io/nedb 4.1.2 is checked by
+// test/store/nedb-internals.test.ts).
 interface NeDBIndexes {
   indexes: { _id: { getMatching(value: unknown): unknown[] } }
 }

@@ -1,6 +1,6 @@
 // The embedded engine's query matcher and sort order, with MongoDB's semantics for the portable query subset, so
 // both engines answer every query alike. NeDB's own matcher differs from MongoDB's: `$ne`/`$nin` on an array field
-// matched when any element differed, `null` did not match a missing field (`{ f: null }`, `$in: [null]`), `$ne: null`
+// matched when some element differed, `null` did not match a missing field (`{ f: null }`, `$in: [null]`), `$ne: null`
 // matched a missing field, and two range bounds on an array field had to hold for one element. Its sort order put
 // a missing field before `null` and compared arrays element by element.
 //
@@ -21,19 +21,20 @@
 //   sorts by its smallest element ascending and by its largest descending. Strings by code point.
 // This replaces NeDB's `model.match`, which its cursors, updates and removes call through the module object; the
 // replacement is written for @seald-io/nedb NEDB_VERSION exactly (test/store/query-semantics.test.ts fails when
-// the installed version differs or when NeDB stops calling it).
+// the installed version differs or when NeDB stops calling it; test/store/nedb-internals.test.ts when `match` or
+// its callers change). NEDB_VERSION is the version every override of NeDB's internals in this folder was written for.
 import { createRequire } from 'node:module'
 
 /** The @seald-io/nedb version whose `model.match` calls this module replaces. */
 export const NEDB_VERSION = '4.1.2'
 
-type Doc = Record<string, any>
+type Doc = Record<string, unknown>
 
 const isDate = (value: unknown): value is Date => value instanceof Date
 const isRegExp = (value: unknown): value is RegExp => value instanceof RegExp
-const isObject = (value: unknown): value is Record<string, any> =>
+const isObject = (value: unknown): value is Doc =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && !isDate(value) && !isRegExp(value)
-const isOperatorObject = (value: unknown): value is Record<string, any> => {
+const isOperatorObject = (value: unknown): value is Doc => {
   if (!isObject(value)) return false
   const keys = Object.keys(value)
   return keys.length > 0 && keys[0].startsWith('$')
@@ -261,12 +262,7 @@ const sizeOf = (size: unknown) => {
 }
 
 /** One `{ $operator: argument }` of a field's condition, over the values the path reaches. */
-const operatorHolds = (
-  values: unknown[],
-  operator: string,
-  argument: unknown,
-  condition: Record<string, any>
-): boolean => {
+const operatorHolds = (values: unknown[], operator: string, argument: unknown, condition: Doc): boolean => {
   switch (operator) {
     case '$eq':
       return someValue(values, (value) => equalsAt(value, argument))
@@ -365,7 +361,7 @@ export const useMongoMatching = () => {
   const version = installedNedbVersion()
   if (version !== NEDB_VERSION) {
     throw new Error(
-      `The embedded engine's matcher replaces @seald-io/nedb ${NEDB_VERSION}'s model.match; ${version} is installed: check its internals and update src/store/nedb-match.ts`
+      `The embedded engine's matcher replaces @seald-io/nedb ${NEDB_VERSION}'s model.match; ${version} is installed: check its internals and update src/store/engines/nedb/match.ts`
     )
   }
   const model = nedbRequire('./lib/model.js')

@@ -1,4 +1,6 @@
-// Reading an embedded engine's data file at load: NeDB's own loader, made faster (see readDataLines).
+// Reading an embedded engine's data file at load: NeDB's own loader, made faster (see readDataLines). It stands in
+// for the persistence's `treatRawStreamAsync` of @seald-io/nedb 4.1.2 (NEDB_VERSION, ./match.ts), whose line
+// semantics it repeats; test/store/nedb-internals.test.ts fails when that function changes.
 import { deserialize } from '@seald-io/nedb/lib/model'
 
 export interface LoadedData {

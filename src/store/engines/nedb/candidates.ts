@@ -8,12 +8,16 @@
 // (Index keys are what NeDB itself indexes: each value of an array field, not values nested in arrays of arrays —
 // the same limit NeDB's own index use has.)
 import NeDB from '@seald-io/nedb'
-import { compareSortKeys, matches, sortKeyOf, useMongoMatching } from './nedb-match'
+import Cursor from '@seald-io/nedb/lib/cursor.js'
+import { deepCopy, getDotValue } from '@seald-io/nedb/lib/model'
+import type { StoreDoc } from '../../contract'
+import { compareSortKeys, matches, sortKeyOf, useMongoMatching } from './match'
 
-type Docs = any[]
+type Doc = StoreDoc
+type Docs = Doc[]
 type Indexes = Record<string, { getMatching(value: unknown): Docs }>
 
-const isPlainObject = (value: unknown): value is Record<string, any> =>
+const isPlainObject = (value: unknown): value is StoreDoc =>
   !!value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
 const isIndexable = (value: unknown) =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
@@ -57,7 +61,7 @@ export const indexedCandidates = (indexes: Indexes, query: unknown, bound = Infi
   }
   for (const [key, value] of entries) {
     if (key !== '$or' || !Array.isArray(value) || value.length === 0) continue
-    const union = new Set<any>()
+    const union = new Set<Doc>()
     let complete = true
     for (const branch of value) {
       const set = indexedCandidates(indexes, branch, limit())
@@ -76,8 +80,23 @@ export const indexedCandidates = (indexes: Indexes, query: unknown, bound = Infi
   return best
 }
 
-// `_getRawCandidates` is NeDB's (untyped) internal hook used by find, count, update and remove alike.
-const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)._getRawCandidates
+// NeDB's private methods the datastore below calls or wraps (absent from its typings; written for @seald-io/nedb
+// 4.1.2, NEDB_VERSION in ./match.ts: test/store/nedb-internals.test.ts fails when one of them changes).
+interface NeDBPrivate {
+  /** The candidate documents of a query, from one index or all (used by find, count, update and remove alike). */
+  _getRawCandidates(this: NeDB, query: unknown): Docs
+  /** `_getRawCandidates`, less the documents whose TTL expired (removed on the way). */
+  _getCandidatesAsync(query: unknown): Promise<Docs>
+  _updateIndexes(this: NeDB, oldDoc: Doc | IndexUpdate[], newDoc?: Doc): void
+  _resetIndexes(this: NeDB, newData?: Doc | Docs): void
+  _addToIndexes(this: NeDB, doc: Doc): void
+  _removeFromIndexes(this: NeDB, doc: Doc): void
+}
+interface IndexUpdate {
+  oldDoc: Doc
+  newDoc: Doc
+}
+const nedb = NeDB.prototype as unknown as NeDBPrivate
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exact conjunctions, ordered index walks and cheap projections. When a whole query is a conjunction (top-level
@@ -86,16 +105,15 @@ const nedbCandidates: (this: NeDB, query: any) => Docs = (NeDB.prototype as any)
 // generic matcher. A `$sort` whose first key is an indexed field, ascending, with a `$limit`, walks that index in
 // order and stops once the page is full (falling back to a full sort if the walk would be longer, or meets an array
 // or object value there). Pick-projections of top-level fields copy only the picked fields. Any other query takes
-// NeDB's candidates and the MongoDB-semantics matcher (./nedb-match.ts); sorting is MongoDB's order throughout.
+// NeDB's candidates and the MongoDB-semantics matcher (./match.ts); sorting is MongoDB's order throughout.
 // Results are the same as a full scan's (test/store/nedb-candidates.test.ts compares them with plain NeDB, and
 // test/store/query-semantics.test.ts with MongoDB's rules).
-// (`@seald-io/nedb` ships no types for its Cursor and model modules.)
-const Cursor: any = require('@seald-io/nedb/lib/cursor.js')
-const model: any = require('@seald-io/nedb/lib/model.js')
+// (The cursor below subclasses lib/cursor.js of @seald-io/nedb 4.1.2, replacing its `_execAsync` and reading its
+// query, sort, skip, limit, projection and map function; typed in ./internals.d.ts.)
 
 type Conjunct = [field: string, values: unknown[]]
 
-/** The query as index-exact conditions, or null when any part is something else. */
+/** The query as index-exact conditions, or null when a part is something else. */
 export const exactConjuncts = (indexes: Indexes, query: unknown): Conjunct[] | null => {
   if (!isPlainObject(query)) return null
   const out: Conjunct[] = []
@@ -142,8 +160,8 @@ const memberOf = (indexes: Indexes, [field, values]: Conjunct) => {
 const estimate = (indexes: Indexes, [field, values]: Conjunct) =>
   values.reduce((sum: number, value) => sum + indexes[field].getMatching(value).length, 0)
 
-const satisfies = (doc: any, [field, values]: Conjunct) => {
-  const value = field.includes('.') ? model.getDotValue(doc, field) : doc[field]
+const satisfies = (doc: Doc, [field, values]: Conjunct) => {
+  const value = field.includes('.') ? getDotValue(doc, field) : doc[field]
   return Array.isArray(value)
     ? value.some((item) => isIndexable(item) && values.includes(item))
     : isIndexable(value) && values.includes(value)
@@ -163,7 +181,7 @@ interface Branch {
   query: Record<string, unknown>
   candidates: Docs
   /** When set: a candidate for which this holds matches the branch without further check. */
-  exact: ((doc: any) => boolean) | null
+  exact: ((doc: Doc) => boolean) | null
 }
 
 type Part =
@@ -205,7 +223,7 @@ const branchOf = (indexes: Indexes, query: unknown): Branch | null => {
         sub.startsWith('$') || sub.includes('.')
           ? null
           : fromIndex(indexes, `${field}.${sub}`, elemMatch[sub])
-      if (candidates) return { query, candidates, exact: (doc: any) => Array.isArray(doc[field]) }
+      if (candidates) return { query, candidates, exact: (doc: Doc) => Array.isArray(doc[field]) }
     }
   }
   const candidates = indexedCandidates(indexes, query)
@@ -252,7 +270,7 @@ export const orPlanMatches = (indexes: Indexes, query: unknown): Docs | null => 
   if (driver.kind === 'or') {
     // (a document found through several branches is taken once; with one non-empty branch there is nothing to merge)
     const sources = (driver.branches as Branch[]).filter((branch) => branch.candidates.length > 0)
-    const accepted = sources.length > 1 ? new Set<any>() : null
+    const accepted = sources.length > 1 ? new Set<Doc>() : null
     docs = []
     for (const branch of sources) {
       for (const doc of branch.candidates) {
@@ -268,8 +286,8 @@ export const orPlanMatches = (indexes: Indexes, query: unknown): Docs | null => 
     .filter((part) => part !== driver)
     .map((part) =>
       part.kind === 'exact'
-        ? (doc: any) => satisfies(doc, part.conjunct)
-        : (doc: any) => matches(doc, part.query)
+        ? (doc: Doc) => satisfies(doc, part.conjunct)
+        : (doc: Doc) => matches(doc, part.query)
     )
   return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
 }
@@ -294,7 +312,7 @@ const walk = (node: TreeNode | null | undefined, visit: (node: TreeNode) => bool
 const countOf = (docs: { length: number }) => docs.length
 
 /**
- * Documents sorted by `criteria`, MongoDB's order (src/store/nedb-match.ts: null and missing alike, an array by its
+ * Documents sorted by `criteria`, MongoDB's order (src/store/engines/nedb/match.ts: null and missing alike, an array by its
  * smallest or largest element), sort keys read once each. A key that is a number in every document is compared as
  * a number, without type checks: the common case, a page of records by `createdAt`.
  */
@@ -340,15 +358,13 @@ const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[]
 }
 
 /** Copies all documents (what NeDB's find does with its results). */
-export const copyAll = (docs: Docs) => docs.map((doc) => model.deepCopy(doc))
+export const copyAll = (docs: Docs) => docs.map((doc) => deepCopy(doc))
 
 class IndexedCursor extends Cursor {
-  constructor(...args: any[]) {
-    super(...args)
-  }
+  declare db: IndexedNeDB
 
   async _execAsync() {
-    const db: any = this.db
+    const db = this.db
     const ttl = Object.keys(db.ttlIndexes ?? {}).length > 0
     const conjuncts = ttl ? null : exactConjuncts(db.indexes, this.query)
     if (!conjuncts) {
@@ -365,7 +381,7 @@ class IndexedCursor extends Cursor {
       this.mapFn === countOf &&
       typeof db.documentCount === 'number'
     ) {
-      return this.mapFn({ length: db.documentCount })
+      return countOf({ length: db.documentCount })
     }
     // The matching documents: the smallest condition's documents, checked against the others.
     let sized: { conjunct: Conjunct; size: number }[] = []
@@ -376,7 +392,7 @@ class IndexedCursor extends Cursor {
       // A condition selecting not many more documents than the base is checked by membership in its index sets
       // (cheaper than reading each document's own, possibly long, arrays); much larger ones on the documents.
       const checks = rest.map(({ conjunct, size }) =>
-        size <= docs.length * 8 ? memberOf(db.indexes, conjunct) : (doc: any) => satisfies(doc, conjunct)
+        size <= docs.length * 8 ? memberOf(db.indexes, conjunct) : (doc: Doc) => satisfies(doc, conjunct)
       )
       return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
     }
@@ -391,8 +407,7 @@ class IndexedCursor extends Cursor {
    * semantics; without a sort, only as many as the page needs.
    */
   async scanned(): Promise<Docs> {
-    const db: any = this.db
-    const candidates: Docs = await db._getCandidatesAsync(this.query)
+    const candidates = await (this.db as unknown as NeDBPrivate)._getCandidatesAsync(this.query)
     const wanted = !this._sort && this._limit ? (this._skip || 0) + this._limit : Infinity
     const out: Docs = []
     for (const doc of candidates) {
@@ -417,7 +432,7 @@ class IndexedCursor extends Cursor {
         key,
         direction
       }))
-      const compare = (a: any, b: any, from = 0) => {
+      const compare = (a: Doc, b: Doc, from = 0) => {
         for (let i = from; i < criteria.length; i++) {
           const { key, direction } = criteria[i]
           const result =
@@ -440,11 +455,11 @@ class IndexedCursor extends Cursor {
 
     const keys = this.pickedFields()
     if (keys) {
-      const keepId = this._projection._id !== 0
+      const keepId = this._projection?._id !== 0
       res = res.map((doc) => {
         const out: Record<string, unknown> = {}
         if (keepId) out._id = doc._id
-        for (const key of keys) if (doc[key] !== undefined) out[key] = model.deepCopy(doc[key])
+        for (const key of keys) if (doc[key] !== undefined) out[key] = deepCopy(doc[key])
         return out
       })
       return this.mapFn === copyAll ? res : this.mapFn ? this.mapFn(res) : res
@@ -465,9 +480,9 @@ class IndexedCursor extends Cursor {
     conjuncts: Conjunct[],
     matched: number,
     count: number,
-    compare: (a: any, b: any, from?: number) => number
+    compare: (a: Doc, b: Doc, from?: number) => number
   ): Docs | null {
-    const db: any = this.db
+    const db = this.db
     const [first] = criteria
     const index = db.indexes[first.key]
     if (!index || index.sparse || first.direction !== 1 || (db.arrayFields as Set<string>).has(first.key))
@@ -491,7 +506,7 @@ class IndexedCursor extends Cursor {
       }
       nullish = keyNullish
       for (const doc of node.data) {
-        const value = model.getDotValue(doc, first.key)
+        const value = getDotValue(doc, first.key)
         if (value !== null && typeof value === 'object') {
           complete = false
           return false
@@ -528,9 +543,11 @@ class IndexedCursor extends Cursor {
 interface NeDBIndex {
   _fields: string[]
   unique: boolean
+  sparse: boolean
   treeOptions: Record<string, unknown>
-  tree: { tree: object }
+  tree: { tree: TreeNode }
   reset(docs?: Docs): void
+  getMatching(value: unknown): Docs
 }
 /**
  * Fills an index with every document of a load at once, when each document has one string key (the usual `_id`,
@@ -546,8 +563,8 @@ export const bulkResetIndex = (index: NeDBIndex, docs: Docs): boolean => {
   const path = field.split('.')
   const keys: string[] = new Array(docs.length)
   for (let i = 0; i < docs.length; i++) {
-    let value: any = docs[i]
-    for (const part of path) value = value == null ? undefined : value[part]
+    let value: unknown = docs[i]
+    for (const part of path) value = value == null ? undefined : (value as Record<string, unknown>)[part]
     if (typeof value !== 'string') return false
     keys[i] = value
   }
@@ -564,7 +581,7 @@ export const bulkResetIndex = (index: NeDBIndex, docs: Docs): boolean => {
     starts.push(i)
   }
   starts.push(order.length)
-  const Wrapper = index.tree.constructor as new (options: unknown) => { tree: object }
+  const Wrapper = index.tree.constructor as new (options: unknown) => { tree: TreeNode }
   const wrapper = new Wrapper(index.treeOptions)
   const Node = wrapper.tree.constructor as new (options: unknown) => TreeNode
   const build = (lo: number, hi: number, parent: TreeNode | null): TreeNode | null => {
@@ -626,7 +643,12 @@ export const candidateQuery = (query: unknown, arrayFields: Set<string>): Record
   return out
 }
 
+// A datastore whose candidate selection, cursors and index bookkeeping are those above. It overrides and calls
+// private methods of @seald-io/nedb 4.1.2 (NeDBPrivate; its fields `indexes` and `ttlIndexes`), and replaces
+// `findAsync`/`countAsync` with the indexed cursor: test/store/nedb-internals.test.ts fails when one changes.
 export class IndexedNeDB extends NeDB {
+  declare indexes: Record<string, NeDBIndex>
+  declare ttlIndexes: Record<string, unknown>
   constructor(...args: ConstructorParameters<typeof NeDB>) {
     super(...args)
     // Every NeDB query of the store matches with MongoDB's semantics.
@@ -634,56 +656,52 @@ export class IndexedNeDB extends NeDB {
   }
   /** Indexed fields that have held an array in some document since the last load (see candidateQuery, walkIndex). */
   arrayFields = new Set<string>()
-  private noteArrays(docs: Docs, fields: string[] = Object.keys((this as any).indexes)) {
+  private noteArrays(docs: Docs, fields: string[] = Object.keys(this.indexes)) {
     for (const field of fields) {
       if (field.includes(',') || this.arrayFields.has(field)) continue
       for (const doc of docs) {
-        if (Array.isArray(model.getDotValue(doc, field))) {
+        if (Array.isArray(getDotValue(doc, field))) {
           this.arrayFields.add(field)
           break
         }
       }
     }
   }
-  _getRawCandidates(query: any): Docs {
-    // (cast: NeDB's `indexes` field is internal, absent from its typings)
-    const indexed = indexedCandidates((this as any).indexes, query)
+  _getRawCandidates(query: unknown): Docs {
+    const indexed = indexedCandidates(this.indexes, query)
     if (indexed) return indexed
     const usable = candidateQuery(query, this.arrayFields)
-    const docs = nedbCandidates.call(this, usable)
+    const docs = nedb._getRawCandidates.call(this, usable)
     // (a range over an index of array elements lists a document once per element in range)
     const ranged = Object.entries(usable).some(
       ([key, value]) => this.arrayFields.has(key) && isPlainObject(value) && !('$in' in value)
     )
     return ranged ? [...new Set(docs)] : docs
   }
-  async ensureIndexAsync(options: any): Promise<void> {
+  async ensureIndexAsync(options: NeDB.EnsureIndexOptions): Promise<void> {
     await super.ensureIndexAsync(options)
-    this.noteArrays(this.getAllData(), [[].concat(options.fieldName).sort().join(',')])
+    this.noteArrays(this.getAllData(), [[options.fieldName].flat().sort().join(',')])
   }
-  _updateIndexes(oldDoc: any, newDoc?: any) {
-    ;(NeDB.prototype as any)._updateIndexes.call(this, oldDoc, newDoc)
-    this.noteArrays(Array.isArray(oldDoc) ? oldDoc.map((pair: { newDoc: any }) => pair.newDoc) : [newDoc])
+  _updateIndexes(oldDoc: Doc | IndexUpdate[], newDoc?: Doc) {
+    nedb._updateIndexes.call(this, oldDoc, newDoc)
+    this.noteArrays(Array.isArray(oldDoc) ? oldDoc.map((pair) => pair.newDoc) : [newDoc as Doc])
   }
-  // (casts: NeDB types its cursors with its own Cursor class, whose subclass here is untyped)
-  findAsync(query: any, projection: any = {}): any {
+  // (casts: NeDB types its cursors as a promise-like interface that the cursor class does not declare)
+  findAsync<T extends Doc>(query: unknown, projection: unknown = {}): NeDB.Cursor<T[]> {
     const cursor = new IndexedCursor(this, query, copyAll)
     cursor.projection(projection)
-    return cursor
+    return cursor as unknown as NeDB.Cursor<T[]>
   }
-  countAsync(query: any): any {
-    return new IndexedCursor(this, query, countOf)
+  countAsync(query: unknown): NeDB.Cursor<number> {
+    return new IndexedCursor(this, query, countOf) as unknown as NeDB.Cursor<number>
   }
   /** How many documents the store holds, kept with its indexes (an unconditional count needs no walk). */
   documentCount = 0
-  // (casts: NeDB's index bookkeeping methods are internal, absent from its typings)
-  _resetIndexes(newData?: any) {
+  _resetIndexes(newData?: Doc | Docs) {
     this.arrayFields = new Set()
     const docs: Docs = Array.isArray(newData) ? newData : newData ? [newData] : []
     if (Array.isArray(newData) && newData.length >= BULK_RESET_FROM) {
-      for (const [field, index] of Object.entries(
-        (this as unknown as { indexes: Record<string, NeDBIndex> }).indexes
-      )) {
+      for (const [field, index] of Object.entries(this.indexes)) {
         // (a bulk-built index has one string key per document: no arrays there)
         if (!bulkResetIndex(index, newData)) {
           index.reset(newData)
@@ -691,18 +709,18 @@ export class IndexedNeDB extends NeDB {
         }
       }
     } else {
-      ;(NeDB.prototype as any)._resetIndexes.call(this, newData)
+      nedb._resetIndexes.call(this, newData)
       this.noteArrays(docs)
     }
     this.documentCount = Array.isArray(newData) ? newData.length : newData ? 1 : 0
   }
-  _addToIndexes(doc: any) {
-    ;(NeDB.prototype as any)._addToIndexes.call(this, doc)
+  _addToIndexes(doc: Doc) {
+    nedb._addToIndexes.call(this, doc)
     this.noteArrays([doc])
     this.documentCount += 1
   }
-  _removeFromIndexes(doc: any) {
-    ;(NeDB.prototype as any)._removeFromIndexes.call(this, doc)
+  _removeFromIndexes(doc: Doc) {
+    nedb._removeFromIndexes.call(this, doc)
     this.documentCount -= 1
   }
 }
