@@ -51,8 +51,8 @@ export class StoreAdapter<
     return this.store.journalFile()
   }
 
-  find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   find(params?: StoreParams<Query> & { paginate: false }): Promise<Result[]>
+  find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   find(params?: StoreParams<Query>): Promise<Paginated<Result> | Result[]>
   find(params?: StoreParams<Query>): Promise<Paginated<Result> | Result[]> {
     return this.store.find(params)
@@ -72,8 +72,8 @@ export class StoreAdapter<
   remove(id: NullableId, params?: StoreParams<Query>): Promise<Result> {
     return this.store.remove(id, params)
   }
-  _find(params?: InternalParams & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   _find(params?: InternalParams & { paginate: false }): Promise<Result[]>
+  _find(params?: InternalParams & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   _find(params?: InternalParams): Promise<Paginated<Result> | Result[]>
   _find(params?: InternalParams): Promise<Paginated<Result> | Result[]> {
     return this.store._find(params)

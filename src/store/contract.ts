@@ -117,8 +117,8 @@ export interface Store<Result = UntypedDoc, Data = UntypedDoc, Patch = UntypedDo
   journalFile(): { filename: string; sync: StoreSync } | undefined
   /** With the `deferLoad` option: opens the collection (once; later calls share the first). */
   loadDeferred?: () => Promise<void>
-  find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   find(params?: StoreParams<Query> & { paginate: false }): Promise<Result[]>
+  find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   find(params?: StoreParams<Query>): Promise<Paginated<Result> | Result[]>
   get(id: Id, params?: StoreParams<Query>): Promise<Result>
   // The public writes act on one document (clients' multi writes are refused); multi writes use the `_` methods.
@@ -126,8 +126,8 @@ export interface Store<Result = UntypedDoc, Data = UntypedDoc, Patch = UntypedDo
   update(id: Id, data: Data, params?: StoreParams<Query>): Promise<Result>
   patch(id: NullableId, data: Patch, params?: StoreParams<Query>): Promise<Result>
   remove(id: NullableId, params?: StoreParams<Query>): Promise<Result>
-  _find(params?: InternalParams & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   _find(params?: InternalParams & { paginate: false }): Promise<Result[]>
+  _find(params?: InternalParams & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   _find(params?: InternalParams): Promise<Paginated<Result> | Result[]>
   _get(id: Id, params?: InternalParams): Promise<Result>
   _create(data: StoreDoc, params?: InternalParams): Promise<Result>
