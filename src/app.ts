@@ -72,8 +72,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.proxy = app.get('trustProxy')
 
   // First: wraps every other setup/teardown hook (readiness, graceful shutdown).
-  lifecycle(app)
-  metrics(app)
+  const inFlight = lifecycle(app)
+  const meters = metrics(app)
   logStreamErrors(app)
 
   app.use(observeRequests(app))
@@ -118,6 +118,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     clock: systemClock,
     events: new EventBus(),
     announce: (path, event, docs) => announceChange(app, path, event, docs),
+    inFlight,
+    meters,
     stores: {} as Stores // (filled in just after the services registered, before any call is served)
   }
   depsSlot.set(app, deps)

@@ -73,14 +73,14 @@ import {
   subscriptionPackagePath
 } from './services/subscription-packages/subscription-packages.shared'
 import { subscriptionMethods, subscriptionPath } from './services/subscriptions/subscriptions.shared'
-import { SESSION_ENDED_EVENT, type SessionEnded } from './auth/session-ended.shared'
+import { SESSION_ENDED_EVENT, type SessionEnded } from './schema/session-ended.shared'
 
 export {
   SESSION_ENDED_EVENT,
   sessionEndMessages,
   type SessionEnded,
   type SessionEndReason
-} from './auth/session-ended.shared'
+} from './schema/session-ended.shared'
 
 /** Every service a client may call, by path: each `<name>.shared.ts` adds its entry, typed by the service's schemas. */
 export interface ServiceTypes {

@@ -12,8 +12,12 @@ import {
   type TSchema
 } from '@feathersjs/typebox'
 import { dataValidator, fieldErrors } from './schema/validators'
-import { STORE_SYNC_MODES } from './store/sync'
 import { StartupError } from './startup-error'
+
+/** The embedded engine's sync modes (STORE_SYNC): when a write counts as written (src/store/nedb-commit.ts says
+ *  what each means). Here, in the base layer, so that the settings' schema names them without the engine. */
+export type StoreSync = 'always' | 'batch' | 'os'
+export const STORE_SYNC_MODES: StoreSync[] = ['always', 'batch', 'os']
 
 const Ms = () => Type.Number({ minimum: 0 })
 const PositiveMs = () => Type.Number({ exclusiveMinimum: 0 })
@@ -277,18 +281,19 @@ export const mergeSettings = (base: unknown, given: unknown, schema: TSchema = c
 }
 
 // Each setting's environment variable, for messages: "webhooks.timeoutMs (WEBHOOK_TIMEOUT)", and how it is read
-// when it is not plain text (`number`, `boolean`, `json`).
-const formats = new Map<string, string>()
-const variableOf = (() => {
+// when it is not plain text (`number`, `boolean`, `json`). Read once from the file the process ships: the same for
+// every app, and never changed after.
+const { variableOf, formatOf } = (() => {
   const names = new Map<string, string>()
-  const walk = (node: Record<string, any>, prefix: string) => {
+  const formats = new Map<string, string>()
+  const walk = (node: Record<string, unknown>, prefix: string) => {
     for (const [key, value] of Object.entries(node)) {
       const dotted = prefix ? `${prefix}.${key}` : key
       if (typeof value === 'string') names.set(dotted, value)
-      else if (value && typeof value === 'object' && '__name' in value) {
+      else if (isPlainObject(value) && '__name' in value) {
         names.set(dotted, String(value.__name))
         if (typeof value.__format === 'string') formats.set(String(value.__name), value.__format)
-      } else if (value && typeof value === 'object') walk(value, dotted)
+      } else if (isPlainObject(value)) walk(value, dotted)
     }
   }
   walk(
@@ -299,7 +304,10 @@ const variableOf = (() => {
   )
   for (const [name, dotted] of Object.entries(secondsVariables)) names.set(dotted, name)
   names.set('webhooks.retryDelaysMs', retryDelaysVariable)
-  return (field: string) => names.get(field) ?? names.get(field.replace(/\.\d+$/, ''))
+  return {
+    variableOf: (field: string) => names.get(field) ?? names.get(field.replace(/\.\d+$/, '')),
+    formatOf: (variable: string) => formats.get(variable) ?? ''
+  }
 })()
 
 const validate = dataValidator.compile<Configuration>(configurationSchema as TSchema)
@@ -331,7 +339,7 @@ export const checkConfiguration = (
     const value = valueAt(settings, field)
     const given = variable ? env[variable] : undefined
     if (value === undefined && variable && given !== undefined && given !== '') {
-      return `${variable} ${formatRule[formats.get(variable) ?? ''] ?? message} (setting ${field}, got ${JSON.stringify(given)})`
+      return `${variable} ${formatRule[formatOf(variable)] ?? message} (setting ${field}, got ${JSON.stringify(given)})`
     }
     const got = value === undefined ? 'missing' : `got ${JSON.stringify(value)}`
     return `${variable ?? field} ${message.replace('must be one of: ', 'must be one of ')} (setting ${field}, ${got})`

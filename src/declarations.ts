@@ -4,7 +4,7 @@ import type {
   Params as FeathersParams
 } from '@feathersjs/feathers'
 import type { Application as FeathersApplication } from '@feathersjs/koa'
-import type { AccessContext } from './access/types'
+import type { AccessContext } from './schema/access'
 import type { Configuration } from './configuration'
 
 export type { NextFunction }
@@ -21,6 +21,11 @@ export type Application = FeathersApplication<ServiceTypes, Configuration>
 /** The `$populate` lookups one external request has made so far, across every nesting level. */
 export interface PopulateBudget {
   used: number
+}
+
+/** What the log line of one REST request learns while the request runs (the account, once known). */
+export interface RequestLog {
+  account?: string
 }
 
 // Params as seen by this app's hooks: the authenticated account and its resolved access context.
@@ -51,6 +56,8 @@ declare module '@feathersjs/feathers' {
     writeScope?: import('@feathersjs/feathers').Query
     /** Marks the internal calls of an organization's own set-up and clean-up (its creator's membership, removals). */
     bootstrap?: boolean
+    /** The REST request's log entry (src/ops/observe.ts writes the line; the call's hooks fill in the account). */
+    requestLog?: RequestLog
     /** GET /audit-events asked for CSV (`Accept: text/csv`; set by the REST layer of that service only). */
     csv?: boolean
   }

@@ -1,17 +1,2 @@
-// The caller's access context as types only (src/access/context.ts loads it): the app's declarations name it, and
-// the client-side schemas import the declarations, so this file imports nothing.
-
-export interface Membership {
-  id: string
-  organization: string
-  uid: string
-  roles: string[]
-  privileges: string[]
-  superadmin: boolean
-}
-
-export interface AccessContext {
-  accountId: string
-  admin: boolean
-  memberships: Membership[]
-}
+// The access context's types are base (src/schema/access.ts): the app's params name them.
+export type { AccessContext, Membership } from '../schema/access'

@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { NotAuthenticated, NotFound } from '@feathersjs/errors'
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application } from '../declarations'
-import { deliveryStore } from '../jobs/webhook-queue'
+import { depsSlot, type Meters } from '../deps'
 import { appSlot } from '../runtime'
 import { storeTimerSlot } from '../store'
 
@@ -25,7 +25,7 @@ const processMetrics = () => {
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const storeBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
 
-export class AppMetrics {
+export class AppMetrics implements Meters {
   readonly registry = new Registry()
   readonly requests = new Counter({
     name: 'clinic_requests_total',
@@ -72,6 +72,11 @@ export class AppMetrics {
     this.requestDuration.observe(labels, seconds)
   }
 
+  /** Records one webhook delivery attempt. */
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'failed' | 'lease-lost') {
+    this.webhookDeliveries.inc({ outcome })
+  }
+
   async text() {
     return `${await processMetrics().metrics()}\n${await this.registry.metrics()}`
   }
@@ -81,10 +86,12 @@ const metricsSlot = appSlot<AppMetrics>('metrics')
 
 export const metricsOf = (app: Application): AppMetrics | undefined => metricsSlot.get(app)
 
-/** Creates the app's metrics; the queue depth counts pending deliveries in the `webhook-events` store. */
-export const metrics = (app: Application) => {
+/** Creates the app's metrics (and returns them); the queue depth counts pending deliveries in the
+ *  `webhook-events` store. */
+export const metrics = (app: Application): AppMetrics => {
   const queueDepth = async () => {
-    const page = await deliveryStore(app)._find({
+    // (read when scraped: the stores are filled in after the metrics are created)
+    const page = await depsSlot.require(app).stores.deliveries._find({
       query: { status: 'pending', $limit: 0 },
       paginate: { default: 1, max: 1 }
     })
@@ -95,6 +102,7 @@ export const metrics = (app: Application) => {
     app,
     (collection) => (operation) => appMetrics.storeDuration.startTimer({ collection, operation })
   )
+  return appMetrics
 }
 
 const sameToken = (given: string, expected: string) => {

@@ -4,22 +4,10 @@
 // the in-flight count graceful shutdown waits for. Client aborts are one debug line, not a stack.
 import { randomUUID } from 'node:crypto'
 import type { FeathersKoaContext } from '@feathersjs/koa'
-import type { Application } from '../declarations'
+import type { Application, RequestLog } from '../declarations'
 import { logger } from '../logger'
 import { lifecycleOf } from './lifecycle'
 import { metricsOf } from './metrics'
-
-declare module '@feathersjs/feathers' {
-  interface Params {
-    /** The REST request's log entry (the account id is filled in once known). */
-    requestLog?: RequestLog
-  }
-}
-
-/** What the log line of one REST request learns while the request runs. */
-export class RequestLog {
-  account?: string
-}
 
 export const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/
 
@@ -74,7 +62,7 @@ export const observeRequests =
     const reqId = requestIdPattern.test(given) ? given : randomUUID()
     ctx.state.requestId = reqId
     ctx.set('X-Request-Id', reqId)
-    const log = new RequestLog()
+    const log: RequestLog = {}
     ctx.feathers = { ...ctx.feathers, requestLog: log }
     state?.begin()
     try {

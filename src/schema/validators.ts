@@ -3,7 +3,7 @@ import { Ajv, addFormats, type FormatsPluginOptions } from '@feathersjs/schema'
 import { BadRequest } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
 import type { HookContext, NextFunction } from '@feathersjs/feathers' // (generic: no app types, so the client-side schemas need none)
-import { findNonFinite } from '../hooks/reject-unsafe-keys'
+import { findNonFinite } from './unsafe-values'
 
 const formats: FormatsPluginOptions = [
   'date-time',
