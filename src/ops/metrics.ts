@@ -13,6 +13,8 @@ import { depsSlot, type Meters } from '../deps'
 import { appSlot } from '../runtime'
 import { storeTimerSlot } from '../store'
 
+// The process's own metrics (event-loop lag, memory, CPU, handles) describe the process, whatever app runs in it:
+// collected once per process (collecting them twice would register the same metrics twice) and served by each app.
 let processRegistry: Registry | undefined
 const processMetrics = () => {
   if (!processRegistry) {

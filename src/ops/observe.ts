@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application, RequestLog } from '../declarations'
 import { logger } from '../logger'
+import { appSlot } from '../runtime'
 import { lifecycleOf } from './lifecycle'
 import { metricsOf } from './metrics'
 
@@ -13,10 +14,11 @@ export const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/
 
 export const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9
 
-// Service objects to their paths, rebuilt when a service is registered later.
-const servicePaths = new WeakMap<object, string>()
+// The app's service objects to their paths, rebuilt when a service is registered later.
+const servicePathsSlot = appSlot<WeakMap<object, string>>('service paths')
 const pathOf = (app: Application, service: unknown): string | undefined => {
   if (!service || typeof service !== 'object') return undefined
+  const servicePaths = servicePathsSlot.ensure(app, () => new WeakMap())
   let found = servicePaths.get(service)
   if (found === undefined) {
     for (const [path, registered] of Object.entries(app.services))

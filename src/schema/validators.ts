@@ -113,8 +113,12 @@ export const bodyNotAnObject = () =>
 export const invalid = (what: string, errors: FieldError[]) =>
   new BadRequest(`Invalid ${what}: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, { errors })
 
-const compileCache = new WeakMap<object, any>()
-const compile = (ajv: Ajv, schema: TSchema) => {
+type ValidateFunction = ReturnType<Ajv['compile']>
+
+// Pure memoization, kept per process: a schema object compiles to the same function in every app (the schemas
+// are module constants, never changed after load).
+const compileCache = new WeakMap<object, ValidateFunction>()
+const compile = (ajv: Ajv, schema: TSchema): ValidateFunction => {
   let validate = compileCache.get(schema)
   if (!validate) {
     validate = ajv.compile(schema)
