@@ -120,7 +120,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     announce: (path, event, docs) => announceChange(app, path, event, docs),
     inFlight,
     meters,
-    stores: {} as Stores // (filled in just after the services registered, before any call is served)
+    stores: {} as Stores // (filled in just after the services registered, before the first call is served)
   }
   depsSlot.set(app, deps)
 

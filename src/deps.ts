@@ -103,7 +103,7 @@ export interface Deps {
   readonly announce: Announce
   readonly inFlight: InFlight
   readonly meters: Meters
-  /** Filled in by the services as they register (before any call is served). */
+  /** Filled in by the services as they register (before the first call is served). */
   readonly stores: Stores
 }
 

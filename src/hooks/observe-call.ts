@@ -18,8 +18,9 @@ export const observeCall = async (context: HookContext, next: NextFunction) => {
   try {
     await next()
     if (context.method === 'create') status = 201
-  } catch (error: any) {
-    status = typeof error?.code === 'number' ? error.code : 500
+  } catch (error: unknown) {
+    const code = (error as { code?: unknown } | null | undefined)?.code
+    status = typeof code === 'number' ? code : 500
     throw error
   } finally {
     inFlight?.end()

@@ -1,5 +1,5 @@
 // Bodies may carry `$` keys only where a service declares them (body operators); anything else — unknown
-// `$` keys at any depth, `__proto__`/`constructor`/`prototype` keys, keys containing a `.` (NeDB refuses them
+// `$` keys at every depth, `__proto__`/`constructor`/`prototype` keys, keys containing a `.` (NeDB refuses them
 // and MongoDB reads them as paths) — is a 400, never passed to the datastore. Non-finite numbers (JSON `1e309`
 // parses to Infinity) are a 400 in bodies and queries: the store would keep them as null.
 import { BadRequest } from '@feathersjs/errors'
@@ -27,7 +27,7 @@ const refuse = (where: 'Body' | 'Query', found: Finding) => {
 
 /**
  * Moves the body operators a service declares (`bodyOperators` on its options) from `context.data`
- * into `params.operators`, and refuses any other `$`-prefixed, dotted or prototype key in the body, prototype
+ * into `params.operators`, and refuses every other `$`-prefixed, dotted or prototype key in the body, prototype
  * keys in the query, and non-finite numbers in either (ids are checked by require-scalar-id.ts).
  */
 export const rejectUnsafeKeys = async (context: HookContext, next: NextFunction) => {

@@ -77,7 +77,7 @@ const closeListener = (app: Application): { server?: Server; closed: Promise<voi
   return { server, closed }
 }
 
-/** Registers the lifecycle on the app (and returns it); call before any other setup/teardown hook so it wraps
+/** Registers the lifecycle on the app (and returns it); call before every other setup/teardown hook so it wraps
  *  them all. */
 export const lifecycle = (app: Application): Lifecycle => {
   const state = new Lifecycle(app.get('shutdown').graceMs)

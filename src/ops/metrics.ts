@@ -115,7 +115,7 @@ const sameToken = (given: string, expected: string) => {
 
 /** GET /metrics (Koa middleware). */
 export const metricsEndpoint =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     if (ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
     const token = app.get('metrics').token
     if (token) {

@@ -29,7 +29,7 @@ const pathOf = (app: Application, service: unknown): string | undefined => {
 }
 
 // The path as logged: at most 300 characters, and never a credential that can sit in a path — an access token
-// (DELETE /authentication/<token>, or any JWT-shaped segment) or a sandbox checkout session (a bearer link).
+// (DELETE /authentication/<token>, or a JWT-shaped segment) or a sandbox checkout session (a bearer link).
 const jwtSegment = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/
 export const loggedPath = (path: string) => {
   const segments = path
@@ -53,11 +53,16 @@ const clientAbortCodes = new Set([
   'ECONNABORTED',
   'ERR_STREAM_DESTROYED'
 ])
-export const isClientAbort = (error: any) => clientAbortCodes.has(error?.code)
+const codeOf = (error: unknown): unknown =>
+  error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined
+export const isClientAbort = (error: unknown) => {
+  const code = codeOf(error)
+  return typeof code === 'string' && clientAbortCodes.has(code)
+}
 
 /** Koa middleware, first in the chain. */
 export const observeRequests =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     const started = process.hrtime.bigint()
     const state = lifecycleOf(app)
     const given = ctx.get('x-request-id')
@@ -74,7 +79,8 @@ export const observeRequests =
       // While shutting down, a keep-alive connection is not kept for another request.
       if (state && state.phase !== 'ready' && state.phase !== 'starting') ctx.set('Connection', 'close')
       const elapsed = seconds(started)
-      const service = pathOf(app, (ctx as any).lookup?.service) // (cast: ctx.lookup is set by @feathersjs/koa's rest middleware, untyped)
+      // (cast: ctx.lookup is set by @feathersjs/koa's rest middleware, untyped)
+      const service = pathOf(app, (ctx as { lookup?: { service?: unknown } }).lookup?.service)
       metricsOf(app)?.observe('rest', service ?? '', ctx.method, ctx.status, elapsed)
       const fields: Record<string, unknown> = {
         reqId,
@@ -92,12 +98,12 @@ export const observeRequests =
 
 /** Koa's 'error' event (errors after the response started, e.g. a client abort while a file streams). */
 export const logStreamErrors = (app: Application) => {
-  app.on('error', (error: any, ctx?: FeathersKoaContext) => {
+  app.on('error', (error: unknown, ctx?: FeathersKoaContext) => {
     const reqId = ctx?.state?.requestId
     if (isClientAbort(error)) {
       logger.log(
         'debug',
-        { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), errorCode: error.code },
+        { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), errorCode: codeOf(error) },
         'client closed the connection before the response was sent'
       )
       return

@@ -3,7 +3,7 @@
 // `logout` event of the client app. Imports nothing, so the client package ships it as it is.
 
 /**
- * The event's name on the wire, as Feathers names service events (`<path> <event>`): any Feathers client over
+ * The event's name on the wire, as Feathers names service events (`<path> <event>`): every Feathers client over
  * Socket.IO receives it with `client.service('authentication').on('session-ended', (ended) => …)`.
  */
 export const SESSION_ENDED_EVENT = 'authentication session-ended'

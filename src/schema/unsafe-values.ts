@@ -1,5 +1,5 @@
 // The walk that finds what no store may be given: a key a policy refuses, a non-finite number (JSON `1e309` parses
-// to Infinity, which the store would keep as null), or nesting deeper than any document has. Base, because the
+// to Infinity, which the store would keep as null), or nesting deeper than documents ever have. Base, because the
 // query validators (./validators.ts) and the body check of src/hooks/reject-unsafe-keys.ts both use it.
 // (A finding is a FieldError of ./validators.ts, which imports this file: it names its fields itself.)
 
