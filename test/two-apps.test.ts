@@ -89,14 +89,16 @@ describe('two apps in one process', function () {
       await connection.client.authenticate({ strategy: 'local', email: who.email, password: who.password })
       return connection.client.service('billing-invoices')
     }
+    // (a remove by id answers the one document removed)
+    const idOf = (removed: { id: string } | { id: string }[]) => (Array.isArray(removed) ? null : removed.id)
     try {
       const firstInvoice = await draftInvoice(first)
       assert.equal((await refusal((await as(first, first.cashier)).remove(firstInvoice))).code, 403)
-      assert.equal((await (await as(first, first.biller)).remove(firstInvoice)).id, firstInvoice)
+      assert.equal(idOf(await (await as(first, first.biller)).remove(firstInvoice)), firstInvoice)
 
       const secondInvoice = await draftInvoice(second)
       assert.equal((await refusal((await as(second, second.biller)).remove(secondInvoice))).code, 403)
-      assert.equal((await (await as(second, second.cashier)).remove(secondInvoice)).id, secondInvoice)
+      assert.equal(idOf(await (await as(second, second.cashier)).remove(secondInvoice)), secondInvoice)
     } finally {
       for (const connection of connections) connection.close()
     }
