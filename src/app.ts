@@ -73,8 +73,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.proxy = app.get('trustProxy')
 
   // First: wraps every other setup/teardown hook (readiness, graceful shutdown).
-  lifecycle(app)
-  metrics(app)
+  const inFlight = lifecycle(app)
+  const meters = metrics(app)
   logStreamErrors(app)
 
   app.use(observeRequests(app))
@@ -131,7 +131,9 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
         now: () => deps.clock.now()
       })
     ),
-    sessions: new SessionConnections(app, logger)
+    sessions: new SessionConnections(app, logger),
+    inFlight,
+    meters
   }
   depsSlot.set(app, deps)
 

@@ -2,9 +2,11 @@
 // event is published only to connections whose caller could read the document through the API (the
 // service's `read` rule, src/access/rules.ts). Anonymous connections receive nothing. An event of an audited
 // service is sent once its delivery to these connections is in the audit trail (src/audit/realtime.ts).
-import type { RealTimeConnection } from '@feathersjs/feathers'
+import type { Params, RealTimeConnection } from '@feathersjs/feathers'
+import type { AuthenticationResult } from '@feathersjs/authentication'
 import '@feathersjs/transport-commons'
-import type { Application } from './declarations'
+import type { Application, HookContext } from './declarations'
+import type { Member } from './services/organization-members/organization-members.schema'
 import { loadAccessContext } from './access/context'
 import { accessRules, matches } from './access/rules'
 import { logger } from './logger'
@@ -29,14 +31,14 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
 }
 
 export const channels = (app: Application) => {
-  app.on('login', (result: any, { connection }: any) => {
+  app.on('login', (result: AuthenticationResult | undefined, { connection }: Params) => {
     // Authentication actions (no account in the result) leave the connection as it is.
     if (!connection || !result?.account) return
     connection.account = result.account
     joinChannels(app, connection).catch((error) => logger.error('Joining channels failed:', error))
   })
 
-  app.on('logout', (_result: any, { connection }: any) => {
+  app.on('logout', (_result: unknown, { connection }: Params) => {
     if (!connection) return
     for (const channel of app.channels) app.channel(channel).leave(connection)
     delete connection.access
@@ -45,7 +47,7 @@ export const channels = (app: Application) => {
   })
 
   // Membership changes take effect on open connections at once.
-  const refresh = (member: any) => {
+  const refresh = (member: Member) => {
     for (const connection of app.channel(`accounts/${member.uid}`).connections) {
       joinChannels(app, connection).catch((error) => logger.error('Refreshing channels failed:', error))
     }
@@ -56,7 +58,7 @@ export const channels = (app: Application) => {
   members.on('removed', refresh)
 
   // Events go out as clients see the document: a service call's `dispatch` (its external resolver's view).
-  app.publish(async (result: any, context: any) => {
+  app.publish(async (result: unknown, context: HookContext) => {
     const data = getDispatchValue(result)
     const rules = accessRules(context.app, context.path)
     if (!rules || !data || typeof data !== 'object') return undefined

@@ -121,8 +121,9 @@ interface ClientSocket {
   /** False once the socket will not connect again by itself (cut by the server, or closed by the app). */
   active: boolean
   connect(): unknown
-  on(event: string, listener: (...args: any[]) => void): unknown
-  off(event: string, listener: (...args: any[]) => void): unknown
+  // (`never[]`: a listener of whichever arguments its event carries)
+  on(event: string, listener: (...args: never[]) => void): unknown
+  off(event: string, listener: (...args: never[]) => void): unknown
 }
 
 /**

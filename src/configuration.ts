@@ -12,8 +12,12 @@ import {
   type TSchema
 } from '@feathersjs/typebox'
 import { dataValidator, fieldErrors } from './schema/validators'
-import { STORE_SYNC_MODES } from './store/sync'
 import { StartupError } from './startup-error'
+
+/** The embedded engine's sync modes (STORE_SYNC): when a write counts as written (src/store/nedb-commit.ts says
+ *  what each means). Here, in the base layer, so that the settings' schema names them without the engine. */
+export type StoreSync = 'always' | 'batch' | 'os'
+export const STORE_SYNC_MODES: StoreSync[] = ['always', 'batch', 'os']
 
 const Ms = () => Type.Number({ minimum: 0 })
 const PositiveMs = () => Type.Number({ exclusiveMinimum: 0 })
@@ -207,7 +211,7 @@ type DeepPartial<T> = T extends (infer U)[]
     ? { [K in keyof T]?: DeepPartial<T[K]> }
     : T
 
-/** What createApp takes over config/ (tests, tools): any part of any setting; objects merge key by key. */
+/** What createApp takes over config/ (tests, tools): a part of each setting; objects merge key by key. */
 export type ConfigurationOverrides = DeepPartial<Configuration>
 
 // Variables given in seconds (as docs/configuration.md documents them), converted here, the one place, to milliseconds.
@@ -244,16 +248,22 @@ export const retryDelaysFromSeconds = (value: string): (number | string)[] => {
     .map(secondsToMs)
 }
 
-const setPath = (target: Record<string, any>, dotted: string, value: unknown) => {
+type Tree = Record<string, unknown>
+
+const setPath = (target: Tree, dotted: string, value: unknown) => {
   const keys = dotted.split('.')
   let node = target
-  for (const key of keys.slice(0, -1)) node = node[key] = { ...(node[key] ?? {}) }
+  for (const key of keys.slice(0, -1)) {
+    const child: Tree = { ...(node[key] as Tree | undefined) }
+    node[key] = child
+    node = child
+  }
   node[keys[keys.length - 1]] = value
 }
 
 /** The settings the seconds variables set, in milliseconds (keys are top-level settings, e.g. `webhooks`). */
-export const settingsFromSecondsVariables = (env: NodeJS.ProcessEnv = process.env): Record<string, any> => {
-  const settings: Record<string, any> = {}
+export const settingsFromSecondsVariables = (env: NodeJS.ProcessEnv = process.env): Tree => {
+  const settings: Tree = {}
   for (const [name, dotted] of Object.entries(secondsVariables)) {
     const value = env[name]
     if (value !== undefined && value !== '') setPath(settings, dotted, secondsToMs(value))
@@ -263,32 +273,39 @@ export const settingsFromSecondsVariables = (env: NodeJS.ProcessEnv = process.en
   return settings
 }
 
-const isPlainObject = (value: unknown): value is Record<string, any> =>
+const isPlainObject = (value: unknown): value is Tree =>
   !!value && typeof value === 'object' && !Array.isArray(value)
 
-/** `given` over `base`: settings with fixed keys merge key by key; anything else (lists, maps such as fees) replaces. */
-export const mergeSettings = (base: unknown, given: unknown, schema: TSchema = configurationSchema): any => {
+const mergeTrees = (base: unknown, given: unknown, schema: TSchema): unknown => {
   const properties = (schema as { properties?: Record<string, TSchema> }).properties
   if (!properties || !isPlainObject(base) || !isPlainObject(given)) return given === undefined ? base : given
-  const merged: Record<string, any> = { ...base }
+  const merged: Tree = { ...base }
   for (const [key, value] of Object.entries(given))
-    merged[key] = properties[key] ? mergeSettings(base[key], value, properties[key]) : value
+    merged[key] = properties[key] ? mergeTrees(base[key], value, properties[key]) : value
   return merged
 }
 
+/**
+ * `given` over `base`: settings with fixed keys merge key by key; everything else (lists, maps such as fees)
+ * replaces. The result has the shape of `base` as far as `given` keeps to the schema: checkConfiguration says so.
+ */
+export const mergeSettings = <T>(base: T, given: unknown, schema: TSchema = configurationSchema): T =>
+  mergeTrees(base, given, schema) as T // (cast: what `given` changed is checked by checkConfiguration)
+
 // Each setting's environment variable, for messages: "webhooks.timeoutMs (WEBHOOK_TIMEOUT)", and how it is read
-// when it is not plain text (`number`, `boolean`, `json`).
-const formats = new Map<string, string>()
-const variableOf = (() => {
+// when it is not plain text (`number`, `boolean`, `json`). Read once from the file the process ships: the same for
+// every app, and never changed after.
+const { variableOf, formatOf } = (() => {
   const names = new Map<string, string>()
-  const walk = (node: Record<string, any>, prefix: string) => {
+  const formats = new Map<string, string>()
+  const walk = (node: Record<string, unknown>, prefix: string) => {
     for (const [key, value] of Object.entries(node)) {
       const dotted = prefix ? `${prefix}.${key}` : key
       if (typeof value === 'string') names.set(dotted, value)
-      else if (value && typeof value === 'object' && '__name' in value) {
+      else if (isPlainObject(value) && '__name' in value) {
         names.set(dotted, String(value.__name))
         if (typeof value.__format === 'string') formats.set(String(value.__name), value.__format)
-      } else if (value && typeof value === 'object') walk(value, dotted)
+      } else if (isPlainObject(value)) walk(value, dotted)
     }
   }
   walk(
@@ -299,7 +316,10 @@ const variableOf = (() => {
   )
   for (const [name, dotted] of Object.entries(secondsVariables)) names.set(dotted, name)
   names.set('webhooks.retryDelaysMs', retryDelaysVariable)
-  return (field: string) => names.get(field) ?? names.get(field.replace(/\.\d+$/, ''))
+  return {
+    variableOf: (field: string) => names.get(field) ?? names.get(field.replace(/\.\d+$/, '')),
+    formatOf: (variable: string) => formats.get(variable) ?? ''
+  }
 })()
 
 const validate = dataValidator.compile<Configuration>(configurationSchema as TSchema)
@@ -307,7 +327,10 @@ const validate = dataValidator.compile<Configuration>(configurationSchema as TSc
 const valueAt = (settings: unknown, field: string): unknown =>
   field
     .split('.')
-    .reduce<any>((node, key) => (node && typeof node === 'object' ? node[key] : undefined), settings)
+    .reduce<unknown>(
+      (node, key) => (isPlainObject(node) || Array.isArray(node) ? (node as Tree)[key] : undefined),
+      settings
+    )
 
 // A number variable that is not one (PORT=abc) reaches the settings as nothing at all: the message then names
 // the text given rather than calling the setting missing.
@@ -331,7 +354,7 @@ export const checkConfiguration = (
     const value = valueAt(settings, field)
     const given = variable ? env[variable] : undefined
     if (value === undefined && variable && given !== undefined && given !== '') {
-      return `${variable} ${formatRule[formats.get(variable) ?? ''] ?? message} (setting ${field}, got ${JSON.stringify(given)})`
+      return `${variable} ${formatRule[formatOf(variable)] ?? message} (setting ${field}, got ${JSON.stringify(given)})`
     }
     const got = value === undefined ? 'missing' : `got ${JSON.stringify(value)}`
     return `${variable ?? field} ${message.replace('must be one of: ', 'must be one of ')} (setting ${field}, ${got})`
@@ -345,7 +368,7 @@ export const checkConfiguration = (
 // with a description is one row of the table (its parts are not listed separately).
 export const settingDescriptions: Record<string, string> = {
   host: 'Interface to listen on (`0.0.0.0` in production)',
-  port: 'Port for REST and Socket.IO (`0`: any free port)',
+  port: 'Port for REST and Socket.IO (`0`: a free port the system picks)',
   public: 'Folder of the static files served at `/` (the console)',
   dataDir: 'Embedded datastore files (one per collection) and, in development, the generated JWT secret',
   mongodb:
@@ -483,7 +506,7 @@ export const settingDescriptions: Record<string, string> = {
   'gateways.publicURL':
     "This server's public origin, for the sandbox approval page and the default return/cancel pages (empty: the origin the caller used)",
   'gateways.returnOrigins':
-    "Comma-separated origins allowed in `gatewayReturnURL` / `gatewayCancelURL`; empty: this server's origin plus `http://localhost` and `http://127.0.0.1` on any port",
+    "Comma-separated origins allowed in `gatewayReturnURL` / `gatewayCancelURL`; empty: this server's origin plus `http://localhost` and `http://127.0.0.1` on every port",
   'gateways.defaultReturnURL':
     'Where the payer lands when an intent names no return URL (empty: `/gateways/return` of this server)',
   'gateways.defaultCancelURL':
@@ -537,8 +560,9 @@ export const secondsVariableSettings: Readonly<Record<string, string>> = {
 
 // Each description lands on its schema node; one naming no setting stops the load, so none goes stale.
 for (const [dotted, description] of Object.entries(settingDescriptions)) {
-  let node: any = configurationSchema
-  for (const key of dotted.split('.')) node = node?.properties?.[key]
+  let node: TSchema | undefined = configurationSchema
+  for (const key of dotted.split('.'))
+    node = (node as { properties?: Record<string, TSchema> } | undefined)?.properties?.[key]
   if (!node)
     throw new Error(`settingDescriptions names ${dotted}, which the configuration schema does not have`)
   node.description = description

@@ -84,13 +84,39 @@ export interface SessionCuts {
   cutToken(accountId: string, jti: string, keep?: unknown): Promise<void>
 }
 
+/** Calls and requests in flight, which graceful shutdown waits for, and its deadline (src/ops/lifecycle.ts keeps
+ *  them; declared here so that the hooks and jobs that count their work need nothing from ops/). */
+export interface InFlight {
+  /** A call or request started (paired with end()). */
+  begin(): void
+  end(): void
+  /** Milliseconds left until the shutdown deadline; Infinity before shutdown starts. */
+  remaining(): number
+}
+
+/** What the app counts for /metrics (src/ops/metrics.ts serves it), as the code doing the work records it. */
+export interface Meters {
+  /** One REST request or Socket.IO call: its service path, method, status code and duration. */
+  observe(
+    transport: 'rest' | 'socketio',
+    service: string,
+    method: string,
+    status: number,
+    seconds: number
+  ): void
+  /** One webhook delivery attempt, by outcome. */
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'failed' | 'lease-lost'): void
+}
+
 export interface Deps {
   readonly settings: Settings
   readonly logger: Logger
   readonly clock: Clock
   readonly events: EventBus<EventMap>
   readonly announce: Announce
-  /** Filled in by the services as they register (before any call is served). */
+  readonly inFlight: InFlight
+  readonly meters: Meters
+  /** Filled in by the services as they register (before the first call is served). */
   readonly stores: Stores
   /** The card processor and payment gateways, built on first use. */
   readonly providers: Providers

@@ -28,38 +28,54 @@ const errorClassByCode = errors as unknown as Record<
   (new (message: string) => FeathersError) | undefined
 >
 
-export const toFeathersError = (error: any): FeathersError => {
+/** What an error thrown by Koa, a body parser or a library may carry (each field is a guess: it can be anything). */
+interface ThrownFields {
+  status?: unknown
+  statusCode?: unknown
+  type?: unknown
+  message?: unknown
+  expose?: unknown
+}
+const fieldsOf = (error: unknown): ThrownFields =>
+  error !== null && typeof error === 'object' ? (error as ThrownFields) : {}
+const statusOf = (error: unknown): number | undefined => {
+  const { status, statusCode } = fieldsOf(error)
+  const given = status ?? statusCode
+  return typeof given === 'number' ? given : undefined
+}
+
+export const toFeathersError = (error: unknown): FeathersError => {
   if (error instanceof FeathersError) return error
-  const status = error?.status ?? error?.statusCode
-  if (status === 413 || error?.type === 'entity.too.large')
+  const fields = fieldsOf(error)
+  const status = statusOf(error)
+  const message = typeof fields.message === 'string' ? fields.message : undefined
+  if (status === 413 || fields.type === 'entity.too.large')
     return new PayloadTooLarge('The request body is larger than the limit')
   if (status === 415) return new UnsupportedMediaType('Send the body as application/json')
-  if (/prototype/i.test(error?.message ?? ''))
+  if (/prototype/i.test(message ?? ''))
     return new BadRequest('The request body contains a forbidden key (__proto__ or constructor.prototype)')
-  if (error instanceof SyntaxError || error?.type === 'entity.parse.failed')
+  if (error instanceof SyntaxError || fields.type === 'entity.parse.failed')
     return new BadRequest('The request body is not valid JSON')
   // Other http-errors client errors (Koa's ctx.throw, body parsing) keep their 4xx; only exposed messages are shown.
-  if (Number.isInteger(status) && status >= 400 && status < 500) {
-    const message =
-      error?.expose === true && typeof error?.message === 'string' ? error.message : 'Bad request'
+  if (status !== undefined && Number.isInteger(status) && status >= 400 && status < 500) {
+    const shown = fields.expose === true && message !== undefined ? message : 'Bad request'
     const Known = errorClassByCode[status]
-    return Known ? new Known(message) : new ClientError(message, status)
+    return Known ? new Known(shown) : new ClientError(shown, status)
   }
   logger.error('Unhandled request error:', error)
   return new GeneralError(
-    process.env.NODE_ENV === 'production' ? 'Internal error' : (error?.message ?? 'Internal error')
+    process.env.NODE_ENV === 'production' ? 'Internal error' : (message ?? 'Internal error')
   )
 }
 
-export const errorHandler = () => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+export const errorHandler = () => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
   try {
     await next()
     if (ctx.body === undefined) throw new NotFound(`Path ${ctx.path} not found`)
-  } catch (caught: any) {
+  } catch (caught: unknown) {
     const error = toFeathersError(caught)
     ctx.response.status = error.code
-    const body: any = error.toJSON()
-    delete body.stack
+    const { stack: _stack, ...body } = error.toJSON() as unknown as Record<string, unknown> // (cast: its JSON may carry a stack)
     ctx.body = body
   }
 }
@@ -95,7 +111,7 @@ interface FormActionState {
  * `ctx.state.formActions`), X-Frame-Options DENY (frame-ancestors for older browsers), nosniff (a JSON answer or
  * an upload is never run as a script or page), and no Referer (a checkout page's URL carries its secret).
  */
-export const securityHeaders = () => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+export const securityHeaders = () => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
   ctx.set('Content-Security-Policy', contentSecurityPolicy())
   ctx.set('X-Frame-Options', 'DENY')
   ctx.set('X-Content-Type-Options', 'nosniff')
@@ -106,7 +122,7 @@ export const securityHeaders = () => async (ctx: FeathersKoaContext, next: () =>
 }
 
 // Bodies of POST/PUT/PATCH must be JSON.
-export const requireJson = () => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+export const requireJson = () => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
   const hasBody = ctx.request.length > 0 || ctx.get('transfer-encoding') !== ''
   if (
     ['POST', 'PUT', 'PATCH'].includes(ctx.method) &&
@@ -120,12 +136,12 @@ export const requireJson = () => async (ctx: FeathersKoaContext, next: () => Pro
 
 /**
  * Static files from `root`. What koa-send refuses (`..` or `\\` traversal → 403, NUL bytes or undecodable
- * paths → 400) is a plain 404, as for any other unknown path: no error of the middleware after it is touched.
+ * paths → 400) is a plain 404, as for every other unknown path: no error of the middleware after it is touched.
  * A request for a service path goes straight to the service (no file-system lookup on every API call).
  */
 export const staticFiles = (root: string, app: { lookup(path: string): unknown }) => {
   const serve = serveStatic(root)
-  return async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  return async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     if (
       (ctx.method !== 'GET' && ctx.method !== 'HEAD') ||
       (ctx.path.length > 1 && app.lookup(ctx.path) !== null)
@@ -137,11 +153,12 @@ export const staticFiles = (root: string, app: { lookup(path: string): unknown }
         downstream = true
         return next()
       })
-    } catch (error: any) {
-      const status = error?.status ?? error?.statusCode
+    } catch (error: unknown) {
+      const status = statusOf(error)
       if (
         !downstream &&
         !(error instanceof FeathersError) &&
+        status !== undefined &&
         Number.isInteger(status) &&
         status >= 400 &&
         status < 500

@@ -46,8 +46,8 @@ const loadApp = async (): Promise<Application> => {
   let createApp: typeof import('./app').createApp
   try {
     ;({ createApp } = await import('./app'))
-  } catch (error: any) {
-    const parse = /^__format parser error in (\w+): (.*)$/.exec(String(error?.message ?? ''))
+  } catch (error: unknown) {
+    const parse = /^__format parser error in (\w+): (.*)$/.exec(error instanceof Error ? error.message : '')
     if (parse)
       throw new StartupError(`${parse[1]} must be JSON (${parse[2]}); fix the value or unset it`, {
         cause: error

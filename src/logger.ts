@@ -36,6 +36,9 @@ const defaultFormat = (): LogFormat => {
   return !env || env === 'development' ? 'pretty' : 'json'
 }
 
+// The level, the format and the pino instance are the process's, not an app's: a process has one stdout and one
+// stderr, and every module writes to them through this one logger (the last app built sets the level from its
+// `logLevel`; apps in one process, as in the tests, share it).
 let level: LogLevel = isLevel(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info'
 let format: LogFormat = defaultFormat()
 

@@ -1,5 +1,5 @@
 // Socket.IO answers every call: Feathers listens only for the method names some service offers, so a call of
-// any other name (`update` here, which no service exposes, or a made-up one) would never be answered and the
+// every other name (`update` here, which no service exposes, or a made-up one) would never be answered and the
 // client would wait for its timeout. Such calls get the same 405 MethodNotAllowed as over REST.
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Server, Socket } from 'socket.io'

@@ -22,10 +22,9 @@ describe('configuration', () => {
     })
     assert.deepEqual(settings.webhooks, { retryDelaysMs: [200, 500, 1000], timeoutMs: 300 })
     assert.deepEqual(settings.rateLimits, { loginsPerIp: { durationMs: 60000 } })
-    assert.deepEqual(
-      settingsFromSecondsVariables({ WEBHOOK_RETRY_DELAYS: 'none' }).webhooks.retryDelaysMs,
-      []
-    )
+    assert.deepEqual(settingsFromSecondsVariables({ WEBHOOK_RETRY_DELAYS: 'none' }).webhooks, {
+      retryDelaysMs: []
+    })
     assert.deepEqual(settingsFromSecondsVariables({}), {})
   })
 

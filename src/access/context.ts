@@ -16,7 +16,7 @@
 // the domain in its dependencies (`deps.access`); hooks and channels, which only have the app, find it in the
 // app's `accessLoaderSlot`.
 import type { Application } from '../declarations'
-import type { AccessContext, Membership } from '../schema/access-context'
+import type { AccessContext, Membership } from '../schema/access'
 import { appSlot } from '../runtime'
 
 export type { AccessContext, Membership }

@@ -160,7 +160,7 @@ export class AuthFlows {
         errors: [{ field: 'action', message: `must be one of: ${actionNames.join(', ')}` }]
       })
     }
-    const body = check(dataValidator, actionSchemas[action], { ...data }, 'data')
+    const body = check<Body>(dataValidator, actionSchemas[action], { ...data }, 'data')
     switch (action) {
       case 'connectOAuthAccount':
         return this.connectOAuthAccount(body, params)

@@ -38,9 +38,18 @@ export const fromOtherInstance = (app: Application, context: unknown) => {
   return typeof origin === 'string' && origin !== instanceIdOf(app)
 }
 
+/** What feathers-sync hands over of the hook context of an emitted event. */
+interface EmittedContext {
+  method?: string
+  type?: string
+  id?: string | number | null
+  result?: unknown
+  dispatch?: unknown
+}
+
 // The external view (`context.dispatch`, what sockets receive) of one emitted document: the call's dispatch, or its
 // element matching `data` when a multi call emits one event per document.
-const dispatchOf = (context: Record<string, any> | undefined, data: unknown) => {
+const dispatchOf = (context: EmittedContext | undefined, data: unknown) => {
   const dispatch = context?.dispatch
   const result = context?.result
   if (dispatch === undefined) return undefined
@@ -74,7 +83,7 @@ export const sharedEvents = (app: Application) => {
         event: string
         path: string
         data: unknown
-        context?: Record<string, any>
+        context?: EmittedContext
       }) => {
         const synced: SyncedContext = {
           path,

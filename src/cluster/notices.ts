@@ -15,7 +15,9 @@ import {
 } from './redis'
 import { appSlot } from '../runtime'
 
-type Handler = (payload: any) => void
+// A notice's payload is JSON another instance sent: a handler states the shape it expects and checks what it
+// reads (the fields of its type are optional, since a notice may come from an older or newer instance).
+type Handler<T = unknown> = (payload: T) => void
 
 export interface NoticeState {
   handlers: Map<string, Handler[]>
@@ -27,9 +29,9 @@ const noticesSlot = appSlot<NoticeState>('notices')
 const stateOf = (app: Application): NoticeState => noticesSlot.ensure(app, () => ({ handlers: new Map() }))
 
 /** Handles notices of `topic` sent by other instances. */
-export const onNotice = (app: Application, topic: string, handler: Handler) => {
+export const onNotice = <T>(app: Application, topic: string, handler: Handler<T>) => {
   const { handlers } = stateOf(app)
-  handlers.set(topic, [...(handlers.get(topic) ?? []), handler])
+  handlers.set(topic, [...(handlers.get(topic) ?? []), handler as Handler]) // (cast: the payload is parsed JSON)
 }
 
 /** Sends a notice to every other instance (no-op without REDIS_URL). */
@@ -54,11 +56,11 @@ export const notices = (app: Application) => {
   state.ready = subscriber.connect().then(() =>
     subscriber.pSubscribe(`${prefix}*`, (message: string, channel: string) => {
       try {
-        const { origin, payload } = JSON.parse(message)
+        const { origin, payload } = JSON.parse(message) as { origin?: unknown; payload?: unknown }
         if (origin === instanceIdOf(app)) return
         for (const handler of state.handlers.get(channel.slice(prefix.length)) ?? []) handler(payload)
-      } catch (error: any) {
-        logger.error(`Notice on ${channel} failed:`, error?.message ?? error)
+      } catch (error: unknown) {
+        logger.error(`Notice on ${channel} failed:`, error instanceof Error ? error.message : error)
       }
     })
   )

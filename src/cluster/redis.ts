@@ -27,7 +27,7 @@ export const redisKey = (app: Application, name: string) => `${app.get('redisPre
 
 const leaveEmpty = 'or leave it empty to run one instance without Redis'
 
-/** REDIS_URL checked before any client is made: a StartupError when it is not a redis:// or rediss:// URL. */
+/** REDIS_URL checked before a client is made: a StartupError when it is not a redis:// or rediss:// URL. */
 const checkRedisUrl = (url: string) => {
   let protocol: string
   try {
@@ -46,7 +46,7 @@ const checkRedisUrl = (url: string) => {
 
 /**
  * Logs a client's errors once it has been connected; errors before its first connection are not logged: start-up
- * reports them (redisReady). (An 'error' listener is needed in any case: without one the errors would be thrown.)
+ * reports them (redisReady). (An 'error' listener is needed in every case: without one the errors would be thrown.)
  */
 export const logRedisErrors = (client: RedisClient) => {
   let connectedOnce = false

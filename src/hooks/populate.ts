@@ -4,12 +4,26 @@
 // lookups of the whole request, at every depth (one budget, created by the outermost call and handed down).
 import { BadRequest } from '@feathersjs/errors'
 import { getDispatch, getDispatchValue } from '@feathersjs/schema'
-import type { HookContext, NextFunction, PopulateBudget } from '../declarations'
-import { serviceAt } from '../store'
-import type { Id } from '@feathersjs/feathers'
+import type { Application, HookContext, NextFunction, PopulateBudget } from '../declarations'
+import type { Id, Params, Paginated } from '@feathersjs/feathers'
+
+/** A service `$populate` may read from, as the app registered it (called with its hooks, as the caller). */
+interface PopulateTarget {
+  populatable?: boolean
+  get(id: Id, params: Params): Promise<unknown>
+  find(params: Params): Promise<unknown[] | Paginated<unknown>>
+}
+
+/** The app's service registered at `path` (with its hooks), or undefined. */
+const registeredAt = (app: Application, path: string): PopulateTarget | undefined => {
+  // (cast: the path is the client's, known only at run time)
+  const services = app.services as unknown as Record<string, PopulateTarget | undefined>
+  return Object.hasOwn(services, path) ? services[path] : undefined
+}
 
 interface PopulateSpec {
   service: string
+  target: PopulateTarget
   localKey: string
   foreignKey: string
   method: 'get' | 'find' | 'findOne'
@@ -18,6 +32,10 @@ interface PopulateSpec {
 }
 
 const MAX_NAMES = 5
+const methods = ['get', 'find', 'findOne'] as const
+const isMethod = (value: unknown): value is PopulateSpec['method'] =>
+  (methods as readonly unknown[]).includes(value)
+const trimSlashes = (path: string) => path.replace(/^\/+|\/+$/g, '')
 
 const parseSpecs = (context: HookContext, raw: unknown): Record<string, PopulateSpec> => {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))
@@ -29,8 +47,8 @@ const parseSpecs = (context: HookContext, raw: unknown): Record<string, Populate
   const specs: Record<string, PopulateSpec> = {}
   for (const name of names) {
     const field = `$populate.${name}`
-    const item = (raw as Record<string, any>)[name]
-    if (!/^[A-Za-z0-9_-]+$/.test(name) || !item || typeof item !== 'object')
+    const item: unknown = (raw as Record<string, unknown>)[name]
+    if (!/^[A-Za-z0-9_-]+$/.test(name) || !item || typeof item !== 'object' || Array.isArray(item))
       throw new BadRequest(`Invalid ${field}`, { errors: [{ field, message: 'must be an object' }] })
     const allowedKeys = ['service', 'localKey', 'foreignKey', 'method', '$select', '$populate']
     const unknown = Object.keys(item).find((key) => !allowedKeys.includes(key))
@@ -38,30 +56,32 @@ const parseSpecs = (context: HookContext, raw: unknown): Record<string, Populate
       throw new BadRequest(`Invalid ${field}.${unknown}`, {
         errors: [{ field: `${field}.${unknown}`, message: 'is not allowed' }]
       })
-    const service = item.service
-    if (
-      typeof service !== 'string' ||
-      !(context.app.services as unknown as Record<string, unknown>)[service.replace(/^\/+|\/+$/g, '')]
-    ) {
+    const given = item as Record<string, unknown>
+    const service = given.service
+    const path = typeof service === 'string' ? trimSlashes(service) : ''
+    const target = path ? registeredAt(context.app, path) : undefined
+    if (!target) {
       throw new BadRequest(`${field}.service must name a service`, {
         errors: [{ field: `${field}.service`, message: 'must name a service' }]
       })
     }
-    const target = serviceAt(context.app, service.replace(/^\/+|\/+$/g, ''))
     if (target.populatable !== true)
-      throw new BadRequest(`Service '${service}' cannot be populated`, {
+      throw new BadRequest(`Service '${String(service)}' cannot be populated`, {
         errors: [{ field: `${field}.service`, message: 'cannot be populated' }]
       })
-    for (const key of ['localKey', 'foreignKey'] as const) {
-      if (item[key] !== undefined && (typeof item[key] !== 'string' || !/^[A-Za-z0-9_.]+$/.test(item[key]))) {
+    const fieldName = (key: 'localKey' | 'foreignKey'): string | undefined => {
+      const value = given[key]
+      if (value === undefined) return undefined
+      if (typeof value !== 'string' || !/^[A-Za-z0-9_.]+$/.test(value))
         throw new BadRequest(`${field}.${key} must be a field name`, {
           errors: [{ field: `${field}.${key}`, message: 'must be a field name' }]
         })
-      }
+      return value
     }
-    const foreignKey = item.foreignKey ?? 'id'
-    const method = item.method ?? (foreignKey === 'id' ? 'get' : 'find')
-    if (!['get', 'find', 'findOne'].includes(method))
+    const localKey = fieldName('localKey')
+    const foreignKey = fieldName('foreignKey') ?? 'id'
+    const method = given.method ?? (foreignKey === 'id' ? 'get' : 'find')
+    if (!isMethod(method))
       throw new BadRequest(`${field}.method must be get, find or findOne`, {
         errors: [{ field: `${field}.method`, message: 'must be one of: get, find, findOne' }]
       })
@@ -69,25 +89,31 @@ const parseSpecs = (context: HookContext, raw: unknown): Record<string, Populate
       throw new BadRequest(`${field}.method get needs foreignKey id`, {
         errors: [{ field: `${field}.foreignKey`, message: 'must be id when method is get' }]
       })
-    const $select = item.$select === undefined ? undefined : [].concat(item.$select)
-    if ($select && $select.some((s: unknown) => typeof s !== 'string'))
+    const $select = given.$select === undefined ? undefined : ([] as unknown[]).concat(given.$select)
+    if ($select && !$select.every((s): s is string => typeof s === 'string'))
       throw new BadRequest(`${field}.$select must list field names`, {
         errors: [{ field: `${field}.$select`, message: 'must list field names' }]
       })
     specs[name] = {
-      service: service.replace(/^\/+|\/+$/g, ''),
-      localKey: item.localKey ?? name,
+      service: path,
+      target,
+      localKey: localKey ?? name,
       foreignKey,
       method,
       $select,
-      $populate: item.$populate
+      $populate: given.$populate
     }
   }
   return specs
 }
 
-const getPath = (doc: any, path: string) =>
-  path.split('.').reduce((value, key) => (value == null ? undefined : value[key]), doc)
+const getPath = (doc: unknown, path: string): unknown =>
+  path
+    .split('.')
+    .reduce<unknown>(
+      (value, key) => (value == null ? undefined : (value as Record<string, unknown>)[key]),
+      doc
+    )
 
 export const populate = async (context: HookContext, next: NextFunction) => {
   const raw = context.params.query?.$populate
@@ -106,15 +132,13 @@ export const populate = async (context: HookContext, next: NextFunction) => {
 
   await next()
 
-  const result: any = context.result
-  const docs: any[] = Array.isArray(result)
-    ? result
-    : Array.isArray(result?.data)
-      ? result.data
-      : result
-        ? [result]
-        : []
-  const callParams = {
+  // The documents of the answer (a page, a list or one document), populated in place.
+  const result: unknown = context.result
+  const page = result as { data?: unknown } | undefined
+  const docs = (
+    Array.isArray(result) ? result : Array.isArray(page?.data) ? page.data : result ? [result] : []
+  ) as Record<string, unknown>[]
+  const callParams: Params = {
     provider: context.params.provider,
     account: context.params.account,
     authentication: context.params.authentication,
@@ -131,22 +155,23 @@ export const populate = async (context: HookContext, next: NextFunction) => {
   }
   const calls = new Map<string, Promise<unknown>>()
   const resolveOne = (spec: PopulateSpec, value: unknown) => {
-    const key = JSON.stringify([spec, value])
+    const { target, ...asked } = spec
+    const key = JSON.stringify([asked, value])
     if (!calls.has(key)) {
       if (budget.used >= maxFanOut)
         throw new BadRequest(
           `$populate would make more than ${maxFanOut} lookups in this request; lower $limit or nest less`
         )
       budget.used++
-      const target = serviceAt(context.app, spec.service)
       const extra = {
         ...(spec.$select ? { $select: spec.$select } : {}),
         ...(spec.$populate ? { $populate: spec.$populate } : {})
       }
       let call: Promise<unknown>
       if (spec.method === 'get' && !Array.isArray(value)) {
-        call = target.get(value as Id, { ...callParams, query: extra }).catch((error: any) => {
-          if ([403, 404].includes(error?.code)) return null
+        call = target.get(value as Id, { ...callParams, query: extra }).catch((error: unknown) => {
+          const code = (error as { code?: unknown } | null)?.code
+          if (code === 403 || code === 404) return null
           throw error
         })
       } else {
@@ -154,7 +179,7 @@ export const populate = async (context: HookContext, next: NextFunction) => {
         const match = Array.isArray(value) ? { $in: value } : value
         call = target
           .find({ ...callParams, query: { [spec.foreignKey]: match, $limit: limit, ...extra } })
-          .then((found: any) => {
+          .then((found) => {
             const list = Array.isArray(found) ? found : found.data
             return spec.method === 'findOne' ? (list[0] ?? null) : list
           })
@@ -176,10 +201,10 @@ export const populate = async (context: HookContext, next: NextFunction) => {
         // What the caller may see of the populated documents: their service's external view.
         populated[name] = getDispatchValue(await resolveOne(spec, value))
       }
-      doc.$populated = { ...(doc.$populated ?? {}), ...populated }
+      doc.$populated = { ...(doc.$populated as object | undefined), ...populated }
       // A document presented by an external resolver goes out as its dispatch (src/schema/external.ts).
-      const shown = getDispatch(doc)
-      if (shown) shown.$populated = { ...(shown.$populated ?? {}), ...populated }
+      const shown: Record<string, unknown> | undefined = getDispatch(doc)
+      if (shown) shown.$populated = { ...(shown.$populated as object | undefined), ...populated }
     })
   )
 }

@@ -1,20 +1,12 @@
 // Bodies may carry `$` keys only where a service declares them (body operators); anything else — unknown
-// `$` keys at any depth, `__proto__`/`constructor`/`prototype` keys, keys containing a `.` (NeDB refuses them
+// `$` keys at every depth, `__proto__`/`constructor`/`prototype` keys, keys containing a `.` (NeDB refuses them
 // and MongoDB reads them as paths) — is a 400, never passed to the datastore. Non-finite numbers (JSON `1e309`
 // parses to Infinity) are a 400 in bodies and queries: the store would keep them as null.
 import { BadRequest } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '@feathersjs/feathers' // (generic: no app types, so the client-side schemas need none)
-import type { FieldError } from '../schema/validators'
+import { findUnsafe, type Finding } from '../schema/unsafe-values'
 
 const forbidden = new Set(['__proto__', 'constructor', 'prototype'])
-const MAX_DEPTH = 32
-
-export interface Finding extends FieldError {
-  kind: 'key' | 'number'
-}
-
-const nonFinite = (value: unknown) => typeof value === 'number' && !Number.isFinite(value)
-const notFinite = (field: string): Finding => ({ kind: 'number', field, message: 'must be a finite number' })
 
 /** Why a body key is refused, or null when it is fine. */
 const bodyKeyProblem = (key: string): string | null => {
@@ -24,36 +16,6 @@ const bodyKeyProblem = (key: string): string | null => {
 }
 /** Query keys: only prototype-polluting names (operators and dotted paths are checked by the schemas). */
 const queryKeyProblem = (key: string): string | null => (forbidden.has(key) ? 'is not allowed' : null)
-
-/** One walk over a body or query: the first unsafe key or non-finite number, with its field path. */
-export const findUnsafe = (
-  value: unknown,
-  keyProblem: (key: string) => string | null,
-  path = '',
-  depth = 0
-): Finding | null => {
-  if (nonFinite(value)) return notFinite(path || '(body)')
-  if (!value || typeof value !== 'object') return null
-  if (depth > MAX_DEPTH) return { kind: 'key', field: path || '(body)', message: 'is nested too deeply' }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnsafe(value[i], keyProblem, path ? `${path}.${i}` : String(i), depth + 1)
-      if (found) return found
-    }
-    return null
-  }
-  for (const key of Object.keys(value)) {
-    const here = path ? `${path}.${key}` : key
-    const problem = keyProblem(key)
-    if (problem) return { kind: 'key', field: here, message: problem }
-    const found = findUnsafe((value as Record<string, unknown>)[key], keyProblem, here, depth + 1)
-    if (found) return found
-  }
-  return null
-}
-
-/** The first non-finite number in a (coerced) query, or null. */
-export const findNonFinite = (value: unknown): Finding | null => findUnsafe(value, () => null)
 
 const refuse = (where: 'Body' | 'Query', found: Finding) => {
   const message =
@@ -65,7 +27,7 @@ const refuse = (where: 'Body' | 'Query', found: Finding) => {
 
 /**
  * Moves the body operators a service declares (`bodyOperators` on its options) from `context.data`
- * into `params.operators`, and refuses any other `$`-prefixed, dotted or prototype key in the body, prototype
+ * into `params.operators`, and refuses every other `$`-prefixed, dotted or prototype key in the body, prototype
  * keys in the query, and non-finite numbers in either (ids are checked by require-scalar-id.ts).
  */
 export const rejectUnsafeKeys = async (context: HookContext, next: NextFunction) => {

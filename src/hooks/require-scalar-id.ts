@@ -1,12 +1,12 @@
-// Ids are scalars on every transport: Socket.IO lets a client send any JSON value as the `id` argument
+// Ids are scalars on every transport: Socket.IO lets a client send a JSON value of every kind as the `id` argument
 // (`{ $in: [...] }`, `{ $regex: 'a' }`), which the adapters would treat as a query. Every call's id must be a
 // string (or null/undefined for the patch/remove forms without id, which each service refuses or scopes
-// itself); anything else is a 400 before any hook reads the store.
+// itself); everything else is a 400 before a hook reads the store.
 import { BadRequest } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../declarations'
 
 const MAX_ID_LENGTH = 200
-// Feathers' logout, DELETE /authentication/<id>: the id is the caller's access token, longer than any record id.
+// Feathers' logout, DELETE /authentication/<id>: the id is the caller's access token, longer than a record id.
 const MAX_TOKEN_LENGTH = 4096
 
 export const requireScalarId = async (context: HookContext, next: NextFunction) => {

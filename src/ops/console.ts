@@ -35,7 +35,7 @@ export const consoleConfig = (app: Application) => {
 }
 
 export const consoleConfigEndpoint =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     if (ctx.path !== '/console/config.json' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
     ctx.set('cache-control', 'no-store')
     ctx.body = consoleConfig(app)

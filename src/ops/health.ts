@@ -10,7 +10,7 @@ import { paymentsMode } from '../providers/payments-mode'
 export const healthPaths = ['/health/live', '/health/ready'] as const
 
 export const healthEndpoints =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     if (
       !(healthPaths as readonly string[]).includes(ctx.path) ||
       (ctx.method !== 'GET' && ctx.method !== 'HEAD')

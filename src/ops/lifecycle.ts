@@ -10,6 +10,7 @@
 // The whole sequence is bounded by `shutdown.graceMs` (SHUTDOWN_GRACE_MS, default 10 s).
 import type { Server } from 'node:http'
 import type { Application, HookContext, NextFunction } from '../declarations'
+import type { InFlight } from '../deps'
 import { logger } from '../logger'
 import { appSlot } from '../runtime'
 
@@ -17,7 +18,7 @@ export type Phase = 'starting' | 'ready' | 'stopping' | 'stopped'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref())
 
-export class Lifecycle {
+export class Lifecycle implements InFlight {
   phase: Phase = 'starting'
   /** Set once every setup hook finished (store, indexes, admin, start-up recovery, jobs). */
   setupDone = false
@@ -28,7 +29,7 @@ export class Lifecycle {
 
   constructor(readonly graceMs: number) {}
 
-  /** Milliseconds left until the shutdown deadline. */
+  /** Milliseconds left until the shutdown deadline (Infinity before shutdown starts). */
   remaining() {
     return Math.max(0, this.deadline - Date.now())
   }
@@ -76,8 +77,9 @@ const closeListener = (app: Application): { server?: Server; closed: Promise<voi
   return { server, closed }
 }
 
-/** Registers the lifecycle on the app; call before any other setup/teardown hook so it wraps them all. */
-export const lifecycle = (app: Application) => {
+/** Registers the lifecycle on the app (and returns it); call before every other setup/teardown hook so it wraps
+ *  them all. */
+export const lifecycle = (app: Application): Lifecycle => {
   const state = new Lifecycle(app.get('shutdown').graceMs)
   lifecycleSlot.set(app, state)
   app.hooks({
@@ -114,4 +116,5 @@ export const lifecycle = (app: Application) => {
       }
     ]
   })
+  return state
 }

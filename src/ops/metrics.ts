@@ -9,10 +9,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { NotAuthenticated, NotFound } from '@feathersjs/errors'
 import type { FeathersKoaContext } from '@feathersjs/koa'
 import type { Application } from '../declarations'
-import { depsSlot } from '../deps'
+import { depsSlot, type Meters } from '../deps'
 import { appSlot } from '../runtime'
 import { storeTimerSlot } from '../store'
 
+// The process's own metrics (event-loop lag, memory, CPU, handles) describe the process, whatever app runs in it:
+// collected once per process (collecting them twice would register the same metrics twice) and served by each app.
 let processRegistry: Registry | undefined
 const processMetrics = () => {
   if (!processRegistry) {
@@ -25,7 +27,7 @@ const processMetrics = () => {
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const storeBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
 
-export class AppMetrics {
+export class AppMetrics implements Meters {
   readonly registry = new Registry()
   readonly requests = new Counter({
     name: 'clinic_requests_total',
@@ -72,6 +74,11 @@ export class AppMetrics {
     this.requestDuration.observe(labels, seconds)
   }
 
+  /** Records one webhook delivery attempt. */
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'failed' | 'lease-lost') {
+    this.webhookDeliveries.inc({ outcome })
+  }
+
   async text() {
     return `${await processMetrics().metrics()}\n${await this.registry.metrics()}`
   }
@@ -81,9 +88,11 @@ const metricsSlot = appSlot<AppMetrics>('metrics')
 
 export const metricsOf = (app: Application): AppMetrics | undefined => metricsSlot.get(app)
 
-/** Creates the app's metrics; the queue depth counts pending deliveries in the `webhook-events` store. */
-export const metrics = (app: Application) => {
+/** Creates the app's metrics (and returns them); the queue depth counts pending deliveries in the
+ *  `webhook-events` store. */
+export const metrics = (app: Application): AppMetrics => {
   const queueDepth = async () => {
+    // (read when scraped: the stores are filled in after the metrics are created)
     const page = await depsSlot.require(app).stores.deliveries._find({
       query: { status: 'pending', $limit: 0 },
       paginate: { default: 1, max: 1 }
@@ -95,6 +104,7 @@ export const metrics = (app: Application) => {
     app,
     (collection) => (operation) => appMetrics.storeDuration.startTimer({ collection, operation })
   )
+  return appMetrics
 }
 
 const sameToken = (given: string, expected: string) => {
@@ -105,7 +115,7 @@ const sameToken = (given: string, expected: string) => {
 
 /** GET /metrics (Koa middleware). */
 export const metricsEndpoint =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     if (ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next()
     const token = app.get('metrics').token
     if (token) {

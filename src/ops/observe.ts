@@ -4,31 +4,21 @@
 // the in-flight count graceful shutdown waits for. Client aborts are one debug line, not a stack.
 import { randomUUID } from 'node:crypto'
 import type { FeathersKoaContext } from '@feathersjs/koa'
-import type { Application } from '../declarations'
+import type { Application, RequestLog } from '../declarations'
 import { logger } from '../logger'
+import { appSlot } from '../runtime'
 import { lifecycleOf } from './lifecycle'
 import { metricsOf } from './metrics'
-
-declare module '@feathersjs/feathers' {
-  interface Params {
-    /** The REST request's log entry (the account id is filled in once known). */
-    requestLog?: RequestLog
-  }
-}
-
-/** What the log line of one REST request learns while the request runs. */
-export class RequestLog {
-  account?: string
-}
 
 export const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/
 
 export const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9
 
-// Service objects to their paths, rebuilt when a service is registered later.
-const servicePaths = new WeakMap<object, string>()
+// The app's service objects to their paths, rebuilt when a service is registered later.
+const servicePathsSlot = appSlot<WeakMap<object, string>>('service paths')
 const pathOf = (app: Application, service: unknown): string | undefined => {
   if (!service || typeof service !== 'object') return undefined
+  const servicePaths = servicePathsSlot.ensure(app, () => new WeakMap())
   let found = servicePaths.get(service)
   if (found === undefined) {
     for (const [path, registered] of Object.entries(app.services))
@@ -39,7 +29,7 @@ const pathOf = (app: Application, service: unknown): string | undefined => {
 }
 
 // The path as logged: at most 300 characters, and never a credential that can sit in a path — an access token
-// (DELETE /authentication/<token>, or any JWT-shaped segment) or a sandbox checkout session (a bearer link).
+// (DELETE /authentication/<token>, or a JWT-shaped segment) or a sandbox checkout session (a bearer link).
 const jwtSegment = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/
 export const loggedPath = (path: string) => {
   const segments = path
@@ -63,18 +53,23 @@ const clientAbortCodes = new Set([
   'ECONNABORTED',
   'ERR_STREAM_DESTROYED'
 ])
-export const isClientAbort = (error: any) => clientAbortCodes.has(error?.code)
+const codeOf = (error: unknown): unknown =>
+  error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined
+export const isClientAbort = (error: unknown) => {
+  const code = codeOf(error)
+  return typeof code === 'string' && clientAbortCodes.has(code)
+}
 
 /** Koa middleware, first in the chain. */
 export const observeRequests =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     const started = process.hrtime.bigint()
     const state = lifecycleOf(app)
     const given = ctx.get('x-request-id')
     const reqId = requestIdPattern.test(given) ? given : randomUUID()
     ctx.state.requestId = reqId
     ctx.set('X-Request-Id', reqId)
-    const log = new RequestLog()
+    const log: RequestLog = {}
     ctx.feathers = { ...ctx.feathers, requestLog: log }
     state?.begin()
     try {
@@ -84,7 +79,8 @@ export const observeRequests =
       // While shutting down, a keep-alive connection is not kept for another request.
       if (state && state.phase !== 'ready' && state.phase !== 'starting') ctx.set('Connection', 'close')
       const elapsed = seconds(started)
-      const service = pathOf(app, (ctx as any).lookup?.service) // (cast: ctx.lookup is set by @feathersjs/koa's rest middleware, untyped)
+      // (cast: ctx.lookup is set by @feathersjs/koa's rest middleware, untyped)
+      const service = pathOf(app, (ctx as { lookup?: { service?: unknown } }).lookup?.service)
       metricsOf(app)?.observe('rest', service ?? '', ctx.method, ctx.status, elapsed)
       const fields: Record<string, unknown> = {
         reqId,
@@ -102,12 +98,12 @@ export const observeRequests =
 
 /** Koa's 'error' event (errors after the response started, e.g. a client abort while a file streams). */
 export const logStreamErrors = (app: Application) => {
-  app.on('error', (error: any, ctx?: FeathersKoaContext) => {
+  app.on('error', (error: unknown, ctx?: FeathersKoaContext) => {
     const reqId = ctx?.state?.requestId
     if (isClientAbort(error)) {
       logger.log(
         'debug',
-        { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), errorCode: error.code },
+        { reqId, method: ctx?.method, path: ctx && loggedPath(ctx.path), errorCode: codeOf(error) },
         'client closed the connection before the response was sent'
       )
       return

@@ -5,8 +5,7 @@
 // `presentExternal` runs the same resolver for documents announced outside a service call (src/jobs/announce.ts).
 import { createContext, type Service } from '@feathersjs/feathers'
 import { hooks as schemaHooks, type Resolver } from '@feathersjs/schema'
-import type { Application } from '../declarations'
-import { serviceAt } from '../store'
+import type { Application, ServiceTypes } from '../declarations'
 import { appSlot } from '../runtime'
 import type { ResolverContext, Stored } from './resolvers'
 
@@ -30,8 +29,10 @@ export const externalView = <R extends object>(
 export const presentExternal = async <T = unknown>(app: Application, path: string, doc: T): Promise<T> => {
   const resolver = resolversOf(app).get(path)
   if (!resolver || !doc || typeof doc !== 'object' || Array.isArray(doc)) return doc
-  // An internal context of the service (app, path, service), as the resolver would get in a call.
-  const context = createContext(serviceAt(app, path) as unknown as Service, 'get', {
+  // An internal context of the service (app, path, service), as the resolver would get in a call: the service is
+  // the app's own, registered under `path` (its resolver is recorded only once it is).
+  const service = app.service(path as keyof ServiceTypes) as unknown as Service // (cast: a path known at run time)
+  const context = createContext(service, 'get', {
     arguments: [null, {}]
   }) as unknown as ResolverContext
   return (await resolver.resolve(doc as Stored<object>, context)) as T

@@ -3,7 +3,7 @@ import { Ajv, addFormats, type FormatsPluginOptions } from '@feathersjs/schema'
 import { BadRequest } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
 import type { HookContext, NextFunction } from '@feathersjs/feathers' // (generic: no app types, so the client-side schemas need none)
-import { findNonFinite } from '../hooks/reject-unsafe-keys'
+import { findNonFinite } from './unsafe-values'
 
 const formats: FormatsPluginOptions = [
   'date-time',
@@ -42,7 +42,7 @@ queryValidator.addKeyword({
     _enabled: boolean,
     data: unknown,
     _schema: unknown,
-    context?: { parentData: any; parentDataProperty: string | number }
+    context?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }
   ) => {
     if (data === null) return true
     if (data !== 'null' || !context?.parentData) return false
@@ -74,7 +74,7 @@ const fieldOf = (instancePath: string, property?: string) =>
  * fields the server sets, so that sending one says so instead of "is not an allowed field".
  */
 export const fieldErrors = (
-  errors: any[] | null | undefined,
+  errors: readonly ErrorObject[] | null | undefined,
   options: { serverOwned?: readonly string[] } = {}
 ): FieldError[] => {
   const seen = new Map<string, FieldError>()
@@ -113,8 +113,14 @@ export const bodyNotAnObject = () =>
 export const invalid = (what: string, errors: FieldError[]) =>
   new BadRequest(`Invalid ${what}: ${errors.map((e) => `'${e.field}' ${e.message}`).join('; ')}`, { errors })
 
-const compileCache = new WeakMap<object, any>()
-const compile = (ajv: Ajv, schema: TSchema) => {
+type ValidateFunction = ReturnType<Ajv['compile']>
+/** One error as Ajv reports it. */
+type ErrorObject = NonNullable<ValidateFunction['errors']>[number]
+
+// Pure memoization, kept per process: a schema object compiles to the same function in every app (the schemas
+// are module constants, never changed after load).
+const compileCache = new WeakMap<object, ValidateFunction>()
+const compile = (ajv: Ajv, schema: TSchema): ValidateFunction => {
   let validate = compileCache.get(schema)
   if (!validate) {
     validate = ajv.compile(schema)
@@ -124,7 +130,7 @@ const compile = (ajv: Ajv, schema: TSchema) => {
 }
 
 /** Validates (and defaults) a value against a schema, throwing a field-naming 400. */
-export const check = <T = any>(ajv: Ajv, schema: TSchema, value: unknown, what = 'data'): T => {
+export const check = <T = unknown>(ajv: Ajv, schema: TSchema, value: unknown, what = 'data'): T => {
   const validate = compile(ajv, schema)
   if (!validate(value)) throw invalid(what, fieldErrors(validate.errors))
   return value as T
@@ -151,8 +157,13 @@ const nullPaths = (value: unknown, prefix = '', out: string[] = []): string[] =>
   }
   return out
 }
-const valueAt = (value: any, path: string) =>
-  path.split('.').reduce((item, key) => (item && typeof item === 'object' ? item[key] : undefined), value)
+const valueAt = (value: unknown, path: string) =>
+  path
+    .split('.')
+    .reduce<unknown>(
+      (item, key) => (item && typeof item === 'object' ? (item as Record<string, unknown>)[key] : undefined),
+      value
+    )
 
 /**
  * Validates `params.query` (coercing REST strings into numbers and booleans). `null` asks for a null or missing

@@ -48,6 +48,15 @@ export class ResourceService<
   }
 
   /**
+   * The document a write by id is about: the one scopeAccess loaded under the caller's scope (`params.existing`),
+   * else (an internal call) the stored one.
+   */
+  protected async loadExisting(id: Id, params?: Params<unknown>): Promise<Result> {
+    // (cast: scopeAccess loads `existing` from this service's own store)
+    return (params?.existing as Result | undefined) ?? this._get(id)
+  }
+
+  /**
    * Runs one write of this service (`run`), announced: `record.changing` before it, then `record.changed` with the
    * documents it answered (one or several), or `record.failed` when it throws (the error is rethrown).
    */

@@ -132,7 +132,12 @@ export const seedPackages = async (app: Application, deps: Deps) => {
       }
       const existing = await service._find({ query: { key, $limit: 1 }, paginate: false })
       if (existing.length) continue
-      const data = check(dataValidator, packageDataSchema, { ...rest }, `subscriptions.packages['${key}']`)
+      const data = check<Parameters<typeof preparePackage>[0]>(
+        dataValidator,
+        packageDataSchema,
+        { ...rest },
+        `subscriptions.packages['${key}']`
+      )
       await service._create({ ...preparePackage(data), key, createdAt: deps.clock.now(), createdBy: null })
     }
   })

@@ -8,7 +8,7 @@ import type { Application } from '../../declarations'
 import { serviceDocs, type ServiceDoc } from './service-docs'
 import { appSlot } from '../../runtime'
 
-type Json = Record<string, any>
+type Json = Record<string, unknown>
 
 const version = (): string => {
   try {
@@ -51,8 +51,11 @@ const isSchemaMap = (value: unknown): value is Record<string, unknown> =>
   !('oneOf' in (value as Json)) &&
   !('$ref' in (value as Json))
 
+// (cast: the registered services by path; `docs` is an optional service option of this app's own)
+const registered = (app: Application) => app.services as unknown as Record<string, { docs?: ServiceDoc }>
+
 const docOf = (app: Application, path: string): ServiceDoc =>
-  serviceDocs[path] ?? ((app.services as Json)[path]?.docs as ServiceDoc | undefined) ?? {}
+  serviceDocs[path] ?? registered(app)[path]?.docs ?? {}
 
 export const buildOpenApi = (app: Application): Json => {
   const schemas: Json = {
@@ -81,7 +84,7 @@ export const buildOpenApi = (app: Application): Json => {
   const tags: Json[] = []
 
   for (const path of Object.keys(app.services).sort()) {
-    const service = (app.services as Json)[path]
+    const service = registered(app)[path]
     const methods: readonly string[] = getServiceOptions(service)?.methods ?? []
     const doc = docOf(app, path)
     const name = componentName(path)
@@ -114,7 +117,7 @@ export const buildOpenApi = (app: Application): Json => {
         ? {
             ...response,
             content: {
-              ...response.content,
+              ...(response.content as Json),
               'text/csv': { schema: { type: 'string', description: doc.findCsv } }
             }
           }

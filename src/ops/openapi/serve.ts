@@ -33,7 +33,7 @@ const page = `<!doctype html>
 const init = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 })\n`
 
 export const openApiEndpoints =
-  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<any>) => {
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next()
     if (ctx.path === '/openapi.json') {
       ctx.body = openApiOf(app)

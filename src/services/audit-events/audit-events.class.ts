@@ -1,5 +1,6 @@
 // The audit-events store: append-only through src/audit/log.ts (never through the API), with the indexes of
 // the documented filters, each usable for a newest-first page.
+import { NotAuthenticated } from '@feathersjs/errors'
 import type { Id, Params } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -52,6 +53,7 @@ export class AuditEventsService {
   }
 
   async subscribe(_data: unknown, params: Params = {}): Promise<AuditSubscription> {
+    if (!params.account) throw new NotAuthenticated('Not authenticated')
     return watchAudit(this.app, params.connection, await loadAccessContext(this.app, params.account))
   }
 

@@ -97,7 +97,7 @@ export class BillingCustomerService extends ResourceService<
             ? { processorToken: value as string }
             : { processorEmail: value as string }
     return this.write('patch', id, params, async () => {
-      const existing: Stored<Customer> = params.existing ?? (await this._get(id as Id))
+      const existing: Stored<Customer> = await this.loadExisting(id as Id, params)
       return changeCustomer(this.deps, existing, change, params.writeScope)
     })
   }

@@ -60,7 +60,7 @@ export class BillingInvoiceService extends ResourceService<
     return this.write('patch', id, params, async () => {
       const { deps } = this
       const { invoices } = deps.stores
-      const existing: Stored<Invoice> = params.existing ?? (await invoices._get(id as Id))
+      const existing: Stored<Invoice> = await this.loadExisting(id as Id, params)
       const { finalize, ...fields } = data
       const notDraft = () =>
         new Conflict(`Billing invoice ${existing.id} is finalized and can no longer be changed`, {

@@ -182,7 +182,7 @@ export class BillingItemService extends ResourceService<
     const { deps } = this
     const { items } = deps.stores
     const settings = deps.settings.get('billing')
-    const existing: Stored<Item> = params.existing ?? (await items._get(id as Id))
+    const existing: Stored<Item> = await this.loadExisting(id as Id, params)
     if (existing.status !== 'draft') throw itemFinalized(existing.id, 'changed')
     const { finalize, ...fields } = data
     // Finalizing narrows the write to the facilities where the caller may bill (403 otherwise).
@@ -249,7 +249,8 @@ export class BillingItemService extends ResourceService<
   /** Removes a draft item with its payments (durably: removeItemCascade); a finalized item stays (409). */
   async remove(id: NullableId, params: ItemParams = {}): Promise<Stored<Item>> {
     return this.write('remove', id, params, async () => {
-      const existing: Stored<Item> | undefined = params.existing
+      // (cast: scopeAccess loads `existing` from this service's own store)
+      const existing = params.existing as Stored<Item> | undefined
       if (existing && existing.status !== 'draft') throw itemFinalized(existing.id, 'removed')
       return removeItemCascade(this.deps, existing?.id ?? (id as string), {
         draftOnly: true,

@@ -81,7 +81,7 @@ export class BillingPaymentIntentService extends ResourceService<
     params: Params = {}
   ): Promise<Stored<Intent>> {
     return this.write('patch', id, params, async () => {
-      const existing: Stored<Intent> = params.existing ?? (await this._get(id as Id))
+      const existing: Stored<Intent> = await this.loadExisting(id as Id, params)
       return captureIntent(this.deps, this.ledger, existing, params.account?.id ?? null, params.writeScope)
     })
   }

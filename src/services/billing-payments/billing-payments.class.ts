@@ -74,7 +74,7 @@ export class BillingPaymentService extends ResourceService<
   ): Promise<Stored<Payment>> {
     const { deps } = this
     const { payments } = deps.stores
-    const existing: Stored<Payment> = params.existing ?? (await payments._get(id as Id))
+    const existing: Stored<Payment> = await this.loadExisting(id as Id, params)
     const { void: voiding, voidReason, ...rest } = data
     if (voiding) {
       const extra = Object.keys(rest)

@@ -59,7 +59,7 @@ export class InventoryStockService extends ResourceService<
       const delta = requestedDelta(body, params.operators)
       if (delta === undefined && reason !== undefined)
         throw invalid('data', [{ field: 'reason', message: 'goes with adjust (or $inc)' }])
-      const stock: Stored<Stock> = params.existing ?? (await this.store._get(id as Id))
+      const stock: Stored<Stock> = await this.loadExisting(id as Id, params)
       if (delta !== undefined) {
         const mixed = Object.keys(fields)
         if (mixed.length)

@@ -52,7 +52,7 @@ export class InventoryVariantService extends ResourceService<
   ): Promise<Stored<Variant>> {
     return this.write('patch', id, params, async () => {
       const { archive, ...fields } = data
-      let existing: Stored<Variant> = params.existing ?? (await this.store._get(id as Id))
+      let existing: Stored<Variant> = await this.loadExisting(id as Id, params)
       const touched = Object.keys(fields).length > 0
       if (touched)
         existing = await this.store._patch(

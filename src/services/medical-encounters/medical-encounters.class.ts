@@ -110,7 +110,7 @@ export class MedicalEncounterService extends ResourceService<
   ): Promise<Stored<Encounter>> {
     const { deps } = this
     const { encounters, invoices } = deps.stores
-    const existing: Stored<Encounter> = params.existing ?? (await encounters._get(id as Id))
+    const existing: Stored<Encounter> = await this.loadExisting(id as Id, params)
     const { finalize, ...fields } = data
     const notDraft = () =>
       new Conflict(`Medical encounter ${existing.id} is finalized and can no longer be changed`, {
@@ -185,7 +185,7 @@ export class MedicalEncounterService extends ResourceService<
   ): Promise<Stored<Encounter>> {
     const { deps } = this
     const { encounters } = deps.stores
-    const existing: Stored<Encounter> = params.existing ?? (await encounters._get(id))
+    const existing: Stored<Encounter> = await this.loadExisting(id, params)
     const unchangeable = (['facility', 'patient'] as const).filter((field) => data[field] !== existing[field])
     if (unchangeable.length)
       throw invalid(

@@ -1,7 +1,7 @@
 // The medical-records service: what a PATCH and a DELETE do (a record's rights per body, finalized records frozen
 // except for their permissions, the server's stamps), and the store's options: indexes for the permission query
 // and the usual filters.
-import { Conflict, Forbidden } from '@feathersjs/errors'
+import { Conflict, Forbidden, NotAuthenticated } from '@feathersjs/errors'
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -65,7 +65,7 @@ export class MedicalRecordService extends ResourceService<
    * classifiedAt/By and doneAt/By.
    */
   async patch(id: NullableId, data: MedicalRecordPatch, params: RecordParams = {}): Promise<StoredRecord> {
-    const existing: StoredRecord = params.existing ?? (await this._get(id as Id))
+    const existing: StoredRecord = await this.loadExisting(id as Id, params)
     const { value, errors } = validatePatch(existing.type, data)
     if (errors) throw invalid('data', errors)
     const keys = Object.keys(value)
@@ -76,6 +76,7 @@ export class MedicalRecordService extends ResourceService<
 
     let query = params.query
     if (params.provider) {
+      if (!params.account) throw new NotAuthenticated('Not authenticated')
       const access = params.access ?? (await this.deps.access.load(params.account))
       if (sharing && !holds(access, 'share', existing))
         throw new Forbidden('You may not change who this medical record is shared with')
@@ -118,7 +119,7 @@ export class MedicalRecordService extends ResourceService<
 
   /** A finalized record cannot be removed. */
   async remove(id: NullableId, params: RecordParams = {}): Promise<StoredRecord> {
-    const existing: StoredRecord = params.existing ?? (await this._get(id as Id))
+    const existing: StoredRecord = await this.loadExisting(id as Id, params)
     if (isFinalized(existing)) throw finalizedConflict(existing)
     return this.write('remove', id, params, () =>
       this.unlessFinalizedMeanwhile(existing, params, (p) => this.store.remove(id, p))

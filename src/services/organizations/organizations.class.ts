@@ -1,5 +1,6 @@
 // The organizations service: what a POST and a DELETE do (the creator becomes the first superadmin; a removal takes
 // the organization's memberships, webhooks and live subscription with it), and the store's options.
+import { NotAuthenticated } from '@feathersjs/errors'
 import type { NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -37,12 +38,14 @@ export class OrganizationService extends ResourceService<
     params: StoreParams<OrganizationQuery> = {}
   ): Promise<Stored<Organization>> {
     return this.write('create', null, params, async () => {
+      const creator = params.account
+      if (!creator) throw new NotAuthenticated('Not authenticated')
       const organization = await this.store.create(data, params)
       try {
         await this.app.service('organization-members').create(
           {
             organization: organization.id,
-            uid: params.account.id,
+            uid: creator.id,
             roles: [],
             privileges: [],
             superadmin: true

@@ -71,7 +71,7 @@ export class RequestOrderService extends ResourceService<
     if (data.stockroom !== undefined && data.changeStatus !== 'dispatched') {
       throw invalid('data', [{ field: 'stockroom', message: 'goes only with changeStatus: dispatched' }])
     }
-    const existing: Stored<Order> = params.existing ?? (await this.store._get(id as Id))
+    const existing: Stored<Order> = await this.loadExisting(id as Id, params)
     const by = params.account?.id ?? null
     if (data.stockroom !== undefined)
       return dispatchOrder(deps, existing, data.stockroom, by, params.writeScope)

@@ -45,7 +45,7 @@ export class SubscriptionService extends ResourceService<
   }
 
   private async change(id: NullableId, data: SubscriptionPatch, params: Params): Promise<Subscription> {
-    const existing: Subscription = params.existing ?? (await this._get(id as Id))
+    const existing: Subscription = await this.loadExisting(id as Id, params)
     const actor = {
       by: params.account?.id ?? null,
       params,

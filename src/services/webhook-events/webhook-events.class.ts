@@ -85,7 +85,8 @@ export class WebhookEventsService {
 
   /** `{ retry: true }` on a failed delivery queues it again with a fresh retry schedule. */
   async patch(id: Id, _data: { retry: true }, params: Params = {}) {
-    const existing: StoredDelivery = params.existing ?? (await this.deliveries._get(id))
+    // (cast: scopeAccess loads `existing` from this service's deliveries)
+    const existing = (params.existing as StoredDelivery | undefined) ?? (await this.deliveries._get(id))
     if (existing.status !== 'failed') {
       throw new Conflict(`Only a failed delivery can be retried; this one is ${existing.status}`, {
         status: existing.status

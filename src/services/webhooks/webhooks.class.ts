@@ -99,7 +99,7 @@ export class WebhookService extends ResourceService<
    * paused while inactive go out in order); deactivation by the owner is recorded with a reason.
    */
   async patch(id: NullableId, data: WebhookPatch, params: WebhookParams = {}): Promise<Stored<Webhook>> {
-    const existing = params.existing ?? (await this.store._get(id as Id))
+    const existing = await this.loadExisting(id as Id, params)
     const settings = webhookSettings(this.deps.settings)
     const { url, events, active } = data
     const now = this.deps.clock.now()

@@ -1,5 +1,5 @@
-// The caller's access context as types only (src/access/context.ts loads it): the app's declarations name it, and
-// the client-side schemas import the declarations, so this file imports nothing.
+// The caller's access context as types only (src/access/context.ts loads it): base, because the app's params name
+// it and the client-side schemas import the declarations; so this file imports nothing.
 
 export interface Membership {
   id: string
