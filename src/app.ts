@@ -16,22 +16,19 @@ import { store, storeReady, closeStore } from './store'
 import { authentication } from './authentication'
 import { services, storesOf } from './services'
 import { depsSlot, type Deps, type Stores } from './deps'
-import { EventBus } from './events'
+import { EventBus, type EventMap } from './events'
 import { systemClock } from './clock'
-import { announceChange } from './jobs/announce'
+import { createAnnouncer } from './services/announce'
 import { channels } from './channels'
 import { ensureAdmin } from './admin'
 import { logError } from './hooks/log-error'
 import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
 import { requireScalarId } from './hooks/require-scalar-id'
 import { answerUnknownMethods } from './socket-methods'
-import { populate } from './hooks/populate'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { SessionConnections, trackSockets } from './auth/sessions'
 import { AccessLoader, accessLoaderSlot } from './access/context'
-import { recordWebhookEvents } from './hooks/record-webhook-events'
 import { recordAudit } from './hooks/record-audit'
-import { syncDirectory } from './directory/repair'
 import { startJobs, stopJobs } from './ops/jobs'
 import { lifecycle } from './ops/lifecycle'
 import { metrics, metricsEndpoint } from './ops/metrics'
@@ -113,12 +110,13 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   )
 
   // The composition root: one set of dependencies for this app, handed to the services and the domain.
+  const events = new EventBus<EventMap>()
   const deps: Deps = {
     settings: { get: (key) => app.get(key) },
     logger,
     clock: settings.clock ?? systemClock,
-    events: new EventBus(),
-    announce: (path, event, docs) => announceChange(app, path, event, docs),
+    events,
+    announce: createAnnouncer(app, events),
     providers: createProviders({ get: (key) => app.get(key) }, () => app.server?.address()),
     stores: {} as Stores, // (filled in just after the services registered, before any call is served)
     // Auth: each caller's memberships (cached per account, stamped with its access version), and the sockets of
@@ -150,16 +148,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
 
   app.hooks({
     around: {
-      all: [
-        observeCall,
-        logError,
-        requireScalarId,
-        recordAudit,
-        rejectUnsafeKeys,
-        recordWebhookEvents,
-        syncDirectory,
-        populate
-      ]
+      all: [observeCall, logError, requireScalarId, recordAudit, rejectUnsafeKeys]
     }
   })
   app.hooks({

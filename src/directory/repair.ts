@@ -12,10 +12,9 @@
 //   between a source write and its entries' rebuild, or by rebuilds that kept failing — are repaired from the
 //   sources: the named entries are rebuilt, and an "all of this source" record rebuilds every entry of that kind
 //   (every document of the source, and every entry whose document is gone).
-import type { Application, HookContext, NextFunction } from '../declarations'
+import type { Application } from '../declarations'
 import type { Deps } from '../deps'
-import type { ChangeMethod, FailedChange, PendingChange, RecordChange } from '../events'
-import { StoreAdapter } from '../store/adapter'
+import type { FailedChange, PendingChange, RecordChange } from '../events'
 import type { StoreService } from '../store'
 import { faultPoint } from '../billing/fault'
 import { appSlot } from '../runtime'
@@ -291,34 +290,4 @@ export const startDirectoryRepair = (app: Application): Promise<void> =>
 /** The start-up job's stop: no more retries or repairs. */
 export const stopDirectoryRepair = async (app: Application) => {
   await directorySlot.get(app)?.stop()
-}
-
-/** A store-backed service class of the one shape (ResourceService): its writes reach the event subscribers. */
-const announcesItsWrites = (service: unknown) =>
-  service instanceof StoreAdapter && typeof (service as { write?: unknown }).write === 'function'
-
-/**
- * App-wide around hook, for the services that do not announce their writes on the app's events yet (a
- * ResourceService's writes reach the subscribers above): the same pending record, rebuild and retries around each
- * create/update/patch/remove of a document that feeds the directory.
- */
-export const syncDirectory = async (context: HookContext, next: NextFunction) => {
-  const repair = directorySlot.get(context.app)
-  if (!repair || !repair.watches(context.path, context.method) || announcesItsWrites(context.self))
-    return next()
-  const write: Write = {
-    path: context.path,
-    method: context.method as ChangeMethod,
-    id: context.id,
-    data: context.method === 'create' ? context.data : undefined
-  }
-  const record = await repair.pending(write)
-  try {
-    await next()
-  } catch (error) {
-    repair.failed(write, record)
-    throw error
-  }
-  const result: unknown = context.result
-  await repair.written(write, record, Array.isArray(result) ? result : [result])
 }

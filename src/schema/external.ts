@@ -2,7 +2,7 @@
 // (`<name>ExternalResolver` in its `<name>.schema.ts`, the Feathers generator's way). `externalView` registers it
 // for the service's `around.all` hooks as `resolveExternal`, which writes `context.dispatch` (what external
 // callers, realtime events and webhook deliveries get) and leaves `context.result` whole for internal callers.
-// `presentExternal` runs the same resolver for documents announced outside a service call (src/jobs/announce.ts).
+// `presentExternal` runs the same resolver for documents announced outside a service call (src/services/announce.ts).
 import { createContext, type Service } from '@feathersjs/feathers'
 import { hooks as schemaHooks, type Resolver } from '@feathersjs/schema'
 import type { Application, ServiceTypes } from '../declarations'

@@ -7,8 +7,15 @@ import type { HookContext } from '@feathersjs/feathers'
  *  declarations reach the schema files, and must not need the server's). */
 export type ResolverContext = HookContext
 
-/** A stored document as resolvers see it: the external schema's fields and the server's bookkeeping fields. */
-export type Stored<T> = T & Record<string, unknown>
+/**
+ * A document as the store holds it: the schema's fields, typed, plus the server's bookkeeping fields (pending
+ * operations, reservations, hashes) that the external view leaves out. The one definition, used by the store,
+ * the domain and the resolvers alike.
+ * (any: the bookkeeping fields are read by domain code that checks them itself, field by field)
+ */
+export type StoreDoc = Record<string, any>
+
+export type Stored<T> = T & StoreDoc
 
 /** Resolver properties that keep `fields` on the server (a property resolved to undefined is left out). */
 export const hidden = <K extends string>(fields: readonly K[]): Record<K, () => Promise<undefined>> => {

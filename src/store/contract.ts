@@ -9,6 +9,7 @@ import type {
   PaginationOptions
 } from '@feathersjs/adapter-commons'
 import type { StoreSync } from './sync'
+import type { StoreDoc } from '../schema/resolvers'
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>
@@ -16,11 +17,8 @@ export interface IndexSpec {
   sparse?: boolean
 }
 
-/**
- * A document as an internal write hands it to the store: the schema's fields plus server-side bookkeeping.
- * (any: internal documents carry fields beyond each schema that domain code reads without narrowing)
- */
-export type StoreDoc = Record<string, any>
+/** A document as an internal write hands it to the store, and a stored one: defined once, in the base layer. */
+export type { StoreDoc, Stored } from '../schema/resolvers'
 
 export interface StoreOptions {
   /** Collection (NeDB file) name. */
@@ -70,9 +68,6 @@ export type UntypedDoc = any
 
 /** A call by id answers one document; a call with a `null` id (multi) answers the list it wrote. */
 export type ByIdResult<I, R> = I extends null ? R[] : R
-
-/** A stored document: the schema's fields, typed, plus the internal fields the external view leaves out. */
-export type Stored<T> = T & StoreDoc
 
 /** A query split by the adapter into conditions and filters (`$limit`, `$sort`, `$select`, `$skip`). */
 export interface FilteredQuery {

@@ -29,13 +29,11 @@ export { EngineStore, type OperationTimer } from './store'
 export {
   closeStore,
   createStore,
-  serviceAt,
   store,
   storeEngineCommits,
   storeHealth,
   storeReady,
   storeSyncOf,
-  storesByPath,
   storeTimerSlot,
   type StoreExtension
 } from './registry'

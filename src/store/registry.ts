@@ -1,11 +1,10 @@
 // The app's store: the engine chosen by config (MONGODB_URL, else the embedded engine under DATA_DIR) kept in a slot
 // of the app, each service's store built on it with its indexes, and start-up readiness, health and closing.
 import path from 'node:path'
-import type { FeathersService } from '@feathersjs/feathers'
-import type { Application, ServiceTypes } from '../declarations'
+import type { Application } from '../declarations'
 import { logger } from '../logger'
 import { appSlot } from '../runtime'
-import type { IndexSpec, Store, StoreDoc, StoreOptions, StoreService, UntypedDoc } from './contract'
+import type { IndexSpec, Store, StoreDoc, StoreOptions, UntypedDoc } from './contract'
 import { lockDataDir } from './data-lock'
 import type { AdapterSettings, Engine, EngineAdapter } from './engines/engine'
 import { mongoEngine } from './engines/mongodb'
@@ -99,25 +98,6 @@ export const createStore = <Result = UntypedDoc, Data = UntypedDoc, Patch = Unty
     : new EngineStore<Result, Data, Patch, Query>(adapter, storeSettings)
   if (options.deferLoad) service.loadDeferred = load
   return service
-}
-
-/**
- * A service seen through the store's untyped surface: for a path known only at run time (a `$populate` target, the
- * path of an announced change) and for domain functions, whose internal documents carry bookkeeping fields beyond the
- * service's external schema. (Being replaced by `Deps.stores`.)
- */
-export const serviceAt = (app: Application, path: string): FeathersService<Application, StoreService> =>
-  app.service(path as keyof ServiceTypes) as unknown as FeathersService<Application, StoreService>
-
-/** The stores of services registered by path, named as in `paths`. (Being replaced by `Deps.stores`.) */
-export const storesByPath = <P extends Record<string, keyof ServiceTypes>>(
-  app: Application,
-  paths: P
-): Record<keyof P, StoreService> => {
-  // Internal documents carry bookkeeping fields and states beyond each service's external schema: untyped results here.
-  const byName = {} as Record<keyof P, StoreService>
-  for (const name of Object.keys(paths) as (keyof P)[]) byName[name] = serviceAt(app, paths[name])
-  return byName
 }
 
 /** The embedded engine's commit logs by collection (empty on MongoDB): their write statistics, for tests and benches. */

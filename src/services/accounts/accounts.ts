@@ -1,5 +1,6 @@
 // Accounts: public sign-up (optionally with an organization), self-only reads and patches, admins read all.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { hooks as localHooks } from '@feathersjs/authentication-local'
 import { Conflict } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
@@ -100,7 +101,7 @@ export const accounts = (app: Application, deps: Deps) => {
 
   app.service(accountPath).hooks({
     around: {
-      all: [externalView(app, accountPath, accountExternalResolver), normalizeEmails],
+      all: [populate, externalView(app, accountPath, accountExternalResolver), normalizeEmails],
       find: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       get: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess],
       create: [

@@ -6,6 +6,7 @@
 // answers its head. Over REST, `Accept: text/csv` answers a find as CSV (src/audit/csv.ts). Realtime events only to
 // application admins who asked for them over Socket.IO (`subscribe`; src/audit/watchers.ts).
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { BadRequest, Forbidden, MethodNotAllowed } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
 import type { FeathersKoaContext } from '@feathersjs/koa'
@@ -129,7 +130,7 @@ export const auditEvents = (app: Application, deps: Deps) => {
   const validateQuery = validateQueryWith(auditEventQuerySchema)
   app.service(auditEventPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [validateQuery, scopeAccess],
       get: [answerVerify, validateQuery, scopeAccess]
     }

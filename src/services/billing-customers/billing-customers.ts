@@ -10,6 +10,7 @@
 // by its superadmins and members with the billing privilege, and changed by its superadmins. Others: 404.
 // POST accepts an Idempotency-Key header (src/hooks/idempotency-key.ts).
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -83,7 +84,7 @@ export const billingCustomers = (app: Application, deps: Deps) => {
 
   app.service(billingCustomerPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, billingCustomerPath, customerExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, billingCustomerPath, customerExternalResolver)],
       find: [validateQueryWith(customerQuerySchema), scopeAccess],
       get: [validateQueryWith(customerGetQuerySchema), scopeAccess],
       create: [validateBody({ create: customerDataSchema }), scopeAccess, idempotencyKey, setCreated],

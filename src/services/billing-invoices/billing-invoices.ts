@@ -4,6 +4,7 @@
 // every item too) and removing (which removes the items and their payments, durably) need the billing
 // privilege or superadmin.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
 import { invoiceAudit } from '../../billing/audit'
@@ -54,7 +55,7 @@ export const billingInvoices = (app: Application, deps: Deps) => {
   const values = checkBillingValues({ type: 'invoiceTypes', subjectType: 'subjectTypes' })
   app.service(billingInvoicePath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, billingInvoicePath, invoiceExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, billingInvoicePath, invoiceExternalResolver)],
       find: [validateQueryWith(invoiceQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(invoiceQuerySchema), scopeAccess, requireSubscription],
       create: [

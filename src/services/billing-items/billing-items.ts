@@ -4,6 +4,7 @@
 // price it takes unless a price is sent. Removing an item removes its payments (durably, cascade.ts).
 // Members add and change draft items; finalizing and removing need the billing privilege or superadmin.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -60,7 +61,7 @@ export const billingItems = (app: Application, deps: Deps) => {
   const values = checkBillingValues({ type: 'itemTypes' }, ['price'])
   app.service(billingItemPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, billingItemPath, itemExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, billingItemPath, itemExternalResolver)],
       find: [validateQueryWith(itemQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(itemQuerySchema), scopeAccess, requireSubscription],
       create: [

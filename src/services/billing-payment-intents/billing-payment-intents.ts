@@ -8,6 +8,7 @@
 // that created it, which alone reads and captures it. Everyone else: 404. POST and capture accept an
 // Idempotency-Key header (src/hooks/idempotency-key.ts).
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { BadRequest, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -86,7 +87,11 @@ export const billingPaymentIntents = (app: Application, deps: Deps) => {
 
   app.service(billingPaymentIntentPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, billingPaymentIntentPath, intentExternalResolver)],
+      all: [
+        populate,
+        authenticate('jwt'),
+        externalView(app, billingPaymentIntentPath, intentExternalResolver)
+      ],
       find: [validateQueryWith(intentFindQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(intentQuerySchema), scopeAccess, requireSubscription],
       create: [

@@ -5,6 +5,7 @@
 // members read them. A wrong payment is voided (PATCH { void: true, voidReason }: it stays, marked voided, and
 // no longer counts as paid; src/billing/void.ts); payments are deleted only with their item or invoice.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -61,7 +62,7 @@ export const billingPayments = (app: Application, deps: Deps) => {
   const values = checkBillingValues({ type: 'paymentTypes', paymentMethod: 'paymentMethods' }, ['amount'])
   app.service(billingPaymentPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, billingPaymentPath, paymentExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, billingPaymentPath, paymentExternalResolver)],
       find: [validateQueryWith(paymentQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(paymentQuerySchema), scopeAccess, requireSubscription],
       create: [

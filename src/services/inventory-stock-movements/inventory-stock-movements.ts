@@ -2,6 +2,7 @@
 // who, when), so the sum of a stock's movements is its quantity. Members of the facility read it; nobody writes
 // it through the API. Movements still in flight (status `pending`) are never shown: clients see `status: 'applied'` only.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -36,7 +37,7 @@ export const inventoryStockMovements = (app: Application, deps: Deps) => {
 
   app.service(inventoryStockMovementPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [validateQueryWith(movementQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(movementQuerySchema), scopeAccess, requireSubscription]
     }

@@ -1,6 +1,7 @@
 // Inventory stockrooms: named storage places of a facility. Members of the facility read; the inventory
 // privilege (or superadmin) creates, renames and removes them (a stockroom that held stocks is kept: 409).
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
@@ -42,7 +43,7 @@ export const inventoryStockrooms = (app: Application, deps: Deps) => {
 
   app.service(inventoryStockroomPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [validateQueryWith(stockroomQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(stockroomQuerySchema), scopeAccess, requireSubscription],
       create: [validateBody({ create: stockroomDataSchema }), scopeAccess, requireSubscription, setCreated],

@@ -4,6 +4,7 @@
 // what is available), and recorded in /inventory-stock-movements. Stocks are never removed (a variant's
 // archiving closes them). Members read; the inventory privilege (or superadmin) creates and moves stock.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
@@ -48,7 +49,7 @@ export const inventoryStocks = (app: Application, deps: Deps) => {
 
   app.service(inventoryStockPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, inventoryStockPath, stockExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, inventoryStockPath, stockExternalResolver)],
       find: [validateQueryWith(stockQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(stockQuerySchema), scopeAccess, requireSubscription],
       create: [validateBody({ create: stockDataSchema }), scopeAccess, requireSubscription, setCreated],

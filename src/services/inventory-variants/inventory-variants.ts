@@ -7,6 +7,7 @@
 // for the whole page. Members of the facility read; the inventory privilege (or superadmin) creates, changes
 // and removes.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
@@ -105,7 +106,7 @@ export const inventoryVariants = (app: Application, deps: Deps) => {
   const money = checkBillingValues({}, ['price', 'unitCost'])
   app.service(inventoryVariantPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [
         populateStocks,
         validateQueryWith(variantQuerySchema),

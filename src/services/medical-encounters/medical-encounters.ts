@@ -6,6 +6,7 @@
 // those without an invoice; finalizing, and removing an encounter that has an invoice (which removes money
 // records), need the billing privilege or superadmin, as removing an invoice does.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
@@ -65,7 +66,11 @@ export const medicalEncounters = (app: Application, deps: Deps) => {
 
   app.service(medicalEncounterPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, medicalEncounterPath, encounterExternalResolver)],
+      all: [
+        populate,
+        authenticate('jwt'),
+        externalView(app, medicalEncounterPath, encounterExternalResolver)
+      ],
       find: [validateQueryWith(encounterQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(encounterQuerySchema), scopeAccess, requireSubscription],
       create: [

@@ -3,6 +3,7 @@
 // remove and in the realtime channels; finalized records are frozen except for their permissions (what a patch and a
 // remove do is in medical-records.class.ts).
 import type { Query } from '@feathersjs/feathers'
+import { populate } from '../../hooks/populate'
 import { authenticate } from '@feathersjs/authentication'
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
@@ -93,7 +94,7 @@ export const medicalRecords = (app: Application, deps: Deps) => {
   const validateQuery = validateQueryWith(medicalRecordQuerySchema)
   app.service(medicalRecordPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [validateQuery, scopeAccess, requireSubscription],
       get: [validateQuery, scopeAccess, requireSubscription],
       create: [

@@ -1,5 +1,6 @@
 // Organization members: roles, privileges and superadmin flags, managed by the organization's superadmins.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { BadRequest, Conflict, Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -7,10 +8,15 @@ import { defineAccess } from '../../access/rules'
 import { isMemberWith, organizationIds, superadminOf } from '../../access/context'
 import { scopeAccess } from '../../hooks/scope-access'
 import { setCreated } from '../../hooks/set-created'
-import { recordChanges } from '../../hooks/record-change'
+import { declareChangeAudit, type ChangeAudit } from '../../audit/changes'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { OrganizationMemberService } from './organization-members.class'
-import { memberDataSchema, memberPatchSchema, memberQuerySchema } from './organization-members.schema'
+import {
+  type Member,
+  memberDataSchema,
+  memberPatchSchema,
+  memberQuerySchema
+} from './organization-members.schema'
 import { organizationMemberMethods, organizationMemberPath } from './organization-members.shared'
 
 declare module '../../declarations' {
@@ -56,8 +62,8 @@ const keepOneSuperadmin = async (context: HookContext, next: NextFunction) => {
 
 // Every membership added or removed and every change of its roles, privileges or superadmin flag is an audit event
 // (`member-add`, `member-remove`, `privilege-change`), seen by the member, the organization's superadmins and admins.
-const recordMembershipChanges = recordChanges(
-  (member) => ({
+const membershipChanges = (deps: Deps): ChangeAudit<Member> => ({
+  describe: (member) => ({
     account: member.uid,
     facility: member.organization,
     fields: {
@@ -66,8 +72,9 @@ const recordMembershipChanges = recordChanges(
       superadmin: member.superadmin === true
     }
   }),
-  { create: 'member-add', patch: 'privilege-change', remove: 'member-remove' }
-)
+  actions: { create: 'member-add', patch: 'privilege-change', remove: 'member-remove' },
+  load: (id) => deps.stores.members._get(id)
+})
 
 export const organizationMembers = (app: Application, deps: Deps) => {
   app.use(organizationMemberPath, new OrganizationMemberService(app, deps), {
@@ -75,6 +82,7 @@ export const organizationMembers = (app: Application, deps: Deps) => {
     events: []
   })
   app.service(organizationMemberPath).populatable = true
+  declareChangeAudit(app, organizationMemberPath, membershipChanges(deps))
 
   defineAccess(app, organizationMemberPath, {
     read: (access) => (access.admin ? null : { organization: { $in: organizationIds(access) } }),
@@ -96,24 +104,22 @@ export const organizationMembers = (app: Application, deps: Deps) => {
 
   app.service(organizationMemberPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [validateQueryWith(memberQuerySchema), scopeAccess],
       get: [validateQueryWith(memberQuerySchema), scopeAccess],
       create: [
         validateBody({ create: memberDataSchema }),
         scopeAccess,
         requireNewMemberAccount(deps),
-        setCreated,
-        recordMembershipChanges
+        setCreated
       ],
       patch: [
         validateQueryWith(memberQuerySchema),
         scopeAccess,
         validateBody({ patch: memberPatchSchema }),
-        keepOneSuperadmin,
-        recordMembershipChanges
+        keepOneSuperadmin
       ],
-      remove: [validateQueryWith(memberQuerySchema), scopeAccess, keepOneSuperadmin, recordMembershipChanges]
+      remove: [validateQueryWith(memberQuerySchema), scopeAccess, keepOneSuperadmin]
     }
   })
 }

@@ -1,6 +1,7 @@
 // Organizations: every signed-in account may create one and becomes its superadmin; members read; superadmins change
 // (what a create and a removal do: organizations.class.ts).
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
@@ -40,7 +41,7 @@ export const organizations = (app: Application, deps: Deps) => {
 
   app.service(organizationPath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [validateQueryWith(organizationQuerySchema), scopeAccess],
       get: [validateQueryWith(organizationQuerySchema), scopeAccess],
       create: [validateBody({ create: organizationDataSchema }), scopeAccess, setCreated],

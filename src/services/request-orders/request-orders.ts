@@ -7,6 +7,7 @@
 // create, read and change orders; the account an order is requested for (requestedForType `patient`) reads it;
 // everyone else gets 404. Orders for a patient are in the audit trail with that patient.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -71,7 +72,7 @@ export const requestOrders = (app: Application, deps: Deps) => {
 
   app.service(requestOrderPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, requestOrderPath, orderExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, requestOrderPath, orderExternalResolver)],
       find: [validateQueryWith(orderQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(orderQuerySchema), scopeAccess, requireSubscription],
       create: [validateBody({ create: orderDataSchema }), scopeAccess, requireSubscription, setCreated],

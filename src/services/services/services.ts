@@ -1,6 +1,7 @@
 // The service catalogue: a facility's billable services with their prices. Members read it; the billing
 // privilege (or superadmin) manages it. Billing items of type `service` take their price from it.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
@@ -56,7 +57,7 @@ export const facilityServices = (app: Application, deps: Deps) => {
 
   app.service(servicePath).hooks({
     around: {
-      all: [authenticate('jwt')],
+      all: [populate, authenticate('jwt')],
       find: [validateQueryWith(serviceQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(serviceQuerySchema), scopeAccess, requireSubscription],
       create: [

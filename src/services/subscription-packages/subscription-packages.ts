@@ -4,6 +4,7 @@
 // application admins create and change them (others: 403). Packages are deactivated (`active: false`), never
 // removed. The packages in config `subscriptions.packages` are created on first start.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { Forbidden } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -37,6 +38,7 @@ export const subscriptionPackages = (app: Application, deps: Deps) => {
 
   app.service(subscriptionPackagePath).hooks({
     around: {
+      all: [populate],
       // Public: no token needed to read the catalogue.
       find: [validateQueryWith(packageQuerySchema)],
       get: [validateQueryWith(packageQuerySchema)],

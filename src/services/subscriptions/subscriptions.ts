@@ -6,6 +6,7 @@
 // incomplete_expired subscription is final (409). Members of the facility read it; others: 404. The rules are in
 // src/subscriptions/ (lifecycle, the time-driven pass, the status effects on facility data, checkout pages).
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -59,7 +60,7 @@ export const subscriptions = (app: Application, deps: Deps) => {
 
   app.service(subscriptionPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, subscriptionPath, subscriptionExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, subscriptionPath, subscriptionExternalResolver)],
       find: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       get: [validateQueryWith(subscriptionQuerySchema), scopeAccess],
       create: [validateBody({ create: subscriptionDataSchema }), scopeAccess],

@@ -9,7 +9,7 @@ import type { Deps } from '../../deps'
 import { fromOtherInstance } from '../../cluster/events'
 import { onNotice } from '../../cluster/notices'
 import { ENTRY_NOTICE, messageOf, type Directory } from '../../directory/entries'
-import { serviceAt } from '../../store'
+import { serviceByPath } from '../by-path'
 
 export const rebuildOnRemoteChanges = (app: Application, deps: Deps, directory: Directory) => {
   if (!deps.settings.get('redis')) return
@@ -23,7 +23,7 @@ export const rebuildOnRemoteChanges = (app: Application, deps: Deps, directory: 
       )
   })
   for (const path of directory.watchedPaths()) {
-    const service = serviceAt(app, path)
+    const service = serviceByPath(app, path)
     for (const event of ['created', 'updated', 'patched', 'removed']) {
       service.on(event, (data: unknown, context: unknown) => {
         if (!fromOtherInstance(app, context)) return

@@ -1,6 +1,7 @@
 // GET /bff/unified-directory: the public, read-only directory search (no token needed; a token changes nothing).
 // Only `find` exists: POST/PUT/PATCH/DELETE are 405 on REST and Socket.IO alike.
 import { BadRequest } from '@feathersjs/errors'
+import { populate } from '../../hooks/populate'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import type { Deps } from '../../deps'
 import { validateQueryWith } from '../../schema/validators'
@@ -82,6 +83,7 @@ export const unifiedDirectory = (app: Application, deps: Deps) => {
   })
   app.service(unifiedDirectoryPath).hooks({
     around: {
+      all: [populate],
       find: [refuseRefId, validateQueryWith(directoryQuerySchema)]
     }
   })

@@ -3,6 +3,7 @@
 // response; PATCH { retry: true } retries a failed delivery. Only the webhook's owner sees or touches them.
 // Reads of deliveries whose payloads are patient data are in the audit trail (src/audit/webhooks.ts).
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import type { Deps } from '../../deps'
 import { defineAccess } from '../../access/rules'
@@ -46,7 +47,7 @@ export const webhookEvents = (app: Application, deps: Deps) => {
 
   app.service(webhookEventPath).hooks({
     around: {
-      all: [authenticate('jwt'), externalView(app, webhookEventPath, deliveryExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, webhookEventPath, deliveryExternalResolver)],
       find: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess, requireSubscription],
       get: [recordDeliveryReads, validateQueryWith(deliveryQuerySchema), scopeAccess, requireSubscription],
       create: [scopeAccess, requireSubscription, announceOnlyPings],

@@ -4,7 +4,7 @@ import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { accessRules } from '../../access/rules'
 import type { FieldError } from '../../schema/validators'
-import { serviceAt } from '../../store'
+import { serviceByPath } from '../by-path'
 import {
   ANCHOR_EVENT,
   EVENT_METHODS,
@@ -21,7 +21,7 @@ export const eventServices = (app: Application): Map<string, EventMethod[]> => {
   for (const raw of Object.keys(app.services)) {
     const path = clean(raw)
     if (UNSUBSCRIBABLE_PATHS.includes(path) || !accessRules(app, path)) continue
-    const service = serviceAt(app, path)
+    const service = serviceByPath(app, path)
     // A read-only service whose documents the server writes (the stock-movement ledger) names its events itself.
     const exposed: readonly string[] =
       (service as { eventMethods?: string[] }).eventMethods ?? getServiceOptions(service)?.methods ?? []

@@ -2,6 +2,7 @@
 // through POST /webhook-events and managed here. Only their owner reads, changes or removes them; the
 // signing secret is shown once, in the creation response, and never in a read or an event.
 import { authenticate } from '@feathersjs/authentication'
+import { populate } from '../../hooks/populate'
 import { Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -91,7 +92,7 @@ export const webhooks = (app: Application, deps: Deps) => {
     around: {
       // The secret leaves the server once: in the response to POST /webhook-events (webhook-events.class.ts);
       // events and every other result never carry it, nor the worker's schedule fields.
-      all: [authenticate('jwt'), externalView(app, webhookPath, webhookExternalResolver)],
+      all: [populate, authenticate('jwt'), externalView(app, webhookPath, webhookExternalResolver)],
       find: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(webhookQuerySchema), scopeAccess, requireSubscription],
       create: [validateBody({ create: webhookDataSchema }), scopeAccess, requireSubscription, setCreated],
