@@ -25,6 +25,7 @@ export type WriterRequest =
 export type WriterReply =
   { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string }
 
+// This module runs as its own worker thread: its state is the thread's (one per app's audit writer), not shared.
 const files = new Map<string, number>()
 const tails = new Map<string, ChainTail>()
 

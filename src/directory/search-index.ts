@@ -66,7 +66,8 @@ export const FACETS: Record<string, (entry: IndexedEntry) => (string | undefined
 }
 
 // Key strings of words, made once per distinct word (a word's prefixes are shared by many names): this keeps the
-// load fast (no new strings to hash per entry) and the key strings shared.
+// load fast (no new strings to hash per entry) and the key strings shared. Pure memoization, shared by the apps of a
+// process: a word's prefixes are the same in every app.
 const prefixCache = new Map<string, string[]>()
 const prefixesOf = (word: string) => {
   let found = prefixCache.get(word)

@@ -50,7 +50,8 @@ export interface DataLock {
   release(): void
 }
 
-// The locks held by apps of this process, by lock file: instance.
+// The locks held by apps of this process, by lock file: instance. Process-wide by nature: a second app of the
+// same process must find the first one's lock.
 const held = new Map<string, string>()
 let exitHookInstalled = false
 

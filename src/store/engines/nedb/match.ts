@@ -192,6 +192,7 @@ const valuesAt = (value: unknown, parts: string[], from = 0, out: unknown[] = []
   return out
 }
 
+// Pure memoization per process: a dotted field name always splits the same way, in every app.
 const pathCache = new Map<string, string[]>()
 const partsOf = (path: string) => {
   let parts = pathCache.get(path)
@@ -350,6 +351,7 @@ const nedbRequire = createRequire(require.resolve('@seald-io/nedb'))
 /** The installed @seald-io/nedb version. */
 export const installedNedbVersion = (): string => nedbRequire('./package.json').version
 
+// The matcher is installed into the NeDB module, which the whole process shares: once per process, not per app.
 let installed = false
 
 /**
