@@ -25,7 +25,8 @@ export type WriterRequest =
 export type WriterReply =
   { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string }
 
-// This module runs as its own worker thread: its state is the thread's (one per app's audit writer), not shared.
+// This module runs as its own worker thread, one per process serving the audit files of every app in it: its state
+// is keyed by file, so two apps (two data folders) never share an entry.
 const files = new Map<string, number>()
 const tails = new Map<string, ChainTail>()
 

@@ -97,4 +97,6 @@ class WriterThread {
 }
 
 /** The process's audit writer thread. */
+// One writer thread per process, like the process's stdout: every app's audit file goes through it, keyed by file
+// (started on first use, stopped when idle).
 export const auditWriter = new WriterThread()
