@@ -22,7 +22,7 @@ import { createAuthMessenger } from './auth/messages'
 import { ProviderStrategy, isConfigured } from './auth/oauth'
 import { createAuthLimits } from './auth/rate-limit'
 import { redisKey, redisOf } from './cluster/redis'
-import { SessionAuthenticationService, SessionJWTStrategy, SessionConnections } from './auth/sessions'
+import { SessionAuthenticationService, ExpiringJWTStrategy, SessionConnections } from './auth/sessions'
 import { authSettings, oauthProviders } from './auth/settings'
 import { recordChange } from './audit/changes'
 import { presentExternal } from './schema/external'
@@ -141,7 +141,7 @@ export const authentication = (app: Application) => {
   )
 
   const service = new SessionAuthenticationService(app, deps)
-  service.register('jwt', new SessionJWTStrategy(deps, present))
+  service.register('jwt', new ExpiringJWTStrategy(deps, present))
   service.register('local', new EmailPasswordStrategy())
   for (const provider of oauthProviders)
     service.register(provider, new LimitedProviderStrategy(provider, settings.oauth[provider], deps))

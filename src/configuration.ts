@@ -68,6 +68,12 @@ export const configurationSchema = Type.Object(
     admin: Type.Object({ email: Type.String(), password: Type.String(), promoteExisting: Type.Boolean() }),
     medicalRecords: Type.Object({ paginate: Page() }),
     authentication: authenticationSettingsSchema,
+    sessions: Type.Object({
+      accessTokenTtlMs: PositiveMs(),
+      idleMs: PositiveMs(),
+      maxMs: PositiveMs(),
+      refreshGraceMs: Ms()
+    }),
     logLevel: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     /** Koa reads X-Forwarded-For only behind a trusted proxy (TRUST_PROXY). */
     trustProxy: Type.Boolean(),
@@ -407,7 +413,15 @@ export const settingDescriptions: Record<string, string> = {
   'authentication.entity': 'The entity a token authenticates (the account)',
   'authentication.service': 'The service holding that entity',
   'authentication.authStrategies': 'Strategies `POST /authentication` accepts',
-  'authentication.jwtOptions': 'Access token options; `expiresIn` is the token lifetime (one day)',
+  'authentication.jwtOptions':
+    'Access token options (header, audience, issuer, algorithm); the lifetime is `sessions.accessTokenTtlMs`, not `expiresIn`',
+  'sessions.accessTokenTtlMs':
+    'Lifetime of an access token (15 min); clients keep signed in with the refresh token ([authentication](authentication.md#sessions-and-refresh-tokens))',
+  'sessions.idleMs':
+    'A session whose refresh token is not used for this long ends (12 h): its refresh token is refused',
+  'sessions.maxMs': 'A session ends this long after its sign-in, however often it is refreshed (30 days)',
+  'sessions.refreshGraceMs':
+    'How long a just-rotated refresh token still answers with the same new pair (two tabs refreshing at once) instead of counting as reuse (10 s)',
   'authentication.local': 'Password login: the email and password fields, and the bcrypt cost',
   logLevel: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
   trustProxy:

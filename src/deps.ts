@@ -29,6 +29,7 @@ import type { Package } from './services/subscription-packages/subscription-pack
 import type { Subscription } from './services/subscriptions/subscriptions.schema'
 import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { StoredDelivery } from './services/webhook-events/webhook-events.schema'
+import type { Session } from './services/sessions/sessions.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
 import type { IdempotencyKeyRecord } from './schema/billing'
 import type { AccessLoader } from './access/context'
@@ -40,6 +41,8 @@ export type Store<T> = StoreService<Stored<T>>
 /** Every service's store, by the name the domain uses. */
 export interface Stores {
   accounts: Store<Account>
+  /** Sign-in sessions (src/auth/refresh.ts). */
+  sessions: Store<Session>
   organizations: Store<Organization>
   members: Store<Member>
   records: Store<MedicalRecord>
@@ -78,10 +81,12 @@ export type Announce = (
 ) => Promise<void>
 
 /** The realtime side of ending sessions (src/auth/sessions.ts): cuts an account's open connections, all of them
- *  or those signed in with one token (but `keep`, the caller's own), here and on the other instances. */
+ *  or those signed in with one token or one session (but `keep`, the caller's own), here and on the other instances. */
 export interface SessionCuts {
   cutAccount(accountId: string, reason: SessionEndReason, keep?: unknown): Promise<void>
   cutToken(accountId: string, jti: string, keep?: unknown): Promise<void>
+  /** Cuts the connections signed in with a token of the session `sessionId` (but `keep`), telling them `reason`. */
+  cutSession(accountId: string, sessionId: string, reason: SessionEndReason, keep?: unknown): Promise<void>
 }
 
 /** Calls and requests in flight, which graceful shutdown waits for, and its deadline (src/ops/lifecycle.ts keeps

@@ -15,7 +15,9 @@ import { mobileNo, type Account } from '../services/accounts/accounts.schema'
 import type { ActionCodes, ActionCodeRecord, ActionName } from './action-codes'
 import { normalizeEmail } from './accounts'
 import { sendConfirmation } from './messages'
-import { endSessions, SESSION_VERSION } from './sessions'
+import { endSessions, SESSION_ID, SESSION_VERSION } from './sessions'
+import { refreshSession } from './refresh'
+import type { Session } from '../services/sessions/sessions.schema'
 import { createTotp, type Totp } from './mfa'
 import { checkCodeRequest, exchangeCode, identityField, requireConfigured } from './oauth'
 import { checkPasswordStrength } from './password'
@@ -97,6 +99,13 @@ export const actionSchemas: Record<string, TSchema> = {
   'logout-everywhere': Type.Object(
     { action: actionField('logout-everywhere') },
     { additionalProperties: false }
+  ),
+  refreshAccessToken: Type.Object(
+    {
+      action: actionField('refreshAccessToken'),
+      refreshToken: Type.String({ minLength: 1, maxLength: 200 })
+    },
+    { additionalProperties: false }
   )
 }
 
@@ -174,6 +183,8 @@ export class AuthFlows {
         return this.setupMFA(body, params)
       case 'logout-everywhere':
         return this.logoutEverywhere(params)
+      case 'refreshAccessToken':
+        return this.refreshAccessToken(body, params)
       default:
         return this.disableMFA(body, params)
     }
@@ -631,6 +642,72 @@ export class AuthFlows {
       params
     )
     return { action: 'disableMFA', account: await this.host.present(patched) }
+  }
+
+  // A new access token and refresh token for a refresh token (src/auth/refresh.ts: rotation, grace window, reuse),
+  // rate-limited like logins. The answer carries the account, so a Socket.IO connection refreshing is signed in
+  // with the new token at once. Reuse ends the session and is an audit event of the account (`refresh-reuse`).
+  private async refreshAccessToken(body: Body, params: AppParams) {
+    await this.limits.loginsPerIp.consume(params.ip)
+    const deadAccount = () =>
+      new NotAuthenticated('This refresh token is not valid (its account is gone); sign in again', {
+        reason: 'refresh-token-invalid'
+      })
+    const accountOf = (session: Stored<Session>) =>
+      this.accounts._get(session.account).catch((error: unknown) => {
+        if (error instanceof NotFound) throw deadAccount()
+        throw error
+      })
+    const outcome = await refreshSession(
+      this.deps,
+      this.deps.settings.get('sessions'),
+      body.refreshToken as string, // (checked by the action's schema)
+      async (session) => {
+        const account = await accountOf(session)
+        const authResult = {
+          authentication: { strategy: 'refresh' },
+          account,
+          [SESSION_VERSION]: account.sessionVersion ?? 0,
+          [SESSION_ID]: session.id
+        }
+        const [payload, options] = await Promise.all([
+          this.authService.getPayload(authResult, params),
+          this.authService.getTokenOptions(authResult, params)
+        ])
+        return this.authService.createAccessToken(payload, options)
+      }
+    )
+    if (outcome.kind === 'reused') {
+      await this.host.recordChange(
+        {
+          action: 'refresh-reuse',
+          service: 'authentication',
+          actor: null,
+          account: outcome.session.account,
+          ids: [outcome.session.id],
+          before: { session: outcome.session.id },
+          after: { session: null },
+          status: 401
+        },
+        params
+      )
+      throw new NotAuthenticated(
+        'This refresh token was already used, so its session was ended to protect the account; sign in again',
+        { reason: 'refresh-reuse' }
+      )
+    }
+    const { accessToken, refreshToken } = outcome.pair
+    const account = await accountOf(outcome.session)
+    return {
+      accessToken,
+      refreshToken,
+      authentication: {
+        strategy: 'refresh',
+        payload: await this.authService.verifyAccessToken(accessToken)
+      },
+      account: await this.host.present(account),
+      session: outcome.session.id
+    }
   }
 
   // Ends every session of the caller's account, this one included: every token issued so far is refused from

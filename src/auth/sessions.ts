@@ -33,6 +33,8 @@ import type { Account } from '../services/accounts/accounts.schema'
 import type { Stored } from '../store'
 import { ACCESS_VERSION, accessVersionOf } from '../access/context'
 import { onNotice, sendNotice } from '../cluster/notices'
+import { endSession, liveSession, removeAccountSessions, startSession, SID_CLAIM } from './refresh'
+import type { SessionSettings } from './refresh'
 import {
   SESSION_ENDED_EVENT,
   sessionEnded as endedFor,
@@ -83,6 +85,9 @@ export class SessionJWTStrategy extends JWTStrategy {
       throw error
     })
     if (versionOf(payload[SESSION_CLAIM]) !== versionOf(account.sessionVersion)) throw sessionEnded()
+    // A token of a session (claim `sid`) lives only as long as its session: ended, expired or revoked is a 401.
+    const sid = payload[SID_CLAIM]
+    if (typeof sid === 'string' && !(await liveSession(this.deps, sid, account.id))) throw sessionEnded()
     if (
       typeof payload.jti === 'string' &&
       Array.isArray(account.revokedTokens) &&
@@ -101,6 +106,35 @@ export class SessionJWTStrategy extends JWTStrategy {
     }
   }
 }
+
+/** The session-ended event of a connection whose access token expired (`expired`), and the timers that send it. */
+export class ExpiringJWTStrategy extends SessionJWTStrategy {
+  private readonly expiryTimers = new WeakMap<RealTimeConnection, NodeJS.Timeout>()
+
+  // Feathers signs a connection out silently when its token expires; this also tells the client why, so it can
+  // refresh and re-authenticate the same connection (or sign in again) instead of seeing its calls fail.
+  async handleConnection(event: string, connection: RealTimeConnection, authResult?: AuthenticationResult) {
+    await super.handleConnection(event as 'login', connection, authResult)
+    clearTimeout(this.expiryTimers.get(connection))
+    this.expiryTimers.delete(connection)
+    const exp = authResult?.authentication?.payload?.exp
+    if (event !== 'login' || !authResult?.accessToken || typeof exp !== 'number') return
+    // (capped: setTimeout's longest delay is about 24.8 days, longer than any access token lives)
+    const delay = Math.min(Math.max(exp * 1000 - Date.now(), 0) + 5, 2 ** 31 - 1)
+    const timer = setTimeout(() => {
+      this.expiryTimers.delete(connection)
+      ;(connection as SocketCarrier)[SOCKET]?.emit(SESSION_ENDED_EVENT, endedFor('expired'))
+    }, delay)
+    timer.unref()
+    this.expiryTimers.set(connection, timer)
+  }
+}
+
+/** What a login's result carries until the refresh token is added to it (SessionAuthenticationService.create). */
+const STARTED = Symbol('startedSession')
+type Started = { [STARTED]?: { refreshToken?: string } }
+/** On an authentication result: the session an access token is issued for (a refresh, not a new login). */
+export const SESSION_ID = Symbol('sessionId')
 
 /** Puts the account's session version into every access token it issues. */
 export class SessionAuthenticationService extends AuthenticationService {
@@ -121,13 +155,46 @@ export class SessionAuthenticationService extends AuthenticationService {
       SESSION_VERSION in carried
         ? carried[SESSION_VERSION]
         : (await this.deps.stores.accounts._get(id)).sessionVersion
-    return { ...payload, [SESSION_CLAIM]: versionOf(version) }
+    // A new login starts a session (its refresh token goes beside the access token); a refresh keeps its own.
+    const carriedSession = (authResult as { [SESSION_ID]?: unknown })[SESSION_ID]
+    let sid = typeof carriedSession === 'string' ? carriedSession : undefined
+    if (!sid) {
+      const started = await startSession(this.deps, this.sessionSettings(), id, {
+        ip: (params as { ip?: string }).ip,
+        userAgent: (params as { userAgent?: string }).userAgent
+      })
+      sid = started.session.id
+      const holder = (params as Started)[STARTED]
+      if (holder) holder.refreshToken = started.refreshToken
+    }
+    return { ...payload, [SESSION_CLAIM]: versionOf(version), [SID_CLAIM]: sid }
+  }
+
+  sessionSettings(): SessionSettings {
+    return this.deps.settings.get('sessions')
+  }
+
+  /** A login answers a refresh token beside the access token (never sent as an event: see runActions). */
+  async create(data: AuthenticationRequest, params?: AuthenticationParams) {
+    const holder: { refreshToken?: string } = {}
+    // (the holder rides on the call's params, which getPayload receives; the symbol key is not in their type)
+    const callParams = { ...(params ?? {}), [STARTED]: holder } as AuthenticationParams
+    const result = await super.create(data, callParams)
+    return holder.refreshToken ? { ...result, refreshToken: holder.refreshToken } : result
   }
 
   /** Feathers' logout: the token that signed out is refused from now on (not only forgotten by the client). */
   async remove(id: string | null, params: AuthenticationParams) {
     const result = await super.remove(id, params)
     const payload = result?.authentication?.payload
+    // Signing out ends the token's session: its refresh token and every access token of it.
+    if (typeof payload?.sub === 'string' && typeof payload[SID_CLAIM] === 'string')
+      await endSession(
+        this.deps,
+        { id: payload[SID_CLAIM], account: payload.sub },
+        'signed-out',
+        params.connection
+      )
     if (typeof payload?.sub === 'string' && typeof payload.jti === 'string') {
       await revokeToken(
         this.deps,
@@ -149,10 +216,12 @@ export class SessionAuthenticationService extends AuthenticationService {
     return this.secretKey
   }
 
+  // Access tokens live `sessions.accessTokenTtlMs` (whole seconds, at least one), unless the caller sets expiresIn.
   async createAccessToken(
     ...[payload, optsOverride, secretOverride]: Parameters<AuthenticationService['createAccessToken']>
   ) {
-    return super.createAccessToken(payload, optsOverride, secretOverride ?? this.key())
+    const expiresIn = Math.max(1, Math.round(this.sessionSettings().accessTokenTtlMs / 1000))
+    return super.createAccessToken(payload, { expiresIn, ...optsOverride }, secretOverride ?? this.key())
   }
 
   /** Verifies a token; a refusal says in words whether it expired or is invalid, with a machine-readable `data.reason`. */
@@ -183,6 +252,7 @@ export const trackSockets = (io: Server) => {
 
 const SESSIONS_ENDED = 'sessions-ended'
 const TOKEN_REVOKED = 'token-revoked'
+const SESSION_REVOKED = 'session-revoked'
 // A notice's reason, as sent by an instance of this version (anything else: signed out everywhere).
 const reasonOf = (value: unknown): SessionEndReason =>
   typeof value === 'string' && Object.hasOwn(sessionEndMessages, value)
@@ -191,16 +261,17 @@ const reasonOf = (value: unknown): SessionEndReason =>
 /** Signed-out tokens kept per account before signing out everywhere instead (revokeToken). */
 export const MAX_REVOKED = 100
 
-// The `jti` claim of a token a connection signed in with (already verified then; only read here).
-const jtiOf = (token: unknown) => {
+// A claim (`jti`, `sid`) of a token a connection signed in with (already verified then; only read here).
+const claimOf = (token: unknown, claim: string): string | undefined => {
   if (typeof token !== 'string') return undefined
   try {
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'))
-    return typeof claims?.jti === 'string' ? claims.jti : undefined
+    return typeof claims?.[claim] === 'string' ? claims[claim] : undefined
   } catch {
     return undefined
   }
 }
+const jtiOf = (token: unknown) => claimOf(token, 'jti')
 
 type Login = { account?: { id?: unknown } } | undefined
 type ConnectionParams = { connection?: RealTimeConnection } | undefined
@@ -246,6 +317,11 @@ export class SessionConnections implements SessionCuts {
     onNotice(app, TOKEN_REVOKED, (payload: { account?: unknown; jti?: unknown }) => {
       if (typeof payload?.account === 'string' && typeof payload.jti === 'string')
         this.cutTokenHere(payload.account, payload.jti)
+    })
+    // One session ended on another instance: cut its connections here too.
+    onNotice(app, SESSION_REVOKED, (payload: { account?: unknown; session?: unknown; reason?: unknown }) => {
+      if (typeof payload?.account === 'string' && typeof payload.session === 'string')
+        this.cutSessionHere(payload.account, payload.session, reasonOf(payload.reason))
     })
   }
 
@@ -293,6 +369,24 @@ export class SessionConnections implements SessionCuts {
     )
   }
 
+  // This process's connections signed in with a token of the session (but `keep`) are cut.
+  private cutSessionHere(accountId: string, sessionId: string, reason: SessionEndReason, keep?: unknown) {
+    this.cut(
+      accountId,
+      reason,
+      keep,
+      (connection) => claimOf(connection.authentication?.accessToken, SID_CLAIM) === sessionId
+    )
+  }
+
+  /** Cuts the connections of one session (but `keep`) here and, through a notice, on the other instances. */
+  async cutSession(accountId: string, sessionId: string, reason: SessionEndReason, keep?: unknown) {
+    this.cutSessionHere(accountId, sessionId, reason, keep)
+    await sendNotice(this.app, SESSION_REVOKED, { account: accountId, session: sessionId, reason }).catch(
+      (error: Error) => this.logger.error('Session-revoked notice not sent:', error?.message ?? error)
+    )
+  }
+
   /** Cuts the account's open connections (but `keep`) here and, through a notice, on the other instances. */
   async cutAccount(accountId: string, reason: SessionEndReason, keep?: unknown) {
     this.cut(accountId, reason, keep)
@@ -327,6 +421,8 @@ export const endSessions = async (
     ...(options.change ?? {}),
     $inc: { sessionVersion: 1 }
   })
+  // Their refresh tokens die with them.
+  await removeAccountSessions(deps, accountId)
   // The change is announced first, so the account's own sockets still get its event before they are cut.
   if (options.announce) await deps.announce('accounts', 'patched', updated)
   await new Promise((resolve) => setImmediate(resolve)) // events published so far are sent before the cut

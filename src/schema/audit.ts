@@ -11,6 +11,8 @@ export type AuditAction =
   | 'mfa'
   | 'action-code'
   | 'logout-everywhere'
+  // A rotated refresh token was presented again (after the grace window): its session was ended.
+  | 'refresh-reuse'
   // Privilege and configuration changes (src/audit/changes.ts): who changed whose rights or settings, with the
   // privilege fields before and after.
   | 'member-add'
@@ -44,6 +46,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'mfa',
   'action-code',
   'logout-everywhere',
+  'refresh-reuse',
   'member-add',
   'member-remove',
   'privilege-change',

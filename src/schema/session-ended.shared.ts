@@ -16,7 +16,11 @@ export const sessionEndMessages = {
   'identity-changed': 'The email or mobile number of this account was changed. Sign in again.',
   'mfa-changed': 'Two-factor authentication was turned on or off for this account. Sign in again.',
   'rights-changed': 'The rights of this account changed. Sign in again.',
-  'account-removed': 'This account was removed.'
+  'account-removed': 'This account was removed.',
+  expired: 'The access token of this connection expired. Refresh it, or sign in again.',
+  'session-revoked': 'This session was ended from another window or device. Sign in again.',
+  'refresh-reuse':
+    'A refresh token of this session was used twice, so the session was ended to protect the account. Sign in again.'
 } as const
 
 export type SessionEndReason = keyof typeof sessionEndMessages

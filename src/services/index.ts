@@ -24,6 +24,7 @@ import { inventoryStockMovements } from './inventory-stock-movements/inventory-s
 import { requestOrders } from './request-orders/request-orders'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
+import { sessions } from './sessions/sessions'
 
 export const services = (app: Application, deps: Deps) => {
   organizationMembers(app, deps)
@@ -49,6 +50,8 @@ export const services = (app: Application, deps: Deps) => {
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   subscriptionPackages(app, deps)
   subscriptions(app, deps)
+  // Sign-in sessions and their refresh tokens (src/auth/refresh.ts).
+  sessions(app, deps)
   webhooks(app, deps)
   webhookEvents(app, deps)
   // The audit trail (docs/audit-trail.md): read-only, written by src/hooks/record-audit.ts.
@@ -63,6 +66,7 @@ export const services = (app: Application, deps: Deps) => {
  */
 export const storesOf = (app: Application): Stores => ({
   accounts: app.service('accounts'),
+  sessions: app.service('sessions'),
   organizations: app.service('organizations'),
   members: app.service('organization-members'),
   records: app.service('medical-records'),

@@ -86,6 +86,7 @@ import {
   webhookQuerySchema,
   webhookSchema
 } from '../../services/webhooks/webhooks.schema'
+import { sessionQuerySchema, sessionViewSchema } from '../../services/sessions/sessions.schema'
 import { actionSchemas } from '../../auth/flows'
 import {
   packageDataSchema,
@@ -393,6 +394,12 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     data: intentDataSchema,
     patch: intentPatchSchema,
     query: intentQuerySchema
+  },
+  sessions: {
+    summary:
+      'Your sign-in sessions (the asking one `current`); DELETE ends one: its refresh token and access tokens are refused, its sockets cut',
+    result: sessionViewSchema,
+    query: sessionQuerySchema
   },
   webhooks: {
     summary: 'Installed webhooks (created through POST /webhook-events)',

@@ -5,6 +5,7 @@ import type { Deps } from '../../deps'
 import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { onBehalfOf } from '../../audit/changes'
 import { subscribeSignUp } from '../../subscriptions/signup'
+import { removeAccountSessions } from '../../auth/refresh'
 import { ResourceService } from '../resource'
 import type { Account } from './accounts.schema'
 import { accountPath, type AccountData, type AccountPatch, type AccountQuery } from './accounts.shared'
@@ -65,6 +66,7 @@ export class AccountService extends ResourceService<
     return this.write('remove', id, params, async () => {
       const removed = await this.store.remove(id, params)
       const account = removed.id
+      await removeAccountSessions(this.deps, account)
       await this.deps.sessions.cutAccount(account, 'account-removed', params.connection)
       // (on behalf of the caller: the removals' audit events name who removed them)
       const cascade = () => ({ bootstrap: true, ...onBehalfOf(params) })
