@@ -74,6 +74,7 @@ import {
 } from './services/subscription-packages/subscription-packages.shared'
 import { subscriptionMethods, subscriptionPath } from './services/subscriptions/subscriptions.shared'
 import { SESSION_ENDED_EVENT, type SessionEnded } from './schema/session-ended.shared'
+import { sessionMethods, sessionPath } from './services/sessions/sessions.shared'
 
 export {
   SESSION_ENDED_EVENT,
@@ -231,5 +232,6 @@ export const createClient = (
     methods: [...subscriptionPackageMethods]
   })
   client.use(subscriptionPath, connection.service(subscriptionPath), { methods: [...subscriptionMethods] })
+  client.use(sessionPath, connection.service(sessionPath), { methods: [...sessionMethods] })
   return client
 }

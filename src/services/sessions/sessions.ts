@@ -10,7 +10,6 @@ import { defineAccess } from '../../access/rules'
 import { accessOf, scopeAccess } from '../../hooks/scope-access'
 import { validateQueryWith } from '../../schema/validators'
 import { externalView } from '../../schema/external'
-import { getDispatch, setDispatch } from '@feathersjs/schema'
 import { SID_CLAIM } from '../../auth/refresh'
 import { SessionService } from './sessions.class'
 import { sessionExternalResolver, sessionQuerySchema } from './sessions.schema'
@@ -40,13 +39,13 @@ const markCurrent = async (context: HookContext, next: NextFunction) => {
   if (!context.params.provider || typeof sid !== 'string') return
   const mark = (doc: unknown) =>
     doc && typeof doc === 'object' ? { ...doc, current: (doc as { id?: unknown }).id === sid } : doc
-  const result = getDispatch(context) ?? context.result
+  const result = context.dispatch ?? context.result
   const marked = Array.isArray(result)
     ? result.map(mark)
     : result && typeof result === 'object' && Array.isArray((result as { data?: unknown }).data)
       ? { ...result, data: (result as { data: unknown[] }).data.map(mark) }
       : mark(result)
-  setDispatch(context, marked)
+  context.dispatch = marked
 }
 
 export const sessions = (app: Application, deps: Deps) => {
