@@ -235,3 +235,85 @@ export const createClient = (
   client.use(sessionPath, connection.service(sessionPath), { methods: [...sessionMethods] })
   return client
 }
+
+/** What `keepSessionAlive` answers: `stop()` ends the refreshing (signing out stops it too). */
+export interface SessionKeeper {
+  stop(): void
+}
+
+// The claims of an access token the client holds (read only to know when it expires; the server verifies it).
+const expiryOf = (accessToken: unknown): number | undefined => {
+  if (typeof accessToken !== 'string') return undefined
+  try {
+    const part = accessToken.split('.')[1] ?? ''
+    const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'))
+    const exp = (JSON.parse(json) as { exp?: unknown }).exp
+    return typeof exp === 'number' ? exp * 1000 : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Keeps a signed-in client signed in for as long as its session lives (a clinic shift), though access tokens are
+ * short: before the access token expires it exchanges the refresh token (`POST /authentication { action:
+ * "refreshAccessToken", refreshToken }`) for a new pair and re-authenticates with the new access token
+ * (`authenticate({ strategy: "jwt", accessToken })`: over Socket.IO the same connection, keeping its channels and
+ * subscriptions). Call it once after `createClient`; every later sign-in is followed. The refresh token is kept in
+ * memory only (never in storage, never in a URL); `marginMs` is how long before expiry it refreshes (default: a
+ * fifth of the token's lifetime, at most a minute). A refused refresh (the session ended) leaves the client as the
+ * server's `session-ended` event or the next call's 401 says.
+ */
+export const keepSessionAlive = (
+  client: ClientApplication,
+  options: { marginMs?: number } = {}
+): SessionKeeper => {
+  let refreshToken: string | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let stopped = false
+  const clear = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+  const refresh = async () => {
+    timer = undefined
+    if (stopped || !refreshToken) return
+    try {
+      const pair = (await client.service('authentication').create({
+        action: 'refreshAccessToken',
+        refreshToken
+      })) as { accessToken?: string; refreshToken?: string }
+      if (!pair.accessToken || !pair.refreshToken) return
+      refreshToken = pair.refreshToken
+      await client.authenticate({ strategy: 'jwt', accessToken: pair.accessToken })
+    } catch (error) {
+      client.emit('session-refresh-failed', error)
+    }
+  }
+  const schedule = (accessToken: unknown) => {
+    clear()
+    const expiresAt = expiryOf(accessToken)
+    if (stopped || !refreshToken || expiresAt === undefined) return
+    const lifetime = Math.max(expiresAt - Date.now(), 0)
+    const margin = options.marginMs ?? Math.min(60_000, Math.max(lifetime / 5, 200))
+    timer = setTimeout(() => void refresh(), Math.max(lifetime - margin, 0))
+  }
+  const onLogin = (result: { accessToken?: unknown; refreshToken?: unknown }) => {
+    if (typeof result?.refreshToken === 'string') refreshToken = result.refreshToken
+    schedule(result?.accessToken)
+  }
+  const onLogout = () => {
+    clear()
+    refreshToken = undefined
+  }
+  client.on('login', onLogin)
+  client.on('logout', onLogout)
+  return {
+    stop() {
+      stopped = true
+      clear()
+      client.off('login', onLogin)
+      client.off('logout', onLogout)
+    }
+  }
+}

@@ -107,26 +107,25 @@ export class SessionJWTStrategy extends JWTStrategy {
   }
 }
 
-/** The session-ended event of a connection whose access token expired (`expired`), and the timers that send it. */
+/** The jwt strategy whose connections are told when their access token expires (`session-ended`, `expired`). */
 export class ExpiringJWTStrategy extends SessionJWTStrategy {
-  private readonly expiryTimers = new WeakMap<RealTimeConnection, NodeJS.Timeout>()
-
-  // Feathers signs a connection out silently when its token expires; this also tells the client why, so it can
-  // refresh and re-authenticate the same connection (or sign in again) instead of seeing its calls fail.
+  // Feathers signs a connection out when its token expires by disconnecting it, silently. Its timer is replaced by
+  // one that first sends the `session-ended` event (reason `expired`), so the client knows why and can refresh
+  // and sign in again; re-authenticating before expiry (a new access token) replaces the timer, as in Feathers.
   async handleConnection(event: string, connection: RealTimeConnection, authResult?: AuthenticationResult) {
     await super.handleConnection(event as 'login', connection, authResult)
-    clearTimeout(this.expiryTimers.get(connection))
-    this.expiryTimers.delete(connection)
     const exp = authResult?.authentication?.payload?.exp
     if (event !== 'login' || !authResult?.accessToken || typeof exp !== 'number') return
+    // (Feathers' timers are long-timeout's or Node's: both have close(), which Feathers' clearing calls)
+    const timers = this.expirationTimers as WeakMap<object, { close(): void }>
+    timers.get(connection)?.close()
     // (capped: setTimeout's longest delay is about 24.8 days, longer than any access token lives)
-    const delay = Math.min(Math.max(exp * 1000 - Date.now(), 0) + 5, 2 ** 31 - 1)
+    const delay = Math.min(Math.max(exp * 1000 - Date.now(), 0), 2 ** 31 - 1)
     const timer = setTimeout(() => {
-      this.expiryTimers.delete(connection)
       ;(connection as SocketCarrier)[SOCKET]?.emit(SESSION_ENDED_EVENT, endedFor('expired'))
+      this.app?.emit('disconnect', connection)
     }, delay)
-    timer.unref()
-    this.expiryTimers.set(connection, timer)
+    timers.set(connection, timer)
   }
 }
 
