@@ -15,6 +15,7 @@ const secretFields = [
   'newPassword',
   'currentPassword',
   'accessToken',
+  'refreshToken',
   'token',
   'mfaCode',
   'secret',

@@ -73,6 +73,11 @@ describe('authentication: MFA', () => {
     )
     const login = await auth(bed.url, { email: user.email, password: user.password, mfaCode: totp(secret) })
     assert.equal(login.status, 201)
+    const renewed = await auth(bed.url, {
+      action: 'refreshAccessToken',
+      refreshToken: login.body.refreshToken
+    })
+    assert.equal(renewed.status, 201, 'the MFA step answers a refresh token of its session too')
     const me = await http(bed.url, 'GET', `/accounts/${user.account.id}`, { token: login.body.accessToken })
     assert.equal(me.body.mfaEnabled, true)
     assertNoSecrets(me.body, [secret])

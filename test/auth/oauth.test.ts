@@ -36,6 +36,11 @@ describe('authentication: OAuth', () => {
       const res = await auth(bed.url, { strategy: 'google', redirectURI: GOOGLE_REDIRECT, code })
       assert.equal(res.status, 201, JSON.stringify(res.body))
       assert.equal(typeof res.body.accessToken, 'string')
+      const renewed = await auth(bed.url, {
+        action: 'refreshAccessToken',
+        refreshToken: res.body.refreshToken
+      })
+      assert.equal(renewed.status, 201, 'an OAuth login answers a refresh token of its session too')
       assert.equal(res.body.authentication.strategy, 'google')
       assert.equal(res.body.account.email, email)
       assert.equal(res.body.account.firstName, 'Ada')

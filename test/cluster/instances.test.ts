@@ -347,6 +347,51 @@ describe('several instances on one MongoDB and one Redis', function () {
       }
     })
 
+    it('refuses on the other instance, at its next call, the tokens of a session ended on one (DELETE /sessions/:id), and cuts its socket there, telling it why first', async () => {
+      const user = await signUp(pair.a.url)
+      const second = (await auth(pair.a.url, { email: user.email, password: user.password })).body
+      const sid = JSON.parse(Buffer.from(user.token.split('.')[1], 'base64url').toString('utf8')).sid
+      const socket = socketClient(pair.b.url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: user.token })
+        const ending = recordSessionEnd(socket)
+        assert.equal((await http(pair.b.url, 'GET', '/sessions', { token: user.token })).status, 200)
+        const removed = await http(pair.a.url, 'DELETE', `/sessions/${sid}`, { token: second.accessToken })
+        assert.equal(removed.status, 200, JSON.stringify(removed.body))
+        assert.equal((await http(pair.b.url, 'GET', '/sessions', { token: user.token })).status, 401)
+        await waitUntil(() => !socket.socket.connected, 5000, 'the socket on the other instance disconnected')
+        assert.deepEqual(ending, ['logout session-revoked', 'disconnect'])
+        assert.equal((await http(pair.b.url, 'GET', '/sessions', { token: second.accessToken })).status, 200)
+      } finally {
+        socket.close()
+      }
+    })
+
+    it('rotates a refresh token on one instance; the same token on the other answers the same pair within the grace window, and ends the session on both after it', async () => {
+      const clock = testClock()
+      const timed = await startPair({ clock })
+      try {
+        const user = await signUp(timed.a.url)
+        const login = (await auth(timed.a.url, { email: user.email, password: user.password })).body
+        const refresh = (url: string, refreshToken: string) =>
+          auth(url, { action: 'refreshAccessToken', refreshToken })
+        const first = await refresh(timed.a.url, login.refreshToken)
+        assert.equal(first.status, 201)
+        const twin = await refresh(timed.b.url, login.refreshToken)
+        assert.equal(twin.status, 201)
+        assert.equal(twin.body.refreshToken, first.body.refreshToken)
+        clock.advance(11_000)
+        const reuse = await refresh(timed.b.url, login.refreshToken)
+        assert.equal(reuse.status, 401)
+        assert.equal(reuse.body.data.reason, 'refresh-reuse')
+        assert.equal((await refresh(timed.a.url, first.body.refreshToken)).status, 401)
+        const me = await http(timed.a.url, 'GET', '/sessions', { token: first.body.accessToken })
+        assert.equal(me.status, 401)
+      } finally {
+        await timed.close()
+      }
+    })
+
     it('cuts the sockets of an account removed on the other instance, telling them why first', async () => {
       const admin = await signUp(pair.a.url)
       await pair.a.app.service('accounts')._patch(admin.account.id, { admin: true }) // (set-up: an application admin)
