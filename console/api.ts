@@ -2,15 +2,18 @@
 // authentication client keeps the access token in localStorage (never shown) and signs in again after a
 // reload (reAuthenticate) and after a reconnect (its own handler on the socket's disconnect). A call the
 // server has not answered within `ackTimeout` (or when the connection drops under it) fails instead of waiting.
+// Access tokens are short: `keepSessionAlive` refreshes the session before each one expires (the refresh token is
+// kept in memory only, so after a reload the console lives on the stored access token until it signs in again).
 import { io } from 'socket.io-client'
 import socketio from '@feathersjs/socketio-client'
-import { createClient, type ServiceTypes } from '../src/client'
+import { createClient, keepSessionAlive, type ServiceTypes } from '../src/client'
 import type { Account } from '../src/services/accounts/accounts.shared'
 import type { Member } from '../src/services/organization-members/organization-members.shared'
 import type { Organization } from '../src/services/organizations/organizations.shared'
 
 export const socket = io(location.origin, { transports: ['websocket'], ackTimeout: 30000 })
 export const client = createClient(socketio(socket))
+keepSessionAlive(client)
 
 export type { Account, Member, Organization }
 
