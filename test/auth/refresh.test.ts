@@ -86,11 +86,13 @@ describe('refresh tokens (POST /authentication { action: "refreshAccessToken" })
 
   it('answers two concurrent refreshes with one token, and the same token again within the grace window, with the same new pair', async () => {
     const user = await login()
-    const [a, b] = await Promise.all([refresh(user.refreshToken), refresh(user.refreshToken)])
-    assert.equal(a.status, 201, JSON.stringify(a.body))
-    assert.equal(b.status, 201, JSON.stringify(b.body))
-    assert.equal(a.body.refreshToken, b.body.refreshToken)
-    assert.equal(a.body.accessToken, b.body.accessToken)
+    const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(user.refreshToken)))
+    const [a] = answers
+    for (const answer of answers) {
+      assert.equal(answer.status, 201, JSON.stringify(answer.body))
+      assert.equal(answer.body.refreshToken, a.body.refreshToken)
+      assert.equal(answer.body.accessToken, a.body.accessToken)
+    }
     clock.advance(defaults.sessions.refreshGraceMs - 1000)
     const late = await refresh(user.refreshToken)
     assert.equal(late.status, 201)
