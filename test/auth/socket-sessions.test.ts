@@ -90,6 +90,34 @@ describe('sockets and short access tokens', function () {
     })
   })
 
+  it('never sends a refresh token in a realtime event: logins, refreshes and ended sessions seen by the account’s socket', async () => {
+    const user = await signUp(server.url)
+    const socket = open()
+    const payloads: string[] = []
+    socket.socket.onAny((event: string, ...args: unknown[]) => payloads.push(JSON.stringify([event, args])))
+    const login: any = await socket.client.authenticate({
+      strategy: 'local',
+      email: user.email,
+      password: user.password
+    })
+    const other = (await auth(server.url, { email: user.email, password: user.password })).body
+    const renewed = (
+      await auth(server.url, { action: 'refreshAccessToken', refreshToken: other.refreshToken })
+    ).body
+    const sid = JSON.parse(Buffer.from(other.accessToken.split('.')[1], 'base64url').toString('utf8')).sid
+    const removed = await http(server.url, 'DELETE', `/sessions/${sid}`, { token: login.accessToken })
+    assert.equal(removed.status, 200)
+    await touch(user, login.accessToken, 'Seen')
+    await waitUntil(() => payloads.some((payload) => payload.includes('Seen')), 5000, 'the patched event')
+    assert.ok(
+      payloads.some((payload) => payload.includes('sessions removed')),
+      'the removal was an event'
+    )
+    for (const token of [login.refreshToken, other.refreshToken, renewed.refreshToken])
+      assert.ok(!payloads.some((payload) => payload.includes(token.split('.')[1])))
+    assert.ok(!payloads.some((payload) => /refreshHash|retiredHashes|graceBox/.test(payload)))
+  })
+
   it('keeps a client signed in with keepSessionAlive across three token lifetimes, on the same connection, receiving events', async () => {
     const user = await signUp(server.url)
     const socket = open()
