@@ -118,6 +118,23 @@ describe('sockets and short access tokens', function () {
     assert.ok(!payloads.some((payload) => /refreshHash|retiredHashes|graceBox/.test(payload)))
   })
 
+  it('cuts the sockets of a session ended for refresh-token reuse, telling them why first', async () => {
+    const user = await signUp(server.url)
+    await sleep(1020 - (Date.now() % 1000)) // just past a whole second: the tokens live almost the full 2 s
+    const login = (await auth(server.url, { email: user.email, password: user.password })).body
+    const renewed = (
+      await auth(server.url, { action: 'refreshAccessToken', refreshToken: login.refreshToken })
+    ).body
+    const socket = open()
+    const seen = recordSessionEnd(socket)
+    await socket.client.authenticate({ strategy: 'jwt', accessToken: renewed.accessToken })
+    await sleep(1100) // past the grace window (1 s here)
+    const reuse = await auth(server.url, { action: 'refreshAccessToken', refreshToken: login.refreshToken })
+    assert.equal(reuse.status, 401)
+    await waitUntil(() => seen.includes('disconnect'), 5000, 'the cut')
+    assert.deepEqual(seen, ['logout refresh-reuse', 'disconnect'])
+  })
+
   it('keeps a client signed in with keepSessionAlive across three token lifetimes, on the same connection, receiving events', async () => {
     const user = await signUp(server.url)
     const socket = open()
