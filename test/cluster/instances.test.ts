@@ -27,7 +27,15 @@ import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulato
 import { startRedis, type TestRedis } from '../helpers/redis'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import { startStripeServer } from '../helpers/stripe-server'
-import { ADMIN, DAY, readSubscription, signUpWith, testClock, waitForStatus } from '../helpers/subscriptions'
+import {
+  ADMIN,
+  DAY,
+  LONG_SESSIONS,
+  readSubscription,
+  signUpWith,
+  testClock,
+  waitForStatus
+} from '../helpers/subscriptions'
 import { validRecords } from '../fixtures/medical-records'
 import defaults from '../../config/default.json'
 import { startServerProcess } from '../helpers/server-process'
@@ -652,6 +660,7 @@ describe('several instances on one MongoDB and one Redis', function () {
       const subsPair = await startPair({
         admin: ADMIN,
         clock,
+        sessions: LONG_SESSIONS,
         subscriptions: { ...defaults.subscriptions, jobIntervalMs: 40 },
         processor: {
           kind: 'stripe',

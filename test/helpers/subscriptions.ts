@@ -7,6 +7,9 @@ import { http, signUp, startServer, waitUntil, type SignedUp, type TestServer } 
 
 export const ADMIN = { email: 'admin@subs.test', password: 'admin password 1' }
 export const DAY = 24 * 60 * 60 * 1000
+/** Sessions that outlast the weeks these tests move the app's clock by (sessions end on that clock too: idle after
+ *  12 h, at most 30 days by default), so the fixtures' sign-ins stay valid while time runs forward. */
+export const LONG_SESSIONS = { ...defaults.sessions, idleMs: 3650 * DAY, maxMs: 3650 * DAY }
 
 /** A clock the test moves: `now()` is the real time plus the offset. */
 export interface TestClock {
@@ -40,6 +43,7 @@ export const startSubsServer = async (
   const server = await startServer({
     admin: ADMIN,
     clock,
+    sessions: LONG_SESSIONS,
     subscriptions: { ...defaults.subscriptions, jobIntervalMs: 40, ...subscriptions },
     ...overrides
   })
