@@ -161,7 +161,7 @@ export const refreshSession = async (
 ): Promise<RefreshOutcome> => {
   const dot = presented.indexOf('.')
   const sessionId = dot > 0 ? presented.slice(0, dot) : ''
-  if (!sessionId || sessionId.length > 64) throw deadToken()
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(sessionId)) throw deadToken()
   const hash = hashToken(presented)
   for (let attempt = 0; attempt < 2; attempt++) {
     const session = await loadSession(deps, sessionId)

@@ -134,7 +134,14 @@ describe('refresh tokens (POST /authentication { action: "refreshAccessToken" })
   it('refuses an unknown or forged refresh token with 401 without ending its session, and a bad body with 400 naming the field', async () => {
     const user = await login()
     const [sid] = user.refreshToken.split('.')
-    for (const token of ['nope', `${sid}.${'A'.repeat(43)}`, 'x.y']) {
+    for (const token of [
+      'nope',
+      `${sid}.${'A'.repeat(43)}`,
+      'x.y',
+      '$where.y',
+      `${'f'.repeat(24)}.z`,
+      '..'
+    ]) {
       const answer = await refresh(token)
       assert.equal(answer.status, 401, token)
       assert.equal(answer.body.data.reason, 'refresh-token-invalid')
