@@ -3,6 +3,8 @@
 // sees or ends them — another account, even the superadmin of the account's organization, meets a 404 — except an
 // application admin, who lists an account's sessions only when asking by `account`. Over REST and Socket.IO.
 import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import defaults from '../../../config/default.json'
 import {
   http,
   recordSessionEnd,
@@ -189,5 +191,46 @@ describe('sessions (GET and DELETE /sessions)', function () {
       assert.equal(other.status, 200)
       assert.deepEqual(other.body.data, [], 'a superadmin of the account’s organization sees none of them')
     })
+  })
+})
+
+describe('sessions and refreshes under arbitrary input', function () {
+  this.timeout(120000)
+  let server: TestServer
+  let user: SignedUp
+  before(async () => {
+    server = await startServer({
+      rateLimits: { ...defaults.rateLimits, loginsPerIp: { points: 100000, durationMs: 60000 } }
+    })
+    user = await signUp(server.url)
+  })
+  after(async () => server?.close())
+
+  it('never answers arbitrary ids, queries and refresh bodies with a 5xx', async () => {
+    const anything = fc.jsonValue({ maxDepth: 3 })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'DELETE'),
+        fc.string({ maxLength: 40 }),
+        fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), { maxKeys: 3 }),
+        async (verb, id, query) => {
+          const qs = new URLSearchParams(query).toString()
+          const path = `/sessions${id ? `/${encodeURIComponent(id)}` : ''}${qs ? `?${qs}` : ''}`
+          const answer = await http(server.url, verb, path, { token: user.token })
+          assert.ok(answer.status < 500, `${verb} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`)
+        }
+      ),
+      { seed: 29, numRuns: 150 }
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 80 }), anything), async (refreshToken) => {
+        const answer = await auth(server.url, { action: 'refreshAccessToken', refreshToken })
+        assert.ok(
+          answer.status === 400 || answer.status === 401,
+          `${JSON.stringify(refreshToken)} → ${answer.status} ${JSON.stringify(answer.body)}`
+        )
+      }),
+      { seed: 30, numRuns: 150 }
+    )
   })
 })
