@@ -25,6 +25,7 @@ import type { Stockroom } from './services/inventory-stockrooms/inventory-stockr
 import type { Stock } from './services/inventory-stocks/inventory-stocks.schema'
 import type { StockMovement } from './services/inventory-stock-movements/inventory-stock-movements.schema'
 import type { Order } from './services/request-orders/request-orders.schema'
+import type { Schedule } from './services/schedules/schedules.schema'
 import type { Package } from './services/subscription-packages/subscription-packages.schema'
 import type { Subscription } from './services/subscriptions/subscriptions.schema'
 import type { Webhook } from './services/webhooks/webhooks.schema'
@@ -58,6 +59,7 @@ export interface Stores {
   stocks: Store<Stock>
   movements: Store<StockMovement>
   orders: Store<Order>
+  schedules: Store<Schedule>
   packages: Store<Package>
   subscriptions: Store<Subscription>
   webhooks: Store<Webhook>

@@ -22,6 +22,7 @@ import { inventoryStockrooms } from './inventory-stockrooms/inventory-stockrooms
 import { inventoryStocks } from './inventory-stocks/inventory-stocks'
 import { inventoryStockMovements } from './inventory-stock-movements/inventory-stock-movements'
 import { requestOrders } from './request-orders/request-orders'
+import { schedules } from './schedules/schedules'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
@@ -47,6 +48,8 @@ export const services = (app: Application, deps: Deps) => {
   inventoryStocks(app, deps)
   inventoryStockMovements(app, deps)
   requestOrders(app, deps)
+  // Providers' weekly windows, free slots and appointments (docs/appointments.md).
+  schedules(app, deps)
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   subscriptionPackages(app, deps)
   subscriptions(app, deps)
@@ -82,6 +85,7 @@ export const storesOf = (app: Application): Stores => ({
   stocks: app.service('inventory-stocks'),
   movements: app.service('inventory-stock-movements'),
   orders: app.service('request/orders'),
+  schedules: app.service('schedules'),
   packages: app.service('subscription/packages'),
   subscriptions: app.service('subscriptions'),
   webhooks: app.service('webhooks'),

@@ -2,6 +2,12 @@
 // result, create/update/patch bodies and query, the body operators its patch accepts, and a summary. Services
 // registered without an entry here still appear (every registered path is listed, with generic shapes); a
 // service can also describe itself with a `docs` property of this shape on the service object.
+import {
+  scheduleDataSchema,
+  schedulePatchSchema,
+  scheduleQuerySchema,
+  scheduleSchema
+} from '../../services/schedules/schedules.schema'
 import { Type, type TSchema } from '@feathersjs/typebox'
 import {
   accountDataSchema,
@@ -454,6 +460,14 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     data: orderDataSchema,
     patch: orderPatches,
     query: orderQuerySchema
+  },
+  schedules: {
+    summary:
+      "A provider's weekly windows at a facility: POST { facility, provider, weekly: [{ day, start, end }], timeZone?, slotMinutes?, bufferMinutes?, horizonDays?, minNoticeMinutes?, exceptions?, booking?, active? }",
+    result: scheduleSchema,
+    data: scheduleDataSchema,
+    patch: schedulePatchSchema,
+    query: scheduleQuerySchema
   },
   'inventory-stockrooms': {
     summary: "A facility's stockrooms",

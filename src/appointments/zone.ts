@@ -1,0 +1,32 @@
+// Time zones and local wall-clock times, through Luxon: the one module of the server that imports it, so that the
+// daylight-saving rules come from a maintained library (the IANA data the runtime carries), never from offsets
+// written by hand.
+import { DateTime, IANAZone } from 'luxon'
+
+/** Is `name` an IANA time zone the runtime knows ("Europe/Berlin", "UTC")? */
+export const isTimeZone = (name: string): boolean => IANAZone.isValidZone(name)
+
+/** The local calendar day of `ms` in `zone`: its date ("YYYY-MM-DD") and weekday (0 = Sunday). */
+export const localDay = (ms: number, zone: string): { date: string; day: number } => {
+  const local = DateTime.fromMillis(ms, { zone })
+  return { date: local.toISODate() ?? '', day: local.weekday % 7 }
+}
+
+/** The day after `date` ("YYYY-MM-DD"), on the calendar. */
+export const nextDate = (date: string): string =>
+  DateTime.fromISO(date, { zone: 'UTC' }).plus({ days: 1 }).toISODate() ?? ''
+
+/** The weekday (0 = Sunday) of `date` ("YYYY-MM-DD"). */
+export const weekdayOf = (date: string): number => DateTime.fromISO(date, { zone: 'UTC' }).weekday % 7
+
+/**
+ * The instant (ms) of the wall-clock time `clock` ("HH:MM", "24:00" = the next midnight) on `date` in `zone`
+ * plus `minutes` of elapsed time. A wall time that does not exist (skipped by a daylight-saving change) moves
+ * forward by the gap, as Luxon does; an ambiguous one takes the earlier offset.
+ */
+export const instantOf = (date: string, clock: string, zone: string, minutes = 0): number => {
+  const [hour, minute] = clock.split(':').map(Number)
+  const midnight = DateTime.fromISO(date, { zone })
+  const local = hour === 24 ? midnight.plus({ days: 1 }) : midnight.set({ hour, minute })
+  return local.toMillis() + minutes * 60_000
+}
