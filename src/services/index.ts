@@ -23,6 +23,7 @@ import { inventoryStocks } from './inventory-stocks/inventory-stocks'
 import { inventoryStockMovements } from './inventory-stock-movements/inventory-stock-movements'
 import { requestOrders } from './request-orders/request-orders'
 import { schedules } from './schedules/schedules'
+import { appointmentSlots } from './appointment-slots/appointment-slots'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
@@ -50,6 +51,7 @@ export const services = (app: Application, deps: Deps) => {
   requestOrders(app, deps)
   // Providers' weekly windows, free slots and appointments (docs/appointments.md).
   schedules(app, deps)
+  appointmentSlots(app, deps)
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   subscriptionPackages(app, deps)
   subscriptions(app, deps)

@@ -2,6 +2,7 @@
 // result, create/update/patch bodies and query, the body operators its patch accepts, and a summary. Services
 // registered without an entry here still appear (every registered path is listed, with generic shapes); a
 // service can also describe itself with a `docs` property of this shape on the service object.
+import { slotQuerySchema, slotSchema } from '../../services/appointment-slots/appointment-slots.schema'
 import {
   scheduleDataSchema,
   schedulePatchSchema,
@@ -468,6 +469,12 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     data: scheduleDataSchema,
     patch: schedulePatchSchema,
     query: scheduleQuerySchema
+  },
+  'appointment-slots': {
+    summary:
+      'Free slots of a facility (find only): GET ?facility=&provider=&from=<ms>&to=<ms> (at most 31 days), by ascending start',
+    result: slotSchema,
+    query: slotQuerySchema
   },
   'inventory-stockrooms': {
     summary: "A facility's stockrooms",
