@@ -26,6 +26,7 @@ import type { Stock } from './services/inventory-stocks/inventory-stocks.schema'
 import type { StockMovement } from './services/inventory-stock-movements/inventory-stock-movements.schema'
 import type { Order } from './services/request-orders/request-orders.schema'
 import type { Schedule } from './services/schedules/schedules.schema'
+import type { Appointment } from './services/appointments/appointments.schema'
 import type { Package } from './services/subscription-packages/subscription-packages.schema'
 import type { Subscription } from './services/subscriptions/subscriptions.schema'
 import type { Webhook } from './services/webhooks/webhooks.schema'
@@ -60,6 +61,7 @@ export interface Stores {
   movements: Store<StockMovement>
   orders: Store<Order>
   schedules: Store<Schedule>
+  appointments: Store<Appointment>
   packages: Store<Package>
   subscriptions: Store<Subscription>
   webhooks: Store<Webhook>

@@ -24,6 +24,7 @@ import { inventoryStockMovements } from './inventory-stock-movements/inventory-s
 import { requestOrders } from './request-orders/request-orders'
 import { schedules } from './schedules/schedules'
 import { appointmentSlots } from './appointment-slots/appointment-slots'
+import { appointments } from './appointments/appointments'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
@@ -52,6 +53,7 @@ export const services = (app: Application, deps: Deps) => {
   // Providers' weekly windows, free slots and appointments (docs/appointments.md).
   schedules(app, deps)
   appointmentSlots(app, deps)
+  appointments(app, deps)
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   subscriptionPackages(app, deps)
   subscriptions(app, deps)
@@ -88,6 +90,7 @@ export const storesOf = (app: Application): Stores => ({
   movements: app.service('inventory-stock-movements'),
   orders: app.service('request/orders'),
   schedules: app.service('schedules'),
+  appointments: app.service('appointments'),
   packages: app.service('subscription/packages'),
   subscriptions: app.service('subscriptions'),
   webhooks: app.service('webhooks'),

@@ -2,6 +2,12 @@
 // result, create/update/patch bodies and query, the body operators its patch accepts, and a summary. Services
 // registered without an entry here still appear (every registered path is listed, with generic shapes); a
 // service can also describe itself with a `docs` property of this shape on the service object.
+import {
+  appointmentDataSchema,
+  appointmentPatchSchema,
+  appointmentQuerySchema,
+  appointmentSchema
+} from '../../services/appointments/appointments.schema'
 import { slotQuerySchema, slotSchema } from '../../services/appointment-slots/appointment-slots.schema'
 import {
   scheduleDataSchema,
@@ -475,6 +481,14 @@ export const serviceDocs: Record<string, ServiceDoc> = {
       'Free slots of a facility (find only): GET ?facility=&provider=&from=<ms>&to=<ms> (at most 31 days), by ascending start',
     result: slotSchema,
     query: slotQuerySchema
+  },
+  appointments: {
+    summary:
+      'Appointments in free slots: POST { facility, provider, patient, start, reason?, type? } (400 off the grid, 409 taken)',
+    result: appointmentSchema,
+    data: appointmentDataSchema,
+    patch: appointmentPatchSchema,
+    query: appointmentQuerySchema
   },
   'inventory-stockrooms': {
     summary: "A facility's stockrooms",

@@ -7,6 +7,7 @@ import { within } from '../../access/rules'
 import { invalid } from '../../schema/validators'
 import { scheduleReadScope } from '../../appointments/schedules'
 import { freeSlots } from '../../appointments/slots'
+import { bookedFor } from '../../appointments/book'
 import { MAX_SLOT_RANGE_MS, type Slot, type SlotQuery } from './appointment-slots.schema'
 
 export class AppointmentSlotService {
@@ -17,7 +18,8 @@ export class AppointmentSlotService {
 
   /**
    * Steps: 1. `to` must be after `from` and at most 31 days later (400 naming `to`); 2. the active schedules of
-   * the facility (and provider) the caller may read; 3. their free slots; 4. one page of them.
+   * the facility (and provider) the caller may read; 3. their free slots, minus the appointments booked (and their
+   * buffers); 4. one page of them.
    */
   async find(params: Params<SlotQuery> = {}): Promise<Paginated<Slot>> {
     const { deps } = this
@@ -34,8 +36,13 @@ export class AppointmentSlotService {
       ),
       paginate: false
     })
-    // (no appointments are booked until /appointments exists: the next step of issue 30)
-    const slots = freeSlots(schedules, [], deps.clock.now(), query.from, query.to)
+    const booked = await bookedFor(
+      deps,
+      schedules.map((s) => s.provider),
+      query.from - Math.max(0, ...schedules.map((s) => s.bufferMinutes)) * 60_000,
+      query.to
+    )
+    const slots = freeSlots(schedules, booked, deps.clock.now(), query.from, query.to)
     const page = deps.settings.get('paginate')
     const limit = Math.min(query.$limit ?? page.default, page.max)
     const skip = query.$skip ?? 0
