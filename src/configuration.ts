@@ -120,6 +120,13 @@ export const configurationSchema = Type.Object(
       staleAfterMs: Ms(),
       recoveryIntervalMs: Ms()
     }),
+    // Appointments (docs/appointments.md): the no-show pass.
+    appointments: Type.Object({
+      /** How long after its end a `scheduled` appointment becomes a `no-show`. */
+      noShowAfterMs: Ms(),
+      /** How often the no-show pass runs (0: only at start-up). */
+      jobIntervalMs: Ms()
+    }),
     orders: Type.Object({
       requestedForTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
         minItems: 1,
@@ -484,6 +491,9 @@ export const settingDescriptions: Record<string, string> = {
   'inventory.staleAfterMs':
     'On MongoDB, when an unfinished stock movement or order dispatch counts as interrupted',
   'inventory.recoveryIntervalMs': 'Period of the inventory recovery pass (`0`: only at start-up)',
+  'appointments.noShowAfterMs':
+    'How long after its end a `scheduled` appointment is marked `no-show` by the no-show pass (30 min)',
+  'appointments.jobIntervalMs': 'How often the no-show pass runs (also at start-up; `0`: only at start-up)',
   'orders.requestedForTypes': 'The accepted order `requestedForType` values (must include `patient`)',
   'webhooks.allowPrivate':
     '`true`: allow webhook URLs on private, loopback and link-local addresses (development and tests only)',

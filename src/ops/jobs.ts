@@ -14,6 +14,7 @@ import { startDirectoryRepair, stopDirectoryRepair } from '../directory/repair'
 import { subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
 import { inventoryRecoveryJob } from '../inventory/recovery'
+import { noShowJob } from '../appointments/no-show'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 import { lifecycleOf } from './lifecycle'
 import { metricsOf } from './metrics'
@@ -72,6 +73,8 @@ const jobsOf = (app: Application): Job[] => [
     start: () => seedPackages(app, depsSlot.require(app)),
     stop: async () => undefined
   },
+  // Scheduled appointments long past their end become no-shows (src/appointments/no-show.ts).
+  noShowJob(app, depsSlot.require(app)),
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
   inventoryRecoveryJob(app, depsSlot.require(app)),
   billingRecoveryJob(app, depsSlot.require(app)),
