@@ -205,6 +205,18 @@ describe('appointments', function () {
       assert.equal((await api(clinic.scheduler.token).delete(`/appointments/${appointment.id}`)).status, 405)
     })
 
+    it('records each call in the audit trail with the patient and the facility (the patient reads it)', async () => {
+      const appointment = await book()
+      await api(clinic.provider.token).get(`/appointments/${appointment.id}`)
+      const res = await api(clinic.patient.token).get('/audit-events?service=appointments&$limit=100')
+      assert.equal(res.status, 200, JSON.stringify(res.body))
+      const events = res.body.data.filter((e: any) => e.ids.includes(appointment.id))
+      assert.deepEqual(events.map((e: any) => [e.action, e.actor, e.patient, e.facility]).sort(), [
+        ['create', clinic.scheduler.account.id, clinic.patient.account.id, clinic.id],
+        ['read', clinic.provider.account.id, clinic.patient.account.id, clinic.id]
+      ])
+    })
+
     it('announces created and patched over Socket.IO to the staff and the patient, and nothing to a stranger', async () => {
       const connect = async (token: string) => {
         const socket = socketClient(server.url)
