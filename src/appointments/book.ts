@@ -6,6 +6,7 @@ import type { Deps } from '../deps'
 import type { AccessContext } from '../access/context'
 import { organizationIds } from '../access/context'
 import { invalid } from '../schema/validators'
+import { orNull } from '../billing/store-calls'
 import type { Stored } from '../store'
 import type { Appointment, AppointmentStatus } from '../services/appointments/appointments.schema'
 import type { AppointmentData } from '../services/appointments/appointments.shared'
@@ -147,7 +148,7 @@ export const statusStamp = (status: AppointmentStatus, at: number, by: string | 
 })
 
 /**
- * Books an appointment. Steps: 1. the free slot at `start` (freeSlotAt: 400, 403 or 409); 2. `end` = the slot's
+ * Books an appointment. Steps: 0. the patient must be an account (400 naming `patient`); 1. the free slot at `start` (freeSlotAt: 400, 403 or 409); 2. `end` = the slot's
  * end, status `scheduled` with its stamps and history; 3. stored with the slot's unique key — a booking of the same
  * slot stored meanwhile makes the store answer 409.
  */
@@ -156,6 +157,8 @@ export const createAppointment = async (
   data: AppointmentData & { createdAt: number; createdBy: string | null },
   asPatient: boolean
 ): Promise<Stored<Appointment>> => {
+  if (!(await orNull(deps.stores.accounts._get(data.patient))))
+    throw invalid('data', [{ field: 'patient', message: 'is not an account' }])
   const { slot, schedule } = await freeSlotAt(deps, data, asPatient)
   const at = deps.clock.now()
   try {

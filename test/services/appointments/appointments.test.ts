@@ -81,7 +81,7 @@ describe('appointments', function () {
       assert.equal((await freeStarts(start, start + MIN)).length, 0)
     })
 
-    it('answers 400 naming start off the grid, outside the windows and in the past; 409 for a taken slot', async () => {
+    it('answers 400 naming start off the grid, outside the windows and in the past, patient for no account; 409 taken', async () => {
       const start = nextSlot()
       for (const bad of [
         start + 5 * MIN,
@@ -93,6 +93,12 @@ describe('appointments', function () {
         assert.equal(res.status, 400, `${new Date(bad).toISOString()}: ${JSON.stringify(res.body)}`)
         assert.deepEqual(fieldsOf(res.body), ['start'])
       }
+      const unknownPatient = await api(clinic.scheduler.token).post(
+        '/appointments',
+        booking(start, { patient: 'no-such-account' })
+      )
+      assert.equal(unknownPatient.status, 400)
+      assert.deepEqual(fieldsOf(unknownPatient.body), ['patient'])
       await book(start)
       const again = await api(clinic.scheduler.token).post(
         '/appointments',
