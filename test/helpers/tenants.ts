@@ -24,7 +24,8 @@ export const servicePaths = [
   'inventory-variants',
   'inventory-stocks',
   'inventory-stock-movements',
-  'request/orders'
+  'request/orders',
+  'schedules'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
@@ -49,7 +50,8 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   'inventory-variants': { name: 'Paracetamol 500 mg (renamed)' },
   'inventory-stocks': { reorderLevel: 5 },
   'inventory-stock-movements': { reason: 'rewritten' },
-  'request/orders': { notes: 'call the ward first' }
+  'request/orders': { notes: 'call the ward first' },
+  schedules: { slotMinutes: 30 }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -175,6 +177,11 @@ export const tenantDocs = async (
     requestedFor: (member ?? owner).account.id,
     items: [{ refType: 'inventory-variant', ref: variant.sku }]
   })
+  const schedule = await post('/schedules', {
+    facility: org,
+    provider: owner.account.id,
+    weekly: [{ day: 1, start: '09:00', end: '12:00' }]
+  })
   return {
     accounts: owner.account.id,
     organizations: org,
@@ -193,7 +200,8 @@ export const tenantDocs = async (
     'inventory-variants': variant.id,
     'inventory-stocks': stock,
     'inventory-stock-movements': movement.id,
-    'request/orders': order.id
+    'request/orders': order.id,
+    schedules: schedule.id
   }
 }
 

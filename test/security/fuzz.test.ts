@@ -285,6 +285,12 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
           requestedFor: owner.account.id,
           items: [{ refType: 'inventory-variant', ref: `PARA-${org}` }]
         }
+      case 'schedules':
+        return {
+          facility: org,
+          provider: owner.account.id,
+          weekly: [{ day: 3, start: '09:00', end: '10:00' }]
+        }
     }
   }
   const validPatch = patchBodies

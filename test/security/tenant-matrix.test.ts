@@ -54,7 +54,8 @@ const exposed: Record<ServicePath, Method[]> = {
   'inventory-variants': ['find', 'get', 'create', 'patch', 'remove'],
   'inventory-stocks': ['find', 'get', 'create', 'patch'],
   'inventory-stock-movements': ['find', 'get'],
-  'request/orders': ['find', 'get', 'create', 'patch']
+  'request/orders': ['find', 'get', 'create', 'patch'],
+  schedules: ['find', 'get', 'create', 'patch', 'remove']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -166,6 +167,12 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
     owner: E(200, 201, 200, 405),
     member: E(200, 201, 200, 405),
     outsider: E(404, 404, 404, 405)
+  },
+  // Members read the facility's schedules; superadmins (and schedulers, and a provider for their own) set them.
+  schedules: {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 403, 403, 403),
+    outsider: E(404, 404, 404, 404)
   }
 }
 
@@ -300,6 +307,12 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
           requestedFor: member.account.id,
           items: [{ name: 'Gauze' }]
         }
+      case 'schedules':
+        return {
+          facility: org,
+          provider: owner.account.id,
+          weekly: [{ day: 2, start: '09:00', end: '10:00' }]
+        }
     }
   }
   let created = 0
@@ -377,6 +390,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
             name: 'Short-lived'
           })
         ).id
+      case 'schedules':
+        return (await post('/schedules', await createBody('schedules'))).id
       default:
         return A[path]
     }
