@@ -25,11 +25,24 @@ export const servicePaths = [
   'inventory-stocks',
   'inventory-stock-movements',
   'request/orders',
-  'schedules'
+  'schedules',
+  'appointments'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
 export type TenantDocs = Record<ServicePath, string>
+
+/**
+ * The start of the i-th half-hour slot of the tenant schedule (Mondays 09:00–17:00 UTC; on the grid whether the
+ * schedule's slots are 15 or 30 minutes), counted from the first Monday at least two days ahead: distinct i,
+ * distinct slots (within the 60-day horizon up to i = 127).
+ */
+export const appointmentSlot = (i: number) => {
+  const monday = new Date(Date.now() + 2 * 86_400_000)
+  monday.setUTCHours(9, 0, 0, 0)
+  while (monday.getUTCDay() !== 1) monday.setUTCDate(monday.getUTCDate() + 1)
+  return monday.getTime() + Math.floor(i / 16) * 7 * 86_400_000 + (i % 16) * 30 * 60_000
+}
 
 /** A valid PATCH body of each service (what it changes does not matter to the security tests). */
 export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
@@ -51,7 +64,8 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   'inventory-stocks': { reorderLevel: 5 },
   'inventory-stock-movements': { reason: 'rewritten' },
   'request/orders': { notes: 'call the ward first' },
-  schedules: { slotMinutes: 30 }
+  schedules: { slotMinutes: 30 },
+  appointments: { status: 'checked-in' }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -180,7 +194,13 @@ export const tenantDocs = async (
   const schedule = await post('/schedules', {
     facility: org,
     provider: owner.account.id,
-    weekly: [{ day: 1, start: '09:00', end: '12:00' }]
+    weekly: [{ day: 1, start: '09:00', end: '17:00' }]
+  })
+  const appointment = await post('/appointments', {
+    facility: org,
+    provider: owner.account.id,
+    patient: (member ?? owner).account.id,
+    start: appointmentSlot(0)
   })
   return {
     accounts: owner.account.id,
@@ -201,7 +221,8 @@ export const tenantDocs = async (
     'inventory-stocks': stock,
     'inventory-stock-movements': movement.id,
     'request/orders': order.id,
-    schedules: schedule.id
+    schedules: schedule.id,
+    appointments: appointment.id
   }
 }
 

@@ -9,6 +9,7 @@ import fc from 'fast-check'
 import { http, signUp, socketClient, startServer, type SignedUp, type TestServer } from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import {
+  appointmentSlot,
   patchBodies,
   rawEmit,
   servicePaths,
@@ -290,6 +291,13 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
           facility: org,
           provider: owner.account.id,
           weekly: [{ day: 3, start: '09:00', end: '10:00' }]
+        }
+      case 'appointments':
+        return {
+          facility: org,
+          provider: owner.account.id,
+          patient: owner.account.id,
+          start: appointmentSlot(64 + Math.floor(Math.random() * 60))
         }
     }
   }

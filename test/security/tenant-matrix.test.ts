@@ -18,6 +18,7 @@ import {
 } from '../helpers/app'
 import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
 import {
+  appointmentSlot,
   callMethod,
   failedDelivery,
   patchBodies,
@@ -55,7 +56,8 @@ const exposed: Record<ServicePath, Method[]> = {
   'inventory-stocks': ['find', 'get', 'create', 'patch'],
   'inventory-stock-movements': ['find', 'get'],
   'request/orders': ['find', 'get', 'create', 'patch'],
-  schedules: ['find', 'get', 'create', 'patch', 'remove']
+  schedules: ['find', 'get', 'create', 'patch', 'remove'],
+  appointments: ['find', 'get', 'create', 'patch']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -173,6 +175,13 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
     owner: E(200, 201, 200, 200),
     member: E(200, 403, 403, 403),
     outsider: E(404, 404, 404, 404)
+  },
+  // Superadmins (staff) book and move appointments; the member is the patient of A's appointment: they read it,
+  // may not book on a staff-only schedule nor check in (403); outsiders get 404.
+  appointments: {
+    owner: E(200, 201, 200, 405),
+    member: E(200, 403, 403, 405),
+    outsider: E(404, 404, 404, 405)
   }
 }
 
@@ -313,9 +322,17 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
           provider: owner.account.id,
           weekly: [{ day: 2, start: '09:00', end: '10:00' }]
         }
+      case 'appointments':
+        return {
+          facility: org,
+          provider: owner.account.id,
+          patient: member.account.id,
+          start: appointmentSlot(++booked)
+        }
     }
   }
   let created = 0
+  let booked = 0
 
   /** A PUT body: the whole client-owned document where a service offers update, else the patch body. */
   const updateBody = (path: ServicePath): Record<string, unknown> =>
@@ -409,6 +426,15 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
           paginate: false
         })
       )[0].id
+    }
+    // A status move succeeds once: the owner's moves act on a fresh appointment each.
+    if (method === 'patch' && caller === 'owner' && path === 'appointments') {
+      const res = await http(server.url, 'POST', '/appointments', {
+        token: owner.token,
+        body: await createBody(path)
+      })
+      assert.equal(res.status, 201, JSON.stringify(res.body))
+      return res.body.id
     }
     // A retry needs a failed delivery; the owner's succeeds, so give it one of its own.
     if (method === 'patch' && caller === 'owner' && path === 'webhook-events')
