@@ -61,6 +61,12 @@ import {
   inventoryStockMovementPath
 } from './services/inventory-stock-movements/inventory-stock-movements.shared'
 import { requestOrderMethods, requestOrderPath } from './services/request-orders/request-orders.shared'
+import { scheduleMethods, schedulePath } from './services/schedules/schedules.shared'
+import {
+  appointmentSlotMethods,
+  appointmentSlotPath
+} from './services/appointment-slots/appointment-slots.shared'
+import { appointmentMethods, appointmentPath } from './services/appointments/appointments.shared'
 import type { ClientParams } from './services/client-params'
 import type {
   AuditEventDoc,
@@ -228,6 +234,11 @@ export const createClient = (
     methods: [...inventoryStockMovementMethods]
   })
   client.use(requestOrderPath, connection.service(requestOrderPath), { methods: [...requestOrderMethods] })
+  client.use(schedulePath, connection.service(schedulePath), { methods: [...scheduleMethods] })
+  client.use(appointmentSlotPath, connection.service(appointmentSlotPath), {
+    methods: [...appointmentSlotMethods]
+  })
+  client.use(appointmentPath, connection.service(appointmentPath), { methods: [...appointmentMethods] })
   client.use(subscriptionPackagePath, connection.service(subscriptionPackagePath), {
     methods: [...subscriptionPackageMethods]
   })

@@ -75,7 +75,29 @@ export const correctCalls = async (client: ClientApplication) => {
   // @ts-expect-error: a ping answers a delivery, which carries no secret
   const noSecret: string = delivery.secret
 
+  const schedule = await client.service('schedules').create({
+    facility: organization.id,
+    provider: accountId,
+    timeZone: 'Europe/Berlin',
+    weekly: [{ day: 1, start: '09:00', end: '12:00' }]
+  })
+  const slots = await client
+    .service('appointment-slots')
+    .find({ query: { facility: organization.id, from: 0, to: 86_400_000 } })
+  const appointment = await client.service('appointments').create({
+    facility: organization.id,
+    provider: schedule.provider,
+    patient: accountId,
+    start: slots.data[0].start
+  })
+  const appointmentEnd: number = appointment.end
+  await client.service('appointments').patch(appointment.id, { status: 'cancelled', cancelReason: 'Ill' })
+  // @ts-expect-error: the slot key never reaches clients
+  const slotKey: string = appointment.slotKey
+
   return {
+    appointmentEnd,
+    slotKey,
     amount,
     total,
     firstInvoice,
@@ -93,6 +115,10 @@ export const correctCalls = async (client: ClientApplication) => {
 export const refusedCalls = async (client: ClientApplication) => {
   // @ts-expect-error: no such service
   client.service('patients')
+  // @ts-expect-error: a schedule needs its weekly windows
+  await client.service('schedules').create({ facility: 'f', provider: 'p' })
+  // @ts-expect-error: an appointment's start is a number of milliseconds
+  await client.service('appointments').create({ facility: 'f', provider: 'p', patient: 'x', start: 'Monday' })
 
   // @ts-expect-error: `invoice` is an id string, not a number
   await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })
