@@ -6,6 +6,7 @@ import type { AccessContext } from '../access/context'
 import { organizationIds } from '../access/context'
 import { invalid, type FieldError } from '../schema/validators'
 import type { Stored } from '../store'
+import { orNull } from '../billing/store-calls'
 import type { Schedule, ScheduleData, SchedulePatch } from '../services/schedules/schedules.shared'
 import { scheduleDefaults } from '../services/schedules/schedules.schema'
 import { isTimeZone } from './zone'
@@ -84,8 +85,14 @@ export const scheduleProblems = (schedule: Shape): FieldError[] => {
   return errors
 }
 
+/** The facility's IANA time zone, or "UTC" when it names none (or is not found). */
+export const facilityTimeZone = async (deps: Pick<Deps, 'stores'>, facility: string): Promise<string> => {
+  const organization = await orNull(deps.stores.organizations._get(facility))
+  return organization?.timeZone ?? 'UTC'
+}
+
 /**
- * Creates a schedule. Steps: 1. defaults (time zone "UTC": organizations carry no time zone yet); 2. the shape
+ * Creates a schedule. Steps: 1. defaults (the time zone: the facility's, else "UTC"); 2. the shape
  * checks (400 naming the field); 3. the provider must be a member of the facility (400 naming `provider`);
  * 4. stored with `updatedAt`.
  */
@@ -93,7 +100,12 @@ export const createSchedule = async (
   deps: Pick<Deps, 'stores' | 'access'>,
   data: ScheduleData & { createdAt: number; createdBy: string | null }
 ): Promise<Stored<Schedule>> => {
-  const doc = { ...scheduleDefaults, timeZone: 'UTC', ...data, updatedAt: data.createdAt }
+  const doc = {
+    ...scheduleDefaults,
+    timeZone: await facilityTimeZone(deps, data.facility),
+    ...data,
+    updatedAt: data.createdAt
+  }
   const errors = scheduleProblems(doc)
   if (!(await deps.access.isMemberWith(doc.provider, doc.facility)))
     errors.push({ field: 'provider', message: 'is not a member of the facility' })

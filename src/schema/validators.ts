@@ -26,6 +26,19 @@ export const dataValidator: Ajv = addFormats(
   new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false }),
   formats
 )
+
+/** Is `name` an IANA time zone of the runtime's time-zone data ("Europe/Berlin", "UTC")? */
+export const isIanaTimeZone = (name: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name })
+    return /^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)
+  } catch {
+    return false
+  }
+}
+// `format: 'time-zone'`: an IANA time zone name (checked against the runtime's data, which follows the IANA
+// database, never a hand-written list).
+dataValidator.addFormat('time-zone', { type: 'string', validate: isIanaTimeZone })
 export const queryValidator: Ajv = addFormats(
   new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }),
   formats

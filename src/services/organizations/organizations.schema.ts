@@ -11,6 +11,9 @@ export const organizationFields = {
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   phone: Type.Optional(Text(40)),
   address: Type.Optional(Text(500)),
+  // The facility's IANA time zone ("America/New_York"): its schedules' default, and the local day of its queue
+  // tickets. Absent: "UTC".
+  timeZone: Type.Optional(Text(100, { minLength: 1, format: 'time-zone' })),
   // The unified directory (GET /bff/unified-directory): an organization is listed only once `directory.listed` is
   // true; its entry shows name, description, type(s), tags and coordinates — nothing else of the organization.
   directory: Type.Optional(Type.Object({ listed: Type.Boolean() }, { additionalProperties: false })),

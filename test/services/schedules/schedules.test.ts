@@ -43,6 +43,26 @@ describe('schedules', function () {
       assert.equal(typeof schedule.updatedAt, 'number')
     })
 
+    it("defaults the time zone to the facility's, which must be an IANA name (400 naming timeZone)", async () => {
+      const owner = api(clinic.owner.token)
+      const bad = await owner.patch(`/organizations/${clinic.id}`, { timeZone: 'Mars/Olympus_Mons' })
+      assert.equal(bad.status, 400)
+      assert.deepEqual(fieldsOf(bad.body), ['timeZone'])
+      const set = await owner.patch(`/organizations/${clinic.id}`, { timeZone: 'Asia/Manila' })
+      assert.equal(set.status, 200, JSON.stringify(set.body))
+      assert.equal(set.body.timeZone, 'Asia/Manila')
+      try {
+        const schedule = await createSchedule(server.url, clinic)
+        assert.equal(schedule.timeZone, 'Asia/Manila')
+        const own = await createSchedule(server.url, clinic, { timeZone: 'Europe/Berlin' })
+        assert.equal(own.timeZone, 'Europe/Berlin', "a schedule's own zone wins")
+      } finally {
+        // (the other tests of this file expect the facility without a zone)
+        const unset = await api(clinic.owner.token).patch(`/organizations/${clinic.id}`, { timeZone: 'UTC' })
+        assert.equal(unset.status, 200)
+      }
+    })
+
     it('lets the superadmin, a scheduler and the provider for themself create; a plain member gets 403, a stranger 404', async () => {
       for (const who of [clinic.owner, clinic.scheduler, clinic.provider]) {
         const res = await api(who.token).post('/schedules', body())
