@@ -17,7 +17,9 @@ import { authentication } from './authentication'
 import { services, storesOf } from './services'
 import { depsSlot, type Deps, type Stores } from './deps'
 import { EventBus, type EventMap } from './events'
-import { systemClock } from './clock'
+import { OffsetClock, systemClock } from './clock'
+import { StartupError } from './startup-error'
+import { createTimeDrivenPasses } from './jobs/time-driven'
 import { createAnnouncer } from './services/announce'
 import { channels } from './channels'
 import { ensureAdmin } from './admin'
@@ -65,6 +67,12 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   // Production takes real money only, unless ALLOW_SANDBOX_PAYMENTS says otherwise (then a warning at every start).
   const sandboxPayments = checkPaymentsForProduction(settings)
   if (sandboxPayments) logger.warn(sandboxPayments)
+  // The sandbox clock moves time for every rule: a development tool, never a production one.
+  if (settings.sandboxClock && process.env.NODE_ENV === 'production')
+    throw new StartupError(
+      'Refusing to start in production with SANDBOX_CLOCK=true: anyone with an admin account could move time forward ' +
+        '(renewals, no-shows, retention). Remove SANDBOX_CLOCK, or set it to false.'
+    )
 
   // Koa reads X-Forwarded-For only when the app sits behind a trusted proxy (TRUST_PROXY).
   app.proxy = app.get('trustProxy')
@@ -111,10 +119,13 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
 
   // The composition root: one set of dependencies for this app, handed to the services and the domain.
   const events = new EventBus<EventMap>()
+  const sandboxClock = settings.sandboxClock ? new OffsetClock(settings.clock ?? systemClock) : null
   const deps: Deps = {
     settings: { get: (key) => app.get(key) },
     logger,
-    clock: settings.clock ?? systemClock,
+    clock: sandboxClock ?? settings.clock ?? systemClock,
+    sandboxClock,
+    passes: createTimeDrivenPasses(logger),
     events,
     announce: createAnnouncer(app, events),
     providers: createProviders({ get: (key) => app.get(key) }, () => app.server?.address()),

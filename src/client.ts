@@ -67,6 +67,7 @@ import {
   appointmentSlotPath
 } from './services/appointment-slots/appointment-slots.shared'
 import { appointmentMethods, appointmentPath } from './services/appointments/appointments.shared'
+import { sandboxClockMethods, sandboxClockPath } from './services/sandbox-clock/sandbox-clock.shared'
 import type { ClientParams } from './services/client-params'
 import type {
   AuditEventDoc,
@@ -244,6 +245,8 @@ export const createClient = (
   })
   client.use(subscriptionPath, connection.service(subscriptionPath), { methods: [...subscriptionMethods] })
   client.use(sessionPath, connection.service(sessionPath), { methods: [...sessionMethods] })
+  // (SANDBOX_CLOCK=true servers only)
+  client.use(sandboxClockPath, connection.service(sandboxClockPath), { methods: [...sandboxClockMethods] })
   return client
 }
 

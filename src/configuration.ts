@@ -185,6 +185,8 @@ export const configurationSchema = Type.Object(
     }),
     /** ALLOW_SANDBOX_PAYMENTS: production may start on payments that take no real money (src/providers/payments-mode.ts). */
     allowSandboxPayments: Type.Boolean(),
+    /** SANDBOX_CLOCK: a movable clock at /sandbox/clock for developers and tests (refused in production). */
+    sandboxClock: Type.Boolean(),
     subscriptions: Type.Object({
       /** Key of the package whose base values a facility without a live subscription has. */
       defaultPackage: Type.String({ minLength: 1 }),
@@ -544,6 +546,8 @@ export const settingDescriptions: Record<string, string> = {
   'gateways.paypal.timeoutMs': 'Longest wait for one PayPal call (then 502; nothing captured)',
   'gateways.fees':
     '`{ "<gateway>-<method>": { "percent": 2.9, "fixed": 0.3 } }`: the fee schedule behind `receivables.fees` ([payments](payments.md))',
+  sandboxClock:
+    '`true`: the sandbox clock — `GET /sandbox/clock` answers the time every time-driven rule reads, and an application admin moves it forward with `PATCH /sandbox/clock { advanceMs }` or `{ now }`, which runs the passes that became due (subscriptions, no-shows, audit retention). For development and tests: refused in production ([appointments](appointments.md#the-sandbox-clock))',
   allowSandboxPayments:
     '`true`: production may start on payments that take no real money (`PROCESSOR=sandbox`, `GATEWAYS` with `sandbox`, a Stripe test key, PayPal\'s sandbox) — for a demonstration; warned at every start, `"payments":"sandbox"` in `/health/ready`. Otherwise production refuses to start on them ([deployment](deployment.md))',
   'subscriptions.defaultPackage':

@@ -5,7 +5,7 @@
 import type { Configuration } from './configuration'
 import { appSlot } from './runtime'
 import type { Logger } from './logger'
-import type { Clock } from './clock'
+import type { Clock, OffsetClock } from './clock'
 import type { EventBus, EventMap } from './events'
 import type { StoreService, Stored } from './store'
 import type { Providers } from './providers/registry'
@@ -117,10 +117,28 @@ export interface Meters {
   webhookDelivery(outcome: 'delivered' | 'retry' | 'failed' | 'lease-lost'): void
 }
 
+/** One time-driven pass (subscriptions, no-shows, retention...): runs what is due on the clock, answers how many
+ *  things it changed. */
+export interface TimeDrivenPass {
+  job: string
+  run(): Promise<number>
+}
+
+/** The app's time-driven passes, registered by their jobs; the sandbox clock runs them all after moving time. */
+export interface TimeDrivenPasses {
+  register(pass: TimeDrivenPass): void
+  runAll(): Promise<{ job: string; changed: number; error?: string }[]>
+}
+
 export interface Deps {
   readonly settings: Settings
   readonly logger: Logger
+  /** The one clock every time-driven rule reads. */
   readonly clock: Clock
+  /** With SANDBOX_CLOCK=true: the clock itself, which /sandbox/clock moves forward; otherwise null. */
+  readonly sandboxClock: OffsetClock | null
+  /** The time-driven passes (src/ops/jobs.ts registers them). */
+  readonly passes: TimeDrivenPasses
   readonly events: EventBus<EventMap>
   readonly announce: Announce
   readonly inFlight: InFlight

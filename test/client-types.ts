@@ -94,8 +94,12 @@ export const correctCalls = async (client: ClientApplication) => {
   await client.service('appointments').patch(appointment.id, { status: 'cancelled', cancelReason: 'Ill' })
   // @ts-expect-error: the slot key never reaches clients
   const slotKey: string = appointment.slotKey
+  const clock = await client.service('sandbox/clock').find()
+  const moved = await client.service('sandbox/clock').patch(null, { now: clock.now + 60_000 })
+  const passes: number = moved.ran.length
 
   return {
+    passes,
     appointmentEnd,
     slotKey,
     amount,
@@ -117,6 +121,8 @@ export const refusedCalls = async (client: ClientApplication) => {
   client.service('patients')
   // @ts-expect-error: a schedule needs its weekly windows
   await client.service('schedules').create({ facility: 'f', provider: 'p' })
+  // @ts-expect-error: the sandbox clock moves by a number of milliseconds
+  await client.service('sandbox/clock').patch(null, { advanceMs: '1h' })
   // @ts-expect-error: an appointment's start is a number of milliseconds
   await client.service('appointments').create({ facility: 'f', provider: 'p', patient: 'x', start: 'Monday' })
 

@@ -4,12 +4,17 @@
 // `<name>-recovery`; without Redis there is one instance and the pass simply runs); a failed pass is logged, never
 // thrown; shut-down stops the timer and waits for a running pass before the store closes.
 import type { Application } from '../declarations'
-import { withLease } from '../cluster/lease'
+import { withLease, withLeaseWaiting } from '../cluster/lease'
 import { logger } from '../logger'
 import type { Job } from './job'
 
 // A pass holds its lease this long, renewed while it runs.
 const LEASE_MS = 30_000
+
+/** One pass of `name` under the same lease as its job's, waiting while another instance runs one (the sandbox
+ *  clock's passes, which must run after the clock moved, not be skipped). */
+export const recoveryPassWaiting = <T>(app: Application, name: string, pass: () => Promise<T>): Promise<T> =>
+  withLeaseWaiting(app, `${name}-recovery`, LEASE_MS, pass)
 
 export type RecoveryWhen = 'startup' | 'periodic'
 

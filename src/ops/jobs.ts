@@ -11,12 +11,17 @@ import { webhookSettings } from '../jobs/webhook-settings'
 import { auditLog } from '../audit/log'
 import { recordWebhookDelivery } from '../audit/webhooks'
 import { startDirectoryRepair, stopDirectoryRepair } from '../directory/repair'
-import { subscriptionsJob } from '../subscriptions/renewals'
+import { subscriptionPass, subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
 import { inventoryRecoveryJob } from '../inventory/recovery'
-import { noShowJob } from '../appointments/no-show'
+import { noShowJob, noShowPass } from '../appointments/no-show'
+import { recoveryPassWaiting } from '../jobs/recovery-loop'
+import { withLeaseWaiting } from '../cluster/lease'
+import { SYNC_MS } from '../sandbox/clock'
+import { sandboxClockOf } from '../services/sandbox-clock/sandbox-clock'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 import { lifecycleOf } from './lifecycle'
+import { logger } from '../logger'
 import { metricsOf } from './metrics'
 
 export type { Job }
@@ -55,7 +60,52 @@ const webhookWorkerJob = (app: Application): Job => ({
   }
 })
 
+// The sandbox clock (SANDBOX_CLOCK=true): adopts the stored offset before the other jobs read the clock, then every
+// few seconds (another instance's move is also announced at once through Redis).
+const sandboxClockJob = (app: Application): Job => {
+  let timer: NodeJS.Timeout | undefined
+  return {
+    name: 'sandbox clock',
+    start: async () => {
+      const service = sandboxClockOf(app)
+      if (!service) return
+      await service.sync()
+      timer = setInterval(() => {
+        service.sync().catch((error: Error) => logger.warn('Sandbox clock not synced:', error.message))
+      }, SYNC_MS)
+      timer.unref()
+    },
+    stop: async () => {
+      if (timer) clearInterval(timer)
+    }
+  }
+}
+
+/**
+ * The time-driven passes the sandbox clock runs after moving time (each under its job's lease, so never at the
+ * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, audit retention.
+ */
+const registerTimeDrivenPasses = (app: Application) => {
+  const deps = depsSlot.require(app)
+  deps.passes.register({
+    job: 'subscriptions',
+    run: async () => (await recoveryPassWaiting(app, 'subscriptions', () => subscriptionPass(deps))).changed
+  })
+  deps.passes.register({
+    job: 'no-shows',
+    run: () => recoveryPassWaiting(app, 'appointments', () => noShowPass(deps))
+  })
+  deps.passes.register({
+    job: 'audit-retention',
+    run: async () => {
+      const log = auditLog(app)
+      return log ? withLeaseWaiting(app, 'audit-retention', 30_000, () => log.applyRetention()) : 0
+    }
+  })
+}
+
 const jobsOf = (app: Application): Job[] => [
+  sandboxClockJob(app),
   webhookWorkerJob(app),
   // The audit trail's retention pass and anchors (src/audit/log.ts).
   { name: 'audit log', start: async () => auditLog(app)?.start(), stop: async () => auditLog(app)?.stop() },
@@ -85,6 +135,7 @@ const startedSlot = appSlot<Job[]>('started jobs')
 
 /** Starts every job, in the order of the list. */
 export const startJobs = async (app: Application) => {
+  registerTimeDrivenPasses(app)
   const jobs = startedSlot.set(app, jobsOf(app))
   for (const job of jobs) await job.start()
 }

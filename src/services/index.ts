@@ -28,6 +28,7 @@ import { appointments } from './appointments/appointments'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
+import { sandboxClock } from './sandbox-clock/sandbox-clock'
 
 export const services = (app: Application, deps: Deps) => {
   organizationMembers(app, deps)
@@ -59,6 +60,8 @@ export const services = (app: Application, deps: Deps) => {
   subscriptions(app, deps)
   // Sign-in sessions and their refresh tokens (src/auth/refresh.ts).
   sessions(app, deps)
+  // The movable clock of development and tests (SANDBOX_CLOCK=true only).
+  sandboxClock(app, deps)
   webhooks(app, deps)
   webhookEvents(app, deps)
   // The audit trail (docs/audit-trail.md): read-only, written by src/hooks/record-audit.ts.

@@ -153,8 +153,8 @@ const expire = async (deps: Deps, sub: Subscription) => {
   return true
 }
 
-/** One pass over every subscription whose time has come; answers what it changed. */
-export const subscriptionPass = async (deps: Deps) => {
+/** One pass over every subscription whose time has come; answers how many it changed and a summary to log. */
+export const subscriptionPass = async (deps: Deps): Promise<{ changed: number; summary: string | null }> => {
   const at = deps.clock.now()
   const window = subscriptionSettings(deps).incompleteWindowMs
   const steps: [string, Record<string, unknown>, (deps: Deps, sub: Subscription) => Promise<boolean>][] = [
@@ -165,6 +165,7 @@ export const subscriptionPass = async (deps: Deps) => {
     ['expired', { status: 'incomplete', incompleteAt: { $lte: at - window } }, expire]
   ]
   const counts: string[] = []
+  let total = 0
   for (const [name, query, step] of steps) {
     let changed = 0
     for (const sub of await due(deps, query)) {
@@ -178,13 +179,14 @@ export const subscriptionPass = async (deps: Deps) => {
       }
     }
     if (changed) counts.push(`${changed} ${name}`)
+    total += changed
   }
-  return counts.length ? counts.join(', ') : null
+  return { changed: total, summary: counts.length ? counts.join(', ') : null }
 }
 
 /** The pass as a job (src/ops/jobs.ts): at start-up, then every `subscriptions.jobIntervalMs`, under the lease `subscriptions-recovery`. */
 export const subscriptionsJob = (app: Application, deps: Deps) =>
   recoveryJob(app, 'subscriptions', {
     intervalMs: () => subscriptionSettings(deps).jobIntervalMs,
-    pass: () => subscriptionPass(deps)
+    pass: async () => (await subscriptionPass(deps)).summary
   })

@@ -590,6 +590,47 @@ describe('several instances on one MongoDB and one Redis', function () {
     })
   })
 
+  describe('the sandbox clock', () => {
+    it('is one time for both instances: a move on one is read on the other, and never goes back', async () => {
+      const pair = await startPair({ admin: ADMIN, sandboxClock: true, sessions: LONG_SESSIONS })
+      try {
+        const login = await http(pair.a.url, 'POST', '/authentication', {
+          body: { strategy: 'local', ...ADMIN }
+        })
+        const admin = login.body.accessToken
+        const moved = await restClient(pair.a.url, admin).patch('/sandbox/clock', { advanceMs: 3 * DAY })
+        assert.equal(moved.status, 200, JSON.stringify(moved.body))
+        assert.ok(moved.body.offsetMs >= 3 * DAY)
+        const other = await restClient(pair.b.url, admin).get('/sandbox/clock')
+        assert.equal(other.body.offsetMs, moved.body.offsetMs)
+        // The other instance's own rules read it too, without asking (the move's notice through Redis).
+        await waitUntil(
+          () => depsSlot.require(pair.b.app).clock.now() - Date.now() >= 3 * DAY - 1000,
+          5000,
+          "instance b's clock"
+        )
+        // Two simultaneous moves of a day, one on each instance: both count.
+        const both = await Promise.all(
+          [pair.a, pair.b].map((via) =>
+            restClient(via.url, admin).patch('/sandbox/clock', { advanceMs: DAY })
+          )
+        )
+        assert.deepEqual(
+          both.map((res) => res.status),
+          [200, 200]
+        )
+        const after = await restClient(pair.a.url, admin).get('/sandbox/clock')
+        assert.equal(after.body.offsetMs, moved.body.offsetMs + 2 * DAY)
+        const back = await restClient(pair.b.url, admin).patch('/sandbox/clock', {
+          now: after.body.now - DAY
+        })
+        assert.equal(back.status, 400)
+      } finally {
+        await pair.close()
+      }
+    })
+  })
+
   describe('work done once', () => {
     let pair: Pair
     before(async () => {

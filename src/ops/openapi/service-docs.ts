@@ -9,6 +9,7 @@ import {
   appointmentSchema
 } from '../../services/appointments/appointments.schema'
 import { slotQuerySchema, slotSchema } from '../../services/appointment-slots/appointment-slots.schema'
+import { sandboxClockMoveSchema, sandboxClockSchema } from '../../services/sandbox-clock/sandbox-clock.schema'
 import {
   scheduleDataSchema,
   schedulePatchSchema,
@@ -489,6 +490,12 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     data: appointmentDataSchema,
     patch: appointmentPatchSchema,
     query: appointmentQuerySchema
+  },
+  'sandbox/clock': {
+    summary:
+      'SANDBOX_CLOCK=true only: GET /sandbox/clock answers { now, offsetMs }; an application admin moves it forward with PATCH /sandbox/clock (no id) { advanceMs } or { now } (never backwards), which runs every time-driven pass and answers { now, offsetMs, ran: [{ job, changed }] }',
+    result: sandboxClockSchema,
+    patch: sandboxClockMoveSchema
   },
   'inventory-stockrooms': {
     summary: "A facility's stockrooms",
