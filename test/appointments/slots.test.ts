@@ -232,7 +232,9 @@ describe('appointment slots', function () {
     assert.deepEqual(free, [60, 75, 90, 105])
     // A booked appointment keeps the buffer of its own schedule when it is the larger one.
     const longer = [{ ...booked[0], bufferAfter: 50 * MIN }]
-    const afterLonger = freeSlots([schedule], longer, NOW, NOW, NOW + 7 * DAY).map((s) => (s.start - nine) / MIN)
+    const afterLonger = freeSlots([schedule], longer, NOW, NOW, NOW + 7 * DAY).map(
+      (s) => (s.start - nine) / MIN
+    )
     assert.deepEqual(afterLonger, [90, 105])
   })
 })

@@ -179,7 +179,9 @@ describe('appointments', function () {
     let quarter: any
     let third: any
     before(async () => {
-      quarter = await createSchedule(server.url, clinic, { weekly: [{ day: 6, start: '09:00', end: '12:00' }] })
+      quarter = await createSchedule(server.url, clinic, {
+        weekly: [{ day: 6, start: '09:00', end: '12:00' }]
+      })
       third = await createSchedule(server.url, clinic, {
         weekly: [{ day: 6, start: '09:00', end: '12:00' }],
         slotMinutes: 20
