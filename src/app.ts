@@ -43,6 +43,7 @@ import { redis, redisReady, closeRedis } from './cluster/redis'
 import { sharedEvents, sharedEventsReady, closeSharedEvents } from './cluster/events'
 import { notices, noticesReady, closeNotices } from './cluster/notices'
 import { withLeaseWaiting } from './cluster/lease'
+import { createLocks } from './cluster/locks'
 import { processorEvents } from './services/subscriptions/processor-events'
 import { checkPaymentsForProduction } from './providers/payments-mode'
 import { createProviders } from './providers/registry'
@@ -142,7 +143,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     ),
     sessions: new SessionConnections(app, logger),
     inFlight,
-    meters
+    meters,
+    locks: createLocks(app)
   }
   depsSlot.set(app, deps)
 

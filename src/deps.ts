@@ -36,6 +36,7 @@ import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
 import type { IdempotencyKeyRecord } from './schema/billing'
 import type { AccessLoader } from './access/context'
 import type { SessionEndReason } from './schema/session-ended.shared'
+import type { Locks } from './cluster/locks'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -151,6 +152,9 @@ export interface Deps {
   readonly access: AccessLoader
   /** Cuts the connections of sessions that ended (src/auth/sessions.ts). */
   readonly sessions: SessionCuts
+  /** Named locks held here and, with REDIS_URL, across instances (src/cluster/locks.ts): check-then-write steps
+   *  no single store operation decides, e.g. a provider's free time checked then booked. */
+  readonly locks: Locks
 }
 
 /**

@@ -4,8 +4,10 @@
 // date (closed: none; start/end: that one window) or the weekly windows of its weekday; 3. each window is cut
 // into slots of `slotMinutes` from its start (wall-clock times turned into instants in the schedule's zone, so a
 // 09:00 window stays 09:00 local across daylight-saving changes; a slot that would pass the window's end is not
-// one); 4. a slot overlapping a booked appointment of the provider, or the `bufferMinutes` after one, is taken;
-// 5. the slots whose start lies in the range are answered, by ascending start (then provider).
+// one); 4. a slot is taken when it overlaps a booked appointment of the provider (of any schedule) or the buffer
+// after it (the larger of this schedule's `bufferMinutes` and the booked appointment's own schedule's), or when
+// the booked appointment starts within this schedule's `bufferMinutes` after the slot's end: each appointment
+// keeps its buffer after it free; 5. the slots whose start lies in the range are answered, by ascending start (then provider).
 import type { Schedule } from '../services/schedules/schedules.shared'
 import { instantOf, localDay, nextDate, weekdayOf } from './zone'
 
@@ -24,6 +26,8 @@ export interface Booked {
   provider: string
   start: number
   end: number
+  /** The buffer its own schedule keeps after it, in ms (when known; else the buffer of the slot's schedule). */
+  bufferAfter?: number
 }
 
 export type SlotSchedule = Pick<
@@ -81,7 +85,8 @@ export const scheduleSlots = (
       for (let start = instantOf(date, window.start, zone); start + length <= windowEnd; start += length) {
         const end = start + length
         if (start < range.from || start >= range.to) continue
-        if (taken.some((b) => start < b.end + buffer && b.start < end)) continue
+        if (taken.some((b) => start < b.end + Math.max(buffer, b.bufferAfter ?? 0) && b.start < end + buffer))
+          continue
         slots.push({ provider: schedule.provider, schedule: schedule.id, start, end })
       }
     }

@@ -14,7 +14,7 @@ import { invalid } from '../schema/validators'
 import type { Stored } from '../store'
 import type { Appointment, AppointmentStatus } from '../services/appointments/appointments.schema'
 import type { AppointmentPatch } from '../services/appointments/appointments.shared'
-import { freeSlotAt, releasedKeyOf, slotKeyOf, statusStamp } from './book'
+import { freeSlotAt, providerLock, releasedKeyOf, slotKeyOf, statusStamp } from './book'
 
 const MINUTE = 60_000
 
@@ -50,7 +50,7 @@ export interface Actor {
  * (rescheduleAppointment).
  */
 export const changeAppointment = async (
-  deps: Pick<Deps, 'stores' | 'clock'>,
+  deps: Pick<Deps, 'stores' | 'clock' | 'locks'>,
   existing: StoredAppointment,
   patch: AppointmentPatch,
   actor: Actor,
@@ -122,13 +122,14 @@ export const moveAppointment = async (
 }
 
 /**
- * Moves a scheduled appointment to another free slot. Steps: 1. only while scheduled (409); 2. the free slot at
- * `start` with the same rules as booking (400 naming `start`, 403, 409), the appointment's own time not counting
- * as taken; 3. one conditional update (still scheduled, still holding its slot key) takes the new slot's key —
- * a booking of that slot stored meanwhile makes it a 409.
+ * Moves a scheduled appointment to another free slot. Steps: 1. only while scheduled (409); under the provider's
+ * lock, as a booking (503 when it cannot be had within a few seconds): 2. the free slot at `start` with the same
+ * rules as booking (400 naming `start`, 403, 409), the appointment's own time not counting as taken; 3. one
+ * conditional update (still scheduled, still holding its slot key) takes the new slot's key — a booking of that
+ * slot stored meanwhile makes it a 409.
  */
 export const rescheduleAppointment = async (
-  deps: Pick<Deps, 'stores' | 'clock'>,
+  deps: Pick<Deps, 'stores' | 'clock' | 'locks'>,
   existing: StoredAppointment,
   start: number,
   actor: Actor,
@@ -141,32 +142,34 @@ export const rescheduleAppointment = async (
         status: existing.status
       }
     )
-  const { slot, schedule } = await freeSlotAt(deps, { ...existing, start }, !actor.staff, existing.id)
-  const at = deps.clock.now()
-  let moved: StoredAppointment | null
-  try {
-    moved = await orNull(
-      deps.stores.appointments._patch(
-        existing.id,
-        {
-          $set: {
-            start: slot.start,
-            end: slot.end,
-            schedule: schedule.id,
-            slotKey: slotKeyOf(existing.provider, slot.start),
-            updatedAt: at
-          }
-        },
-        { query: within({ status: 'scheduled', slotKey: existing.slotKey }, scope) }
+  return deps.locks.exclusive(providerLock(existing.provider), async () => {
+    const { slot, schedule } = await freeSlotAt(deps, { ...existing, start }, !actor.staff, existing.id)
+    const at = deps.clock.now()
+    let moved: StoredAppointment | null
+    try {
+      moved = await orNull(
+        deps.stores.appointments._patch(
+          existing.id,
+          {
+            $set: {
+              start: slot.start,
+              end: slot.end,
+              schedule: schedule.id,
+              slotKey: slotKeyOf(existing.provider, slot.start),
+              updatedAt: at
+            }
+          },
+          { query: within({ status: 'scheduled', slotKey: existing.slotKey }, scope) }
+        )
       )
-    )
-  } catch (error) {
-    if (error instanceof Conflict)
-      throw new Conflict('The slot is already booked', {
-        errors: [{ field: 'start', message: 'is already booked' }]
-      })
-    throw error
-  }
-  if (!moved) throw new Conflict(`Appointment ${existing.id} changed meanwhile: read it again`)
-  return moved
+    } catch (error) {
+      if (error instanceof Conflict)
+        throw new Conflict('The slot is already booked', {
+          errors: [{ field: 'start', message: 'is already booked' }]
+        })
+      throw error
+    }
+    if (!moved) throw new Conflict(`Appointment ${existing.id} changed meanwhile: read it again`)
+    return moved
+  })
 }

@@ -208,7 +208,7 @@ describe('appointment slots', function () {
     assert.equal((await api(clinic.member.token).post('/appointment-slots', {})).status, 405)
   })
 
-  it('keeps the buffer after each booked appointment free, and only the provider’s own (pure function)', () => {
+  it('keeps the buffer after each booked appointment and after each new slot free, and only the provider’s own (pure function)', () => {
     const schedule = {
       id: 's1',
       provider: 'p1',
@@ -227,7 +227,14 @@ describe('appointment slots', function () {
       { provider: 'other', start: nine + 60 * MIN, end: nine + 75 * MIN }
     ]
     const free = freeSlots([schedule], booked, NOW, NOW, NOW + 7 * DAY).map((s) => (s.start - nine) / MIN)
-    // 09:15 is booked; the 20 minutes after it (to 09:50) take 09:30 and 09:45; 10:00 on are free.
-    assert.deepEqual(free, [0, 60, 75, 90, 105])
+    // 09:15 is booked; the 20 minutes after it (to 09:50) take 09:30 and 09:45; 09:00 would leave no 20 minutes
+    // before it (its own buffer after it); 10:00 on are free.
+    assert.deepEqual(free, [60, 75, 90, 105])
+    // A booked appointment keeps the buffer of its own schedule when it is the larger one.
+    const longer = [{ ...booked[0], bufferAfter: 50 * MIN }]
+    const afterLonger = freeSlots([schedule], longer, NOW, NOW, NOW + 7 * DAY).map(
+      (s) => (s.start - nine) / MIN
+    )
+    assert.deepEqual(afterLonger, [90, 105])
   })
 })

@@ -25,11 +25,5 @@ export const emulatorExclusions: { title: string; missing: string }[] = [
       'subscriptions (sandbox processor) POST /subscriptions lets only one of ten simultaneous subscriptions for one facility through, answering the others 409',
     missing:
       'unique index enforcement (the subscriptions `liveKey` index decides between concurrent creates that all passed the service-level check)'
-  },
-  {
-    title:
-      'appointments booking of twenty simultaneous bookings of one slot (REST and Socket.IO), exactly one is a 201, the others 409',
-    missing:
-      'unique index enforcement (the appointments `slotKey` index decides between concurrent bookings that all found the slot free)'
   }
 ]

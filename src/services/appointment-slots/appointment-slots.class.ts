@@ -36,12 +36,7 @@ export class AppointmentSlotService {
       ),
       paginate: false
     })
-    const booked = await bookedFor(
-      deps,
-      schedules.map((s) => s.provider),
-      query.from - Math.max(0, ...schedules.map((s) => s.bufferMinutes)) * 60_000,
-      query.to
-    )
+    const booked = await bookedFor(deps, schedules, query.from, query.to)
     const slots = freeSlots(schedules, booked, deps.clock.now(), query.from, query.to)
     const page = deps.settings.get('paginate')
     const limit = Math.min(query.$limit ?? page.default, page.max)

@@ -14,6 +14,8 @@ import {
 import { fieldsOf } from '../../helpers/billing'
 import { createSchedule, setupClinic, type ClinicFixture } from '../../helpers/appointments'
 import { LONG_SESSIONS } from '../../helpers/subscriptions'
+import { depsSlot } from '../../../src/deps'
+import { providerLock } from '../../../src/appointments/book'
 
 const MIN = 60_000
 const DAY = 86_400_000
@@ -164,6 +166,139 @@ describe('appointments', function () {
       } finally {
         await api(clinic.scheduler.token).patch(`/schedules/${schedule.id}`, { bufferMinutes: 0 })
       }
+    })
+  })
+
+  describe('overlapping bookings (the provider lock)', () => {
+    // Saturday 13 and Sunday 14 March 2027, which the weekday schedule leaves free: two more schedules of the
+    // provider on Saturday morning with different grids; on Sunday morning one with a 10-minute buffer, on Sunday
+    // afternoon one of 5-minute slots each keeping 2 hours after it free (any two of its bookings overlap).
+    const SAT_9 = Date.UTC(2027, 2, 13, 9, 0)
+    const SUN_9 = Date.UTC(2027, 2, 14, 9, 0)
+    const SUN_14 = Date.UTC(2027, 2, 14, 14, 0)
+    let quarter: any
+    let third: any
+    before(async () => {
+      quarter = await createSchedule(server.url, clinic, {
+        weekly: [{ day: 6, start: '09:00', end: '12:00' }]
+      })
+      third = await createSchedule(server.url, clinic, {
+        weekly: [{ day: 6, start: '09:00', end: '12:00' }],
+        slotMinutes: 20
+      })
+      await createSchedule(server.url, clinic, {
+        weekly: [{ day: 0, start: '09:00', end: '12:00' }],
+        bufferMinutes: 10
+      })
+      await createSchedule(server.url, clinic, {
+        weekly: [{ day: 0, start: '14:00', end: '16:00' }],
+        slotMinutes: 5,
+        bufferMinutes: 120
+      })
+    })
+    const attempt = (start: number) => api(clinic.scheduler.token).post('/appointments', booking(start))
+    const listed = async (from: number, to: number) =>
+      (
+        await api(clinic.scheduler.token).get(
+          `/appointment-slots?facility=${clinic.id}&from=${from}&to=${to}&$limit=500`
+        )
+      ).body.data.map((s: any) => [s.schedule, (s.start - from) / MIN])
+
+    it('refuses a booking on another grid of the provider that overlaps a booked one (409), over REST and Socket.IO', async () => {
+      const booked = await book(SAT_9 + 15 * MIN)
+      assert.equal(booked.schedule, quarter.id)
+      // 09:20–09:40 and 09:00–09:20 on the 20-minute grid overlap 09:15–09:30.
+      assert.equal((await attempt(SAT_9 + 20 * MIN)).status, 409)
+      const socket = socketClient(server.url)
+      try {
+        await socket.client.authenticate({ strategy: 'jwt', accessToken: clinic.scheduler.token })
+        const refused = await refusal(socket.client.service('appointments').create(booking(SAT_9 + 20 * MIN)))
+        assert.equal(refused.code, 409)
+      } finally {
+        socket.close()
+      }
+      assert.deepEqual(await listed(SAT_9, SAT_9 + 45 * MIN), [
+        [quarter.id, 0],
+        [quarter.id, 30],
+        [third.id, 40]
+      ])
+      // 09:00 is still free on the 15-minute grid (09:00–09:15), and 09:40 on the 20-minute one.
+      const early = await book(SAT_9)
+      assert.deepEqual([early.schedule, early.end], [quarter.id, SAT_9 + 15 * MIN])
+      const later = await book(SAT_9 + 40 * MIN)
+      assert.deepEqual([later.schedule, later.end], [third.id, SAT_9 + 60 * MIN])
+      assert.equal((await attempt(SAT_9 + 45 * MIN)).status, 409)
+    })
+
+    it("refuses a booking inside another's buffer, after it and before it (409)", async () => {
+      await book(SUN_9 + 60 * MIN)
+      // 10:15 starts inside the 10 minutes after 10:00–10:15; 09:45–10:00 would leave no 10 minutes before 10:00.
+      for (const start of [SUN_9 + 75 * MIN, SUN_9 + 45 * MIN]) {
+        const res = await attempt(start)
+        assert.equal(res.status, 409, `${new Date(start).toISOString()}: ${JSON.stringify(res.body)}`)
+        assert.deepEqual(fieldsOf(res.body), ['start'])
+      }
+      assert.deepEqual(
+        (await listed(SUN_9 + 30 * MIN, SUN_9 + 91 * MIN)).map(([, minute]: [string, number]) => minute),
+        [0, 60]
+      )
+      await book(SUN_9 + 30 * MIN)
+      await book(SUN_9 + 90 * MIN)
+    })
+
+    it('of twenty simultaneous bookings of different but overlapping starts (REST and Socket.IO), exactly one is a 201', async () => {
+      const starts = Array.from({ length: 20 }, (_, i) => SUN_14 + i * 5 * MIN)
+      const sockets = await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const socket = socketClient(server.url)
+          await socket.client.authenticate({ strategy: 'jwt', accessToken: clinic.scheduler.token })
+          return socket
+        })
+      )
+      try {
+        const outcomes = await Promise.all(
+          starts.map((start, i) =>
+            i % 2
+              ? attempt(start).then((res) => res.status)
+              : sockets[i / 2].client
+                  .service('appointments')
+                  .create(booking(start))
+                  .then(
+                    () => 201,
+                    (error: any) => error.code
+                  )
+          )
+        )
+        assert.equal(outcomes.filter((code) => code === 201).length, 1, `outcomes: ${outcomes.join(',')}`)
+        assert.deepEqual(
+          outcomes.filter((code) => code !== 201),
+          Array(19).fill(409)
+        )
+        const stored = await api(clinic.scheduler.token).get(
+          `/appointments?start[$gte]=${SUN_14}&start[$lt]=${SUN_14 + 2 * 60 * MIN}`
+        )
+        assert.equal(stored.body.total, 1)
+      } finally {
+        for (const socket of sockets) socket.close()
+      }
+    })
+
+    it('answers 503 asking to try again when the provider stays locked for seconds, and books once it is free', async () => {
+      const start = nextSlot()
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      const holding = depsSlot
+        .get(server.app)!
+        .locks.exclusive(providerLock(clinic.provider.account.id), () => held)
+      try {
+        const res = await attempt(start)
+        assert.equal(res.status, 503, JSON.stringify(res.body))
+        assert.match(res.body.message, /try again/)
+      } finally {
+        release()
+        await holding
+      }
+      await book(start)
     })
   })
 
