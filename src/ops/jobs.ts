@@ -15,6 +15,7 @@ import { subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
 import { inventoryRecoveryJob } from '../inventory/recovery'
 import { noShowJob } from '../appointments/no-show'
+import { checkInRecoveryJob } from '../queues/check-in'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 import { lifecycleOf } from './lifecycle'
 import { metricsOf } from './metrics'
@@ -75,6 +76,8 @@ const jobsOf = (app: Application): Job[] => [
   },
   // Scheduled appointments long past their end become no-shows (src/appointments/no-show.ts).
   noShowJob(app, depsSlot.require(app)),
+  // Checked-in appointments of the day that have no queue item get one (src/queues/check-in.ts).
+  checkInRecoveryJob(app, depsSlot.require(app)),
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
   inventoryRecoveryJob(app, depsSlot.require(app)),
   billingRecoveryJob(app, depsSlot.require(app)),
