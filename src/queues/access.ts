@@ -18,7 +18,9 @@ export const isQueueStaff = (access: AccessContext | undefined, facility: string
 export const queueReadScope = (access: AccessContext) => ({ facility: { $in: organizationIds(access) } })
 
 /** Write rule of queues: the facility's staff. */
-export const queueWriteScope = (access: AccessContext) => ({ facility: { $in: schedulingFacilities(access) } })
+export const queueWriteScope = (access: AccessContext) => ({
+  facility: { $in: schedulingFacilities(access) }
+})
 
 /** Create rule of queues: a stranger to the facility gets 404, a member who is not staff 403. */
 export const checkQueueCreate = (access: AccessContext, data: QueueData) => {

@@ -83,7 +83,11 @@ export const checkInRecoveryPass = async (deps: Deps): Promise<number> => {
     const today = localDay(now, zone).date
     const checkedIn = (
       await deps.stores.appointments._find({
-        query: { facility: queue.facility, start: { $gte: now - 2 * DAY, $lt: now + 2 * DAY }, status: 'checked-in' },
+        query: {
+          facility: queue.facility,
+          start: { $gte: now - 2 * DAY, $lt: now + 2 * DAY },
+          status: 'checked-in'
+        },
         paginate: false
       })
     ).filter((a) => typeof a['checked-inAt'] === 'number' && localDay(a['checked-inAt'], zone).date === today)

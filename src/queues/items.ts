@@ -100,9 +100,8 @@ const appointmentQueued = (appointment: string | undefined) =>
 
 /** The queue item of an appointment, if it has one. */
 export const itemOfAppointment = async (deps: Pick<Deps, 'stores'>, appointment: string) =>
-  (
-    await deps.stores.queueItems._find({ query: { appointment, $limit: 1 }, paginate: false })
-  )[0] as StoredQueueItem | undefined
+  (await deps.stores.queueItems._find({ query: { appointment, $limit: 1 }, paginate: false }))[0] as
+    StoredQueueItem | undefined
 
 /**
  * Creates an item by a staff call. Steps: 1. the queue must be active (409 naming `queue`); 2. the patient must be
@@ -124,7 +123,9 @@ export const createQueueItem = async (
   if (data.appointment !== undefined) {
     const appointment = await orNull(deps.stores.appointments._get(data.appointment))
     if (!appointment || appointment.facility !== queue.facility)
-      throw invalid('data', [{ field: 'appointment', message: "is not an appointment of the queue's facility" }])
+      throw invalid('data', [
+        { field: 'appointment', message: "is not an appointment of the queue's facility" }
+      ])
     if (appointment.patient !== data.patient)
       throw invalid('data', [{ field: 'appointment', message: 'is an appointment of another patient' }])
     if (await itemOfAppointment(deps, data.appointment)) throw appointmentQueued(data.appointment)

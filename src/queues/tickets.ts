@@ -9,7 +9,9 @@ import { isTimeZone, localDay } from '../appointments/zone'
 
 /** The facility's IANA time zone (the organization's `timeZone` when it has a known one), else "UTC". */
 export const facilityTimeZone = async (deps: Pick<Deps, 'stores'>, facilityId: string): Promise<string> => {
-  const organization: Record<string, unknown> | null = await orNull(deps.stores.organizations._get(facilityId))
+  const organization: Record<string, unknown> | null = await orNull(
+    deps.stores.organizations._get(facilityId)
+  )
   const zone = organization?.timeZone
   return typeof zone === 'string' && isTimeZone(zone) ? zone : 'UTC'
 }
@@ -35,7 +37,11 @@ export const nextTicket = async (
     )
     if (counted) return counted.lastTicket ?? 1
     const first = await orNull(
-      queues._patch(queueId, { $set: { ticketDay: day, lastTicket: 1 } }, { query: { ticketDay: { $ne: day } } })
+      queues._patch(
+        queueId,
+        { $set: { ticketDay: day, lastTicket: 1 } },
+        { query: { ticketDay: { $ne: day } } }
+      )
     )
     if (first) return 1
     if (!(await orNull(queues._get(queueId)))) throw new NotFound(`No queue found for id '${queueId}'`)

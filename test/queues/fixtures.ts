@@ -4,7 +4,11 @@ import assert from 'node:assert/strict'
 import { restClient, signUp, socketClient, type SignedUp } from '../helpers/app'
 import type { ClinicFixture } from '../helpers/appointments'
 
-export const createQueue = async (url: string, clinic: ClinicFixture, extra: Record<string, unknown> = {}) => {
+export const createQueue = async (
+  url: string,
+  clinic: ClinicFixture,
+  extra: Record<string, unknown> = {}
+) => {
   const res = await restClient(url, clinic.scheduler.token).post('/queues', {
     facility: clinic.id,
     name: `Queue ${Math.random().toString(36).slice(2, 8)}`,

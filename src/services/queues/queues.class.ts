@@ -48,8 +48,7 @@ export class QueueService extends ResourceService<Stored<Queue>, QueueData, Queu
       return this.write('patch', id, params, async () =>
         changeQueue(this.deps, await this.loadExisting(id as Id, params), data, params.writeScope)
       )
-    if (operators.$callNext !== true)
-      throw invalid('data', [{ field: '$callNext', message: 'must be true' }])
+    if (operators.$callNext !== true) throw invalid('data', [{ field: '$callNext', message: 'must be true' }])
     const extra = Object.keys(data ?? {})
     if (extra.length) throw invalid('data', [{ field: extra[0], message: 'goes not with $callNext' }])
     const queue = await this.loadExisting(id as Id, params)

@@ -44,10 +44,15 @@ describe('queues', function () {
       assert.equal((await api(clinic.stranger.token).post('/queues', body)).status, 404)
       assert.equal((await api(clinic.patient.token).post('/queues', body)).status, 404)
       assert.equal((await api().post('/queues', body)).status, 401)
-      const renamed = await api(clinic.scheduler.token).patch(`/queues/${byOwner.body.id}`, { name: 'Laboratory' })
+      const renamed = await api(clinic.scheduler.token).patch(`/queues/${byOwner.body.id}`, {
+        name: 'Laboratory'
+      })
       assert.equal(renamed.status, 200)
       assert.equal(renamed.body.name, 'Laboratory')
-      assert.equal((await api(clinic.member.token).patch(`/queues/${byOwner.body.id}`, { name: 'x' })).status, 403)
+      assert.equal(
+        (await api(clinic.member.token).patch(`/queues/${byOwner.body.id}`, { name: 'x' })).status,
+        403
+      )
       for (const who of [clinic.stranger, clinic.patient]) {
         assert.equal((await api(who.token).get(`/queues/${byOwner.body.id}`)).status, 404)
         assert.equal((await api(who.token).patch(`/queues/${byOwner.body.id}`, { name: 'x' })).status, 404)
@@ -119,7 +124,10 @@ describe('queues', function () {
       assert.equal(taken.status, 200, JSON.stringify(taken.body))
       assert.equal(taken.body.default, true)
       // The same queue again is no conflict.
-      assert.equal((await api(other.scheduler.token).patch(`/queues/${plain.id}`, { default: true })).status, 200)
+      assert.equal(
+        (await api(other.scheduler.token).patch(`/queues/${plain.id}`, { default: true })).status,
+        200
+      )
     })
 
     it('of ten simultaneous default queues of one facility, exactly one is created, the others 409', async () => {
@@ -159,8 +167,14 @@ describe('queues', function () {
       const none = await api(clinic.scheduler.token).patch(`/queues/${queue.id}`, { $callNext: true })
       assert.equal(none.status, 409)
       assert.match(none.body.message, /No one is waiting/)
-      assert.equal((await api(clinic.member.token).patch(`/queues/${queue.id}`, { $callNext: true })).status, 403)
-      assert.equal((await api(clinic.patient.token).patch(`/queues/${queue.id}`, { $callNext: true })).status, 404)
+      assert.equal(
+        (await api(clinic.member.token).patch(`/queues/${queue.id}`, { $callNext: true })).status,
+        403
+      )
+      assert.equal(
+        (await api(clinic.patient.token).patch(`/queues/${queue.id}`, { $callNext: true })).status,
+        404
+      )
       const queueNow = await api(clinic.scheduler.token).get(`/queues/${queue.id}`)
       assert.equal(queueNow.body.lastTicket, 2)
     })
@@ -168,7 +182,8 @@ describe('queues', function () {
     it('calls two different items for two simultaneous calls (REST and Socket.IO), and records the patient in the audit trail', async () => {
       const queue = await createQueue(server.url, clinic)
       const items = []
-      for (let i = 0; i < 6; i++) items.push(await addItem(server.url, clinic, queue.id, clinic.patient.account.id))
+      for (let i = 0; i < 6; i++)
+        items.push(await addItem(server.url, clinic, queue.id, clinic.patient.account.id))
       const socket = await connect(server.url, clinic.scheduler.token)
       try {
         const called = await Promise.all([
@@ -184,7 +199,9 @@ describe('queues', function () {
         assert.deepEqual(called.map((item: any) => item.number).sort(), [1, 2, 3, 4])
         assert.equal(new Set(called.map((item: any) => item.id)).size, 4)
         assert.ok(called.every((item: any) => item.status === 'called'))
-        const refused = await refusal(socket.client.service('queues').patch(queue.id, { $callNext: 1 as any }))
+        const refused = await refusal(
+          socket.client.service('queues').patch(queue.id, { $callNext: 1 as any })
+        )
         assert.equal(refused.code, 400)
       } finally {
         socket.close()
