@@ -181,7 +181,7 @@ describe('queues', function () {
 
     it('calls two different items for two simultaneous calls (REST and Socket.IO), and records the patient in the audit trail', async () => {
       const queue = await createQueue(server.url, clinic)
-      const items = []
+      const items: any[] = []
       for (let i = 0; i < 6; i++)
         items.push(await addItem(server.url, clinic, queue.id, clinic.patient.account.id))
       const socket = await connect(server.url, clinic.scheduler.token)
