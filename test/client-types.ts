@@ -95,7 +95,24 @@ export const correctCalls = async (client: ClientApplication) => {
   // @ts-expect-error: the slot key never reaches clients
   const slotKey: string = appointment.slotKey
 
+  const queue = await client
+    .service('queues')
+    .create({ facility: organization.id, name: 'Front desk', default: true })
+  const ticket = await client.service('queue-items').create({ queue: queue.id, patient: accountId })
+  const position: number | null | undefined = ticket.position
+  const called = await client.service('queues').patch(queue.id, { $callNext: true })
+  const calledNumber: number = called.number
+  const retired = await client.service('queues').patch(queue.id, { active: false })
+  const retiredActive: boolean = retired.active
+  await client.service('queue-items').patch(ticket.id, { status: 'serving' })
+  // @ts-expect-error: the appointment key never reaches clients
+  const appointmentKey: string = ticket.appointmentKey
+
   return {
+    position,
+    calledNumber,
+    retiredActive,
+    appointmentKey,
     appointmentEnd,
     slotKey,
     amount,
@@ -119,6 +136,10 @@ export const refusedCalls = async (client: ClientApplication) => {
   await client.service('schedules').create({ facility: 'f', provider: 'p' })
   // @ts-expect-error: an appointment's start is a number of milliseconds
   await client.service('appointments').create({ facility: 'f', provider: 'p', patient: 'x', start: 'Monday' })
+  // @ts-expect-error: a queue item's number is the server's
+  await client.service('queue-items').create({ queue: 'q', patient: 'p', number: 3 })
+  // @ts-expect-error: no such status
+  await client.service('queue-items').patch('i', { status: 'gone' })
 
   // @ts-expect-error: `invoice` is an id string, not a number
   await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })
