@@ -146,6 +146,35 @@ describe('queue-items', function () {
     })
   })
 
+  describe("the facility's local day", () => {
+    it("numbers by the day in the facility's time zone (Pacific/Auckland: already Tuesday at 12:00 UTC Monday)", async () => {
+      const far = await setupClinic(server.url)
+      // Organizations get their `timeZone` from the organizations service; stored directly here, as it would be.
+      await depsSlot.require(server.app).stores.organizations._patch(far.id, { timeZone: 'Pacific/Auckland' })
+      const queue = await createQueue(server.url, far)
+      const add = async () => {
+        const res = await api(far.scheduler.token).post('/queue-items', {
+          queue: queue.id,
+          patient: far.patient.account.id
+        })
+        assert.equal(res.status, 201, JSON.stringify(res.body))
+        return res.body
+      }
+      now = Date.UTC(2027, 2, 8, 10, 50) // 23:50 in Auckland (UTC+13), Monday
+      const monday = await add()
+      now = Date.UTC(2027, 2, 8, 11, 10) // 00:10 on Tuesday in Auckland, still Monday in UTC
+      const tuesday = [await add(), await add()]
+      assert.deepEqual(
+        [monday, ...tuesday].map((item) => [item.day, item.number]),
+        [
+          ['2027-03-08', 1],
+          ['2027-03-09', 1],
+          ['2027-03-09', 2]
+        ]
+      )
+    })
+  })
+
   describe('status', () => {
     it('moves waiting → called → serving → done, stamping each; then nothing (409 naming the allowed)', async () => {
       const queue = await createQueue(server.url, clinic)
