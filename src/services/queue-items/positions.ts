@@ -28,8 +28,11 @@ const waitingFor = (deps: Deps, context: object, queue: string) => {
 export const queueItemExternalResolver = (deps: Deps) =>
   resolve<StoredQueueItem, ResolverContext>({
     ...Object.fromEntries(queueItemInternals.map((field) => [field, async () => undefined])),
+    // (a `$select` leaving out `status` or `queue` leaves out the position too)
     position: async (_value, item, context) =>
-      item.status === 'waiting' ? positionIn(await waitingFor(deps, context, item.queue), item) : undefined
+      item.status === 'waiting' && typeof item.queue === 'string'
+        ? positionIn(await waitingFor(deps, context, item.queue), item)
+        : undefined
   })
 
 /** Sends `patched` (realtime only) for each waiting item behind `item`, with its new position. */
@@ -41,17 +44,11 @@ export const announcePositionsBehind = async (app: Application, deps: Deps, item
 }
 
 /**
- * Announces an item changed outside a /queue-items call (`patched`, or `created`), as a call would (realtime,
- * webhooks), then the positions behind it when it `leftWaiting`; answers the item's client view.
+ * Announces an item that left the waiting outside a /queue-items call (`$callNext`) as a call would (realtime,
+ * webhooks), then the new positions behind it; answers the item's client view.
  */
-export const announceItemChange = async (
-  app: Application,
-  deps: Deps,
-  item: StoredQueueItem,
-  leftWaiting: boolean,
-  event: 'created' | 'patched' = 'patched'
-) => {
-  await deps.announce(queueItemPath, event, item)
-  if (leftWaiting) await announcePositionsBehind(app, deps, item)
+export const announceItemLeftWaiting = async (app: Application, deps: Deps, item: StoredQueueItem) => {
+  await deps.announce(queueItemPath, 'patched', item)
+  await announcePositionsBehind(app, deps, item)
   return presentExternal(app, queueItemPath, item)
 }

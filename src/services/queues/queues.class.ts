@@ -9,7 +9,7 @@ import { invalid } from '../../schema/validators'
 import { changeQueue, createQueue } from '../../queues/queues'
 import { callNext } from '../../queues/items'
 import { ResourceService } from '../resource'
-import { announceItemChange } from '../queue-items/positions'
+import { announceItemLeftWaiting } from '../queue-items/positions'
 import type { Queue } from './queues.schema'
 import { queuePath, type QueueData, type QueuePatch, type QueueQuery } from './queues.shared'
 
@@ -54,6 +54,6 @@ export class QueueService extends ResourceService<Stored<Queue>, QueueData, Queu
     const queue = await this.loadExisting(id as Id, params)
     const item = await callNext(this.deps, queue, params.account?.id ?? null)
     // (cast: a $callNext patch answers the queue item it called, as the typed client declares)
-    return (await announceItemChange(this.app, this.deps, item, true)) as unknown as Stored<Queue>
+    return (await announceItemLeftWaiting(this.app, this.deps, item)) as unknown as Stored<Queue>
   }
 }
