@@ -68,6 +68,8 @@ import {
 } from './services/appointment-slots/appointment-slots.shared'
 import { appointmentMethods, appointmentPath } from './services/appointments/appointments.shared'
 import { sandboxClockMethods, sandboxClockPath } from './services/sandbox-clock/sandbox-clock.shared'
+import { queueMethods, queuePath } from './services/queues/queues.shared'
+import { queueItemMethods, queueItemPath } from './services/queue-items/queue-items.shared'
 import type { ClientParams } from './services/client-params'
 import type {
   AuditEventDoc,
@@ -240,6 +242,8 @@ export const createClient = (
     methods: [...appointmentSlotMethods]
   })
   client.use(appointmentPath, connection.service(appointmentPath), { methods: [...appointmentMethods] })
+  client.use(queuePath, connection.service(queuePath), { methods: [...queueMethods] })
+  client.use(queueItemPath, connection.service(queueItemPath), { methods: [...queueItemMethods] })
   client.use(subscriptionPackagePath, connection.service(subscriptionPackagePath), {
     methods: [...subscriptionPackageMethods]
   })

@@ -27,6 +27,8 @@ import type { StockMovement } from './services/inventory-stock-movements/invento
 import type { Order } from './services/request-orders/request-orders.schema'
 import type { Schedule } from './services/schedules/schedules.schema'
 import type { Appointment } from './services/appointments/appointments.schema'
+import type { Queue } from './services/queues/queues.schema'
+import type { QueueItem } from './services/queue-items/queue-items.schema'
 import type { Package } from './services/subscription-packages/subscription-packages.schema'
 import type { Subscription } from './services/subscriptions/subscriptions.schema'
 import type { Webhook } from './services/webhooks/webhooks.schema'
@@ -63,6 +65,9 @@ export interface Stores {
   orders: Store<Order>
   schedules: Store<Schedule>
   appointments: Store<Appointment>
+  /** Waiting-room queues and their items (src/queues). */
+  queues: Store<Queue>
+  queueItems: Store<QueueItem>
   packages: Store<Package>
   subscriptions: Store<Subscription>
   webhooks: Store<Webhook>

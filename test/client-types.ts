@@ -98,8 +98,25 @@ export const correctCalls = async (client: ClientApplication) => {
   const moved = await client.service('sandbox/clock').patch(null, { now: clock.now + 60_000 })
   const passes: number = moved.ran.length
 
+  const queue = await client
+    .service('queues')
+    .create({ facility: organization.id, name: 'Front desk', default: true })
+  const ticket = await client.service('queue-items').create({ queue: queue.id, patient: accountId })
+  const position: number | null | undefined = ticket.position
+  const called = await client.service('queues').patch(queue.id, { $callNext: true })
+  const calledNumber: number = called.number
+  const retired = await client.service('queues').patch(queue.id, { active: false })
+  const retiredActive: boolean = retired.active
+  await client.service('queue-items').patch(ticket.id, { status: 'serving' })
+  // @ts-expect-error: the appointment key never reaches clients
+  const appointmentKey: string = ticket.appointmentKey
+
   return {
     passes,
+    position,
+    calledNumber,
+    retiredActive,
+    appointmentKey,
     appointmentEnd,
     slotKey,
     amount,
@@ -125,6 +142,10 @@ export const refusedCalls = async (client: ClientApplication) => {
   await client.service('sandbox/clock').patch(null, { advanceMs: '1h' })
   // @ts-expect-error: an appointment's start is a number of milliseconds
   await client.service('appointments').create({ facility: 'f', provider: 'p', patient: 'x', start: 'Monday' })
+  // @ts-expect-error: a queue item's number is the server's
+  await client.service('queue-items').create({ queue: 'q', patient: 'p', number: 3 })
+  // @ts-expect-error: no such status
+  await client.service('queue-items').patch('i', { status: 'gone' })
 
   // @ts-expect-error: `invoice` is an id string, not a number
   await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })

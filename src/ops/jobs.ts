@@ -19,6 +19,7 @@ import { recoveryPassWaiting } from '../jobs/recovery-loop'
 import { withLeaseWaiting } from '../cluster/lease'
 import { SYNC_MS } from '../sandbox/clock'
 import { sandboxClockOf } from '../services/sandbox-clock/sandbox-clock'
+import { checkInRecoveryJob } from '../queues/check-in'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 import { lifecycleOf } from './lifecycle'
 import { logger } from '../logger'
@@ -125,6 +126,8 @@ const jobsOf = (app: Application): Job[] => [
   },
   // Scheduled appointments long past their end become no-shows (src/appointments/no-show.ts).
   noShowJob(app, depsSlot.require(app)),
+  // Checked-in appointments of the day that have no queue item get one (src/queues/check-in.ts).
+  checkInRecoveryJob(app, depsSlot.require(app)),
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
   inventoryRecoveryJob(app, depsSlot.require(app)),
   billingRecoveryJob(app, depsSlot.require(app)),

@@ -25,6 +25,8 @@ import { requestOrders } from './request-orders/request-orders'
 import { schedules } from './schedules/schedules'
 import { appointmentSlots } from './appointment-slots/appointment-slots'
 import { appointments } from './appointments/appointments'
+import { queues } from './queues/queues'
+import { queueItems } from './queue-items/queue-items'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
@@ -55,6 +57,9 @@ export const services = (app: Application, deps: Deps) => {
   schedules(app, deps)
   appointmentSlots(app, deps)
   appointments(app, deps)
+  // Waiting-room queues and their tickets (docs/appointments.md, "Queues").
+  queues(app, deps)
+  queueItems(app, deps)
   // What a facility pays for and may use (docs/subscriptions.md); the status effects are in src/subscriptions/enforce.ts.
   subscriptionPackages(app, deps)
   subscriptions(app, deps)
@@ -94,6 +99,8 @@ export const storesOf = (app: Application): Stores => ({
   orders: app.service('request/orders'),
   schedules: app.service('schedules'),
   appointments: app.service('appointments'),
+  queues: app.service('queues'),
+  queueItems: app.service('queue-items'),
   packages: app.service('subscription/packages'),
   subscriptions: app.service('subscriptions'),
   webhooks: app.service('webhooks'),

@@ -26,7 +26,9 @@ export const servicePaths = [
   'inventory-stock-movements',
   'request/orders',
   'schedules',
-  'appointments'
+  'appointments',
+  'queues',
+  'queue-items'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
@@ -65,7 +67,9 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   'inventory-stock-movements': { reason: 'rewritten' },
   'request/orders': { notes: 'call the ward first' },
   schedules: { slotMinutes: 30 },
-  appointments: { status: 'checked-in' }
+  appointments: { status: 'checked-in' },
+  queues: { name: 'Renamed queue' },
+  'queue-items': { status: 'called' }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -202,6 +206,8 @@ export const tenantDocs = async (
     patient: (member ?? owner).account.id,
     start: appointmentSlot(0)
   })
+  const queue = await post('/queues', { facility: org, name: 'Front desk' })
+  const queueItem = await post('/queue-items', { queue: queue.id, patient: (member ?? owner).account.id })
   return {
     accounts: owner.account.id,
     organizations: org,
@@ -222,7 +228,9 @@ export const tenantDocs = async (
     'inventory-stock-movements': movement.id,
     'request/orders': order.id,
     schedules: schedule.id,
-    appointments: appointment.id
+    appointments: appointment.id,
+    queues: queue.id,
+    'queue-items': queueItem.id
   }
 }
 
@@ -237,7 +245,9 @@ const volatile: Partial<Record<ServicePath, string[]>> = {
     'leaseUntil',
     'leaseOwner'
   ],
-  'webhook-events': ['leaseUntil', 'leaseOwner']
+  'webhook-events': ['leaseUntil', 'leaseOwner'],
+  // The ticket counter moves whenever an item is added to the queue.
+  queues: ['ticketDay', 'lastTicket']
 }
 
 const stable = (path: ServicePath, doc: any) => {

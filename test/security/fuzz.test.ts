@@ -299,6 +299,10 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
           patient: owner.account.id,
           start: appointmentSlot(64 + Math.floor(Math.random() * 60))
         }
+      case 'queues':
+        return { facility: org, name: 'Fuzz queue' }
+      case 'queue-items':
+        return { queue: A.queues, patient: owner.account.id }
     }
   }
   const validPatch = patchBodies

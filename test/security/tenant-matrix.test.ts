@@ -57,7 +57,9 @@ const exposed: Record<ServicePath, Method[]> = {
   'inventory-stock-movements': ['find', 'get'],
   'request/orders': ['find', 'get', 'create', 'patch'],
   schedules: ['find', 'get', 'create', 'patch', 'remove'],
-  appointments: ['find', 'get', 'create', 'patch']
+  appointments: ['find', 'get', 'create', 'patch'],
+  queues: ['find', 'get', 'create', 'patch'],
+  'queue-items': ['find', 'get', 'create', 'patch']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -179,6 +181,19 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
   // Superadmins (staff) book and move appointments; the member is the patient of A's appointment: they read it,
   // may not book on a staff-only schedule nor check in (403); outsiders get 404.
   appointments: {
+    owner: E(200, 201, 200, 405),
+    member: E(200, 403, 403, 405),
+    outsider: E(404, 404, 404, 405)
+  },
+  // Members read the facility's queues; superadmins (and schedulers) manage them; queues are never removed.
+  queues: {
+    owner: E(200, 201, 200, 405),
+    member: E(200, 403, 403, 405),
+    outsider: E(404, 404, 404, 405)
+  },
+  // Staff add and move queue items; the member is the patient of A's item: they read it but may not add items nor
+  // call it (403; a patient may only cancel their own waiting item); outsiders get 404.
+  'queue-items': {
     owner: E(200, 201, 200, 405),
     member: E(200, 403, 403, 405),
     outsider: E(404, 404, 404, 405)
@@ -329,6 +344,10 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
           patient: member.account.id,
           start: appointmentSlot(++booked)
         }
+      case 'queues':
+        return { facility: org, name: 'Lab queue' }
+      case 'queue-items':
+        return { queue: A.queues, patient: member.account.id }
     }
   }
   let created = 0
@@ -430,6 +449,15 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
     // A status move succeeds once: the owner's moves act on a fresh appointment each.
     if (method === 'patch' && caller === 'owner' && path === 'appointments') {
       const res = await http(server.url, 'POST', '/appointments', {
+        token: owner.token,
+        body: await createBody(path)
+      })
+      assert.equal(res.status, 201, JSON.stringify(res.body))
+      return res.body.id
+    }
+    // A status move succeeds once: the owner's moves act on a fresh queue item each.
+    if (method === 'patch' && caller === 'owner' && path === 'queue-items') {
+      const res = await http(server.url, 'POST', '/queue-items', {
         token: owner.token,
         body: await createBody(path)
       })

@@ -16,6 +16,20 @@ import {
   scheduleQuerySchema,
   scheduleSchema
 } from '../../services/schedules/schedules.schema'
+import {
+  queueDataSchema,
+  queueInternals,
+  queuePatchSchema,
+  queueQuerySchema,
+  queueSchema
+} from '../../services/queues/queues.schema'
+import {
+  queueItemDataSchema,
+  queueItemInternals,
+  queueItemPatchSchema,
+  queueItemQuerySchema,
+  queueItemSchema
+} from '../../services/queue-items/queue-items.schema'
 import { Type, type TSchema } from '@feathersjs/typebox'
 import {
   accountDataSchema,
@@ -496,6 +510,28 @@ export const serviceDocs: Record<string, ServiceDoc> = {
       'SANDBOX_CLOCK=true only: GET /sandbox/clock answers { now, offsetMs }; an application admin moves it forward with PATCH /sandbox/clock (no id) { advanceMs } or { now } (never backwards), which runs every time-driven pass and answers { now, offsetMs, ran: [{ job, changed }] }',
     result: sandboxClockSchema,
     patch: sandboxClockMoveSchema
+  },
+  queues: {
+    summary:
+      "A facility's waiting-room queues: POST { facility, name, active?, default? } (one default per facility, 409); PATCH { name?, active?, default? } or { $callNext: true }, which calls the lowest waiting number and answers that queue item (409 when no one is waiting)",
+    result: Type.Omit(queueSchema, [...queueInternals]),
+    data: queueDataSchema,
+    patch: {
+      'a change': queuePatchSchema,
+      'call next ($callNext)': Type.Object(
+        { $callNext: Type.Literal(true, { description: 'Body operator: answers the queue item it called' }) },
+        { additionalProperties: false }
+      )
+    },
+    query: queueQuerySchema
+  },
+  'queue-items': {
+    summary:
+      "Tickets of a queue: POST { queue, patient, appointment? } → the day's next number, waiting, with its position; PATCH { status } (waiting → called → serving → done; waiting | called → skipped | cancelled)",
+    result: Type.Omit(queueItemSchema, [...queueItemInternals]),
+    data: queueItemDataSchema,
+    patch: queueItemPatchSchema,
+    query: queueItemQuerySchema
   },
   'inventory-stockrooms': {
     summary: "A facility's stockrooms",
