@@ -19,7 +19,7 @@ import { recoveryPassWaiting } from '../jobs/recovery-loop'
 import { withLeaseWaiting } from '../cluster/lease'
 import { SYNC_MS } from '../sandbox/clock'
 import { sandboxClockOf } from '../services/sandbox-clock/sandbox-clock'
-import { checkInRecoveryJob } from '../queues/check-in'
+import { checkInRecoveryJob, checkInRecoveryPass } from '../queues/check-in'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 import { lifecycleOf } from './lifecycle'
 import { logger } from '../logger'
@@ -84,7 +84,7 @@ const sandboxClockJob = (app: Application): Job => {
 
 /**
  * The time-driven passes the sandbox clock runs after moving time (each under its job's lease, so never at the
- * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, audit retention.
+ * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, audit retention.
  */
 const registerTimeDrivenPasses = (app: Application) => {
   const deps = depsSlot.require(app)
@@ -95,6 +95,10 @@ const registerTimeDrivenPasses = (app: Application) => {
   deps.passes.register({
     job: 'no-shows',
     run: () => recoveryPassWaiting(app, 'appointments', () => noShowPass(deps))
+  })
+  deps.passes.register({
+    job: 'queue-check-ins',
+    run: () => recoveryPassWaiting(app, 'queue-check-ins', () => checkInRecoveryPass(deps))
   })
   deps.passes.register({
     job: 'audit-retention',

@@ -1,7 +1,8 @@
 // Queues of a facility's waiting room: `{ facility, name, active, default }`. At most one queue per facility is
-// its `default` (the one check-ins go to): the store decides it with a unique index on `defaultKey` — the facility
-// id while the queue is the default, else a key unique to the queue — so of two simultaneous defaults one is
-// stored, the other gets a 409 naming `default` and the current default queue.
+// its `default` (the one check-ins go to). Making a queue the default is a check-then-write under the facility's
+// lock (`deps.locks`: in process and, with REDIS_URL, across instances), and the store backs it with a unique index
+// on `defaultKey` — the facility id while the queue is the default, else a key unique to the queue — so of two
+// simultaneous defaults one is stored, the other gets a 409 naming `default` and the current default queue.
 import { randomUUID } from 'node:crypto'
 import { BadRequest, Conflict } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
@@ -46,39 +47,57 @@ const takingDefault = async <T>(deps: Pick<Deps, 'stores'>, facility: string, wr
   }
 }
 
+/** Runs `task` holding the facility's default-queue lock (only one queue becomes its default at a time). */
+const defaultLock = <T>(deps: Pick<Deps, 'locks'>, facility: string, task: () => Promise<T>) =>
+  deps.locks.exclusive(`queue-default:${facility}`, task)
+
 /**
  * Creates a queue. Steps: 1. defaults (active, not default); 2. a default queue while the facility has one: 409
  * (read first for the message; the unique default key decides a race); 3. stored.
  */
 export const createQueue = async (
-  deps: Pick<Deps, 'stores' | 'clock'>,
+  deps: Pick<Deps, 'stores' | 'clock' | 'locks'>,
   data: QueueData & { createdAt: number; createdBy: string | null }
 ): Promise<StoredQueue> => {
   const doc = { ...queueDefaults, ...data, updatedAt: deps.clock.now() }
-  if (doc.default) {
+  const create = () =>
+    takingDefault(deps, doc.facility, () =>
+      deps.stores.queues._create({
+        ...doc,
+        defaultKey: defaultKeyOf(doc.facility, doc.default, randomUUID())
+      })
+    )
+  if (!doc.default) return create()
+  return defaultLock(deps, doc.facility, async () => {
     const current = await defaultQueueOf(deps, doc.facility)
     if (current) throw defaultTaken(current)
-  }
-  return takingDefault(deps, doc.facility, () =>
-    deps.stores.queues._create({
-      ...doc,
-      defaultKey: defaultKeyOf(doc.facility, doc.default, randomUUID())
-    })
-  )
+    return create()
+  })
 }
 
 /** Changes a queue's name, `active` or `default` (becoming the default while another is: 409 naming `default`). */
 export const changeQueue = async (
-  deps: Pick<Deps, 'stores' | 'clock'>,
+  deps: Pick<Deps, 'stores' | 'clock' | 'locks'>,
   existing: StoredQueue,
   patch: QueuePatch,
   scope?: Query | null
 ): Promise<StoredQueue> => {
   if (Object.keys(patch).length === 0) throw new BadRequest('Nothing to change')
-  if (patch.default === true && !existing.default) {
-    const current = await defaultQueueOf(deps, existing.facility)
-    if (current && current.id !== existing.id) throw defaultTaken(current)
-  }
+  if (patch.default === true && !existing.default)
+    return defaultLock(deps, existing.facility, async () => {
+      const current = await defaultQueueOf(deps, existing.facility)
+      if (current && current.id !== existing.id) throw defaultTaken(current)
+      return writeQueueChange(deps, existing, patch, scope)
+    })
+  return writeQueueChange(deps, existing, patch, scope)
+}
+
+const writeQueueChange = (
+  deps: Pick<Deps, 'stores' | 'clock'>,
+  existing: StoredQueue,
+  patch: QueuePatch,
+  scope?: Query | null
+): Promise<StoredQueue> => {
   const changes = {
     ...patch,
     ...(patch.default !== undefined

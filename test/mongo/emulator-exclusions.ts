@@ -25,11 +25,5 @@ export const emulatorExclusions: { title: string; missing: string }[] = [
       'subscriptions (sandbox processor) POST /subscriptions lets only one of ten simultaneous subscriptions for one facility through, answering the others 409',
     missing:
       'unique index enforcement (the subscriptions `liveKey` index decides between concurrent creates that all passed the service-level check)'
-  },
-  {
-    title:
-      'queues the default queue of ten simultaneous default queues of one facility, exactly one is created, the others 409',
-    missing:
-      'unique index enforcement (the queues `defaultKey` index decides between concurrent defaults that all found none)'
   }
 ]

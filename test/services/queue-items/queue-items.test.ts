@@ -149,8 +149,10 @@ describe('queue-items', function () {
   describe("the facility's local day", () => {
     it("numbers by the day in the facility's time zone (Pacific/Auckland: already Tuesday at 12:00 UTC Monday)", async () => {
       const far = await setupClinic(server.url)
-      // Organizations get their `timeZone` from the organizations service; stored directly here, as it would be.
-      await depsSlot.require(server.app).stores.organizations._patch(far.id, { timeZone: 'Pacific/Auckland' })
+      const zone = await api(far.owner.token).patch(`/organizations/${far.id}`, {
+        timeZone: 'Pacific/Auckland'
+      })
+      assert.equal(zone.status, 200, JSON.stringify(zone.body))
       const queue = await createQueue(server.url, far)
       const add = async () => {
         const res = await api(far.scheduler.token).post('/queue-items', {
