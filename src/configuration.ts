@@ -127,6 +127,35 @@ export const configurationSchema = Type.Object(
       /** How often the no-show pass runs (0: only at start-up). */
       jobIntervalMs: Ms()
     }),
+    // Notifications (docs/notifications.md): delivery, retries, the per-facility rate, reminders, and the defaults
+    // of a facility that set nothing (its settings and its message templates).
+    notifications: Type.Object({
+      /** Attempts of one message before it is `failed`. */
+      maxAttempts: Count(1),
+      /** Delay before each retry (the last repeats). */
+      retryDelaysMs: Type.Array(Ms(), { minItems: 1 }),
+      /** Messages one facility sends per minute at most (the rest wait their turn). */
+      ratePerMinute: Count(1),
+      /** Time between looks for due messages. */
+      pollIntervalMs: PositiveMs(),
+      /** How long one instance holds a message it is sending. */
+      leaseMs: PositiveMs(),
+      /** How often the reminder pass runs. */
+      reminderIntervalMs: Ms(),
+      /** How long a one-click unsubscribe link stays valid. */
+      unsubscribeTtlMs: PositiveMs(),
+      defaults: Type.Object({
+        channels: Type.Object({ email: Type.Boolean(), sms: Type.Boolean() }),
+        reminderOffsetsMinutes: Type.Array(Type.Integer({ minimum: 5, maximum: 20160 }), { maxItems: 5 }),
+        queueNextPosition: Type.Integer({ minimum: 1, maximum: 10 }),
+        senderName: Type.String({ maxLength: 200 })
+      }),
+      /** Built-in message templates by `<event>.<channel>` (English): `{ subject (email), body }`. */
+      templates: Type.Record(
+        Type.String(),
+        Type.Object({ subject: Type.Optional(Type.String()), body: Type.String() })
+      )
+    }),
     orders: Type.Object({
       requestedForTypes: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
         minItems: 1,
@@ -496,6 +525,22 @@ export const settingDescriptions: Record<string, string> = {
   'appointments.noShowAfterMs':
     'How long after its end a `scheduled` appointment is marked `no-show` by the no-show pass (30 min)',
   'appointments.jobIntervalMs': 'How often the no-show pass runs (also at start-up; `0`: only at start-up)',
+  'notifications.maxAttempts': 'Attempts of one notification before it is `failed` (5)',
+  'notifications.retryDelaysMs':
+    'Delay before each retry of a notification (JSON list of ms; the last repeats)',
+  'notifications.ratePerMinute':
+    'Notifications one facility sends per minute at most; the rest wait their turn',
+  'notifications.pollIntervalMs': 'Time between looks for due notifications',
+  'notifications.leaseMs':
+    'How long one instance holds a notification it is sending (a crashed holder frees it after this)',
+  'notifications.reminderIntervalMs':
+    'How often the appointment reminder pass runs (also at start-up; `0`: only at start-up)',
+  'notifications.unsubscribeTtlMs':
+    'How long the one-click unsubscribe link of an email stays valid (1 year)',
+  'notifications.defaults':
+    'What a facility that set nothing gets: channels, reminder offsets (minutes before start), the queue position that says "you are next", the sender name ([notifications](notifications.md))',
+  'notifications.templates':
+    'Built-in message templates (Mustache) by `<event>.<channel>`, used when a facility has no active template of its own ([notifications](notifications.md))',
   'orders.requestedForTypes': 'The accepted order `requestedForType` values (must include `patient`)',
   'webhooks.allowPrivate':
     '`true`: allow webhook URLs on private, loopback and link-local addresses (development and tests only)',

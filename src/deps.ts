@@ -33,6 +33,7 @@ import type { Package } from './services/subscription-packages/subscription-pack
 import type { Subscription } from './services/subscriptions/subscriptions.schema'
 import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { StoredDelivery } from './services/webhook-events/webhook-events.schema'
+import type { Notification } from './services/notifications/notifications.schema'
 import type { Session } from './services/sessions/sessions.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
 import type { IdempotencyKeyRecord } from './schema/billing'
@@ -73,6 +74,8 @@ export interface Stores {
   webhooks: Store<Webhook>
   deliveries: Store<StoredDelivery>
   auditEvents: Store<AuditEventDoc>
+  /** The notifications log and outbox (src/notifications/). */
+  notifications: Store<Notification>
   /** Idempotency-Key records of the money-moving services (src/billing/idempotency.ts). */
   idempotencyKeys: Store<IdempotencyKeyRecord>
 }

@@ -30,3 +30,27 @@ export const instantOf = (date: string, clock: string, zone: string, minutes = 0
   const local = hour === 24 ? midnight.plus({ days: 1 }) : midnight.set({ hour, minute })
   return local.toMillis() + minutes * 60_000
 }
+
+/** `ms` as a reader of `locale` reads a date and time in `zone` ("Monday, March 8, 2027 at 9:00 AM"). */
+export const formatLocal = (ms: number, zone: string, locale = 'en'): string => {
+  const local = DateTime.fromMillis(ms, { zone }).setLocale(locale)
+  return local.isValid ? local.toLocaleString(DateTime.DATETIME_FULL) : new Date(ms).toISOString()
+}
+
+/** The local wall-clock time ("HH:MM") of `ms` in `zone`. */
+export const localClock = (ms: number, zone: string): string =>
+  DateTime.fromMillis(ms, { zone }).toFormat('HH:mm')
+
+/**
+ * The first instant at or after `ms` outside the daily quiet hours `start`–`end` ("HH:MM", local to `zone`; a span
+ * across midnight when `end` ≤ `start`): `ms` itself when it is outside them.
+ */
+export const afterQuietHours = (ms: number, zone: string, start: string, end: string): number => {
+  if (start === end) return ms
+  const now = localClock(ms, zone)
+  const inside = start < end ? now >= start && now < end : now >= start || now < end
+  if (!inside) return ms
+  const { date } = localDay(ms, zone)
+  const endToday = instantOf(date, end, zone)
+  return endToday > ms ? endToday : instantOf(nextDate(date), end, zone)
+}

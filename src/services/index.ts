@@ -30,6 +30,7 @@ import { queueItems } from './queue-items/queue-items'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
+import { notifications } from './notifications/notifications'
 import { sandboxClock } from './sandbox-clock/sandbox-clock'
 
 export const services = (app: Application, deps: Deps) => {
@@ -65,6 +66,8 @@ export const services = (app: Application, deps: Deps) => {
   subscriptions(app, deps)
   // Sign-in sessions and their refresh tokens (src/auth/refresh.ts).
   sessions(app, deps)
+  // What patients are told, by email and SMS (src/notifications/).
+  notifications(app, deps)
   // The movable clock of development and tests (SANDBOX_CLOCK=true only).
   sandboxClock(app, deps)
   webhooks(app, deps)
@@ -106,5 +109,6 @@ export const storesOf = (app: Application): Stores => ({
   webhooks: app.service('webhooks'),
   deliveries: app.service('webhook-events').deliveries,
   auditEvents: app.service('audit-events').events,
+  notifications: app.service('notifications'),
   idempotencyKeys: idempotencyStore(app)
 })
