@@ -70,6 +70,16 @@ import { appointmentMethods, appointmentPath } from './services/appointments/app
 import { sandboxClockMethods, sandboxClockPath } from './services/sandbox-clock/sandbox-clock.shared'
 import { queueMethods, queuePath } from './services/queues/queues.shared'
 import { queueItemMethods, queueItemPath } from './services/queue-items/queue-items.shared'
+import {
+  notificationSettingsMethods,
+  notificationSettingsPath
+} from './services/notification-settings/notification-settings.shared'
+import {
+  notificationTemplateMethods,
+  notificationTemplatePath,
+  templatePreviewMethods,
+  templatePreviewPath
+} from './services/notification-templates/notification-templates.shared'
 import type { ClientParams } from './services/client-params'
 import type {
   AuditEventDoc,
@@ -244,6 +254,15 @@ export const createClient = (
   client.use(appointmentPath, connection.service(appointmentPath), { methods: [...appointmentMethods] })
   client.use(queuePath, connection.service(queuePath), { methods: [...queueMethods] })
   client.use(queueItemPath, connection.service(queueItemPath), { methods: [...queueItemMethods] })
+  client.use(notificationSettingsPath, connection.service(notificationSettingsPath), {
+    methods: [...notificationSettingsMethods]
+  })
+  client.use(notificationTemplatePath, connection.service(notificationTemplatePath), {
+    methods: [...notificationTemplateMethods]
+  })
+  client.use(templatePreviewPath, connection.service(templatePreviewPath), {
+    methods: [...templatePreviewMethods]
+  })
   client.use(subscriptionPackagePath, connection.service(subscriptionPackagePath), {
     methods: [...subscriptionPackageMethods]
   })

@@ -34,6 +34,8 @@ import type { Subscription } from './services/subscriptions/subscriptions.schema
 import type { Webhook } from './services/webhooks/webhooks.schema'
 import type { StoredDelivery } from './services/webhook-events/webhook-events.schema'
 import type { Notification } from './services/notifications/notifications.schema'
+import type { NotificationSettingsDoc } from './services/notification-settings/notification-settings.schema'
+import type { NotificationTemplate } from './services/notification-templates/notification-templates.schema'
 import type { Session } from './services/sessions/sessions.schema'
 import type { AuditEventDoc } from './services/audit-events/audit-events.schema'
 import type { IdempotencyKeyRecord } from './schema/billing'
@@ -76,6 +78,9 @@ export interface Stores {
   auditEvents: Store<AuditEventDoc>
   /** The notifications log and outbox (src/notifications/). */
   notifications: Store<Notification>
+  /** A facility's notification settings and message templates (src/notifications/settings.ts, templates.ts). */
+  notificationSettings: Store<NotificationSettingsDoc>
+  notificationTemplates: Store<NotificationTemplate>
   /** Idempotency-Key records of the money-moving services (src/billing/idempotency.ts). */
   idempotencyKeys: Store<IdempotencyKeyRecord>
 }

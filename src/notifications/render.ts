@@ -1,8 +1,11 @@
-// Rendering a notification: the facility's active template for the event, channel and locale, else the built-in
-// one of config/ (`notifications.templates`), through Mustache (logic-less: variables and sections only).
-import Mustache from 'mustache'
+// Rendering a notification: the facility's active template for the event, channel and locale (else its active one
+// in "en"), else the built-in one of config/ (`notifications.templates`), through Mustache (logic-less: variables
+// and sections only; src/notifications/templates.ts documents the variables of each event).
 import type { Deps } from '../deps'
 import type { NotificationChannel, NotificationEvent } from './events'
+import { builtInTemplate, renderTemplate } from './templates'
+
+export { renderTemplate }
 
 export interface RenderInput {
   facility: string
@@ -18,23 +21,30 @@ export interface Rendered {
   body: string
 }
 
-/** Renders a Mustache template with `vars`; plain text (no HTML escaping: messages are text). */
-export const renderTemplate = (
-  template: { subject?: string; body: string },
-  vars: Record<string, unknown>
-) => ({
-  ...(template.subject !== undefined
-    ? { subject: Mustache.render(template.subject, vars, {}, { escape: String }) }
-    : {}),
-  body: Mustache.render(template.body, vars, {}, { escape: String })
-})
+/** The template a notification is rendered with: the facility's active one in `locale`, else in "en", else the
+ *  built-in one. */
+export const templateFor = async (
+  deps: Pick<Deps, 'settings' | 'stores'>,
+  input: Omit<RenderInput, 'vars'>
+): Promise<{ subject?: string; body: string }> => {
+  const locales = [...new Set([input.locale, 'en'])]
+  const own = await deps.stores.notificationTemplates._find({
+    query: {
+      facility: input.facility,
+      event: input.event,
+      channel: input.channel,
+      active: true,
+      locale: { $in: locales }
+    },
+    paginate: false
+  })
+  const chosen = locales.map((locale) => own.find((t) => t.locale === locale)).find((t) => t !== undefined)
+  if (chosen) return chosen.subject !== undefined ? { subject: chosen.subject, body: chosen.body } : { body: chosen.body }
+  return builtInTemplate(deps, input.event, input.channel)
+}
 
 /** The message of one notification. */
 export const renderNotification = async (
-  deps: Pick<Deps, 'settings'>,
+  deps: Pick<Deps, 'settings' | 'stores'>,
   input: RenderInput
-): Promise<Rendered> => {
-  const template = deps.settings.get('notifications').templates[`${input.event}.${input.channel}`]
-  if (!template) throw new Error(`No template for ${input.event} by ${input.channel}`)
-  return renderTemplate(template, input.vars)
-}
+): Promise<Rendered> => renderTemplate(await templateFor(deps, input), input.vars)

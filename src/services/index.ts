@@ -31,6 +31,8 @@ import { subscriptionPackages } from './subscription-packages/subscription-packa
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
 import { notifications } from './notifications/notifications'
+import { notificationSettings } from './notification-settings/notification-settings'
+import { notificationTemplates } from './notification-templates/notification-templates'
 import { sandboxClock } from './sandbox-clock/sandbox-clock'
 
 export const services = (app: Application, deps: Deps) => {
@@ -68,6 +70,9 @@ export const services = (app: Application, deps: Deps) => {
   sessions(app, deps)
   // What patients are told, by email and SMS (src/notifications/).
   notifications(app, deps)
+  // A facility's notification settings and its message templates (with their preview).
+  notificationSettings(app, deps)
+  notificationTemplates(app, deps)
   // The movable clock of development and tests (SANDBOX_CLOCK=true only).
   sandboxClock(app, deps)
   webhooks(app, deps)
@@ -110,5 +115,7 @@ export const storesOf = (app: Application): Stores => ({
   deliveries: app.service('webhook-events').deliveries,
   auditEvents: app.service('audit-events').events,
   notifications: app.service('notifications'),
+  notificationSettings: app.service('notification-settings'),
+  notificationTemplates: app.service('notification-templates'),
   idempotencyKeys: idempotencyStore(app)
 })
