@@ -57,9 +57,11 @@ export class NotificationSettingsService extends ResourceService<
       paginate: false
     })
     if (stored) return stored
-    const access = params.provider ? params.access : undefined
-    if (params.provider && (!access || !organizationIds(access).includes(key)))
-      throw new NotFound(`No notification settings found for id '${key}'`)
+    if (params.provider) {
+      const access = params.account ? await this.deps.access.load(params.account) : undefined
+      if (!access || !organizationIds(access).includes(key))
+        throw new NotFound(`No notification settings found for id '${key}'`)
+    }
     // (cast: the defaults have no id nor timestamps; clients see `stored: false`)
     return { facility: key, ...defaultNotificationSettings(this.deps), stored: false } as unknown as StoredSettings
   }
