@@ -65,7 +65,11 @@ const activeTaken = (current: StoredTemplate | undefined) =>
 const activeOf = async (deps: Pick<Deps, 'stores'>, t: Combination, except?: string) =>
   (
     await deps.stores.notificationTemplates._find({
-      query: { activeKey: `active:${combinationKey(t)}`, ...(except ? { id: { $ne: except } } : {}), $limit: 1 },
+      query: {
+        activeKey: `active:${combinationKey(t)}`,
+        ...(except ? { id: { $ne: except } } : {}),
+        $limit: 1
+      },
       paginate: false
     })
   )[0]
@@ -95,8 +99,7 @@ export const createTemplate = async (
 ): Promise<StoredTemplate> => {
   const doc = { ...templateDefaults, ...data, createdAt: deps.clock.now(), updatedAt: deps.clock.now() }
   await checkFacilityTemplate(deps, doc.facility, doc)
-  const create = () =>
-    deps.stores.notificationTemplates._create({ ...doc, activeKey: activeKeyOf(doc) })
+  const create = () => deps.stores.notificationTemplates._create({ ...doc, activeKey: activeKeyOf(doc) })
   return doc.active ? asTheActiveOne(deps, doc, undefined, create) : create()
 }
 

@@ -39,7 +39,10 @@ export const templateFor = async (
     paginate: false
   })
   const chosen = locales.map((locale) => own.find((t) => t.locale === locale)).find((t) => t !== undefined)
-  if (chosen) return chosen.subject !== undefined ? { subject: chosen.subject, body: chosen.body } : { body: chosen.body }
+  if (chosen)
+    return chosen.subject !== undefined
+      ? { subject: chosen.subject, body: chosen.body }
+      : { body: chosen.body }
   return builtInTemplate(deps, input.event, input.channel)
 }
 

@@ -28,7 +28,9 @@ export const servicePaths = [
   'schedules',
   'appointments',
   'queues',
-  'queue-items'
+  'queue-items',
+  'notification-settings',
+  'notification-templates'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
@@ -69,7 +71,9 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   schedules: { slotMinutes: 30 },
   appointments: { status: 'checked-in' },
   queues: { name: 'Renamed queue' },
-  'queue-items': { status: 'called' }
+  'queue-items': { status: 'called' },
+  'notification-settings': { queueNextPosition: 3 },
+  'notification-templates': { body: 'Number {{queue.number}}, please come in' }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -208,6 +212,16 @@ export const tenantDocs = async (
   })
   const queue = await post('/queues', { facility: org, name: 'Front desk' })
   const queueItem = await post('/queue-items', { queue: queue.id, patient: (member ?? owner).account.id })
+  const notificationSettings = await post('/notification-settings', {
+    facility: org,
+    channels: { sms: true }
+  })
+  const notificationTemplate = await post('/notification-templates', {
+    facility: org,
+    event: 'queue.called',
+    channel: 'sms',
+    body: 'Number {{queue.number}} is called'
+  })
   return {
     accounts: owner.account.id,
     organizations: org,
@@ -230,7 +244,9 @@ export const tenantDocs = async (
     schedules: schedule.id,
     appointments: appointment.id,
     queues: queue.id,
-    'queue-items': queueItem.id
+    'queue-items': queueItem.id,
+    'notification-settings': notificationSettings.id,
+    'notification-templates': notificationTemplate.id
   }
 }
 

@@ -303,6 +303,16 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
         return { facility: org, name: 'Fuzz queue' }
       case 'queue-items':
         return { queue: A.queues, patient: owner.account.id }
+      case 'notification-settings':
+        return { facility: org, queueNextPosition: 2 }
+      case 'notification-templates':
+        return {
+          facility: org,
+          event: 'queue.next',
+          channel: 'sms',
+          body: 'Fuzz {{queue.number}}',
+          active: false
+        }
     }
   }
   const validPatch = patchBodies

@@ -59,7 +59,9 @@ const exposed: Record<ServicePath, Method[]> = {
   schedules: ['find', 'get', 'create', 'patch', 'remove'],
   appointments: ['find', 'get', 'create', 'patch'],
   queues: ['find', 'get', 'create', 'patch'],
-  'queue-items': ['find', 'get', 'create', 'patch']
+  'queue-items': ['find', 'get', 'create', 'patch'],
+  'notification-settings': ['find', 'get', 'create', 'patch'],
+  'notification-templates': ['find', 'get', 'create', 'patch', 'remove']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -197,6 +199,18 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
     owner: E(200, 201, 200, 405),
     member: E(200, 403, 403, 405),
     outsider: E(404, 404, 404, 405)
+  },
+  // Notification settings and templates are facility configuration: members read them; superadmins (and the
+  // notifications privilege) write; a POST of settings is the facility's upsert (the owner's changes A's one).
+  'notification-settings': {
+    owner: E(200, 201, 200, 405),
+    member: E(200, 403, 403, 405),
+    outsider: E(404, 404, 404, 405)
+  },
+  'notification-templates': {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 403, 403, 403),
+    outsider: E(404, 404, 404, 404)
   }
 }
 
@@ -348,6 +362,11 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return { facility: org, name: 'Lab queue' }
       case 'queue-items':
         return { queue: A.queues, patient: member.account.id }
+      case 'notification-settings':
+        return { facility: org, reminderOffsetsMinutes: [60] }
+      case 'notification-templates':
+        // Inactive: any number of them (one active per event, channel and locale).
+        return { facility: org, event: 'queue.next', channel: 'sms', body: 'You are next', active: false }
     }
   }
   let created = 0
@@ -428,6 +447,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         ).id
       case 'schedules':
         return (await post('/schedules', await createBody('schedules'))).id
+      case 'notification-templates':
+        return (await post('/notification-templates', await createBody('notification-templates'))).id
       default:
         return A[path]
     }

@@ -30,6 +30,21 @@ import {
   queueItemQuerySchema,
   queueItemSchema
 } from '../../services/queue-items/queue-items.schema'
+import {
+  notificationSettingsDataSchema,
+  notificationSettingsPatchSchema,
+  notificationSettingsQuerySchema,
+  notificationSettingsSchema
+} from '../../services/notification-settings/notification-settings.schema'
+import {
+  notificationTemplateDataSchema,
+  notificationTemplateInternals,
+  notificationTemplatePatchSchema,
+  notificationTemplateQuerySchema,
+  notificationTemplateSchema,
+  templatePreviewDataSchema,
+  templatePreviewSchema
+} from '../../services/notification-templates/notification-templates.schema'
 import { Type, type TSchema } from '@feathersjs/typebox'
 import {
   accountDataSchema,
@@ -532,6 +547,35 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     data: queueItemDataSchema,
     patch: queueItemPatchSchema,
     query: queueItemQuerySchema
+  },
+  'notification-settings': {
+    summary:
+      "A facility's notification settings: GET /notification-settings/{facility} answers the stored ones or the defaults (stored: false, no id); POST { facility, channels?, reminderOffsetsMinutes?, queueNextPosition?, senderName?, replyTo?, quietHours? } creates them on the first write and changes them after (one per facility); PATCH /notification-settings/{id} changes them (null clears replyTo, quietHours)",
+    result: Type.Object({
+      ...notificationSettingsSchema.properties,
+      id: Type.Optional(notificationSettingsSchema.properties.id),
+      createdAt: Type.Optional(notificationSettingsSchema.properties.createdAt),
+      createdBy: Type.Optional(notificationSettingsSchema.properties.createdBy),
+      updatedAt: Type.Optional(notificationSettingsSchema.properties.updatedAt),
+      stored: Type.Boolean({ description: 'false: the defaults (no id), the facility set nothing yet' })
+    }),
+    data: notificationSettingsDataSchema,
+    patch: notificationSettingsPatchSchema,
+    query: notificationSettingsQuerySchema
+  },
+  'notification-templates': {
+    summary:
+      "A facility's message templates (Mustache over the documented variables of each event): POST { facility, event, channel, locale?, subject (email), body, active? } — 400 naming body or subject when it does not compile, uses unknown variables or an SMS renders over 480 characters with the sample data; 409 naming active for a second active template of the same event, channel and locale",
+    result: Type.Omit(notificationTemplateSchema, [...notificationTemplateInternals]),
+    data: notificationTemplateDataSchema,
+    patch: notificationTemplatePatchSchema,
+    query: notificationTemplateQuerySchema
+  },
+  'notification-templates/preview': {
+    summary:
+      'Renders a template with the sample data of its event: POST { template: { event, channel, subject?, body, locale?, facility? } } or { id }, sample? (variables laid over the sample) → { subject?, body }; errors as at save',
+    result: templatePreviewSchema,
+    data: templatePreviewDataSchema
   },
   'inventory-stockrooms': {
     summary: "A facility's stockrooms",

@@ -63,11 +63,18 @@ export class NotificationSettingsService extends ResourceService<
         throw new NotFound(`No notification settings found for id '${key}'`)
     }
     // (cast: the defaults have no id nor timestamps; clients see `stored: false`)
-    return { facility: key, ...defaultNotificationSettings(this.deps), stored: false } as unknown as StoredSettings
+    return {
+      facility: key,
+      ...defaultNotificationSettings(this.deps),
+      stored: false
+    } as unknown as StoredSettings
   }
 
   /** The upsert of a facility's settings (the create rule checked the caller manages it). */
-  async create(data: NotificationSettingsData & CreatedFields, params?: SettingsParams): Promise<StoredSettings> {
+  async create(
+    data: NotificationSettingsData & CreatedFields,
+    params?: SettingsParams
+  ): Promise<StoredSettings> {
     const { facility, createdAt: _c, createdBy, ...changes } = data
     return this.write('create', null, params, () =>
       saveNotificationSettings(this.deps, facility, changes, createdBy ?? null)

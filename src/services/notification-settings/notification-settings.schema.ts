@@ -8,10 +8,7 @@ import type { ResolverContext, Stored } from '../../schema/resolvers'
 /** "HH:MM", 00:00–23:59, local to the facility. */
 const Clock = () => Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' })
 
-const channels = Type.Object(
-  { email: Type.Boolean(), sms: Type.Boolean() },
-  { additionalProperties: false }
-)
+const channels = Type.Object({ email: Type.Boolean(), sms: Type.Boolean() }, { additionalProperties: false })
 /** Minutes before an appointment's start at which a reminder goes: 5 minutes to 14 days, at most 5, no repeats. */
 const reminderOffsets = Type.Array(Type.Integer({ minimum: 5, maximum: 20160 }), {
   maxItems: 5,

@@ -16,24 +16,37 @@ export const notificationSettingsMethods = ['find', 'get', 'create', 'patch'] as
  * A facility's notification settings as clients receive them; `stored: false` (and no `id`) when the facility has
  * set nothing and these are the defaults.
  */
-export type NotificationSettings = Omit<NotificationSettingsDoc, 'id' | 'createdAt' | 'createdBy' | 'updatedAt'> &
+export type NotificationSettings = Omit<
+  NotificationSettingsDoc,
+  'id' | 'createdAt' | 'createdBy' | 'updatedAt'
+> &
   Partial<Pick<NotificationSettingsDoc, 'id' | 'createdAt' | 'createdBy' | 'updatedAt'>> & { stored: boolean }
 export type NotificationSettingsData = Static<typeof notificationSettingsDataSchema>
 export type NotificationSettingsPatch = Static<typeof notificationSettingsPatchSchema>
 export type NotificationSettingsQuery = Static<typeof notificationSettingsQuerySchema>
 
+/** Settings as stored (what a write and a list answer). */
+export type StoredNotificationSettings = NotificationSettingsDoc & { stored: true }
+
 /** `get(facilityId)` (or the settings' id) answers the facility's settings, stored or the defaults; `create` is the
  *  upsert of a facility's settings; `patch(id)` changes stored ones. */
 export type NotificationSettingsClientService = Pick<
   ClientService<
-    NotificationSettings,
+    StoredNotificationSettings,
     NotificationSettingsData,
     NotificationSettingsPatch,
-    Paginated<NotificationSettings>,
+    Paginated<StoredNotificationSettings>,
     ClientParams<NotificationSettingsQuery>
   >,
-  (typeof notificationSettingsMethods)[number]
->
+  'find' | 'create'
+> & {
+  get(id: string, params?: ClientParams<NotificationSettingsQuery>): Promise<NotificationSettings>
+  patch(
+    id: string,
+    data: NotificationSettingsPatch,
+    params?: ClientParams<NotificationSettingsQuery>
+  ): Promise<StoredNotificationSettings>
+}
 
 declare module '../../client' {
   interface ServiceTypes {

@@ -39,7 +39,10 @@ export class NotificationTemplateService extends ResourceService<
     super(app, deps, notificationTemplatePath, getOptions())
   }
 
-  async create(data: NotificationTemplateData & CreatedFields, params?: TemplateParams): Promise<StoredTemplate> {
+  async create(
+    data: NotificationTemplateData & CreatedFields,
+    params?: TemplateParams
+  ): Promise<StoredTemplate> {
     return this.write('create', null, params, () => createTemplate(this.deps, data))
   }
 
