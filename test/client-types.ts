@@ -111,7 +111,42 @@ export const correctCalls = async (client: ClientApplication) => {
   // @ts-expect-error: the appointment key never reaches clients
   const appointmentKey: string = ticket.appointmentKey
 
+  // A facility's notification settings: the defaults (`stored: false`, no id) until its first write (an upsert).
+  const currentSettings = await client.service('notification-settings').get(organization.id)
+  const settingsStored: boolean = currentSettings.stored
+  const savedSettings = await client.service('notification-settings').create({
+    facility: organization.id,
+    channels: { sms: true },
+    quietHours: { start: '21:00', end: '07:00' }
+  })
+  const settingsId: string = savedSettings.id
+  const offsets: number[] = (
+    await client
+      .service('notification-settings')
+      .patch(settingsId, { reminderOffsetsMinutes: [60], replyTo: null })
+  ).reminderOffsetsMinutes
+  const template = await client.service('notification-templates').create({
+    facility: organization.id,
+    event: 'appointment.reminder',
+    channel: 'sms',
+    body: '{{facility.name}}: see you {{appointment.start}}'
+  })
+  const templateActive: boolean = (
+    await client.service('notification-templates').patch(template.id, { active: false })
+  ).active
+  const preview = await client
+    .service('notification-templates/preview')
+    .create({ id: template.id, sample: { patient: { firstName: 'Ana' } } })
+  const previewBody: string = preview.body
+  // @ts-expect-error: the active key never reaches clients
+  const activeKey: string = template.activeKey
+
   return {
+    settingsStored,
+    offsets,
+    templateActive,
+    previewBody,
+    activeKey,
     passes,
     position,
     calledNumber,
@@ -146,6 +181,14 @@ export const refusedCalls = async (client: ClientApplication) => {
   await client.service('queue-items').create({ queue: 'q', patient: 'p', number: 3 })
   // @ts-expect-error: no such status
   await client.service('queue-items').patch('i', { status: 'gone' })
+  // @ts-expect-error: the queue position that says "you are next" is a number
+  await client.service('notification-settings').create({ facility: 'f', queueNextPosition: 'two' })
+  const templates = client.service('notification-templates')
+  // @ts-expect-error: a template is about one of the notifying events
+  await templates.create({ facility: 'f', event: 'record.deleted', channel: 'sms', body: 'x' })
+  const previews = client.service('notification-templates/preview')
+  // @ts-expect-error: a preview renders a template or a stored one, with a body
+  await previews.create({ template: { event: 'queue.next', channel: 'sms' } })
 
   // @ts-expect-error: `invoice` is an id string, not a number
   await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })

@@ -34,8 +34,14 @@ export type NotificationTemplateClientService = Pick<
     Paginated<NotificationTemplate>,
     ClientParams<NotificationTemplateQuery>
   >,
-  (typeof notificationTemplateMethods)[number]
->
+  'find' | 'get' | 'create' | 'remove'
+> & {
+  patch(
+    id: string,
+    data: NotificationTemplatePatch,
+    params?: ClientParams<NotificationTemplateQuery>
+  ): Promise<NotificationTemplate>
+}
 
 export interface TemplatePreviewClientService {
   create(data: TemplatePreviewData, params?: ClientParams<Record<string, never>>): Promise<TemplatePreview>
