@@ -95,12 +95,13 @@ export const saveNotificationSettings = async (
     const now = deps.clock.now()
     const existing = await storedSettingsOf(deps, facility)
     if (existing) return changeSettings(deps, existing, changes, by)
-    const { set } = updateOf(defaultNotificationSettings(deps), changes)
-    const { replyTo: _r, quietHours: _q, ...defaults } = defaultNotificationSettings(deps)
+    const defaults = defaultNotificationSettings(deps)
+    const { set, unset } = updateOf(defaults, changes)
+    const doc: Record<string, unknown> = { ...defaults, ...set }
+    for (const cleared of Object.keys(unset)) delete doc[cleared]
     return deps.stores.notificationSettings._create({
       facility,
-      ...defaults,
-      ...set,
+      ...doc,
       createdAt: now,
       createdBy: by,
       updatedAt: now,

@@ -140,28 +140,24 @@ describe('notification settings', function () {
 
   it('refuses bad values with a 400 naming the field, and server-owned fields', async () => {
     const bad: [Record<string, unknown>, string][] = [
-      [{ reminderOffsetsMinutes: [4] }, 'reminderOffsetsMinutes/0'],
-      [{ reminderOffsetsMinutes: [20161] }, 'reminderOffsetsMinutes/0'],
+      [{ reminderOffsetsMinutes: [4] }, 'reminderOffsetsMinutes.0'],
+      [{ reminderOffsetsMinutes: [20161] }, 'reminderOffsetsMinutes.0'],
       [{ reminderOffsetsMinutes: [10, 20, 30, 40, 50, 60] }, 'reminderOffsetsMinutes'],
       [{ reminderOffsetsMinutes: [60, 60] }, 'reminderOffsetsMinutes'],
       [{ queueNextPosition: 0 }, 'queueNextPosition'],
       [{ queueNextPosition: 11 }, 'queueNextPosition'],
       [{ senderName: '' }, 'senderName'],
       [{ replyTo: 'not an address' }, 'replyTo'],
-      [{ quietHours: { start: '25:00', end: '07:00' } }, 'quietHours/start'],
-      [{ quietHours: { start: '22:00' } }, 'quietHours'],
-      [{ channels: { fax: true } }, 'channels'],
+      [{ quietHours: { start: '25:00', end: '07:00' } }, 'quietHours.start'],
+      [{ quietHours: { start: '22:00' } }, 'quietHours.end'],
+      [{ channels: { fax: true } }, 'channels.fax'],
       [{ id: 'x' }, 'id'],
       [{ createdAt: 1 }, 'createdAt']
     ]
     for (const [body, field] of bad) {
       const res = await api(manager.token).post('/notification-settings', { facility: facility.id, ...body })
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`)
-      const fields = fieldsOf(res.body).map((f) => f.replace(/^\//, '').replace(/\./g, '/'))
-      assert.ok(
-        fields.some((f) => f === field || f.startsWith(`${field}/`) || field.startsWith(f)),
-        `${JSON.stringify(body)} names ${field}: ${JSON.stringify(res.body)}`
-      )
+      assert.equal(fieldsOf(res.body)[0], field, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`)
     }
     assert.equal((await api(manager.token).post('/notification-settings', {})).status, 400)
   })
