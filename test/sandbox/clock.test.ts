@@ -154,6 +154,12 @@ describe('sandbox clock', function () {
       assert.ok(slots.body.data.every((slot: { start: number }) => slot.start >= now))
     })
 
+    it('is in the OpenAPI document: GET and PATCH at /sandbox/clock, no id', async () => {
+      const doc = (await http(server.url, 'GET', '/openapi.json')).body
+      assert.deepEqual(Object.keys(doc.paths['/sandbox/clock']).sort(), ['get', 'patch'])
+      assert.equal(doc.paths['/sandbox/clock/{id}'], undefined)
+    })
+
     it('never goes backwards: a `now` before the current time is refused after a move', async () => {
       const { now } = (await api(admin).get('/sandbox/clock')).body
       const back = await api(admin).patch('/sandbox/clock', { now: now - MIN })

@@ -153,6 +153,32 @@ export const buildOpenApi = (app: Application): Json => {
 
     const collection: Json = {}
     const item: Json = {}
+    if (doc.singleton) {
+      schemas[`${name}Moved`] = plain(doc.singleton.patchResult)
+      paths[`/${path}`] = {
+        ...(methods.includes('find')
+          ? {
+              get: operation('find', {
+                summary: `Read ${path}`,
+                responses: { 200: answer('The current state', ref(resultName)), ...errorResponses([401]) }
+              })
+            }
+          : {}),
+        ...(methods.includes('patch')
+          ? {
+              patch: operation('patch', {
+                summary: `Change ${path}`,
+                requestBody: requestBody(body('Patch', doc.patch)),
+                responses: {
+                  200: answer('The new state', ref(`${name}Moved`)),
+                  ...errorResponses([400, 401, 403])
+                }
+              })
+            }
+          : {})
+      }
+      continue
+    }
     if (methods.includes('find')) {
       collection.get = operation('find', {
         summary: `List ${path}`,

@@ -9,7 +9,11 @@ import {
   appointmentSchema
 } from '../../services/appointments/appointments.schema'
 import { slotQuerySchema, slotSchema } from '../../services/appointment-slots/appointment-slots.schema'
-import { sandboxClockMoveSchema, sandboxClockSchema } from '../../services/sandbox-clock/sandbox-clock.schema'
+import {
+  sandboxClockMoveSchema,
+  sandboxClockMovedSchema,
+  sandboxClockSchema
+} from '../../services/sandbox-clock/sandbox-clock.schema'
 import {
   scheduleDataSchema,
   schedulePatchSchema,
@@ -190,6 +194,9 @@ export interface ServiceDoc {
   createStatus?: number
   /** Find also answers `text/csv` (with `Accept: text/csv`): what the CSV holds. */
   findCsv?: string
+  /** One object at the path, not a collection: GET answers `result`, PATCH (no id) takes `patch` and answers
+   *  `patchResult`. */
+  singleton?: { patchResult: TSchema }
 }
 
 /** An account as clients see it (what its external resolver leaves out is not documented). */
@@ -524,7 +531,8 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     summary:
       'SANDBOX_CLOCK=true only: GET /sandbox/clock answers { now, offsetMs }; an application admin moves it forward with PATCH /sandbox/clock (no id) { advanceMs } or { now } (never backwards), which runs every time-driven pass and answers { now, offsetMs, ran: [{ job, changed }] }',
     result: sandboxClockSchema,
-    patch: sandboxClockMoveSchema
+    patch: sandboxClockMoveSchema,
+    singleton: { patchResult: sandboxClockMovedSchema }
   },
   queues: {
     summary:
