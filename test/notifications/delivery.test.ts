@@ -3,10 +3,25 @@
 // a provider error is retried, then `failed` with the reason; a provider back up delivers; the facility's rate
 // makes messages wait, never drops them; what fell due while the worker was stopped goes out when it starts.
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { MongoClient } from 'mongodb'
 import defaults from '../../config/default.json'
-import { recordEvents, socketClient, waitUntil } from '../helpers/app'
+import {
+  recordEvents,
+  socketClient,
+  startServer,
+  tempDir,
+  testMongoUrl,
+  waitUntil,
+  type SignedUp
+} from '../helpers/app'
+import { startServerProcess, type ServerProcess } from '../helpers/server-process'
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp'
+import { startSmsReceiver, type TestSmsReceiver } from '../helpers/sms'
+import { LONG_SESSIONS } from '../helpers/subscriptions'
 import { setupFacility, type FacilityFixture } from '../helpers/billing'
 import {
+  deliverySettings,
   logOf,
   queueFor,
   signUpPatient,
@@ -81,7 +96,12 @@ describe('notification delivery', function () {
         ...settings.templates,
         'record.finalized.email': { subject: 'Results', body: 'Ready. Unsubscribe: {{unsubscribeLink}}' }
       },
-      defaults: { ...settings.defaults, senderName: 'Front desk', replyTo: 'desk@clinic.test' }
+      // (a facility's own settings may name a Reply-To; here the defaults stand in for them)
+      defaults: {
+        ...settings.defaults,
+        senderName: 'Front desk',
+        replyTo: 'desk@clinic.test'
+      } as typeof settings.defaults
     })
     try {
       const patient = await signUpPatient(env.server.url)
@@ -220,5 +240,86 @@ describe('notification delivery', function () {
     }
     for (const notification of written)
       await waitForLog(env.server.url, patient, notification.id, (n) => n.status === 'sent')
+  })
+})
+
+describe('notification delivery across kill -9', function () {
+  this.timeout(120000)
+  let smtp: TestSmtpServer
+  let sms: TestSmsReceiver
+  let child: ServerProcess | undefined
+  const dataDir = tempDir('clinic-notify-crash-')
+  const mongodb = testMongoUrl()
+
+  before(async () => {
+    ;[smtp, sms] = await Promise.all([startSmtpServer(), startSmsReceiver()])
+  })
+  after(async () => {
+    await child?.kill()
+    await Promise.all([smtp?.close(), sms?.close()])
+    if (mongodb) {
+      const client = await MongoClient.connect(mongodb)
+      await client.db().dropDatabase()
+      await client.close()
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('a send cut by kill -9 goes out after the restart, with the same key, and is recorded once', async () => {
+    // Queued by a server whose worker is stopped: nothing is sent before the process under test runs.
+    const first = await startServer({
+      dataDir,
+      mongodb,
+      sessions: LONG_SESSIONS,
+      messaging: { ...defaults.messaging, smtpUrl: smtp.url, smsWebhookUrl: sms.url },
+      notifications: deliverySettings()
+    })
+    let patient: SignedUp
+    let written: Awaited<ReturnType<typeof queueFor>>
+    try {
+      await notificationWorkerOf(first.app)?.stop()
+      const clinic = await setupFacility(first.url, 'Crash clinic')
+      patient = await signUpPatient(first.url)
+      written = await queueFor(first, clinic.id, patient)
+      assert.equal(written.length, 2)
+    } finally {
+      await first.close({ keep: true })
+    }
+    const [email, text] = written
+    const env = {
+      DATA_DIR: dataDir,
+      MONGODB_URL: mongodb,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'clinic@example.test',
+      SMS_WEBHOOK_URL: sms.url,
+      NOTIFICATION_POLL_INTERVAL_MS: '100',
+      // (on MongoDB the restarted instance waits for the lease of the killed one)
+      NOTIFICATION_LEASE_MS: '3000',
+      NOTIFICATION_RETRY_DELAYS_MS: '[100]',
+      NODE_CONFIG: JSON.stringify({ notifications: { defaults: { channels: { email: true, sms: true } } } })
+    }
+    // The gateway takes the first text message and never answers: the process is killed while it waits.
+    sms.respondWith((n) => (n === 1 ? 'hang' : 200))
+    child = await startServerProcess(env)
+    await sms.waitForCount(1, 15000)
+    await child.kill('SIGKILL')
+    child = await startServerProcess(env)
+    const url = child.url
+    const sent = await Promise.all(
+      [email, text].map((n) => waitForLog(url, patient, n.id, (found) => found.status === 'sent'))
+    )
+    assert.deepEqual(
+      sent.map((n) => n.attempts),
+      [1, 1],
+      'the cut attempt was never recorded'
+    )
+    // The text message went twice (at least once), both times with the same idempotency key.
+    const texts = sms.messages.filter((m) => m.to === patient.account.mobileNo)
+    assert.equal(texts.length, 2)
+    assert.deepEqual([...new Set(texts.map((m) => m.idempotencyKey))], [text.id])
+    // The email: one Message-ID however many times it went.
+    const mails = smtp.messages.filter((m) => m.to === patient.email)
+    assert.ok(mails.length >= 1)
+    assert.deepEqual([...new Set(mails.map((m) => m.headers['message-id']))], [`<${email.id}@127.0.0.1>`])
   })
 })
