@@ -70,6 +70,7 @@ import { appointmentMethods, appointmentPath } from './services/appointments/app
 import { sandboxClockMethods, sandboxClockPath } from './services/sandbox-clock/sandbox-clock.shared'
 import { queueMethods, queuePath } from './services/queues/queues.shared'
 import { queueItemMethods, queueItemPath } from './services/queue-items/queue-items.shared'
+import { notificationMethods, notificationPath } from './services/notifications/notifications.shared'
 import type { ClientParams } from './services/client-params'
 import type {
   AuditEventDoc,
@@ -244,6 +245,7 @@ export const createClient = (
   client.use(appointmentPath, connection.service(appointmentPath), { methods: [...appointmentMethods] })
   client.use(queuePath, connection.service(queuePath), { methods: [...queueMethods] })
   client.use(queueItemPath, connection.service(queueItemPath), { methods: [...queueItemMethods] })
+  client.use(notificationPath, connection.service(notificationPath), { methods: [...notificationMethods] })
   client.use(subscriptionPackagePath, connection.service(subscriptionPackagePath), {
     methods: [...subscriptionPackageMethods]
   })

@@ -111,7 +111,19 @@ export const correctCalls = async (client: ClientApplication) => {
   // @ts-expect-error: the appointment key never reaches clients
   const appointmentKey: string = ticket.appointmentKey
 
+  const told = await client
+    .service('notifications')
+    .find({ query: { recipient: accountId, status: 'skipped', $sort: { createdAt: -1 } } })
+  const toldStatus: string | undefined = told.data[0]?.status
+  const toldReason: string | undefined = (await client.service('notifications').get('n1')).reason
+  // @ts-expect-error: the message itself never reaches clients
+  const toldBody: string = told.data[0].body
+  await client.service('accounts').patch(accountId, { notifications: { email: false } })
+
   return {
+    toldStatus,
+    toldReason,
+    toldBody,
     passes,
     position,
     calledNumber,
@@ -146,6 +158,10 @@ export const refusedCalls = async (client: ClientApplication) => {
   await client.service('queue-items').create({ queue: 'q', patient: 'p', number: 3 })
   // @ts-expect-error: no such status
   await client.service('queue-items').patch('i', { status: 'gone' })
+  // @ts-expect-error: the notifications log is written by the server only
+  await client.service('notifications').create({})
+  // @ts-expect-error: an opt-out is a boolean per channel
+  await client.service('accounts').patch('a', { notifications: { email: 'no' } })
 
   // @ts-expect-error: `invoice` is an id string, not a number
   await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })

@@ -139,14 +139,6 @@ const registerTimeDrivenPasses = (app: Application) => {
     job: 'queue-check-ins',
     run: () => recoveryPassWaiting(app, 'queue-check-ins', () => checkInRecoveryPass(deps))
   })
-  // Notifications due at the new time go out at once (the worker sends them; nothing is changed here).
-  deps.passes.register({
-    job: 'notification-delivery',
-    run: async () => {
-      notificationWorkerSlot.get(app)?.nudge()
-      return 0
-    }
-  })
   deps.passes.register({
     job: 'audit-retention',
     run: async () => {

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import type { Socket } from 'socket.io-client'
 import { http, waitUntil, type SignedUp, type TestServer } from './app'
+import { depsSlot } from '../../src/deps'
+import { queueNotification } from '../../src/notifications/queue'
 
 /** Every service path the app exposes, in the order the tests walk them. */
 export const servicePaths = [
@@ -28,7 +30,8 @@ export const servicePaths = [
   'schedules',
   'appointments',
   'queues',
-  'queue-items'
+  'queue-items',
+  'notifications'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
@@ -69,7 +72,9 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   schedules: { slotMinutes: 30 },
   appointments: { status: 'checked-in' },
   queues: { name: 'Renamed queue' },
-  'queue-items': { status: 'called' }
+  'queue-items': { status: 'called' },
+  // (read-only: every write is a 405)
+  notifications: { status: 'sent' }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -208,6 +213,17 @@ export const tenantDocs = async (
   })
   const queue = await post('/queues', { facility: org, name: 'Front desk' })
   const queueItem = await post('/queue-items', { queue: queue.id, patient: (member ?? owner).account.id })
+  // A notification to the patient, written by the server (as the events that notify do); due in a year, so the
+  // delivery worker leaves it as it is during the tests.
+  const [notification] = await queueNotification(depsSlot.require(server.app), {
+    facility: org,
+    event: 'record.finalized',
+    recipient: (member ?? owner).account.id,
+    ref: { service: 'medical-records', id: record.id },
+    subjectKey: record.id,
+    vars: { patient: { firstName: 'Pat' }, facility: { name: 'Clinic' }, link: 'http://console.test' },
+    dueAt: Date.now() + 365 * 86_400_000
+  })
   return {
     accounts: owner.account.id,
     organizations: org,
@@ -230,11 +246,12 @@ export const tenantDocs = async (
     schedules: schedule.id,
     appointments: appointment.id,
     queues: queue.id,
-    'queue-items': queueItem.id
+    'queue-items': queueItem.id,
+    notifications: notification.id
   }
 }
 
-// Fields the webhook worker changes on its own schedule (not by any API call under test).
+// Fields the webhook and notification workers change on their own schedule (not by any API call under test).
 const volatile: Partial<Record<ServicePath, string[]>> = {
   webhooks: [
     'consecutiveFailures',
@@ -247,7 +264,19 @@ const volatile: Partial<Record<ServicePath, string[]>> = {
   ],
   'webhook-events': ['leaseUntil', 'leaseOwner'],
   // The ticket counter moves whenever an item is added to the queue.
-  queues: ['ticketDay', 'lastTicket']
+  queues: ['ticketDay', 'lastTicket'],
+  // The delivery worker's record of each attempt.
+  notifications: [
+    'status',
+    'reason',
+    'attempts',
+    'nextAttemptAt',
+    'sentAt',
+    'to',
+    'leaseUntil',
+    'leaseHolder',
+    'updatedAt'
+  ]
 }
 
 const stable = (path: ServicePath, doc: any) => {

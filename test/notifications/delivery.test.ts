@@ -8,6 +8,7 @@ import { MongoClient } from 'mongodb'
 import defaults from '../../config/default.json'
 import {
   recordEvents,
+  restClient,
   socketClient,
   startServer,
   tempDir,
@@ -76,6 +77,14 @@ describe('notification delivery', function () {
     const text = await env.sms.waitFor((m) => m.to === patient.account.mobileNo)
     assert.equal(text.idempotencyKey, sms.id)
     assert.match(text.text, /Delivery clinic: your results are ready/)
+
+    // Another patient never reads them.
+    const other = await signUpPatient(env.server.url)
+    const api = restClient(env.server.url, other.token)
+    for (const id of [email.id, sms.id]) assert.equal((await api.get(`/notifications/${id}`)).status, 404)
+    const listed = await api.get(`/notifications?recipient=${patient.account.id}`)
+    assert.equal(listed.status, 200)
+    assert.deepEqual(listed.body.data, [])
 
     // Another message afterwards goes out too; the first ones were not sent again meanwhile.
     const [later] = await queueFor(env.server, facility.id, patient)

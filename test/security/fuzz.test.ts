@@ -303,6 +303,8 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
         return { facility: org, name: 'Fuzz queue' }
       case 'queue-items':
         return { queue: A.queues, patient: owner.account.id }
+      case 'notifications':
+        return { facility: org, event: 'queue.called', recipient: owner.account.id }
     }
   }
   const validPatch = patchBodies

@@ -59,7 +59,8 @@ const exposed: Record<ServicePath, Method[]> = {
   schedules: ['find', 'get', 'create', 'patch', 'remove'],
   appointments: ['find', 'get', 'create', 'patch'],
   queues: ['find', 'get', 'create', 'patch'],
-  'queue-items': ['find', 'get', 'create', 'patch']
+  'queue-items': ['find', 'get', 'create', 'patch'],
+  notifications: ['find', 'get']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -197,6 +198,13 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
     owner: E(200, 201, 200, 405),
     member: E(200, 403, 403, 405),
     outsider: E(404, 404, 404, 405)
+  },
+  // The log is read-only: the facility's superadmin and the patient told (the member is A's patient) read it; the
+  // outsider (a patient and superadmin elsewhere) gets 404.
+  notifications: {
+    owner: E(200, 405, 405, 405),
+    member: E(200, 405, 405, 405),
+    outsider: E(404, 405, 405, 405)
   }
 }
 
@@ -348,6 +356,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return { facility: org, name: 'Lab queue' }
       case 'queue-items':
         return { queue: A.queues, patient: member.account.id }
+      case 'notifications':
+        return { facility: org, event: 'queue.called', recipient: member.account.id }
     }
   }
   let created = 0
