@@ -62,6 +62,9 @@ export class NotificationWorker {
   private tickRunning: Promise<void> | null = null
   private tickAgain = false
   private running = false
+  /** Bumped by every start: a send stop() stopped waiting for belongs to an earlier run, and its late outcome is
+   *  left to its lease (not recorded by this run). */
+  private run = 0
   private unsubscribe?: () => void
 
   constructor(
@@ -81,6 +84,8 @@ export class NotificationWorker {
   async start() {
     if (this.running) return
     this.running = true
+    this.run++
+    this.inflight.clear()
     // Notifications queued in this process are looked at at once.
     this.unsubscribe = this.deps.events.on('record.changed', (change) => {
       if (change.path === 'notifications' && change.docs.some((doc) => doc.status === 'queued')) this.nudge()
@@ -209,9 +214,11 @@ export class NotificationWorker {
   }
 
   private launch(notification: StoredNotification) {
-    const attempt = this.attempt(notification)
+    const run = this.run
+    const attempt = this.attempt(notification, run)
       .catch((error) => this.deps.logger.error(`Notification ${notification.id} failed to record:`, error))
       .finally(() => {
+        if (run !== this.run) return
         this.inflight.delete(notification.id)
         // The freed slot may serve another due notification.
         this.nudge()
@@ -220,7 +227,8 @@ export class NotificationWorker {
   }
 
   /** Writes the outcome while this worker still holds the lease; announces it. False when the lease was lost. */
-  private async record(notification: StoredNotification, update: Record<string, unknown>) {
+  private async record(notification: StoredNotification, update: Record<string, unknown>, run = this.run) {
+    if (run !== this.run) return false
     const patched = await orNull(
       this.deps.stores.notifications._patch(
         notification.id,
@@ -239,7 +247,8 @@ export class NotificationWorker {
   }
 
   /** One delivery attempt of a claimed notification. */
-  private async attempt(notification: StoredNotification) {
+  private async attempt(notification: StoredNotification, run: number) {
+    const record = (update: Record<string, unknown>) => this.record(notification, update, run)
     // (the log's schema keeps the channel a string; the queue writes only these)
     const channel = notification.channel as NotificationChannel
     const account = await orNull(this.deps.stores.accounts._get(notification.recipient))
@@ -253,7 +262,7 @@ export class NotificationWorker {
           ? 'no-address'
           : null
     if (skip || !address) {
-      await this.record(notification, {
+      await record({
         status: 'skipped',
         reason: skip ?? 'no-address',
         nextAttemptAt: null
@@ -263,7 +272,7 @@ export class NotificationWorker {
     const { messenger, rate } = this.options
     if (!messenger.configured(channel)) {
       // Not an attempt: nothing could carry it (a development server without SMTP_URL or SMS_WEBHOOK_URL).
-      await this.record(notification, {
+      await record({
         status: 'failed',
         reason: `no ${channel === 'email' ? 'email (SMTP_URL)' : 'SMS (SMS_WEBHOOK_URL)'} transport is configured`,
         nextAttemptAt: null
@@ -273,7 +282,7 @@ export class NotificationWorker {
     const wait = await rate.take(notification.facility, this.settings.ratePerMinute, this.now())
     if (wait > 0) {
       const at = this.now() + wait
-      if (await this.record(notification, { nextAttemptAt: at })) this.wakeAt(at)
+      if (await record({ nextAttemptAt: at })) this.wakeAt(at)
       return
     }
     // The address as it is now (the account may have changed it since the notification was queued).
@@ -309,7 +318,7 @@ export class NotificationWorker {
     const now = this.now()
     const attempts = notification.attempts + 1
     if (error === undefined) {
-      await this.record(notification, {
+      await record({
         status: 'sent',
         sentAt: now,
         to,
@@ -322,7 +331,7 @@ export class NotificationWorker {
     const reason = reasonOf(error)
     const { maxAttempts, retryDelaysMs } = this.settings
     if (attempts >= maxAttempts) {
-      await this.record(notification, {
+      await record({
         status: 'failed',
         reason,
         to,
@@ -332,7 +341,6 @@ export class NotificationWorker {
       return
     }
     const retryAt = now + retryDelaysMs[Math.min(attempts, retryDelaysMs.length) - 1]
-    if (await this.record(notification, { reason, to, nextAttemptAt: retryAt, $inc: { attempts: 1 } }))
-      this.wakeAt(retryAt)
+    if (await record({ reason, to, nextAttemptAt: retryAt, $inc: { attempts: 1 } })) this.wakeAt(retryAt)
   }
 }

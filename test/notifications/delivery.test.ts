@@ -233,6 +233,36 @@ describe('notification delivery', function () {
     }
   })
 
+  it('a stop waits for sends in flight a bounded time, then leaves them to their lease', async () => {
+    const worker = notificationWorkerOf(env.server.app)
+    assert.ok(worker)
+    const patient = await signUpPatient(env.server.url)
+    // The gateway takes the text message and does not answer (the sender gives up after MESSAGING_TIMEOUT_MS, 10 s).
+    let hang = true
+    env.sms.respondWith(() => (hang ? 'hang' : 200))
+    try {
+      const [, sms] = await queueFor(env.server, facility.id, patient)
+      await env.sms.waitFor((m) => m.idempotencyKey === sms.id)
+      await worker.stop(200)
+      const held = (await logOf(env.server.url, patient)).get(sms.id)
+      assert.deepEqual([held.status, held.attempts], ['queued', 0], 'nothing recorded for the cut send')
+      hang = false
+      await worker.start()
+      const sent = await waitForLog(env.server.url, patient, sms.id, (n) => n.status === 'sent')
+      assert.equal(sent.attempts, 1)
+      assert.deepEqual(
+        [
+          ...new Set(
+            env.sms.messages.filter((m) => m.to === patient.account.mobileNo).map((m) => m.idempotencyKey)
+          )
+        ],
+        [sms.id]
+      )
+    } finally {
+      env.sms.respondWith(() => 200)
+    }
+  })
+
   it('sends at start what fell due while the worker was stopped', async () => {
     const worker = notificationWorkerOf(env.server.app)
     assert.ok(worker)
