@@ -12,10 +12,10 @@ const nameFields = {
 }
 
 /** Which notification channels the account holder accepts (absent: both; action codes are always sent). */
-export const notificationPreferences = () =>
+export const notificationPreferences = (options: { minProperties?: number } = {}) =>
   Type.Object(
     { email: Type.Optional(Type.Boolean()), sms: Type.Optional(Type.Boolean()) },
-    { additionalProperties: false }
+    { additionalProperties: false, ...options }
   )
 
 export const mobileNo = () => Type.String({ pattern: '^\\+?[0-9 ()-]{5,20}$', maxLength: 20 })
@@ -88,12 +88,7 @@ export type AccountData = Static<typeof accountDataSchema>
 export const accountPatchSchema = Type.Object(
   {
     ...nameFields,
-    notifications: Type.Optional(
-      Type.Object(
-        { email: Type.Optional(Type.Boolean()), sms: Type.Optional(Type.Boolean()) },
-        { additionalProperties: false, minProperties: 1 }
-      )
-    )
+    notifications: Type.Optional(notificationPreferences({ minProperties: 1 }))
   },
   { additionalProperties: false }
 )
