@@ -45,6 +45,7 @@ import { notices, noticesReady, closeNotices } from './cluster/notices'
 import { withLeaseWaiting } from './cluster/lease'
 import { createLocks } from './cluster/locks'
 import { processorEvents } from './services/subscriptions/processor-events'
+import { unsubscribePage } from './services/notifications/unsubscribe-page'
 import { checkPaymentsForProduction } from './providers/payments-mode'
 import { createProviders } from './providers/registry'
 
@@ -96,6 +97,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.use(clientIpForRest())
   // Signed processor events are verified over their raw bytes, so they are read before the body parser.
   app.use(processorEvents(app))
+  // The one-click unsubscribe of notification emails: mail clients post a form-encoded body.
+  app.use(unsubscribePage(app))
   app.use(requireJson())
   app.use(
     bodyParser({

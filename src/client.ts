@@ -80,6 +80,7 @@ import {
   templatePreviewMethods,
   templatePreviewPath
 } from './services/notification-templates/notification-templates.shared'
+import { notificationMethods, notificationPath } from './services/notifications/notifications.shared'
 import type { ClientParams } from './services/client-params'
 import type {
   AuditEventDoc,
@@ -263,6 +264,7 @@ export const createClient = (
   client.use(templatePreviewPath, connection.service(templatePreviewPath), {
     methods: [...templatePreviewMethods]
   })
+  client.use(notificationPath, connection.service(notificationPath), { methods: [...notificationMethods] })
   client.use(subscriptionPackagePath, connection.service(subscriptionPackagePath), {
     methods: [...subscriptionPackageMethods]
   })

@@ -141,12 +141,24 @@ export const correctCalls = async (client: ClientApplication) => {
   // @ts-expect-error: the active key never reaches clients
   const activeKey: string = template.activeKey
 
+  const told = await client
+    .service('notifications')
+    .find({ query: { recipient: accountId, status: 'skipped', $sort: { createdAt: -1 } } })
+  const toldStatus: string | undefined = told.data[0]?.status
+  const toldReason: string | undefined = (await client.service('notifications').get('n1')).reason
+  // @ts-expect-error: the message itself never reaches clients
+  const toldBody: string = told.data[0].body
+  await client.service('accounts').patch(accountId, { notifications: { email: false } })
+
   return {
     settingsStored,
     offsets,
     templateActive,
     previewBody,
     activeKey,
+    toldStatus,
+    toldReason,
+    toldBody,
     passes,
     position,
     calledNumber,
@@ -189,6 +201,10 @@ export const refusedCalls = async (client: ClientApplication) => {
   const previews = client.service('notification-templates/preview')
   // @ts-expect-error: a preview renders a template or a stored one, with a body
   await previews.create({ template: { event: 'queue.next', channel: 'sms' } })
+  // @ts-expect-error: the notifications log is written by the server only
+  await client.service('notifications').create({})
+  // @ts-expect-error: an opt-out is a boolean per channel
+  await client.service('accounts').patch('a', { notifications: { email: 'no' } })
 
   // @ts-expect-error: `invoice` is an id string, not a number
   await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })

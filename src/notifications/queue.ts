@@ -8,7 +8,8 @@
 // The once-only rule is a check-then-create under a lock of the key (in process and, with REDIS_URL, across
 // instances), backed by a unique index on `dedupeKey`.
 // The message is rendered now (the facility's template or the built-in one) and kept on the server; clients read
-// only the log's metadata, with the address masked.
+// only the log's metadata, with the address masked. An email's variables also hold `unsubscribeLink`, the
+// recipient's signed one-click link (src/notifications/unsubscribe.ts).
 import { Conflict } from '@feathersjs/errors'
 import type { Deps } from '../deps'
 import type { Stored } from '../store'
@@ -19,6 +20,7 @@ import { facilityTimeZone } from '../appointments/schedules'
 import { notificationChannels, type NotificationChannel, type NotificationEvent } from './events'
 import { notificationSettingsOf } from './settings'
 import { renderNotification } from './render'
+import { unsubscribeLink } from './unsubscribe'
 
 export interface NotificationRequest {
   facility: string
@@ -58,7 +60,7 @@ type StoredNotification = Stored<Notification>
  * queued). Each is announced (`created`) to its readers.
  */
 export const queueNotification = async (
-  deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks'>,
+  deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers'>,
   request: NotificationRequest
 ): Promise<StoredNotification[]> => {
   const account = await orNull(deps.stores.accounts._get(request.recipient))
@@ -67,7 +69,7 @@ export const queueNotification = async (
   const zone = await facilityTimeZone(deps, request.facility)
   const now = deps.clock.now()
   const locale = 'en'
-  const optOut = (account as { notifications?: Partial<Record<NotificationChannel, boolean>> }).notifications
+  const optOut: Partial<Record<NotificationChannel, boolean>> | undefined = account.notifications
   const written: StoredNotification[] = []
   for (const channel of notificationChannels) {
     const address = channel === 'email' ? account.email : account.mobileNo
@@ -92,7 +94,10 @@ export const queueNotification = async (
       event: request.event,
       channel,
       locale,
-      vars: request.vars
+      vars:
+        channel === 'email'
+          ? { ...request.vars, unsubscribeLink: unsubscribeLink(deps, request.recipient) }
+          : request.vars
     })
     const dedupeKey = `${request.event}|${channel}|${request.recipient}|${request.subjectKey}`
     try {

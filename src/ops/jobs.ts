@@ -22,6 +22,10 @@ import { sandboxClockOf } from '../services/sandbox-clock/sandbox-clock'
 import { checkInRecoveryJob, checkInRecoveryPass } from '../queues/check-in'
 import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recovery'
 import { lifecycleOf } from './lifecycle'
+import { NotificationWorker } from '../notifications/worker'
+import { createRateGate } from '../notifications/rate'
+import { createMessenger } from '../providers/messaging'
+import { redisKey, redisOf } from '../cluster/redis'
 import { logger } from '../logger'
 import { metricsOf } from './metrics'
 
@@ -55,6 +59,41 @@ const webhookWorkerJob = (app: Application): Job => ({
   },
   stop: async () => {
     const worker = workerSlot.get(app)
+    const state = lifecycleOf(app)
+    const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined
+    if (worker) await worker.stop(left)
+  }
+})
+
+const notificationWorkerSlot = appSlot<NotificationWorker>('notification worker')
+
+/** The notification delivery worker of this app (src/notifications/worker.ts), once started. */
+export const notificationWorkerOf = (app: Application) => notificationWorkerSlot.get(app)
+
+// Notification delivery: claims due notifications and sends them through the messaging provider (the same SMTP and
+// SMS settings as action codes), at the facility's rate (counted in Redis with REDIS_URL). During a graceful
+// shutdown, sends in flight get what is left of the grace period (less a second for the store).
+const notificationWorkerJob = (app: Application): Job => ({
+  name: 'notification worker',
+  start: async () => {
+    const deps = depsSlot.require(app)
+    const messaging = deps.settings.get('messaging')
+    const client = redisOf(app)
+    const worker = notificationWorkerSlot.set(
+      app,
+      new NotificationWorker(deps, {
+        messenger: createMessenger(messaging, (line) => logger.warn(line)),
+        rate: createRateGate(
+          client ? { client, keyPrefix: redisKey(app, 'notifications:rate') } : undefined,
+          logger
+        ),
+        shared: !!deps.settings.get('mongodb')
+      })
+    )
+    await worker.start()
+  },
+  stop: async () => {
+    const worker = notificationWorkerSlot.get(app)
     const state = lifecycleOf(app)
     const left = state && Number.isFinite(state.deadline) ? Math.max(0, state.remaining() - 1000) : undefined
     if (worker) await worker.stop(left)
@@ -112,6 +151,7 @@ const registerTimeDrivenPasses = (app: Application) => {
 const jobsOf = (app: Application): Job[] => [
   sandboxClockJob(app),
   webhookWorkerJob(app),
+  notificationWorkerJob(app),
   // The audit trail's retention pass and anchors (src/audit/log.ts).
   { name: 'audit log', start: async () => auditLog(app)?.start(), stop: async () => auditLog(app)?.stop() },
   // The directory's search index is loaded in the background and a crash's leftovers repaired (src/directory/repair.ts).

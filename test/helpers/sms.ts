@@ -5,6 +5,8 @@ import { listenOnLoopback } from './loopback'
 export interface ReceivedSms {
   to: string
   text: string
+  /** The `idempotencyKey` of the JSON body, when the sender gave one. */
+  idempotencyKey?: string
   at: number
 }
 
@@ -35,7 +37,7 @@ export async function startSmsReceiver(): Promise<TestSmsReceiver> {
         res.writeHead(405, { allow: 'POST' }).end()
         return
       }
-      let parsed: { to?: unknown; text?: unknown } = {}
+      let parsed: { to?: unknown; text?: unknown; idempotencyKey?: unknown } = {}
       try {
         parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {}
       } catch {
@@ -44,7 +46,12 @@ export async function startSmsReceiver(): Promise<TestSmsReceiver> {
           .end(JSON.stringify({ error: 'body must be JSON' }))
         return
       }
-      messages.push({ to: String(parsed.to ?? ''), text: String(parsed.text ?? ''), at: Date.now() })
+      messages.push({
+        to: String(parsed.to ?? ''),
+        text: String(parsed.text ?? ''),
+        ...(typeof parsed.idempotencyKey === 'string' ? { idempotencyKey: parsed.idempotencyKey } : {}),
+        at: Date.now()
+      })
       for (const check of waiters) check()
       const answer = responder(messages.length)
       if (answer === 'hang') return

@@ -10,8 +10,22 @@ export interface ReceivedMail {
   from: string
   subject: string
   text: string
+  /** Every header as received, by lower-case name (folded lines unfolded; the last of repeated names). */
+  headers: Record<string, string>
   at: number
 }
+
+/** Raw header lines (`Name: value`, possibly folded) → value by lower-case name. */
+const headersOf = (lines: readonly { key: string; line: string }[]) =>
+  Object.fromEntries(
+    lines.map(({ key, line }) => [
+      key.toLowerCase(),
+      line
+        .slice(line.indexOf(':') + 1)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim()
+    ])
+  )
 
 export interface TestSmtpServer {
   /** Connection URL for nodemailer, e.g. `smtp://127.0.0.1:2525?ignoreTLS=true` (plain SMTP, no TLS) */
@@ -44,6 +58,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             subject: parsed.subject ?? '',
             text: parsed.text ?? '',
+            headers: headersOf(parsed.headerLines ?? []),
             at: Date.now()
           }
           messages.push(mail)

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import type { Socket } from 'socket.io-client'
 import { http, waitUntil, type SignedUp, type TestServer } from './app'
+import { depsSlot } from '../../src/deps'
+import { queueNotification } from '../../src/notifications/queue'
 
 /** Every service path the app exposes, in the order the tests walk them. */
 export const servicePaths = [
@@ -30,7 +32,8 @@ export const servicePaths = [
   'queues',
   'queue-items',
   'notification-settings',
-  'notification-templates'
+  'notification-templates',
+  'notifications'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
@@ -73,7 +76,9 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   queues: { name: 'Renamed queue' },
   'queue-items': { status: 'called' },
   'notification-settings': { queueNextPosition: 3 },
-  'notification-templates': { body: 'Number {{queue.number}}, please come in' }
+  'notification-templates': { body: 'Number {{queue.number}}, please come in' },
+  // (read-only: every write is a 405)
+  notifications: { status: 'sent' }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -222,6 +227,17 @@ export const tenantDocs = async (
     channel: 'sms',
     body: 'Number {{queue.number}} is called'
   })
+  // A notification to the patient, written by the server (as the events that notify do); due in a year, so the
+  // delivery worker leaves it as it is during the tests.
+  const [notification] = await queueNotification(depsSlot.require(server.app), {
+    facility: org,
+    event: 'record.finalized',
+    recipient: (member ?? owner).account.id,
+    ref: { service: 'medical-records', id: record.id },
+    subjectKey: record.id,
+    vars: { patient: { firstName: 'Pat' }, facility: { name: 'Clinic' }, link: 'http://console.test' },
+    dueAt: Date.now() + 365 * 86_400_000
+  })
   return {
     accounts: owner.account.id,
     organizations: org,
@@ -246,11 +262,12 @@ export const tenantDocs = async (
     queues: queue.id,
     'queue-items': queueItem.id,
     'notification-settings': notificationSettings.id,
-    'notification-templates': notificationTemplate.id
+    'notification-templates': notificationTemplate.id,
+    notifications: notification.id
   }
 }
 
-// Fields the webhook worker changes on its own schedule (not by any API call under test).
+// Fields the webhook and notification workers change on their own schedule (not by any API call under test).
 const volatile: Partial<Record<ServicePath, string[]>> = {
   webhooks: [
     'consecutiveFailures',
@@ -263,7 +280,19 @@ const volatile: Partial<Record<ServicePath, string[]>> = {
   ],
   'webhook-events': ['leaseUntil', 'leaseOwner'],
   // The ticket counter moves whenever an item is added to the queue.
-  queues: ['ticketDay', 'lastTicket']
+  queues: ['ticketDay', 'lastTicket'],
+  // The delivery worker's record of each attempt.
+  notifications: [
+    'status',
+    'reason',
+    'attempts',
+    'nextAttemptAt',
+    'sentAt',
+    'to',
+    'leaseUntil',
+    'leaseHolder',
+    'updatedAt'
+  ]
 }
 
 const stable = (path: ServicePath, doc: any) => {

@@ -313,6 +313,8 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
           body: 'Fuzz {{queue.number}}',
           active: false
         }
+      case 'notifications':
+        return { facility: org, event: 'queue.called', recipient: owner.account.id }
     }
   }
   const validPatch = patchBodies

@@ -61,7 +61,8 @@ const exposed: Record<ServicePath, Method[]> = {
   queues: ['find', 'get', 'create', 'patch'],
   'queue-items': ['find', 'get', 'create', 'patch'],
   'notification-settings': ['find', 'get', 'create', 'patch'],
-  'notification-templates': ['find', 'get', 'create', 'patch', 'remove']
+  'notification-templates': ['find', 'get', 'create', 'patch', 'remove'],
+  notifications: ['find', 'get']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -211,6 +212,13 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
     owner: E(200, 201, 200, 200),
     member: E(200, 403, 403, 403),
     outsider: E(404, 404, 404, 404)
+  },
+  // The log is read-only: the facility's superadmin and the patient told (the member is A's patient) read it; the
+  // outsider (a patient and superadmin elsewhere) gets 404.
+  notifications: {
+    owner: E(200, 405, 405, 405),
+    member: E(200, 405, 405, 405),
+    outsider: E(404, 405, 405, 405)
   }
 }
 
@@ -367,6 +375,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
       case 'notification-templates':
         // Inactive: any number of them (one active per event, channel and locale).
         return { facility: org, event: 'queue.next', channel: 'sms', body: 'You are next', active: false }
+      case 'notifications':
+        return { facility: org, event: 'queue.called', recipient: member.account.id }
     }
   }
   let created = 0

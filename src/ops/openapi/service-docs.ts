@@ -49,6 +49,11 @@ import {
   templatePreviewDataSchema,
   templatePreviewSchema
 } from '../../services/notification-templates/notification-templates.schema'
+import {
+  notificationInternals,
+  notificationQuerySchema,
+  notificationSchema
+} from '../../services/notifications/notifications.schema'
 import { Type, type TSchema } from '@feathersjs/typebox'
 import {
   accountDataSchema,
@@ -584,6 +589,12 @@ export const serviceDocs: Record<string, ServiceDoc> = {
       'Renders a template with the sample data of its event: POST { template: { event, channel, subject?, body, locale?, facility? } } or { id }, sample? (variables laid over the sample) → { subject?, body }; errors as at save',
     result: templatePreviewSchema,
     data: templatePreviewDataSchema
+  },
+  notifications: {
+    summary:
+      "The log of what patients were told (read-only): event, channel, masked address, status (queued | sent | failed | skipped), reason (opted-out, no-address, channel-off, quiet-hours-wait, or the last delivery error), attempts. The facility's superadmins and members with the `notifications` privilege read their facility's; a patient reads their own. Emails carry a one-click unsubscribe link (POST /notifications/unsubscribe?token=…, RFC 8058); accounts opt out with PATCH /accounts/:id { notifications: { email?, sms? } }",
+    result: Type.Omit(notificationSchema, [...notificationInternals]),
+    query: notificationQuerySchema
   },
   'inventory-stockrooms': {
     summary: "A facility's stockrooms",

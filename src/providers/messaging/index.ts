@@ -7,10 +7,24 @@ export interface Message {
   to: { email?: string; mobileNo?: string }
   subject: string
   text: string
+  /** The sender's display name (email); the address stays the configured `mailFrom`. */
+  fromName?: string
+  /** Where replies go (email). */
+  replyTo?: string
+  /** A stable `Message-ID` (email, `<id@host>`): a message sent again after a crash carries the same one, so the
+   *  receiving side can drop the copy. */
+  messageId?: string
+  /** A stable idempotency key (SMS: sent as `idempotencyKey` in the JSON body, and as the `Idempotency-Key` header),
+   *  for the same reason. */
+  idempotencyKey?: string
+  /** Extra email headers (e.g. `List-Unsubscribe`, `List-Unsubscribe-Post`), sent as given. */
+  headers?: Record<string, string>
 }
 
 export interface Messenger {
   send(message: Message): Promise<void>
+  /** Whether a transport is configured for the channel (otherwise a message for it only goes to the log). */
+  configured(channel: 'email' | 'sms'): boolean
 }
 
 export interface MessengerConfig {
@@ -26,6 +40,9 @@ export interface MessengerConfig {
 
 const DEFAULT_TIMEOUT_MS = 10_000
 const DEFAULT_FROM = 'no-reply@localhost'
+
+/** The bare address of a From setting (`Clinic <no-reply@clinic.example>` → `no-reply@clinic.example`). */
+const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from
 
 // Reads an unknown thrown value as a short human-readable reason.
 const reasonOf = (error: unknown): string => {
@@ -58,7 +75,22 @@ export function createMessenger(config: MessengerConfig, log: (line: string) => 
   const sendEmail = async (email: string, message: Message): Promise<void> => {
     if (!mailer) return
     try {
-      await mailer.sendMail({ from, to: email, subject: message.subject, text: message.text })
+      await mailer.sendMail({
+        from: message.fromName ? { name: message.fromName, address: addressOf(from) } : from,
+        to: email,
+        subject: message.subject,
+        text: message.text,
+        ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+        ...(message.messageId ? { messageId: message.messageId } : {}),
+        ...(message.headers
+          ? {
+              // (prepared: sent as given, never re-encoded or folded, so a long unsubscribe URL stays intact)
+              headers: Object.fromEntries(
+                Object.entries(message.headers).map(([key, value]) => [key, { prepared: true, value }])
+              )
+            }
+          : {})
+      })
     } catch (error) {
       throw new Error(`Email delivery failed: ${reasonOf(error)}`)
     }
@@ -70,8 +102,15 @@ export function createMessenger(config: MessengerConfig, log: (line: string) => 
     try {
       response = await fetch(smsWebhookUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ to: mobileNo, text: message.text }),
+        headers: {
+          'content-type': 'application/json',
+          ...(message.idempotencyKey ? { 'idempotency-key': message.idempotencyKey } : {})
+        },
+        body: JSON.stringify({
+          to: mobileNo,
+          text: message.text,
+          ...(message.idempotencyKey ? { idempotencyKey: message.idempotencyKey } : {})
+        }),
         signal: AbortSignal.timeout(timeoutMs)
       })
     } catch (error) {
@@ -83,6 +122,7 @@ export function createMessenger(config: MessengerConfig, log: (line: string) => 
   }
 
   return {
+    configured: (channel) => (channel === 'email' ? !!mailer : !!smsWebhookUrl),
     async send(message: Message): Promise<void> {
       const { email, mobileNo } = message.to
       const deliveries: Promise<void>[] = []

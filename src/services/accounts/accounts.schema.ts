@@ -11,6 +11,13 @@ const nameFields = {
   lastName: Type.Optional(Text(100))
 }
 
+/** Which notification channels the account holder accepts (absent: both; action codes are always sent). */
+export const notificationPreferences = (options: { minProperties?: number } = {}) =>
+  Type.Object(
+    { email: Type.Optional(Type.Boolean()), sms: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false, ...options }
+  )
+
 export const mobileNo = () => Type.String({ pattern: '^\\+?[0-9 ()-]{5,20}$', maxLength: 20 })
 
 export const accountSchema = Type.Object(
@@ -22,6 +29,8 @@ export const accountSchema = Type.Object(
     ...nameFields,
     admin: Type.Optional(Type.Boolean()),
     mfaEnabled: Type.Optional(Type.Boolean()),
+    /** Notification opt-out: `false` turns a channel off (src/notifications). */
+    notifications: Type.Optional(notificationPreferences()),
     // Hidden (accountSecrets): the TOTP secret in use, one awaiting confirmation, linked OAuth identities.
     mfaSecret: Type.Optional(Type.String()),
     mfaPending: Type.Optional(Type.String()),
@@ -75,7 +84,14 @@ export const accountDataSchema = Type.Object(
 export type AccountData = Static<typeof accountDataSchema>
 
 // Identity (email, mobileNo) and password change only through the authentication actions.
-export const accountPatchSchema = Type.Object(nameFields, { additionalProperties: false })
+// The account holder's notification preferences: `{ email?: boolean, sms?: boolean }`, the channels given only.
+export const accountPatchSchema = Type.Object(
+  {
+    ...nameFields,
+    notifications: Type.Optional(notificationPreferences({ minProperties: 1 }))
+  },
+  { additionalProperties: false }
+)
 
 export const accountQuerySchema = querySyntax(
   Type.Object({

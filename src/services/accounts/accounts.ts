@@ -86,6 +86,22 @@ const checkSignUpOrganization = (deps: Deps) => async (context: HookContext, nex
   await next()
 }
 
+// Notification preferences are patched channel by channel: `{ notifications: { email: false } }` sets that channel
+// only and keeps the other's choice (one atomic write of the named fields, no read-then-write).
+const patchNotificationPreferences = async (context: HookContext, next: NextFunction) => {
+  const { notifications, ...rest } = context.data ?? {}
+  if (notifications && typeof notifications === 'object') {
+    const fields = Object.fromEntries(
+      Object.entries(notifications as Record<string, boolean>).map(([channel, on]) => [
+        `notifications.${channel}`,
+        on
+      ])
+    )
+    context.data = { ...rest, ...fields }
+  }
+  await next()
+}
+
 export const accounts = (app: Application, deps: Deps) => {
   app.use(accountPath, new AccountService(app, deps), { methods: [...accountMethods], events: [] })
   app.service(accountPath).populatable = true
@@ -115,7 +131,8 @@ export const accounts = (app: Application, deps: Deps) => {
         authenticate('jwt'),
         validateQueryWith(accountQuerySchema),
         scopeAccess,
-        validateBody({ patch: accountPatchSchema })
+        validateBody({ patch: accountPatchSchema }),
+        patchNotificationPreferences
       ],
       remove: [authenticate('jwt'), validateQueryWith(accountQuerySchema), scopeAccess]
     }
