@@ -65,7 +65,7 @@ describe('notification delivery', function () {
     }
 
     const mail = await env.smtp.waitFor((m) => m.to === patient.email)
-    assert.equal(mail.subject, 'Your results are ready at Delivery clinic')
+    assert.equal(mail.subject, 'New results from Delivery clinic are ready')
     assert.match(mail.text, /Hello Ada/)
     assert.equal(mail.headers['message-id'], `<${email.id}@127.0.0.1>`)
     assert.match(mail.headers.from, /^"?Your clinic"? <clinic@example\.test>$/)
