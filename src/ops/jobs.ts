@@ -24,6 +24,7 @@ import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recove
 import { lifecycleOf } from './lifecycle'
 import { logger } from '../logger'
 import { metricsOf } from './metrics'
+import { reminderJob, reminderPass } from '../notifications/reminders'
 
 export type { Job }
 
@@ -84,7 +85,7 @@ const sandboxClockJob = (app: Application): Job => {
 
 /**
  * The time-driven passes the sandbox clock runs after moving time (each under its job's lease, so never at the
- * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, audit retention.
+ * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, appointment reminders, audit retention.
  */
 const registerTimeDrivenPasses = (app: Application) => {
   const deps = depsSlot.require(app)
@@ -99,6 +100,11 @@ const registerTimeDrivenPasses = (app: Application) => {
   deps.passes.register({
     job: 'queue-check-ins',
     run: () => recoveryPassWaiting(app, 'queue-check-ins', () => checkInRecoveryPass(deps))
+  })
+  // Appointment reminders due by now (src/notifications/reminders.ts).
+  deps.passes.register({
+    job: 'reminders',
+    run: () => recoveryPassWaiting(app, 'notification-reminders', () => reminderPass(deps))
   })
   deps.passes.register({
     job: 'audit-retention',
@@ -135,7 +141,9 @@ const jobsOf = (app: Application): Job[] => [
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
   inventoryRecoveryJob(app, depsSlot.require(app)),
   billingRecoveryJob(app, depsSlot.require(app)),
-  paymentIntentsRecoveryJob(app, depsSlot.require(app))
+  paymentIntentsRecoveryJob(app, depsSlot.require(app)),
+  // Appointment reminders at the facility's offsets before start (src/notifications/reminders.ts).
+  reminderJob(app, depsSlot.require(app))
 ]
 
 const startedSlot = appSlot<Job[]>('started jobs')

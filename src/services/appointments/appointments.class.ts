@@ -22,7 +22,9 @@ export const getOptions = (): StoreOptions => ({
     { fields: { slotKey: 1 }, unique: true },
     { fields: { facility: 1, start: 1 } },
     { fields: { provider: 1, start: 1 } },
-    { fields: { patient: 1, start: 1 } }
+    { fields: { patient: 1, start: 1 } },
+    // The reminder pass: the scheduled appointments starting soon, across facilities.
+    { fields: { status: 1, start: 1 } }
   ]
 })
 
