@@ -25,10 +25,7 @@ import { queueNotification } from './queue'
 import { notificationSettingsOf } from './settings'
 import { appointmentVars, invoiceVars, queueVars, recordVars, varsContext, type VarsContext } from './vars'
 
-type TriggerDeps = Pick<
-  Deps,
-  'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'
->
+type TriggerDeps = Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
 
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined)

@@ -103,7 +103,7 @@ export const recordVars = async (
   return { patient, facility, link: consoleLink(context.deps, `medical-records/${record.id}`) }
 }
 
-/** An amount of `currency` as written to patients (`USD 1,250.00`). */
+/** An amount of `currency` as written to patients (`USD 1,250.00`; plain spaces, which every SMS alphabet has). */
 export const formatMoney = (amount: number, currency: string, locale: string, decimals: number) => {
   try {
     return new Intl.NumberFormat(locale, {
@@ -112,7 +112,9 @@ export const formatMoney = (amount: number, currency: string, locale: string, de
       currencyDisplay: 'code',
       minimumFractionDigits: decimals,
       maximumFractionDigits: decimals
-    }).format(amount)
+    })
+      .format(amount)
+      .replace(/[\u00a0\u202f]/g, ' ')
   } catch {
     return `${currency} ${amount.toFixed(decimals)}`
   }
