@@ -22,6 +22,7 @@ import { appointmentVars, varsContext } from './vars'
 
 const MINUTE = 60_000
 const PAGE = 500
+const PARALLEL = 8
 
 /** The subject of one reminder: the appointment, its start and the offset. */
 export const reminderKey = (appointment: { id: string; start: number }, offsetMinutes: number) =>
@@ -51,7 +52,7 @@ export const reminderHorizonMinutes = (deps: Pick<Deps, 'settings'>) =>
 
 /** One pass: queues every due reminder; answers how many appointments were reminded. */
 export const reminderPass = async (
-  deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers'>
+  deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
 ): Promise<number> => {
   const now = deps.clock.now()
   const horizon = reminderHorizonMinutes(deps) * MINUTE
@@ -94,20 +95,35 @@ export const reminderPass = async (
         const subject = n.dedupeKey.slice(n.dedupeKey.lastIndexOf('|') + 1)
         queued.set(subject, (queued.get(subject) ?? 0) + 1)
       }
-    for (const { appointment, offset } of due) {
-      const subjectKey = reminderKey(appointment, offset)
-      if ((queued.get(subjectKey) ?? 0) >= notificationChannels.length) continue
-      const written = await queueNotification(deps, {
-        facility: appointment.facility,
-        event: 'appointment.reminder',
-        recipient: appointment.patient,
-        ref: { service: 'appointments', id: appointment.id },
-        subjectKey,
-        vars: await appointmentVars(context, appointment),
-        dueAt: now,
-        latestAt: appointment.start
-      })
-      if (written.length) reminded++
+    const todo = due.filter(
+      ({ appointment, offset }) =>
+        (queued.get(reminderKey(appointment, offset)) ?? 0) < notificationChannels.length
+    )
+    // A few at a time: each is a handful of reads and writes of its own (its subject's lock keeps it once).
+    for (let at = 0; at < todo.length; at += PARALLEL) {
+      const written = await Promise.all(
+        todo.slice(at, at + PARALLEL).map(async ({ appointment, offset }) => {
+          try {
+            return await queueNotification(deps, {
+              facility: appointment.facility,
+              event: 'appointment.reminder',
+              recipient: appointment.patient,
+              ref: { service: 'appointments', id: appointment.id },
+              subjectKey: reminderKey(appointment, offset),
+              vars: await appointmentVars(context, appointment),
+              dueAt: now,
+              latestAt: appointment.start
+            })
+          } catch (error) {
+            // One appointment's failure (its facility's template, say) is logged; the others still go.
+            deps.logger.warn(
+              `Reminder of appointment ${appointment.id} not queued: ${error instanceof Error ? error.message : 'unknown error'}`
+            )
+            return []
+          }
+        })
+      )
+      reminded += written.filter((list) => list.length > 0).length
     }
     if (page.length < PAGE) break
   }

@@ -27,6 +27,7 @@ const NOW = Date.UTC(2027, 2, 5, 12, 0)
 const MONDAY_9 = Date.UTC(2027, 2, 8, 9, 0)
 
 interface Seen {
+  id: string
   event: string
   channel: string
   status: string
