@@ -23,9 +23,12 @@ import type { Notification } from '../services/notifications/notifications.schem
 import type { NotificationEvent } from './events'
 import { queueNotification } from './queue'
 import { notificationSettingsOf } from './settings'
+import { reminderHorizonMinutes } from './reminders'
 import { appointmentVars, invoiceVars, queueVars, recordVars, varsContext, type VarsContext } from './vars'
 
 type TriggerDeps = Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
+
+const MINUTE = 60_000
 
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined)
@@ -107,17 +110,26 @@ const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: R
         subjectKey,
         vars: await appointmentVars(context, appointment)
       })
+    // Whether a reminder of the appointment at `start` may be queued by now: not before its largest offset.
+    const mayHaveReminders = async (start: number | undefined) => {
+      if (start === undefined) return true
+      const { reminderOffsetsMinutes } = await notificationSettingsOf(deps, appointment.facility)
+      const horizon = Math.max(reminderHorizonMinutes(deps), ...reminderOffsetsMinutes) * MINUTE
+      return deps.clock.now() >= start - horizon
+    }
     if (change.method === 'create') {
       if (appointment.status === 'scheduled') await notify('appointment.booked', appointment.id)
     } else if (change.method === 'patch') {
       if (appointment.status === 'cancelled') {
-        await skipQueuedReminders(deps, appointment.id)
+        if (await mayHaveReminders(appointment.start)) await skipQueuedReminders(deps, appointment.id)
         await notify('appointment.cancelled', appointment.id)
       } else if (appointment.status === 'scheduled') {
         // The only patch that leaves an appointment scheduled is a reschedule; the same start is no news.
-        if (num(before(change)?.start) === appointment.start) continue
+        const previous = num(before(change)?.start)
+        if (previous === appointment.start) continue
         const current = `|${appointment.id}:${appointment.start}:`
-        await skipQueuedReminders(deps, appointment.id, (n) => n.dedupeKey.includes(current))
+        if (await mayHaveReminders(previous))
+          await skipQueuedReminders(deps, appointment.id, (n) => n.dedupeKey.includes(current))
         await notify('appointment.rescheduled', `${appointment.id}:${appointment.start}`)
       }
     }
