@@ -10,6 +10,8 @@
 //     `cancelled`, which queues `appointment.cancelled`), one request at a time, alternately with the triggers
 //     subscribed and unsubscribed on the same server: p50 latency of each, median of rounds; the target is a
 //     ratio ≤ 1.10.
+// BENCH_STORE_SYNC=os runs it with writes answered once handed to the OS (no fdatasync per commit), to tell the
+// cost of the durable commits from the rest.
 import { signUp, startServer, type SignedUp } from '../test/helpers/app'
 import { addMember } from '../test/helpers/billing'
 import { depsSlot } from '../src/deps'
@@ -55,6 +57,7 @@ const perSecond = async (n: number, concurrency: number, task: (i: number) => Pr
 export async function run() {
   const server = await startServer({
     mongodb: '',
+    ...(process.env.BENCH_STORE_SYNC ? { storeSync: process.env.BENCH_STORE_SYNC as 'os' } : {}),
     clock: { now: () => NOW },
     appointments: { jobIntervalMs: 0 },
     notifications: { reminderIntervalMs: 0 }
