@@ -10,9 +10,7 @@
 // - `latestAt` is the start: quiet hours never hold a reminder past the appointment.
 // Only appointments starting within the largest offset from now are read (the store's { status, start } index),
 // a page at a time, with what was queued already looked up per page.
-import type { Application } from '../declarations'
 import type { Deps } from '../deps'
-import { recoveryJob } from '../jobs/recovery-loop'
 import type { Stored } from '../store'
 import type { Appointment } from '../services/appointments/appointments.schema'
 import { notificationChannels } from './events'
@@ -129,14 +127,3 @@ export const reminderPass = async (
   }
   return reminded
 }
-
-/** The pass as a job: at start-up, then every `notifications.reminderIntervalMs`, under the lease
- *  `notification-reminders-recovery` (one instance at a time). */
-export const reminderJob = (app: Application, deps: Deps) =>
-  recoveryJob(app, 'notification-reminders', {
-    intervalMs: () => deps.settings.get('notifications').reminderIntervalMs,
-    pass: async () => {
-      const reminded = await reminderPass(deps)
-      return reminded ? `${reminded} appointment reminders` : null
-    }
-  })

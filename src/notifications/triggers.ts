@@ -11,8 +11,8 @@
 // - billing invoices: finalized (directly, through its encounter, or by recovery) → `invoice.finalized` to the
 //   billed patient (subject of type `patient` or `account`), with the totals and a link.
 // Each once per recipient, channel and subject (the queue's unique key). A failure is logged, never thrown: the
-// write stands. A crash between the write and the queueing loses that message (the write is durable, the
-// message is not): the reminder pass re-queues nothing of it, but reminders themselves come from the pass.
+// write stands. A process stop between the write and its trigger leaves the message unqueued: the reminder pass
+// queues the booking and cancellation messages so cut off (`recoverAppointmentMessages`).
 import type { Application } from '../declarations'
 import type { Deps } from '../deps'
 import type { RecordChange } from '../events'
@@ -299,4 +299,65 @@ export const notificationTriggers = (app: Application, deps: Deps, enabled = tru
     app,
     enabled ? deps.events.on('record.changed', (change) => notifyOnChange(deps, change)) : null
   )
+}
+
+// The recovery of appointment messages a crash cut off (see above): the appointments changed within this window,
+// up to a minute ago (a trigger in flight finishes in milliseconds), are compared with the log.
+const RECOVERY_WINDOW_MS = 60 * MINUTE
+const RECOVERY_GRACE_MS = MINUTE
+
+/**
+ * Queues the `appointment.booked` and `appointment.cancelled` messages missing for appointments changed in the last
+ * hour — those a process stop between the write and its trigger left unqueued. (A booking is known by its
+ * `updatedAt` still being its `scheduledAt`; a reschedule leaves no trace of the start it replaced, so a lost
+ * `appointment.rescheduled` is not recovered.) Answers how many appointments it told.
+ */
+export const recoverAppointmentMessages = async (deps: TriggerDeps): Promise<number> => {
+  const now = deps.clock.now()
+  const changed = (
+    await deps.stores.appointments._find({
+      query: {
+        updatedAt: { $gte: now - RECOVERY_WINDOW_MS, $lte: now - RECOVERY_GRACE_MS },
+        status: { $in: ['scheduled', 'cancelled'] },
+        $limit: 1000
+      },
+      paginate: false
+    })
+  ).filter((a) => a.status === 'cancelled' || a.updatedAt === a.scheduledAt)
+  if (changed.length === 0) return 0
+  const told = new Set(
+    (
+      await deps.stores.notifications._find({
+        query: {
+          'ref.id': { $in: changed.map((a) => a.id) },
+          event: { $in: ['appointment.booked', 'appointment.cancelled'] },
+          $select: ['ref', 'event']
+        },
+        paginate: false
+      })
+    ).map((n) => `${n.event} ${n.ref.id}`)
+  )
+  const context = varsContext(deps)
+  let recovered = 0
+  for (const appointment of changed) {
+    const event = appointment.status === 'cancelled' ? 'appointment.cancelled' : 'appointment.booked'
+    if (told.has(`${event} ${appointment.id}`)) continue
+    try {
+      if (event === 'appointment.cancelled') await skipQueuedReminders(deps, appointment.id)
+      const written = await queueNotification(deps, {
+        facility: appointment.facility,
+        event,
+        recipient: appointment.patient,
+        ref: { service: 'appointments', id: appointment.id },
+        subjectKey: appointment.id,
+        vars: await appointmentVars(context, appointment)
+      })
+      if (written.length) recovered++
+    } catch (error) {
+      deps.logger.warn(
+        `Notification of appointment ${appointment.id} not recovered: ${error instanceof Error ? error.message : 'unknown error'}`
+      )
+    }
+  }
+  return recovered
 }

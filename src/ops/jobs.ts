@@ -24,7 +24,7 @@ import { billingRecoveryJob, paymentIntentsRecoveryJob } from '../billing/recove
 import { lifecycleOf } from './lifecycle'
 import { logger } from '../logger'
 import { metricsOf } from './metrics'
-import { reminderJob, reminderPass } from '../notifications/reminders'
+import { REMINDERS_JOB, notificationPass, reminderJob } from '../notifications/jobs'
 
 export type { Job }
 
@@ -101,10 +101,10 @@ const registerTimeDrivenPasses = (app: Application) => {
     job: 'queue-check-ins',
     run: () => recoveryPassWaiting(app, 'queue-check-ins', () => checkInRecoveryPass(deps))
   })
-  // Appointment reminders due by now (src/notifications/reminders.ts).
+  // Appointment reminders due by now, and appointment messages a crash cut off (src/notifications/jobs.ts).
   deps.passes.register({
     job: 'reminders',
-    run: () => recoveryPassWaiting(app, 'notification-reminders', () => reminderPass(deps))
+    run: () => recoveryPassWaiting(app, REMINDERS_JOB, () => notificationPass(deps))
   })
   deps.passes.register({
     job: 'audit-retention',
@@ -142,7 +142,7 @@ const jobsOf = (app: Application): Job[] => [
   inventoryRecoveryJob(app, depsSlot.require(app)),
   billingRecoveryJob(app, depsSlot.require(app)),
   paymentIntentsRecoveryJob(app, depsSlot.require(app)),
-  // Appointment reminders at the facility's offsets before start (src/notifications/reminders.ts).
+  // Appointment reminders at the facility's offsets before start (src/notifications/jobs.ts).
   reminderJob(app, depsSlot.require(app))
 ]
 

@@ -9,6 +9,7 @@ import { createSchedule, setupClinic, type ClinicFixture } from '../helpers/appo
 import { ADMIN, LONG_SESSIONS } from '../helpers/subscriptions'
 import { depsSlot } from '../../src/deps'
 import { formatLocal } from '../../src/appointments/zone'
+import { notificationTriggers } from '../../src/notifications/triggers'
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -205,5 +206,39 @@ describe('appointment reminders', function () {
       ]
     )
     assert.equal(await moveTo(nextMonday + 6 * HOUR), 0)
+  })
+
+  it('queues, on the next pass, the booking and cancellation messages a stop between write and trigger cut off', async () => {
+    // The clock is now the next Monday 15:00 (the tests above).
+    const now = (await api(admin).get('/sandbox/clock')).body.now as number
+    const wednesday = now + 2 * DAY - 2 * HOUR
+    const toCancel = await book(wednesday)
+    const app = server.app
+    const deps = depsSlot.require(app)
+    // As if the process had stopped right after each write: the triggers do not run.
+    notificationTriggers(app, deps, false)
+    let lost: { id: string }
+    try {
+      lost = await book(wednesday + HOUR)
+      const cancel = await api(clinic.scheduler.token).patch(`/appointments/${toCancel.id}`, {
+        status: 'cancelled',
+        cancelReason: 'Changed plans'
+      })
+      assert.equal(cancel.status, 200, JSON.stringify(cancel.body))
+    } finally {
+      notificationTriggers(app, deps, true)
+    }
+    const eventsOf = async (id: string) =>
+      (
+        await api(patient.token).get(`/notifications?ref.id=${id}&channel=email&$sort[createdAt]=1`)
+      ).body.data.map((n: Seen) => n.event)
+    assert.deepEqual(await eventsOf(lost.id), [])
+    assert.deepEqual(await eventsOf(toCancel.id), ['appointment.booked'])
+    // A minute later the pass finds them (a trigger in flight is given that minute).
+    assert.equal(await moveTo(now + 30_000), 0)
+    assert.equal(await moveTo(now + 2 * MIN), 2)
+    assert.deepEqual(await eventsOf(lost.id), ['appointment.booked'])
+    assert.deepEqual(await eventsOf(toCancel.id), ['appointment.booked', 'appointment.cancelled'])
+    assert.equal(await moveTo(now + 3 * MIN), 0, 'once')
   })
 })
