@@ -44,7 +44,8 @@ export const dueReminderOffset = (
   return due.length ? Math.min(...due) : null
 }
 
-/** How far ahead the pass looks: the largest reminder offset in effect (minutes). */
+/** How far ahead the pass looks: the largest reminder offset in effect (minutes) — the configured defaults';
+ *  a facility's own offsets (its notification settings) must never exceed what this answers. */
 export const reminderHorizonMinutes = (deps: Pick<Deps, 'settings'>) =>
   Math.max(0, ...deps.settings.get('notifications').defaults.reminderOffsetsMinutes)
 
