@@ -55,7 +55,7 @@ type StoredNotification = Stored<Notification>
 
 /**
  * Queues `request` on every channel (see above); answers the notifications written (none for a subject already
- * queued). Each is announced (`created`) to its readers.
+ * queued). They are announced (`created`) to their readers.
  */
 export const queueNotification = async (
   deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks'>,
@@ -137,8 +137,8 @@ export const queueNotification = async (
   const written = outcomes.flatMap((outcome) =>
     outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : []
   )
-  // What was written is announced even when another channel failed (then the failure is thrown).
-  for (const doc of written) await deps.announce('notifications', 'created', doc)
+  // What was written is announced (as one change) even when another channel failed (then the failure is thrown).
+  if (written.length) await deps.announce('notifications', 'created', written)
   const failed = outcomes.find((outcome) => outcome.status === 'rejected')
   if (failed) throw failed.reason
   return written
