@@ -2,8 +2,8 @@
 // announced outside a call, src/events.ts), whose handlers finish before the write is answered — so a message is
 // queued (src/notifications/queue.ts) before the call that caused it answers:
 // - appointments: created → `appointment.booked`; a patch that leaves it `scheduled` with another start (a
-//   reschedule) → `appointment.rescheduled` (once per new start); moved to `cancelled` → `appointment.cancelled`,
-//   and its queued reminders are skipped (`no-longer-due`);
+//   reschedule) → `appointment.rescheduled` (once per new start); moved to `cancelled` → `appointment.cancelled`;
+//   reminders still queued are skipped (`no-longer-due`) when it is cancelled, moved, checked in or a no-show;
 // - queue items: moved to `called` (a PATCH or `$callNext`) → `queue.called`; whenever an item joins or leaves the
 //   waiting, the queue's first `queueNextPosition` waiting items that were not told yet → `queue.next` (positions
 //   are computed at read, never stored, so this is where they change);
@@ -131,6 +131,9 @@ const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: R
         if (await mayHaveReminders(previous))
           await skipQueuedReminders(deps, appointment.id, (n) => n.dedupeKey.includes(current))
         await notify('appointment.rescheduled', `${appointment.id}:${appointment.start}`)
+      } else if (appointment.status === 'checked-in' || appointment.status === 'no-show') {
+        // Here (or past it): a reminder still waiting to go is no longer due.
+        if (await mayHaveReminders(appointment.start)) await skipQueuedReminders(deps, appointment.id)
       }
     }
   }

@@ -166,12 +166,13 @@ describe('appointment reminders', function () {
     assert.deepEqual(await offsetsOf(cancelled.id), [])
   })
 
-  it('skips a queued reminder when its appointment is cancelled or moved, and reminds of the new time', async () => {
+  it('skips a queued reminder when its appointment is cancelled, checked in or moved, and reminds of the new time', async () => {
     // The clock is now Thursday 21:00 (the test above); these are the next week's.
     const nextMonday = MONDAY_9 + 7 * DAY
     const kept = await book(nextMonday + 4 * HOUR)
     const dropped = await book(nextMonday + 5 * HOUR)
-    assert.equal(await moveTo(nextMonday - DAY + 5 * HOUR), 2)
+    const arriving = await book(nextMonday + 4 * HOUR + 15 * MIN)
+    assert.equal(await moveTo(nextMonday - DAY + 5 * HOUR), 3)
     const [keptReminder] = await remindersOf(kept.id)
     const [droppedReminder] = await remindersOf(dropped.id)
     assert.equal(keptReminder.status, 'queued')
@@ -184,6 +185,16 @@ describe('appointment reminders', function () {
     assert.equal(cancel.status, 200, JSON.stringify(cancel.body))
     assert.deepEqual(
       (await remindersOf(dropped.id)).map((n) => [n.status, n.reason]),
+      [['skipped', 'no-longer-due']]
+    )
+
+    // Checked in (early): its reminder still waiting is no longer due either.
+    const checkIn = await api(clinic.scheduler.token).patch(`/appointments/${arriving.id}`, {
+      status: 'checked-in'
+    })
+    assert.equal(checkIn.status, 200, JSON.stringify(checkIn.body))
+    assert.deepEqual(
+      (await remindersOf(arriving.id)).map((n) => [n.status, n.reason]),
       [['skipped', 'no-longer-due']]
     )
 
