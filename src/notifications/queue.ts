@@ -57,7 +57,7 @@ type StoredNotification = Stored<Notification>
 
 /**
  * Queues `request` on every channel (see above); answers the notifications written (none for a subject already
- * queued). Each is announced (`created`) to its readers.
+ * queued). They are announced (`created`) to their readers.
  */
 export const queueNotification = async (
   deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers'>,
@@ -70,8 +70,9 @@ export const queueNotification = async (
   const now = deps.clock.now()
   const locale = 'en'
   const optOut: Partial<Record<NotificationChannel, boolean>> | undefined = account.notifications
-  const written: StoredNotification[] = []
-  for (const channel of notificationChannels) {
+  // The channels' entries are written at once: on the embedded engine they share one durable commit, which is
+  // most of what a trigger costs the write that caused it.
+  const queueOn = async (channel: NotificationChannel): Promise<StoredNotification | null> => {
     const address = channel === 'email' ? account.email : account.mobileNo
     const to = address ? (channel === 'email' ? maskEmail(address) : maskPhone(address)) : null
     let status: Notification['status'] = 'queued'
@@ -130,13 +131,20 @@ export const queueNotification = async (
           updatedAt: now
         })
       })
-      if (!doc) continue
-      written.push(doc)
-      await deps.announce('notifications', 'created', doc)
+      return doc
     } catch (error) {
       // Queued already (the same event about the same subject): once is enough.
       if (!(error instanceof Conflict)) throw error
+      return null
     }
   }
+  const outcomes = await Promise.allSettled(notificationChannels.map(queueOn))
+  const written = outcomes.flatMap((outcome) =>
+    outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : []
+  )
+  // What was written is announced (as one change) even when another channel failed (then the failure is thrown).
+  if (written.length) await deps.announce('notifications', 'created', written)
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected')
+  if (failed) throw failed.reason
   return written
 }

@@ -28,6 +28,7 @@ import { createMessenger } from '../providers/messaging'
 import { redisKey, redisOf } from '../cluster/redis'
 import { logger } from '../logger'
 import { metricsOf } from './metrics'
+import { REMINDERS_JOB, notificationPass, reminderJob } from '../notifications/jobs'
 
 export type { Job }
 
@@ -123,7 +124,7 @@ const sandboxClockJob = (app: Application): Job => {
 
 /**
  * The time-driven passes the sandbox clock runs after moving time (each under its job's lease, so never at the
- * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, audit retention.
+ * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, appointment reminders, audit retention.
  */
 const registerTimeDrivenPasses = (app: Application) => {
   const deps = depsSlot.require(app)
@@ -138,6 +139,11 @@ const registerTimeDrivenPasses = (app: Application) => {
   deps.passes.register({
     job: 'queue-check-ins',
     run: () => recoveryPassWaiting(app, 'queue-check-ins', () => checkInRecoveryPass(deps))
+  })
+  // Appointment reminders due by now, and appointment messages a crash cut off (src/notifications/jobs.ts).
+  deps.passes.register({
+    job: 'reminders',
+    run: () => recoveryPassWaiting(app, REMINDERS_JOB, () => notificationPass(deps))
   })
   deps.passes.register({
     job: 'audit-retention',
@@ -175,7 +181,9 @@ const jobsOf = (app: Application): Job[] => [
   // Crash recovery of each domain (src/jobs/recovery-loop.ts).
   inventoryRecoveryJob(app, depsSlot.require(app)),
   billingRecoveryJob(app, depsSlot.require(app)),
-  paymentIntentsRecoveryJob(app, depsSlot.require(app))
+  paymentIntentsRecoveryJob(app, depsSlot.require(app)),
+  // Appointment reminders at the facility's offsets before start (src/notifications/jobs.ts).
+  reminderJob(app, depsSlot.require(app))
 ]
 
 const startedSlot = appSlot<Job[]>('started jobs')

@@ -22,7 +22,11 @@ export const getOptions = (): StoreOptions => ({
     { fields: { slotKey: 1 }, unique: true },
     { fields: { facility: 1, start: 1 } },
     { fields: { provider: 1, start: 1 } },
-    { fields: { patient: 1, start: 1 } }
+    { fields: { patient: 1, start: 1 } },
+    // The reminder pass: the scheduled appointments starting soon, across facilities; and the appointments
+    // changed lately (the recovery of their messages).
+    { fields: { status: 1, start: 1 } },
+    { fields: { updatedAt: 1 } }
   ]
 })
 

@@ -11,6 +11,7 @@ import { scopeAccess } from '../../hooks/scope-access'
 import { validateQueryWith } from '../../schema/validators'
 import { externalView } from '../../schema/external'
 import { notificationReadScope } from '../../notifications/access'
+import { notificationTriggers } from '../../notifications/triggers'
 import { NotificationService } from './notifications.class'
 import { notificationExternalResolver, notificationQuerySchema } from './notifications.schema'
 import { notificationMethods, notificationPath } from './notifications.shared'
@@ -49,4 +50,8 @@ export const notifications = (app: Application, deps: Deps) => {
       get: [validateQueryWith(notificationQuerySchema), scopeAccess]
     }
   })
+
+  // The events that notify patients (appointments, queue items, finalized records and invoices), queued before
+  // the write that caused them answers (src/notifications/triggers.ts).
+  notificationTriggers(app, deps)
 }
