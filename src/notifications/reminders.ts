@@ -44,17 +44,26 @@ export const dueReminderOffset = (
   return due.length ? Math.min(...due) : null
 }
 
-/** How far ahead the pass looks: the largest reminder offset in effect (minutes) — the configured defaults';
- *  a facility's own offsets (its notification settings) must never exceed what this answers. */
-export const reminderHorizonMinutes = (deps: Pick<Deps, 'settings'>) =>
-  Math.max(0, ...deps.settings.get('notifications').defaults.reminderOffsetsMinutes)
+/** How far ahead the pass looks: the largest reminder offset in effect (minutes) — the configured defaults' and
+ *  every facility's own (its stored notification settings), so no facility's earliest reminder is missed. */
+export const reminderHorizonMinutes = async (deps: Pick<Deps, 'settings' | 'stores'>) => {
+  const stored = await deps.stores.notificationSettings._find({
+    query: { $select: ['reminderOffsetsMinutes'] },
+    paginate: false
+  })
+  return Math.max(
+    0,
+    ...deps.settings.get('notifications').defaults.reminderOffsetsMinutes,
+    ...stored.flatMap((settings) => settings.reminderOffsetsMinutes ?? [])
+  )
+}
 
 /** One pass: queues every due reminder; answers how many appointments were reminded. */
 export const reminderPass = async (
   deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
 ): Promise<number> => {
   const now = deps.clock.now()
-  const horizon = reminderHorizonMinutes(deps) * MINUTE
+  const horizon = (await reminderHorizonMinutes(deps)) * MINUTE
   const context = varsContext(deps)
   const settingsOf = new Map<string, Promise<NotificationSettings>>()
   const facilitySettings = (facility: string) => {

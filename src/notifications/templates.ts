@@ -98,7 +98,7 @@ export const sampleVars = (
       provider: 'Dr. Jose Protacio Rizal'
     },
     queue: { name: 'Front desk', number: 42, position: 2 },
-    invoice: { total: '1,250.00', balance: '250.00', currency: 'PHP' }
+    invoice: { total: 'PHP 1,250.00', balance: 'PHP 250.00', currency: 'PHP' }
   }
   const paths = [...templateVariables[event], ...channelVariables.email]
   return merged(only(all, paths), overrides)

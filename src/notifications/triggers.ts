@@ -23,7 +23,6 @@ import type { Notification } from '../services/notifications/notifications.schem
 import type { NotificationEvent } from './events'
 import { queueNotification } from './queue'
 import { notificationSettingsOf } from './settings'
-import { reminderHorizonMinutes } from './reminders'
 import { appointmentVars, invoiceVars, queueVars, recordVars, varsContext, type VarsContext } from './vars'
 
 type TriggerDeps = Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
@@ -114,7 +113,8 @@ const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: R
     const mayHaveReminders = async (start: number | undefined) => {
       if (start === undefined) return true
       const { reminderOffsetsMinutes } = await notificationSettingsOf(deps, appointment.facility)
-      const horizon = Math.max(reminderHorizonMinutes(deps), ...reminderOffsetsMinutes) * MINUTE
+      const defaults = deps.settings.get('notifications').defaults.reminderOffsetsMinutes
+      const horizon = Math.max(0, ...defaults, ...reminderOffsetsMinutes) * MINUTE
       return deps.clock.now() >= start - horizon
     }
     if (change.method === 'create') {
