@@ -4,8 +4,11 @@
 // (a) Queueing: `queueNotification` (render, once-only check under the key's lock, the log entry, its announce)
 //     with distinct subjects, one at a time and 10 at once: notifications written per second. Then the reminder
 //     pass over one day's 560 appointments (its clock set to that day's midnight, so each gets its 24 h reminder):
-//     reminders queued per second. Queue only: the delivery worker is not part of this bench (messages sent per
-//     second belong to the worker's own figures).
+//     reminders queued per second. The delivery worker is stopped for (a) and (b): they measure the queueing.
+// (c) Sending: a second server whose email goes to a real SMTP server on loopback (test/helpers/smtp.ts); SENT
+//     notifications are queued with the worker stopped, then the worker is started and timed until every one is
+//     `sent` (claim with a lease, re-read the account, send, record): messages sent per second, against the bare
+//     transport (the same messenger sending the same number of emails, 8 at a time like the worker) in this run.
 // (b) The cost of the triggers on `PATCH /appointments`: status moves (`checked-in`, which tells nothing, and
 //     `cancelled`, which queues `appointment.cancelled`), one request at a time, alternately with the triggers
 //     subscribed and unsubscribed on the same server: p50 latency of each, median of rounds; the target is a
@@ -18,6 +21,10 @@ import { depsSlot } from '../src/deps'
 import { queueNotification } from '../src/notifications/queue'
 import { notificationTriggers } from '../src/notifications/triggers'
 import { reminderPass } from '../src/notifications/reminders'
+import defaults from '../config/default.json'
+import { startSmtpServer } from '../test/helpers/smtp'
+import { notificationWorkerOf } from '../src/ops/jobs'
+import { createMessenger } from '../src/providers/messaging'
 import { call, jsonHeaders, round } from './lib'
 
 const PROVIDERS = 20
@@ -25,6 +32,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const PATCHES = Number(process.env.BENCH_PATCHES ?? 150)
 const QUEUED = Number(process.env.BENCH_QUEUED ?? 400)
 const CONCURRENCY = 10
+const SENT = Number(process.env.BENCH_SENT ?? 300)
 
 const MIN = 60_000
 const DAY = 86_400_000
@@ -64,6 +72,8 @@ export async function run() {
   })
   const base = server.url
   const deps = depsSlot.require(server.app)
+  // (a) and (b) measure the queueing: the worker would only mark these messages failed (no transport here).
+  await notificationWorkerOf(server.app)?.stop()
   const owner = await signUp(base, {
     email: 'owner@notifications-bench.test',
     organization: { name: 'Bench notified clinic', type: 'facility' }
@@ -191,11 +201,12 @@ export async function run() {
     paginate: { default: 10, max: 10 }
   })
   await server.close()
+  const sending = await sendingFigures()
 
   return {
     name: 'notifications',
     engine: 'embedded',
-    note: 'server in process on the embedded engine; queue only (no delivery worker measured); rounds alternate, median round; every figure of this run',
+    note: 'server in process on the embedded engine; (a)/(b) with the worker stopped, (c) the worker against the bare messenger; rounds alternate, median round; every figure of this run',
     queueing: {
       call: 'queueNotification (email queued + SMS skipped: 2 log entries per call)',
       entriesPerSecondSequential: median(queueRounds.map((r) => r.sequential)),
@@ -210,6 +221,88 @@ export async function run() {
       remindersPerSecond: round(reminded / (passMs / 1000), 1)
     },
     patchAppointments: { patchesPerRound: PATCHES, ...patching },
+    sending,
     notificationsLogged: 'total' in logged ? logged.total : undefined
+  }
+}
+
+/** (c) The delivery worker's throughput to a real SMTP server, against the bare messenger in the same run. */
+async function sendingFigures() {
+  const smtp = await startSmtpServer()
+  const server = await startServer({
+    mongodb: '',
+    clock: { now: () => NOW },
+    appointments: { jobIntervalMs: 0 },
+    messaging: { ...defaults.messaging, smtpUrl: smtp.url, mailFrom: 'bench@notifications-bench.test' },
+    notifications: {
+      ...defaults.notifications,
+      reminderIntervalMs: 0,
+      pollIntervalMs: 20,
+      ratePerMinute: 1_000_000
+    }
+  })
+  try {
+    const deps = depsSlot.require(server.app)
+    const worker = notificationWorkerOf(server.app)
+    if (!worker) throw new Error('no delivery worker')
+    await worker.stop()
+    const owner = await signUp(server.url, {
+      email: 'owner@sending-bench.test',
+      organization: { name: 'Bench sending clinic', type: 'facility' }
+    })
+    const patient = await signUp(server.url, { email: 'patient@sending-bench.test', firstName: 'Ada' })
+    for (let i = 0; i < SENT; i++)
+      await queueNotification(deps, {
+        facility: owner.organization.id as string,
+        event: 'record.finalized',
+        recipient: patient.account.id,
+        ref: { service: 'medical-records', id: `sent-${i}` },
+        subjectKey: `sent-${i}`,
+        vars: { patient: { firstName: 'Ada' }, facility: { name: 'Bench sending clinic' }, link: server.url }
+      })
+    const sentCount = async () =>
+      (
+        (await deps.stores.notifications._find({
+          query: { status: 'sent', $limit: 0 },
+          paginate: { default: 10, max: 10 }
+        })) as { total: number }
+      ).total
+    const started = performance.now()
+    await worker.start()
+    while ((await sentCount()) < SENT) await new Promise((resolve) => setTimeout(resolve, 20))
+    const workerMs = performance.now() - started
+
+    // The bare transport: the same messenger, the same emails, 8 at a time.
+    const messenger = createMessenger(
+      { smtpUrl: smtp.url, mailFrom: 'bench@notifications-bench.test' },
+      () => undefined
+    )
+    const bareStarted = performance.now()
+    let next = 0
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < SENT) {
+          const i = next++
+          await messenger.send({
+            to: { email: 'patient@sending-bench.test' },
+            subject: 'New results are ready',
+            text: `Hello Ada, ${i}`
+          })
+        }
+      })
+    )
+    const bareMs = performance.now() - bareStarted
+    const sentPerSecond = round(SENT / (workerMs / 1000), 1)
+    const barePerSecond = round(SENT / (bareMs / 1000), 1)
+    return {
+      messages: SENT,
+      sentPerSecond,
+      bareMessengerPerSecond: barePerSecond,
+      ratio: round(sentPerSecond / barePerSecond, 3),
+      smtpReceived: smtp.messages.length
+    }
+  } finally {
+    await server.close()
+    await smtp.close()
   }
 }
