@@ -16,10 +16,12 @@ import type { Stored } from '../store'
 import { orNull } from '../billing/store-calls'
 import type { Notification } from '../services/notifications/notifications.schema'
 import { afterQuietHours } from '../appointments/zone'
-import { facilityTimeZone } from '../appointments/schedules'
 import { notificationChannels, type NotificationChannel, type NotificationEvent } from './events'
-import { notificationSettingsOf } from './settings'
-import { renderNotification } from './render'
+import { notificationSettingsOf, type NotificationSettings } from './settings'
+import { templatesFor } from './render'
+import { renderTemplate } from './templates'
+import type { Account } from '../services/accounts/accounts.schema'
+import type { Organization } from '../services/organizations/organizations.schema'
 import { unsubscribeLink } from './unsubscribe'
 
 export interface NotificationRequest {
@@ -38,6 +40,12 @@ export interface NotificationRequest {
   dueAt?: number
   /** A message that must not wait past this instant (a reminder: the appointment's start). */
   latestAt?: number
+  /** What the caller read already (the recipient's account, the facility, its settings), so nothing is read twice. */
+  known?: {
+    account?: Stored<Account> | null
+    organization?: Stored<Organization> | null
+    settings?: NotificationSettings
+  }
 }
 
 /** `ada@example.org` → `a***@example.org`. */
@@ -57,22 +65,28 @@ type StoredNotification = Stored<Notification>
 
 /**
  * Queues `request` on every channel (see above); answers the notifications written (none for a subject already
- * queued). They are announced (`created`) to their readers.
+ * queued). They are announced (`created`) to their readers, as one change. A skipped channel's entry carries no
+ * message (nothing is rendered for it). The channels' entries are written in one store call: on the embedded
+ * engine they share one durable commit, which is most of what a trigger costs the write that caused it.
  */
 export const queueNotification = async (
   deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers'>,
   request: NotificationRequest
 ): Promise<StoredNotification[]> => {
-  const account = await orNull(deps.stores.accounts._get(request.recipient))
+  const { known = {} } = request
+  const [account, organization, settings] = await Promise.all([
+    known.account !== undefined ? known.account : orNull(deps.stores.accounts._get(request.recipient)),
+    known.organization !== undefined
+      ? known.organization
+      : orNull(deps.stores.organizations._get(request.facility)),
+    known.settings ?? notificationSettingsOf(deps, request.facility)
+  ])
   if (!account) return []
-  const settings = await notificationSettingsOf(deps, request.facility)
-  const zone = await facilityTimeZone(deps, request.facility)
+  const zone = organization?.timeZone ?? 'UTC'
   const now = deps.clock.now()
   const locale = 'en'
   const optOut: Partial<Record<NotificationChannel, boolean>> | undefined = account.notifications
-  // The channels' entries are written at once: on the embedded engine they share one durable commit, which is
-  // most of what a trigger costs the write that caused it.
-  const queueOn = async (channel: NotificationChannel): Promise<StoredNotification | null> => {
+  const plans = notificationChannels.map((channel) => {
     const address = channel === 'email' ? account.email : account.mobileNo
     const to = address ? (channel === 'email' ? maskEmail(address) : maskPhone(address)) : null
     let status: Notification['status'] = 'queued'
@@ -90,61 +104,82 @@ export const queueNotification = async (
       }
     }
     if (status === 'skipped') nextAttemptAt = null
-    const rendered = await renderNotification(deps, {
+    const dedupeKey = `${request.event}|${channel}|${request.recipient}|${request.subjectKey}`
+    return { channel, to, status, reason, nextAttemptAt, dedupeKey }
+  })
+  const sending = plans.filter((plan) => plan.status === 'queued').map((plan) => plan.channel)
+  const templates = sending.length
+    ? await templatesFor(deps, { facility: request.facility, event: request.event, locale }, sending)
+    : new Map<NotificationChannel, { subject?: string; body: string }>()
+
+  const toDoc = (plan: (typeof plans)[number]) => {
+    const template = templates.get(plan.channel)
+    const rendered = template
+      ? renderTemplate(
+          template,
+          plan.channel === 'email'
+            ? { ...request.vars, unsubscribeLink: unsubscribeLink(deps, request.recipient) }
+            : request.vars
+        )
+      : { body: '' }
+    return {
       facility: request.facility,
       event: request.event,
-      channel,
+      channel: plan.channel,
+      recipient: request.recipient,
+      to: plan.to,
+      status: plan.status,
+      ...(plan.reason ? { reason: plan.reason } : {}),
+      attempts: 0,
+      nextAttemptAt: plan.nextAttemptAt,
+      sentAt: null,
+      ref: request.ref,
       locale,
-      vars:
-        channel === 'email'
-          ? { ...request.vars, unsubscribeLink: unsubscribeLink(deps, request.recipient) }
-          : request.vars
-    })
-    const dedupeKey = `${request.event}|${channel}|${request.recipient}|${request.subjectKey}`
-    try {
-      const doc = await deps.locks.exclusive(`notification:${dedupeKey}`, async () => {
-        const [queued] = await deps.stores.notifications._find({
-          query: { dedupeKey, $limit: 1, $select: ['id'] },
-          paginate: false
-        })
-        if (queued) return null
-        return deps.stores.notifications._create({
-          facility: request.facility,
-          event: request.event,
-          channel,
-          recipient: request.recipient,
-          to,
-          status,
-          ...(reason ? { reason } : {}),
-          attempts: 0,
-          nextAttemptAt,
-          sentAt: null,
-          ref: request.ref,
-          locale,
-          dedupeKey,
-          ...(rendered.subject !== undefined ? { subject: rendered.subject } : {}),
-          body: rendered.body,
-          leaseUntil: null,
-          leaseHolder: null,
-          createdAt: now,
-          createdBy: null,
-          updatedAt: now
-        })
-      })
-      return doc
-    } catch (error) {
-      // Queued already (the same event about the same subject): once is enough.
-      if (!(error instanceof Conflict)) throw error
-      return null
+      dedupeKey: plan.dedupeKey,
+      ...(rendered.subject !== undefined ? { subject: rendered.subject } : {}),
+      body: rendered.body,
+      leaseUntil: null,
+      leaseHolder: null,
+      createdAt: now,
+      createdBy: null,
+      updatedAt: now
     }
   }
-  const outcomes = await Promise.allSettled(notificationChannels.map(queueOn))
-  const written = outcomes.flatMap((outcome) =>
-    outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : []
-  )
-  // What was written is announced (as one change) even when another channel failed (then the failure is thrown).
+  // Under the locks of every channel's key (taken in one order, so two callers never wait on each other): one
+  // look for the keys already queued, one write of the missing entries.
+  const keys = plans.map((plan) => plan.dedupeKey).sort()
+  const underLocks = (
+    at: number,
+    task: () => Promise<StoredNotification[]>
+  ): Promise<StoredNotification[]> =>
+    at === keys.length
+      ? task()
+      : deps.locks.exclusive(`notification:${keys[at]}`, () => underLocks(at + 1, task))
+  const written = await underLocks(0, async () => {
+    const queued = await deps.stores.notifications._find({
+      query: { dedupeKey: { $in: keys }, $select: ['dedupeKey'] },
+      paginate: false
+    })
+    const have = new Set(queued.map((doc) => doc.dedupeKey))
+    const docs = plans.filter((plan) => !have.has(plan.dedupeKey)).map(toDoc)
+    if (docs.length === 0) return []
+    try {
+      return await deps.stores.notifications._create(docs)
+    } catch (error) {
+      if (!(error instanceof Conflict)) throw error
+      // Queued meanwhile without these locks (a unique-index conflict: the same event about the same subject):
+      // each entry on its own, the queued ones left as they are.
+      const one = await Promise.all(
+        docs.map((doc) =>
+          deps.stores.notifications._create(doc).catch((failure: unknown) => {
+            if (failure instanceof Conflict) return null
+            throw failure
+          })
+        )
+      )
+      return one.filter((doc): doc is StoredNotification => doc !== null)
+    }
+  })
   if (written.length) await deps.announce('notifications', 'created', written)
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected')
-  if (failed) throw failed.reason
   return written
 }

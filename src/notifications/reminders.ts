@@ -16,7 +16,7 @@ import type { Appointment } from '../services/appointments/appointments.schema'
 import { notificationChannels } from './events'
 import { queueNotification } from './queue'
 import { notificationSettingsOf, type NotificationSettings } from './settings'
-import { appointmentVars, varsContext } from './vars'
+import { knownOf, appointmentVars, varsContext } from './vars'
 
 const MINUTE = 60_000
 const PAGE = 500
@@ -120,7 +120,8 @@ export const reminderPass = async (
               subjectKey: reminderKey(appointment, offset),
               vars: await appointmentVars(context, appointment),
               dueAt: now,
-              latestAt: appointment.start
+              latestAt: appointment.start,
+              known: await knownOf(context, appointment.facility, appointment.patient)
             })
           } catch (error) {
             // One appointment's failure (its facility's template, say) is logged; the others still go.

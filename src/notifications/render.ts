@@ -46,6 +46,34 @@ export const templateFor = async (
   return builtInTemplate(deps, input.event, input.channel)
 }
 
+/** The templates of `channels` for one event (one read of the facility's templates for them all). */
+export const templatesFor = async (
+  deps: Pick<Deps, 'settings' | 'stores'>,
+  input: { facility: string; event: NotificationEvent; locale: string },
+  channels: NotificationChannel[]
+): Promise<Map<NotificationChannel, { subject?: string; body: string }>> => {
+  const locales = [...new Set([input.locale, 'en'])]
+  const own = await deps.stores.notificationTemplates._find({
+    query: { facility: input.facility, event: input.event, active: true, locale: { $in: locales } },
+    paginate: false
+  })
+  const found = new Map<NotificationChannel, { subject?: string; body: string }>()
+  for (const channel of channels) {
+    const chosen = locales
+      .map((locale) => own.find((t) => t.locale === locale && t.channel === channel))
+      .find((t) => t !== undefined)
+    found.set(
+      channel,
+      chosen
+        ? chosen.subject !== undefined
+          ? { subject: chosen.subject, body: chosen.body }
+          : { body: chosen.body }
+        : builtInTemplate(deps, input.event, channel)
+    )
+  }
+  return found
+}
+
 /** The message of one notification. */
 export const renderNotification = async (
   deps: Pick<Deps, 'settings' | 'stores'>,

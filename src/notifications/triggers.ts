@@ -23,7 +23,15 @@ import type { Notification } from '../services/notifications/notifications.schem
 import type { NotificationEvent } from './events'
 import { queueNotification } from './queue'
 import { notificationSettingsOf } from './settings'
-import { appointmentVars, invoiceVars, queueVars, recordVars, varsContext, type VarsContext } from './vars'
+import {
+  appointmentVars,
+  invoiceVars,
+  knownOf,
+  queueVars,
+  recordVars,
+  varsContext,
+  type VarsContext
+} from './vars'
 
 type TriggerDeps = Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
 
@@ -107,12 +115,13 @@ const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: R
         recipient: appointment.patient,
         ref,
         subjectKey,
-        vars: await appointmentVars(context, appointment)
+        vars: await appointmentVars(context, appointment),
+        known: await knownOf(context, appointment.facility, appointment.patient)
       })
     // Whether a reminder of the appointment at `start` may be queued by now: not before its largest offset.
     const mayHaveReminders = async (start: number | undefined) => {
       if (start === undefined) return true
-      const { reminderOffsetsMinutes } = await notificationSettingsOf(deps, appointment.facility)
+      const { reminderOffsetsMinutes } = await context.settings(appointment.facility)
       const defaults = deps.settings.get('notifications').defaults.reminderOffsetsMinutes
       const horizon = Math.max(0, ...defaults, ...reminderOffsetsMinutes) * MINUTE
       return deps.clock.now() >= start - horizon

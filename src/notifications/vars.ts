@@ -8,6 +8,7 @@ import type { Deps } from '../deps'
 import type { Stored } from '../store'
 import { orNull } from '../billing/store-calls'
 import { formatLocal } from '../appointments/zone'
+import { notificationSettingsOf, type NotificationSettings } from './settings'
 import type { Account } from '../services/accounts/accounts.schema'
 import type { Organization } from '../services/organizations/organizations.schema'
 
@@ -18,11 +19,14 @@ export interface VarsContext {
   deps: VarsDeps
   account(id: string): Promise<Stored<Account> | null>
   organization(id: string): Promise<Stored<Organization> | null>
+  /** The facility's notification settings. */
+  settings(facility: string): Promise<NotificationSettings>
 }
 
 export const varsContext = (deps: VarsDeps): VarsContext => {
   const accounts = new Map<string, Promise<Stored<Account> | null>>()
   const organizations = new Map<string, Promise<Stored<Organization> | null>>()
+  const settings = new Map<string, Promise<NotificationSettings>>()
   const cached = <T>(map: Map<string, Promise<T>>, id: string, read: () => Promise<T>) => {
     let value = map.get(id)
     if (!value) map.set(id, (value = read()))
@@ -31,7 +35,8 @@ export const varsContext = (deps: VarsDeps): VarsContext => {
   return {
     deps,
     account: (id) => cached(accounts, id, () => orNull(deps.stores.accounts._get(id))),
-    organization: (id) => cached(organizations, id, () => orNull(deps.stores.organizations._get(id)))
+    organization: (id) => cached(organizations, id, () => orNull(deps.stores.organizations._get(id))),
+    settings: (facility) => cached(settings, facility, () => notificationSettingsOf(deps, facility))
   }
 }
 
@@ -138,4 +143,14 @@ export const invoiceVars = async (
     },
     link: consoleLink(context.deps, `billing-invoices/${invoice.id}`)
   }
+}
+
+/** What a trigger or pass read already, for `queueNotification` (so it reads nothing twice). */
+export const knownOf = async (context: VarsContext, facility: string, recipient: string) => {
+  const [account, organization, settings] = await Promise.all([
+    context.account(recipient),
+    context.organization(facility),
+    context.settings(facility)
+  ])
+  return { account, organization, settings }
 }

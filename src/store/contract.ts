@@ -125,8 +125,9 @@ export interface Store<Result = UntypedDoc, Data = UntypedDoc, Patch = UntypedDo
   _find(params?: InternalParams & { paginate?: PaginationOptions }): Promise<Paginated<Result>>
   _find(params?: InternalParams): Promise<Paginated<Result> | Result[]>
   _get(id: Id, params?: InternalParams): Promise<Result>
-  _create(data: StoreDoc, params?: InternalParams): Promise<Result>
+  // (the list first: a list is also a StoreDoc, so the single-document overload would take it)
   _create(data: StoreDoc[], params?: InternalParams): Promise<Result[]>
+  _create(data: StoreDoc, params?: InternalParams): Promise<Result>
   _update(id: Id, data: StoreDoc, params?: InternalParams): Promise<Result>
   _patch<I extends NullableId>(id: I, data: StoreDoc, params?: InternalParams): Promise<ByIdResult<I, Result>>
   _remove<I extends NullableId>(id: I, params?: InternalParams): Promise<ByIdResult<I, Result>>

@@ -166,8 +166,8 @@ export class EngineStore<
     ) as Promise<Result>
   }
 
-  async _create(data: StoreDoc, params?: InternalParams): Promise<Result>
   async _create(data: StoreDoc[], params?: InternalParams): Promise<Result[]>
+  async _create(data: StoreDoc, params?: InternalParams): Promise<Result>
   async _create(data: StoreDoc | StoreDoc[], params?: InternalParams): Promise<Result | Result[]> {
     const records = Array.isArray(data)
       ? data.map((item) => ({ ...withoutIdChange(item), id: newId() }))

@@ -10,6 +10,8 @@ import { notificationPath, type NotificationQuery } from './notifications.shared
 
 export const getOptions = (): StoreOptions => ({
   name: 'notifications',
+  // The channels of one message are written in one call (internal only: clients never write the log).
+  multi: true,
   indexes: [
     // Once per recipient, channel and subject: a second queueing of the same message is refused by the store.
     { fields: { dedupeKey: 1 }, unique: true },
