@@ -29,10 +29,13 @@ describe('/docs in headless Chromium', function () {
     // (past 150 operations Swagger UI renders the list virtualized: only the sections in view are in the page, so
     // the sections listed are read from the UI's own state, which the page renders from)
     await page.waitForSelector('.opblock-tag', { timeout: 20_000 })
-    const tags: string[] = await page.evaluate(() =>
-      // (any: Swagger UI's global, untyped)
-      (window as any).ui.specSelectors.taggedOperations().keySeq().toArray()
-    )
+    const tags: string[] = await page.evaluate(() => {
+      // (Swagger UI's global, read through the little of its shape used here)
+      const swagger = globalThis as unknown as {
+        ui: { specSelectors: { taggedOperations(): { keySeq(): { toArray(): string[] } } } }
+      }
+      return swagger.ui.specSelectors.taggedOperations().keySeq().toArray()
+    })
     for (const path of Object.keys(server.app.services))
       assert.ok(tags.includes(path), `${path} is not listed (listed: ${tags.join(', ')})`)
     assert.match(await page.title(), /API reference/)
