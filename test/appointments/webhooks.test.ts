@@ -1,9 +1,14 @@
 // Appointments reach the facility's webhooks as appointments.* events (create, then a status patch), as every
 // service's writes do, and never another organization's webhook.
 import assert from 'node:assert/strict'
-import { restClient, startServer, waitUntil, type TestServer } from '../helpers/app'
-import { createSchedule, setupClinic, type ClinicFixture } from '../helpers/appointments'
-import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
+import { restClient, waitUntil, type TestServer } from '../helpers/app'
+import {
+  createSchedule,
+  startWebhookClinic,
+  type ClinicFixture,
+  type WebhookClinic
+} from '../helpers/appointments'
+import type { TestWebhookReceiver } from '../helpers/webhook-receiver'
 
 const DAY = 86_400_000
 
@@ -22,35 +27,14 @@ describe('appointments webhooks', function () {
   let ours: TestWebhookReceiver
   let theirs: TestWebhookReceiver
 
+  let env: WebhookClinic
+
   before(async () => {
-    server = await startServer({
-      webhooks: {
-        allowPrivate: true,
-        retryDelaysMs: [],
-        timeoutMs: 2000,
-        pollIntervalMs: 50,
-        leaseMarginMs: 500
-      }
-    })
-    ;[ours, theirs] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()])
-    clinic = await setupClinic(server.url)
+    env = await startWebhookClinic('appointments')
+    ;({ server, clinic, ours, theirs } = env)
     await createSchedule(server.url, clinic)
-    for (const [token, organization, url] of [
-      [clinic.owner.token, clinic.id, ours.url],
-      [clinic.stranger.token, clinic.strangerFacility, theirs.url]
-    ]) {
-      const res = await restClient(server.url, token).post('/webhook-events', {
-        organization,
-        url,
-        events: 'appointments'
-      })
-      assert.equal(res.status, 201, JSON.stringify(res.body))
-    }
   })
-  after(async () => {
-    await server?.close()
-    await Promise.all([ours?.close(), theirs?.close()])
-  })
+  after(() => env?.close())
 
   it('delivers the create and the status move to the facility webhook only', async () => {
     const api = restClient(server.url, clinic.scheduler.token)

@@ -3,13 +3,9 @@
 // in-process lock, so only the Redis lease of the provider keeps their bookings from overlapping. Driven over
 // HTTP and Socket.IO as clients use the instances behind a load balancer.
 import assert from 'node:assert/strict'
-import crypto from 'node:crypto'
-import fs from 'node:fs'
-import { MongoClient } from 'mongodb'
-import { restClient, socketClient, startServer, tempDir, testMongoUrl, type TestServer } from '../helpers/app'
+import { restClient, socketClient, type TestServer } from '../helpers/app'
 import { createSchedule, setupClinic, type ClinicFixture } from '../helpers/appointments'
-import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
-import { startRedis, type TestRedis } from '../helpers/redis'
+import { startSharedStore, type SharedStore } from '../helpers/cluster'
 import { LONG_SESSIONS } from '../helpers/subscriptions'
 
 const MIN = 60_000
@@ -22,36 +18,17 @@ const SAT_14 = Date.UTC(2027, 2, 13, 14, 0)
 
 describe('appointments on two instances', function () {
   this.timeout(60000)
-  let redis: TestRedis
-  let emulator: MongoEmulator | undefined
+  let store: SharedStore
   let a: TestServer
   let b: TestServer
-  let mongodb: string
-  let dataDir: string
   let clinic: ClinicFixture
   let quarter: any
   let third: any
   const sockets: { close(): void }[] = []
 
   before(async () => {
-    redis = await startRedis()
-    if (!process.env.MONGODB_URL) emulator = await startMongoEmulator()
-    if (emulator) {
-      const url = new URL(emulator.url)
-      url.pathname = `/clinic_booking_${crypto.randomBytes(6).toString('hex')}`
-      mongodb = url.toString()
-    } else mongodb = testMongoUrl()
-    dataDir = tempDir('clinic-booking-pair-')
-    const shared = {
-      mongodb,
-      dataDir,
-      redis: redis.url,
-      redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`,
-      clock: { now: () => NOW },
-      sessions: LONG_SESSIONS
-    }
-    a = await startServer(shared)
-    b = await startServer(shared)
+    store = await startSharedStore('booking')
+    ;[a, b] = await store.startPair({ clock: { now: () => NOW }, sessions: LONG_SESSIONS })
     clinic = await setupClinic(a.url)
     await createSchedule(a.url, clinic)
     // Saturday: a 15-minute and a 20-minute grid in the morning; in the afternoon 5-minute slots that each keep
@@ -69,16 +46,7 @@ describe('appointments on two instances', function () {
   })
   after(async () => {
     sockets.forEach((socket) => socket.close())
-    await a?.close({ keep: true })
-    await b?.close({ keep: true })
-    if (mongodb) {
-      const client = await MongoClient.connect(mongodb)
-      await client.db().dropDatabase()
-      await client.close()
-    }
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
-    await redis?.stop()
-    await emulator?.stop()
+    await store?.stop()
   })
 
   const booking = (start: number) => ({

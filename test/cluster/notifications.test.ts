@@ -3,14 +3,10 @@
 // the lease — a conditional write decided by the store — keeps a message from going twice; the facility's rate is
 // one counter in Redis, so it holds across the instances.
 import assert from 'node:assert/strict'
-import crypto from 'node:crypto'
-import fs from 'node:fs'
-import { MongoClient } from 'mongodb'
 import defaults from '../../config/default.json'
-import { startServer, tempDir, testMongoUrl, waitUntil, type TestServer } from '../helpers/app'
+import { waitUntil, type TestServer } from '../helpers/app'
 import { setupFacility } from '../helpers/billing'
-import { startMongoEmulator, type MongoEmulator } from '../helpers/mongo-emulator'
-import { startRedis, type TestRedis } from '../helpers/redis'
+import { startSharedStore, type SharedStore } from '../helpers/cluster'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp'
 import { startSmsReceiver, type TestSmsReceiver } from '../helpers/sms'
 import { LONG_SESSIONS, testClock } from '../helpers/subscriptions'
@@ -20,31 +16,17 @@ const MINUTE = 60_000
 
 describe('notification delivery on two instances', function () {
   this.timeout(60000)
-  let redis: TestRedis
-  let emulator: MongoEmulator | undefined
+  let store: SharedStore
   let smtp: TestSmtpServer
   let sms: TestSmsReceiver
   let a: TestServer
   let b: TestServer
-  let mongodb: string
-  let dataDir: string
   const clock = testClock()
 
   before(async () => {
-    redis = await startRedis()
-    if (!process.env.MONGODB_URL) emulator = await startMongoEmulator()
-    if (emulator) {
-      const url = new URL(emulator.url)
-      url.pathname = `/clinic_notify_${crypto.randomBytes(6).toString('hex')}`
-      mongodb = url.toString()
-    } else mongodb = testMongoUrl()
+    store = await startSharedStore('notify')
     ;[smtp, sms] = await Promise.all([startSmtpServer(), startSmsReceiver()])
-    dataDir = tempDir('clinic-notify-pair-')
-    const shared = {
-      mongodb,
-      dataDir,
-      redis: redis.url,
-      redisPrefix: `test-${crypto.randomBytes(6).toString('hex')}`,
+    ;[a, b] = await store.startPair({
       clock,
       sessions: LONG_SESSIONS,
       messaging: {
@@ -55,22 +37,11 @@ describe('notification delivery on two instances', function () {
       },
       // Both look often, so they meet on the same notifications.
       notifications: deliverySettings({ pollIntervalMs: 20 })
-    }
-    a = await startServer(shared)
-    b = await startServer(shared)
+    })
   })
   after(async () => {
-    await a?.close({ keep: true })
-    await b?.close({ keep: true })
-    if (mongodb) {
-      const client = await MongoClient.connect(mongodb)
-      await client.db().dropDatabase()
-      await client.close()
-    }
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+    await store?.stop()
     await Promise.all([smtp?.close(), sms?.close()])
-    await redis?.stop()
-    await emulator?.stop()
   })
 
   const messageIdOf = (header: string | undefined) => /^<([^@]+)@/.exec(header ?? '')?.[1]

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { restClient, signUp, startServer, type SignedUp, type TestServer } from './app'
 import { addMember, setupFacility } from './billing'
+import { startWebhookReceiver, type TestWebhookReceiver } from './webhook-receiver'
 
 export interface ClinicFixture {
   id: string
@@ -60,4 +61,45 @@ export const createSchedule = async (
   })
   assert.equal(res.status, 201, JSON.stringify(res.body))
   return res.body
+}
+
+export interface WebhookClinic {
+  server: TestServer
+  clinic: ClinicFixture
+  /** The clinic's webhook receiver, and another organization's (which must receive nothing of the clinic). */
+  ours: TestWebhookReceiver
+  theirs: TestWebhookReceiver
+  close(): Promise<void>
+}
+
+/** A clinic server with a webhook of `events` for the clinic and one for the stranger's organization. */
+export const startWebhookClinic = async (events: string): Promise<WebhookClinic> => {
+  const server = await startServer({
+    webhooks: {
+      allowPrivate: true,
+      retryDelaysMs: [],
+      timeoutMs: 2000,
+      pollIntervalMs: 50,
+      leaseMarginMs: 500
+    }
+  })
+  const [ours, theirs] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()])
+  const clinic = await setupClinic(server.url)
+  for (const [token, organization, url] of [
+    [clinic.owner.token, clinic.id, ours.url],
+    [clinic.stranger.token, clinic.strangerFacility, theirs.url]
+  ]) {
+    const res = await restClient(server.url, token).post('/webhook-events', { organization, url, events })
+    assert.equal(res.status, 201, JSON.stringify(res.body))
+  }
+  return {
+    server,
+    clinic,
+    ours,
+    theirs,
+    async close() {
+      await server.close()
+      await Promise.all([ours.close(), theirs.close()])
+    }
+  }
 }

@@ -1,9 +1,9 @@
 // Queue items reach the facility's webhooks as queue-items.* events (an item added, then called by $callNext), as
 // every service's writes do, without the appointment key, and never another organization's webhook.
 import assert from 'node:assert/strict'
-import { restClient, startServer, waitUntil, type TestServer } from '../helpers/app'
-import { setupClinic, type ClinicFixture } from '../helpers/appointments'
-import { startWebhookReceiver, type TestWebhookReceiver } from '../helpers/webhook-receiver'
+import { restClient, waitUntil, type TestServer } from '../helpers/app'
+import { startWebhookClinic, type ClinicFixture, type WebhookClinic } from '../helpers/appointments'
+import type { TestWebhookReceiver } from '../helpers/webhook-receiver'
 import { addItem, createQueue } from './fixtures'
 
 describe('queue-items webhooks', function () {
@@ -13,34 +13,13 @@ describe('queue-items webhooks', function () {
   let ours: TestWebhookReceiver
   let theirs: TestWebhookReceiver
 
+  let env: WebhookClinic
+
   before(async () => {
-    server = await startServer({
-      webhooks: {
-        allowPrivate: true,
-        retryDelaysMs: [],
-        timeoutMs: 2000,
-        pollIntervalMs: 50,
-        leaseMarginMs: 500
-      }
-    })
-    ;[ours, theirs] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()])
-    clinic = await setupClinic(server.url)
-    for (const [token, organization, url] of [
-      [clinic.owner.token, clinic.id, ours.url],
-      [clinic.stranger.token, clinic.strangerFacility, theirs.url]
-    ]) {
-      const res = await restClient(server.url, token).post('/webhook-events', {
-        organization,
-        url,
-        events: 'queue-items'
-      })
-      assert.equal(res.status, 201, JSON.stringify(res.body))
-    }
+    env = await startWebhookClinic('queue-items')
+    ;({ server, clinic, ours, theirs } = env)
   })
-  after(async () => {
-    await server?.close()
-    await Promise.all([ours?.close(), theirs?.close()])
-  })
+  after(() => env?.close())
 
   it('delivers the item added and its call to the facility webhook only', async () => {
     const queue = await createQueue(server.url, clinic)
