@@ -1,23 +1,16 @@
 // The events that notify a patient, and what each one's message may say: never a record's clinical contents —
 // only who, where, when and a link (src/notifications/render.ts documents the variables of each event).
 
-export const notificationEvents = [
-  'appointment.booked',
-  'appointment.rescheduled',
-  'appointment.cancelled',
-  'appointment.reminder',
-  'queue.next',
-  'queue.called',
-  'record.finalized',
-  'invoice.finalized'
-] as const
-export type NotificationEvent = (typeof notificationEvents)[number]
-
-export const notificationChannels = ['email', 'sms'] as const
-export type NotificationChannel = (typeof notificationChannels)[number]
-
-export const notificationStatuses = ['queued', 'sent', 'failed', 'skipped'] as const
-export type NotificationStatus = (typeof notificationStatuses)[number]
+// The lists are the contract's (the notifications schema), named here for the domain.
+export {
+  eventNames as notificationEvents,
+  channelNames as notificationChannels,
+  statusNames as notificationStatuses
+} from '../services/notifications/notifications.schema'
+import type { channelNames, eventNames, statusNames } from '../services/notifications/notifications.schema'
+export type NotificationEvent = (typeof eventNames)[number]
+export type NotificationChannel = (typeof channelNames)[number]
+export type NotificationStatus = (typeof statusNames)[number]
 
 /** Why a notification is skipped, or waits. */
 export const notificationReasons = [

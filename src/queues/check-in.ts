@@ -14,12 +14,10 @@ import { localDay } from '../appointments/zone'
 import type { Stored } from '../store'
 import type { Queue } from '../services/queues/queues.schema'
 import { issueItem, itemOfAppointment, type StoredQueueItem } from './items'
-import { facilityTimeZone } from './tickets'
+import { facilityTimeZone } from '../appointments/schedules'
+import { SYSTEM } from '../appointments/no-show'
 
 const DAY = 86_400_000
-
-/** The actor of items the recovery pass issues. */
-export const SYSTEM = 'system'
 
 /** The facility's active default queue, if any. */
 export const activeDefaultQueue = async (deps: Pick<Deps, 'stores'>, facility: string) =>

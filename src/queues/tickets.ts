@@ -5,16 +5,8 @@
 import { NotFound } from '@feathersjs/errors'
 import type { Deps } from '../deps'
 import { orNull } from '../billing/store-calls'
-import { isTimeZone, localDay } from '../appointments/zone'
-
-/** The facility's IANA time zone (the organization's `timeZone` when it has a known one), else "UTC". */
-export const facilityTimeZone = async (deps: Pick<Deps, 'stores'>, facilityId: string): Promise<string> => {
-  const organization: Record<string, unknown> | null = await orNull(
-    deps.stores.organizations._get(facilityId)
-  )
-  const zone = organization?.timeZone
-  return typeof zone === 'string' && isTimeZone(zone) ? zone : 'UTC'
-}
+import { localDay } from '../appointments/zone'
+import { facilityTimeZone } from '../appointments/schedules'
 
 /** The facility's local day ("YYYY-MM-DD") now, on the one clock. */
 export const facilityToday = async (deps: Pick<Deps, 'stores' | 'clock'>, facilityId: string) =>

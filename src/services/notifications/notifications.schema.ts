@@ -6,8 +6,7 @@ import { omittingResolver } from '../../schema/resolvers'
 const literals = <T extends readonly string[]>(values: T) =>
   Type.Union(values.map((value) => Type.Literal(value)))
 
-// (the lists of src/notifications/events.ts, repeated here because a contract file imports base modules only;
-// a test checks they are the same)
+// The events that notify, the channels and the statuses (src/notifications/events.ts names them for the domain).
 export const eventNames = [
   'appointment.booked',
   'appointment.rescheduled',
