@@ -42,6 +42,7 @@ import type { IdempotencyKeyRecord } from './schema/billing'
 import type { AccessLoader } from './access/context'
 import type { SessionEndReason } from './schema/session-ended.shared'
 import type { Locks } from './cluster/locks'
+import type { Attachment } from './services/attachments/attachments.schema'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -83,6 +84,8 @@ export interface Stores {
   notificationTemplates: Store<NotificationTemplate>
   /** Idempotency-Key records of the money-moving services (src/billing/idempotency.ts). */
   idempotencyKeys: Store<IdempotencyKeyRecord>
+  /** Files on medical records and encounters: their metadata (the bytes are in the storage, src/attachments). */
+  attachments: Store<Attachment>
 }
 
 /** The settings as the app holds them now (read at the time of use: tests may change one on a running app). */

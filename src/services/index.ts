@@ -34,6 +34,7 @@ import { notifications } from './notifications/notifications'
 import { notificationSettings } from './notification-settings/notification-settings'
 import { notificationTemplates } from './notification-templates/notification-templates'
 import { sandboxClock } from './sandbox-clock/sandbox-clock'
+import { attachments } from './attachments/attachments'
 
 export const services = (app: Application, deps: Deps) => {
   organizationMembers(app, deps)
@@ -42,6 +43,8 @@ export const services = (app: Application, deps: Deps) => {
   medicalRecords(app, deps)
   // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
   medicalEncounters(app, deps)
+  // Files on medical records and encounters (docs/attachments.md).
+  attachments(app, deps)
   facilityServices(app, deps)
   billingInvoices(app, deps)
   billingItems(app, deps)
@@ -117,5 +120,6 @@ export const storesOf = (app: Application): Stores => ({
   notifications: app.service('notifications'),
   notificationSettings: app.service('notification-settings'),
   notificationTemplates: app.service('notification-templates'),
-  idempotencyKeys: idempotencyStore(app)
+  idempotencyKeys: idempotencyStore(app),
+  attachments: app.service('attachments')
 })
