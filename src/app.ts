@@ -49,6 +49,7 @@ import { unsubscribePage } from './services/notifications/unsubscribe-page'
 import { checkPaymentsForProduction } from './providers/payments-mode'
 import { createProviders } from './providers/registry'
 import { createBlobs } from './attachments/blobs'
+import { attachmentContent } from './services/attachments/content-routes'
 
 const closeConnections = async (app: Application) => {
   await closeSharedEvents(app)
@@ -100,6 +101,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.use(processorEvents(app))
   // The one-click unsubscribe of notification emails: mail clients post a form-encoded body.
   app.use(unsubscribePage(app))
+  // Attachment bytes (PUT/GET of signed URLs, multipart uploads): streamed, so read before any body parser.
+  app.use(attachmentContent(app))
   app.use(requireJson())
   app.use(
     bodyParser({

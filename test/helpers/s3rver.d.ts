@@ -1,0 +1,19 @@
+// s3rver ships no types: the part the tests use.
+declare module 's3rver' {
+  interface S3rverOptions {
+    address?: string
+    port?: number
+    silent?: boolean
+    directory?: string
+    vhostBuckets?: boolean
+    resetOnClose?: boolean
+    allowMismatchedSignatures?: boolean
+    configureBuckets?: { name: string; configs: (string | Buffer)[] }[]
+  }
+  class S3rver {
+    constructor(options?: S3rverOptions)
+    run(): Promise<{ address: string; port: number }>
+    close(): Promise<void>
+  }
+  export default S3rver
+}
