@@ -48,6 +48,7 @@ import { processorEvents } from './services/subscriptions/processor-events'
 import { unsubscribePage } from './services/notifications/unsubscribe-page'
 import { checkPaymentsForProduction } from './providers/payments-mode'
 import { createProviders } from './providers/registry'
+import { createBlobs } from './attachments/blobs'
 
 const closeConnections = async (app: Application) => {
   await closeSharedEvents(app)
@@ -147,7 +148,9 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
     sessions: new SessionConnections(app, logger),
     inFlight,
     meters,
-    locks: createLocks(app)
+    locks: createLocks(app),
+    // Attachment bytes: the embedded store under DATA_DIR/attachments/, or S3 when S3_BUCKET is set.
+    blobs: createBlobs(settings)
   }
   depsSlot.set(app, deps)
 
@@ -175,6 +178,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
           await redisReady(app)
           await sharedEventsReady(app)
           await noticesReady(app)
+          // Half-written temp files of an upload a crash (kill -9) interrupted.
+          await deps.blobs.sweep()
           // One instance at a time (REDIS_URL): instances starting together create the admin once.
           await withLeaseWaiting(app, 'admin-bootstrap', 30_000, () => ensureAdmin(app))
         } catch (error) {
@@ -193,6 +198,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
       async (_context: HookContext, next: NextFunction) => {
         await stopJobs(app)
         await next()
+        await deps.blobs.close()
         await closeConnections(app)
       }
     ]

@@ -212,6 +212,27 @@ export const configurationSchema = Type.Object(
       }),
       fees: Type.Record(Type.String(), Fee)
     }),
+    // Attachments (docs/attachments.md): the bytes' limits and links, the allowed types, and where bytes are kept
+    // (the embedded store under dataDir, or an S3-compatible bucket when `s3.bucket` is set).
+    attachments: Type.Object({
+      maxBytes: Count(1),
+      uploadTtlMs: PositiveMs(),
+      downloadTtlMs: PositiveMs(),
+      types: Type.Array(
+        Type.String({ pattern: '^[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*$', maxLength: 100 }),
+        {
+          minItems: 1
+        }
+      ),
+      s3: Type.Object({
+        bucket: Type.String({ maxLength: 63 }),
+        endpoint: Type.String(),
+        region: Type.String({ minLength: 1 }),
+        accessKeyId: Type.String(),
+        secretAccessKey: Type.String(),
+        forcePathStyle: Type.Boolean()
+      })
+    }),
     /** ALLOW_SANDBOX_PAYMENTS: production may start on payments that take no real money (src/providers/payments-mode.ts). */
     allowSandboxPayments: Type.Boolean(),
     /** SANDBOX_CLOCK: a movable clock at /sandbox/clock for developers and tests (refused in production). */
@@ -591,6 +612,23 @@ export const settingDescriptions: Record<string, string> = {
   'gateways.paypal.timeoutMs': 'Longest wait for one PayPal call (then 502; nothing captured)',
   'gateways.fees':
     '`{ "<gateway>-<method>": { "percent": 2.9, "fixed": 0.3 } }`: the fee schedule behind `receivables.fees` ([payments](payments.md))',
+  'attachments.maxBytes':
+    'Largest attachment in bytes (25 MiB); a larger declared size or upload is a 413 before any byte is stored',
+  'attachments.uploadTtlMs':
+    'How long an upload URL stays valid (10 min); a pending attachment is removed after',
+  'attachments.downloadTtlMs': 'How long a download URL stays valid (5 min)',
+  'attachments.types':
+    'The allowed attachment types (JSON list), checked against the type sniffed from the bytes ([attachments](attachments.md))',
+  'attachments.s3.bucket':
+    'Set: attachment bytes go to this S3-compatible bucket (presigned uploads); empty: the embedded store under `DATA_DIR/attachments/` ([attachments](attachments.md#storage-backends))',
+  'attachments.s3.endpoint':
+    'The S3 endpoint URL (empty: AWS for `S3_REGION`); e.g. a MinIO or other compatible server',
+  'attachments.s3.region': "The bucket's region",
+  'attachments.s3.accessKeyId':
+    "S3 access key id (empty: the AWS SDK's default credentials chain); never logged",
+  'attachments.s3.secretAccessKey': 'S3 secret access key; never logged or sent',
+  'attachments.s3.forcePathStyle':
+    '`true`: path-style bucket URLs (`<endpoint>/<bucket>/<key>`), which MinIO and most self-hosted servers need',
   sandboxClock:
     '`true`: the sandbox clock — `GET /sandbox/clock` answers the time every time-driven rule reads, and an application admin moves it forward with `PATCH /sandbox/clock { advanceMs }` or `{ now }`, which runs the passes that became due (subscriptions, no-shows, audit retention). For development and tests: refused in production ([appointments](appointments.md#the-sandbox-clock))',
   allowSandboxPayments:

@@ -147,6 +147,54 @@ export interface TimeDrivenPasses {
   runAll(): Promise<{ job: string; changed: number; error?: string }[]>
 }
 
+/** Bytes written to a staging place (the embedded store's temp folder), hashed and measured on the way, not yet
+ *  kept: `commit` keeps them under `key`, `discard` drops them. */
+export interface StagedBlob {
+  /** The key `commit` stores the bytes under (embedded: the content hash, shared by equal uploads). */
+  readonly key: string
+  readonly size: number
+  /** SHA-256 of the bytes, lowercase hex. */
+  readonly sha256: string
+  /** The first bytes (up to 4100), for sniffing the type. */
+  readonly head: Buffer
+  /** Every byte is UTF-8 text without NULs (plain text and CSV have no magic number). */
+  readonly text: boolean
+  commit(): Promise<void>
+  discard(): Promise<void>
+}
+
+/** A stored object's bytes, all or one range (`start`..`end` inclusive). */
+export interface BlobRead {
+  stream: NodeJS.ReadableStream
+  /** The whole object's size. */
+  size: number
+}
+
+/** Where attachment bytes are kept (src/attachments/blobs/): the embedded store under DATA_DIR/attachments/ or an
+ *  S3-compatible bucket, chosen at start-up. */
+export interface Blobs {
+  readonly kind: 'embedded' | 's3'
+  /** Streams `source` to the staging place while hashing it; more than `maxBytes` rejects with a 413 (nothing
+   *  left behind). `key`: the final key on S3 (each attachment its own object); the embedded store ignores it. */
+  stage(source: NodeJS.ReadableStream, options: { maxBytes: number; key: string }): Promise<StagedBlob>
+  /** The bytes of `key` (404 when absent); `range` inclusive. */
+  read(key: string, range?: { start: number; end: number }): Promise<BlobRead>
+  /** The size of `key`, or null when there is no such object. */
+  size(key: string): Promise<number | null>
+  /** Removes `key` (no error when absent). */
+  remove(key: string): Promise<void>
+  /** S3 only: a presigned PUT of `key` for `size` bytes of `contentType`, valid for `expiresInMs`. */
+  presignPut?(
+    key: string,
+    options: { contentType: string; size: number; expiresInMs: number }
+  ): Promise<string>
+  /** S3 only: copies `from` to `to` inside the bucket. */
+  copy?(from: string, to: string): Promise<void>
+  /** Removes staging leftovers of a crashed process (temp files); at start-up. */
+  sweep(): Promise<number>
+  close(): Promise<void>
+}
+
 export interface Deps {
   readonly settings: Settings
   readonly logger: Logger
@@ -171,6 +219,8 @@ export interface Deps {
   /** Named locks held here and, with REDIS_URL, across instances (src/cluster/locks.ts): check-then-write steps
    *  no single store operation decides, e.g. a provider's free time checked then booked. */
   readonly locks: Locks
+  /** Where attachment bytes are kept (src/attachments/blobs/). */
+  readonly blobs: Blobs
 }
 
 /**
