@@ -13,7 +13,7 @@ import { MemoryService } from '@feathersjs/memory'
 import { signUp, startServer, tempDir } from '../test/helpers/app'
 import { startServerProcess } from '../test/helpers/server-process'
 import { newId } from '../src/store'
-import { normalizePermissions } from '../src/services/medical-records/medical-records.access'
+import { normalizePermissions } from '../src/access/medical-records'
 import { validRecords } from '../test/fixtures/medical-records'
 import { measureLoad, round, startPlainApp } from './lib'
 

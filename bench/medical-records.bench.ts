@@ -5,7 +5,7 @@ import { MemoryService } from '@feathersjs/memory'
 import { signUp, startServer } from '../test/helpers/app'
 import { newId } from '../src/store'
 import { loadAccessContext } from '../src/access/context'
-import { recordQuery, normalizePermissions } from '../src/services/medical-records/medical-records.access'
+import { recordQuery, normalizePermissions } from '../src/access/medical-records'
 import { validRecords } from '../test/fixtures/medical-records'
 import { call, measureLoad, round, startPlainApp, type LoadResult } from './lib'
 

@@ -5,7 +5,8 @@
 // documents and runs the same idempotent steps again. At no point does a child exist without its parent.
 //   invoice: mark invoice → mark its items → remove payments → remove items → unlink encounter → remove invoice
 //   item:    mark item → remove payments → remove item → refresh invoice totals
-//   encounter: mark encounter → the invoice cascade for its draft invoice (draft only) → remove encounter
+//   encounter: mark encounter → the invoice cascade for its draft invoice (draft only) → remove its files
+//              (src/attachments/remove.ts) → remove encounter
 // (an encounter whose invoice turns out finalized meanwhile is unmarked again and the removal is a 409).
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Query } from '@feathersjs/feathers'
@@ -18,6 +19,7 @@ import { medicalEncounterPath } from '../services/medical-encounters/medical-enc
 import { faultPoint } from './fault'
 import { errorCode, isPending, multi, orNull } from './store-calls'
 import { refreshTotalsAfterChange } from './totals'
+import { removeAttachmentsOf } from '../attachments/remove'
 
 // A payment whose recording never finished (`pending`) was never announced, so its removal is not either.
 const announced = (payment: { status?: string }) => !isPending(payment)
@@ -179,5 +181,8 @@ export const removeEncounterCascade = async (
     }
   }
   faultPoint('encounter-cascade:invoice-removed', options)
+  // Its files and their bytes (src/attachments/remove.ts), before the encounter itself.
+  await removeAttachmentsOf(deps, { encounter: encounter.id })
+  faultPoint('encounter-cascade:attachments-removed', options)
   return (await orNull(encounters._remove(encounter.id))) ?? encounter
 }

@@ -29,6 +29,7 @@ import { redisKey, redisOf } from '../cluster/redis'
 import { logger } from '../logger'
 import { metricsOf } from './metrics'
 import { REMINDERS_JOB, notificationPass, reminderJob } from '../notifications/jobs'
+import { ATTACHMENTS_JOB, attachmentsJob, attachmentsPass } from '../attachments/recovery'
 
 export type { Job }
 
@@ -145,6 +146,11 @@ const registerTimeDrivenPasses = (app: Application) => {
     job: 'reminders',
     run: () => recoveryPassWaiting(app, REMINDERS_JOB, () => notificationPass(deps))
   })
+  // Uploads that never came, removed once their URL expired (src/attachments/recovery.ts).
+  deps.passes.register({
+    job: 'attachment-uploads',
+    run: async () => (await recoveryPassWaiting(app, ATTACHMENTS_JOB, () => attachmentsPass(deps))).expired
+  })
   deps.passes.register({
     job: 'audit-retention',
     run: async () => {
@@ -183,7 +189,9 @@ const jobsOf = (app: Application): Job[] => [
   billingRecoveryJob(app, depsSlot.require(app)),
   paymentIntentsRecoveryJob(app, depsSlot.require(app)),
   // Appointment reminders at the facility's offsets before start (src/notifications/jobs.ts).
-  reminderJob(app, depsSlot.require(app))
+  reminderJob(app, depsSlot.require(app)),
+  // Expired uploads and record removals a crash cut off (src/attachments/recovery.ts).
+  attachmentsJob(app, depsSlot.require(app))
 ]
 
 const startedSlot = appSlot<Job[]>('started jobs')

@@ -55,7 +55,9 @@ export const FACILITY_DATA: Record<string, FacilityData> = {
   'inventory-stock-movements': { facility: byFacility, feature: inventory },
   webhooks: { facility: (doc) => doc.organization },
   // Installing an organization's webhook (POST /webhook-events { organization, … }).
-  'webhook-events': { facility: (doc) => doc.organization }
+  'webhook-events': { facility: (doc) => doc.organization },
+  // Files on records and encounters (a create body gets the parent's facility before this check).
+  attachments: { facility: (doc) => doc.organization }
 }
 
 const READ_ONLY = ['past_due', 'unpaid', 'paused']

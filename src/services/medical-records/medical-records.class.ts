@@ -9,8 +9,9 @@ import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
 import { invalid, WHOLE_BODY } from '../../schema/validators'
 import { ResourceService } from '../resource'
+import { removeRecordCascade } from '../../attachments/records'
 import { validatePatch, type MedicalRecord, type Permission } from './medical-records.schema'
-import { holds, normalizePermissions, recordQuery, requireFacilityMembership } from './medical-records.access'
+import { holds, normalizePermissions, recordQuery, requireFacilityMembership } from '../../access/medical-records'
 import {
   medicalRecordPath,
   type MedicalRecordData,
@@ -21,7 +22,7 @@ import {
 export const getOptions = (deps: Pick<Deps, 'settings'>): StoreOptions => ({
   name: 'medical-records',
   indexes: [
-    // One per branch of the permission query (medical-records.access.ts), each usable for a newest-first page.
+    // One per branch of the permission query (src/access/medical-records.ts), each usable for a newest-first page.
     { fields: { createdBy: 1, createdAt: -1 } },
     { fields: { 'permissions.uid': 1, createdAt: -1 } },
     { fields: { 'permissions.organization': 1, createdAt: -1 } },
@@ -117,12 +118,13 @@ export class MedicalRecordService extends ResourceService<
     )
   }
 
-  /** A finalized record cannot be removed. */
+  /** A finalized record cannot be removed; removing one removes its files and their bytes, durably
+   *  (src/attachments/records.ts). */
   async remove(id: NullableId, params: RecordParams = {}): Promise<StoredRecord> {
     const existing: StoredRecord = await this.loadExisting(id as Id, params)
     if (isFinalized(existing)) throw finalizedConflict(existing)
     return this.write('remove', id, params, () =>
-      this.unlessFinalizedMeanwhile(existing, params, (p) => this.store.remove(id, p))
+      removeRecordCascade(this.deps, existing.id, { scope: params.writeScope })
     )
   }
 

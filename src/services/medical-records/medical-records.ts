@@ -1,5 +1,5 @@
 // Medical records: fifteen validated record types, readable, changeable and shareable per record
-// (docs/medical-records.md). Rights are queries (medical-records.access.ts) enforced in the datastore for find/get/patch/
+// (docs/medical-records.md). Rights are queries (src/access/medical-records.ts) enforced in the datastore for find/get/patch/
 // remove and in the realtime channels; finalized records are frozen except for their permissions (what a patch and a
 // remove do is in medical-records.class.ts).
 import type { Query } from '@feathersjs/feathers'
@@ -8,19 +8,28 @@ import { authenticate } from '@feathersjs/authentication'
 import { MethodNotAllowed } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import type { Deps } from '../../deps'
-import { defineAccess } from '../../access/rules'
+import { defineAccess, within } from '../../access/rules'
+import { externalView } from '../../schema/external'
+import { RECORD_REMOVAL_MARK, readyFilesOf, type AttachmentSummary } from '../../attachments/records'
 import { scopeAccess } from '../../hooks/scope-access'
 import { requireSubscription } from '../../hooks/require-subscription'
 import { setCreated } from '../../hooks/set-created'
 import { invalid, validateQueryWith } from '../../schema/validators'
 import { MedicalRecordService } from './medical-records.class'
-import { medicalRecordQuerySchema, validateCreate, type Permission } from './medical-records.schema'
+import {
+  medicalRecordQuerySchema,
+  validateCreate,
+  type MedicalRecord,
+  type Permission
+} from './medical-records.schema'
+import { resolve } from '@feathersjs/schema'
+import type { ResolverContext, Stored } from '../../schema/resolvers'
 import {
   normalizePermissions,
   recordAudience,
   recordQuery,
   requireFacilityMembership
-} from './medical-records.access'
+} from '../../access/medical-records'
 import { medicalRecordMethods, medicalRecordPath } from './medical-records.shared'
 
 declare module '../../declarations' {
@@ -63,6 +72,28 @@ const stampCreatedClassification = async (context: HookContext, next: NextFuncti
   await next()
 }
 
+// Every answer lists the record's ready files (`attachments: [{ id, filename, contentType, size }]`): one store
+// query for all records of the answer (a find's page), made once per call and shared by its records.
+const FILES = Symbol('files of the answered records')
+type FilesContext = ResolverContext & { [FILES]?: Promise<Map<string, AttachmentSummary[]>> }
+const answeredIds = (result: unknown, record: { id?: unknown }): string[] => {
+  const page = Array.isArray(result)
+    ? result
+    : result && typeof result === 'object' && Array.isArray((result as { data?: unknown }).data)
+      ? (result as { data: unknown[] }).data
+      : [result]
+  const ids = page.map((doc) => (doc && typeof doc === 'object' ? (doc as { id?: unknown }).id : undefined))
+  return [...ids, record.id].filter((id): id is string => typeof id === 'string')
+}
+const recordFilesResolver = (deps: Deps) =>
+  resolve<Stored<MedicalRecord>, ResolverContext>({
+    [RECORD_REMOVAL_MARK]: async () => undefined,
+    attachments: async (_value: unknown, record: Stored<MedicalRecord>, context: FilesContext) => {
+      if (!context[FILES]) context[FILES] = readyFilesOf(deps, answeredIds(context.result, record))
+      return (await context[FILES]).get(record.id) ?? []
+    }
+  })
+
 export const medicalRecords = (app: Application, deps: Deps) => {
   app.use(medicalRecordPath, new MedicalRecordService(app, deps), {
     methods: [...medicalRecordMethods],
@@ -71,7 +102,8 @@ export const medicalRecords = (app: Application, deps: Deps) => {
   app.service(medicalRecordPath).populatable = true
 
   defineAccess(app, medicalRecordPath, {
-    read: (access) => recordQuery(access, 'read'),
+    // A record being removed (marked, src/attachments/records.ts) is already gone for clients.
+    read: (access) => within(recordQuery(access, 'read'), { [RECORD_REMOVAL_MARK]: { $exists: false } }),
     // A patch may need write or share rights (decided per body in preparePatch); remove needs write rights.
     write: (access, method) =>
       method === 'patch'
@@ -94,7 +126,7 @@ export const medicalRecords = (app: Application, deps: Deps) => {
   const validateQuery = validateQueryWith(medicalRecordQuerySchema)
   app.service(medicalRecordPath).hooks({
     around: {
-      all: [populate, authenticate('jwt')],
+      all: [populate, authenticate('jwt'), externalView(app, medicalRecordPath, recordFilesResolver(deps))],
       find: [validateQuery, scopeAccess, requireSubscription],
       get: [validateQuery, scopeAccess, requireSubscription],
       create: [

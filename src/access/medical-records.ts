@@ -1,11 +1,12 @@
-// Who may read, change and share a medical record (docs/medical-records.md), stated once as store queries: the same
+// Who may read, change and share a medical record (docs/medical-records.md), stated once as store queries (access
+// layer, so that the files on a record are judged by the same rules): the same
 // query scopes find/get/patch/remove in the datastore, decides write and share rights on one loaded record
 // (evaluated in memory with the same Mongo-style semantics) and filters realtime events.
 import type { Query } from '@feathersjs/feathers'
 import { NotFound } from '@feathersjs/errors'
-import { isMemberWith, type AccessContext } from '../../access/context'
-import { matches } from '../../access/rules'
-import type { Permission } from './medical-records.schema'
+import { isMemberWith, type AccessContext } from './context'
+import { matches } from './rules'
+import type { Permission } from '../services/medical-records/medical-records.schema'
 
 export type Grant = 'read' | 'write' | 'share'
 
