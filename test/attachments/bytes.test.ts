@@ -17,6 +17,7 @@ import {
   type TestServer
 } from '../helpers/app'
 import { startS3, type TestS3 } from '../helpers/s3'
+import { depsSlot } from '../../src/deps'
 import {
   assertStatus,
   csv,
@@ -339,20 +340,20 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
 
       await waitUntil(
         async () => {
-          const events = await server.app.service('audit-events' as any)._find({
+          const events = await depsSlot.require(server.app).stores.auditEvents._find({
             query: { service: 'attachments', action: 'read', actor: bob.account.id },
             paginate: false
           })
-          return events.filter((e: any) => e.ids.includes(pending.id) && e.via === 'rest' && e.status === 206).length === 2
+          return events.filter((e) => e.ids.includes(pending.id) && e.via === 'rest' && e.status === 206).length === 2
         },
         5000,
         'two audited range reads'
       )
-      const events = await server.app.service('audit-events' as any)._find({
+      const events = await depsSlot.require(server.app).stores.auditEvents._find({
         query: { service: 'attachments', action: 'read', actor: bob.account.id },
         paginate: false
       })
-      const mine = events.filter((e: any) => e.ids.includes(pending.id) && e.via === 'rest')
+      const mine = events.filter((e) => e.ids.includes(pending.id) && e.via === 'rest')
       assert.equal(mine[0].patient, 'patient-1')
       assert.equal(mine[0].facility, alice.organization.id)
       assert.equal(mine[0].ip, '127.0.0.1')
