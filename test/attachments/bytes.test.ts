@@ -269,6 +269,19 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       assert.equal((await stored(asText.id)).status, 'pending')
     })
 
+    it('accepts UTF-8 text as text/plain or text/csv and a DICOM file; refuses binary bytes declared text/plain', async () => {
+      const note = Buffer.from('Überweisung: Röntgen Thorax — bitte bis Freitag. 東京\n')
+      await uploaded(note, { contentType: 'text/plain', filename: 'note.txt' })
+      const dicom = Buffer.alloc(600, 1)
+      dicom.write('DICM', 128)
+      await uploaded(dicom, { contentType: 'application/dicom', filename: 'ct.dcm' })
+      const binary = Buffer.from([0x41, 0x42, 0xff, 0xfe, 0x00, 0x43])
+      const pending = await createPending(binary, { contentType: 'text/plain', filename: 'x.txt' })
+      const answer = await upload(pending, binary)
+      assertStatus(answer, 415)
+      assert.deepEqual(fieldsOf(answer.body), ['contentType'])
+    })
+
     it('an upload URL works once: a second PUT is a 409 and the kept bytes do not change', async () => {
       const bytes = pdf(300)
       const pending = await uploaded(bytes, { contentType: 'application/pdf', filename: 'a.pdf' })
