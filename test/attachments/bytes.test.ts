@@ -17,6 +17,7 @@ import {
   type TestServer
 } from '../helpers/app'
 import { startS3, type TestS3 } from '../helpers/s3'
+import { depsSlot } from '../../src/deps'
 import {
   assertStatus,
   csv,
@@ -123,12 +124,20 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       assert.equal(typeof pending.uploadUrl, 'string')
       assert.equal(pending.storageKey, undefined)
       if (backend === 's3') assert.match(pending.uploadUrl, new RegExp(`^${s3!.endpoint}/`))
-      else assert.match(pending.uploadUrl, new RegExp(`^${server.url}/attachments/${pending.id}/content\\?token=`))
+      else
+        assert.match(
+          pending.uploadUrl,
+          new RegExp(`^${server.url}/attachments/${pending.id}/content\\?token=`)
+        )
       const answer = await upload(pending, bytes)
       assertStatus(answer, 200)
       assert.equal(answer.body.status, 'ready')
       assert.equal(answer.body.sha256, sha256(bytes))
-      await waitUntil(() => seen.some((e) => e.data.id === pending.id && e.data.status === 'ready'), 5000, 'patched')
+      await waitUntil(
+        () => seen.some((e) => e.data.id === pending.id && e.data.status === 'ready'),
+        5000,
+        'patched'
+      )
       const event = seen.find((e) => e.data.id === pending.id)!
       assert.equal(event.data.storageKey, undefined)
 
@@ -147,7 +156,8 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
         download.headers.get('content-disposition'),
         `attachment; filename="scan.png"; filename*=UTF-8''scan.png`
       )
-      if (backend === 's3') assert.ok(s3!.keys().includes(`attachments/${alice.organization.id}/${pending.id}`))
+      if (backend === 's3')
+        assert.ok(s3!.keys().includes(`attachments/${alice.organization.id}/${pending.id}`))
     })
 
     it('multipart flow: POST /attachments/upload with the fields then the file answers the ready attachment (201)', async () => {
@@ -259,6 +269,19 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       assert.equal((await stored(asText.id)).status, 'pending')
     })
 
+    it('accepts UTF-8 text as text/plain or text/csv and a DICOM file; refuses binary bytes declared text/plain', async () => {
+      const note = Buffer.from('Überweisung: Röntgen Thorax — bitte bis Freitag. 東京\n')
+      await uploaded(note, { contentType: 'text/plain', filename: 'note.txt' })
+      const dicom = Buffer.alloc(600, 1)
+      dicom.write('DICM', 128)
+      await uploaded(dicom, { contentType: 'application/dicom', filename: 'ct.dcm' })
+      const binary = Buffer.from([0x41, 0x42, 0xff, 0xfe, 0x00, 0x43])
+      const pending = await createPending(binary, { contentType: 'text/plain', filename: 'x.txt' })
+      const answer = await upload(pending, binary)
+      assertStatus(answer, 415)
+      assert.deepEqual(fieldsOf(answer.body), ['contentType'])
+    })
+
     it('an upload URL works once: a second PUT is a 409 and the kept bytes do not change', async () => {
       const bytes = pdf(300)
       const pending = await uploaded(bytes, { contentType: 'application/pdf', filename: 'a.pdf' })
@@ -282,7 +305,10 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       it('an expired upload URL is a 403, and a tampered one a 403', async () => {
         const bytes = pdf(10)
         const pending = await createPending(bytes, { contentType: 'application/pdf', filename: 'a.pdf' })
-        const tampered = pending.uploadUrl.replace(/token=([^.]+)\.(.)/, (_m: string, p: string, c: string) => `token=${p}.${c === 'A' ? 'B' : 'A'}`)
+        const tampered = pending.uploadUrl.replace(
+          /token=([^.]+)\.(.)/,
+          (_m: string, p: string, c: string) => `token=${p}.${c === 'A' ? 'B' : 'A'}`
+        )
         assertStatus(await putBytes(tampered, bytes), 403)
         shift += 11 * 60 * 1000
         try {
@@ -318,7 +344,9 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
         assert.match(answer.body, /"field":"size"/)
       }
       // The create itself refuses such a declared size.
-      const error = await refusal(createPending(bytes, { contentType: 'application/pdf', size: 1024 * 1024 * 1024 }))
+      const error = await refusal(
+        createPending(bytes, { contentType: 'application/pdf', size: 1024 * 1024 * 1024 })
+      )
       assert.equal(error.code, 413)
     })
 
@@ -339,20 +367,23 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
 
       await waitUntil(
         async () => {
-          const events = await server.app.service('audit-events' as any)._find({
+          const events = await depsSlot.require(server.app).stores.auditEvents._find({
             query: { service: 'attachments', action: 'read', actor: bob.account.id },
             paginate: false
           })
-          return events.filter((e: any) => e.ids.includes(pending.id) && e.via === 'rest' && e.status === 206).length === 2
+          return (
+            events.filter((e) => e.ids.includes(pending.id) && e.via === 'rest' && e.status === 206)
+              .length === 2
+          )
         },
         5000,
         'two audited range reads'
       )
-      const events = await server.app.service('audit-events' as any)._find({
+      const events = await depsSlot.require(server.app).stores.auditEvents._find({
         query: { service: 'attachments', action: 'read', actor: bob.account.id },
         paginate: false
       })
-      const mine = events.filter((e: any) => e.ids.includes(pending.id) && e.via === 'rest')
+      const mine = events.filter((e) => e.ids.includes(pending.id) && e.via === 'rest')
       assert.equal(mine[0].patient, 'patient-1')
       assert.equal(mine[0].facility, alice.organization.id)
       assert.equal(mine[0].ip, '127.0.0.1')
@@ -377,7 +408,11 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       } finally {
         stranger.close()
       }
-      const revoked = await api.patch(`/medical-records/${record.id}`, { permissions: [] }, { token: alice.token })
+      const revoked = await api.patch(
+        `/medical-records/${record.id}`,
+        { permissions: [] },
+        { token: alice.token }
+      )
       assertStatus(revoked, 200)
       const after = await getBytes(forBob.downloadUrl)
       assertStatus(after, 404)
@@ -393,7 +428,9 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
     it('20 concurrent uploads all end ready with their own bytes', async () => {
       const files = Array.from({ length: 20 }, (_, i) => pdf(20_000 + (i % 10)))
       const pendings = await Promise.all(
-        files.map((bytes, i) => createPending(bytes, { contentType: 'application/pdf', filename: `f${i}.pdf` }))
+        files.map((bytes, i) =>
+          createPending(bytes, { contentType: 'application/pdf', filename: `f${i}.pdf` })
+        )
       )
       const answers = await Promise.all(pendings.map((pending, i) => upload(pending, files[i])))
       for (const answer of answers) assertStatus(answer, 200)

@@ -12,9 +12,11 @@ import { pdf } from './fixtures'
 
 const filesUnder = (dir: string): string[] =>
   fs.existsSync(dir)
-    ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-        entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
-      )
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((entry) =>
+          entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
+        )
     : []
 
 for (const backend of ['embedded', 's3'] as const) {
@@ -53,7 +55,10 @@ for (const backend of ['embedded', 's3'] as const) {
           ['contentType', 'application/pdf'],
           ['size', String(bytes.length)]
         ]
-          .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+          .map(
+            ([name, value]) =>
+              `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+          )
           .join('') +
           `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\n` +
           'Content-Type: application/pdf\r\n\r\n'
@@ -88,7 +93,10 @@ for (const backend of ['embedded', 's3'] as const) {
       const list = await restClient(child.url, owner.token).get(`/attachments?record=${record.body.id}`)
       assert.equal(list.status, 200, JSON.stringify(list.body))
       const docs = Array.isArray(list.body) ? list.body : list.body.data
-      assert.ok(docs.every((doc: any) => doc.status === 'pending'), JSON.stringify(docs))
+      assert.ok(
+        docs.every((doc: any) => doc.status === 'pending'),
+        JSON.stringify(docs)
+      )
     })
   })
 }

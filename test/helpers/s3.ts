@@ -59,13 +59,15 @@ export const startS3 = async (bucket = 'clinic-attachments'): Promise<TestS3> =>
     forcePathStyle: true
   }
   const walk = (dir: string, prefix = ''): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? walk(`${dir}/${entry.name}`, `${prefix}${entry.name}/`)
-        : entry.name.endsWith('._S3rver_object')
-          ? [`${prefix}${entry.name.slice(0, -'._S3rver_object'.length)}`]
-          : []
-    )
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((entry) =>
+        entry.isDirectory()
+          ? walk(`${dir}/${entry.name}`, `${prefix}${entry.name}/`)
+          : entry.name.endsWith('._S3rver_object')
+            ? [`${prefix}${entry.name.slice(0, -'._S3rver_object'.length)}`]
+            : []
+      )
   return {
     endpoint,
     bucket,

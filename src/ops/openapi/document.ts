@@ -7,6 +7,7 @@ import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { serviceDocs, type ServiceDoc } from './service-docs'
 import { appSlot } from '../../runtime'
+import { plainRoutePaths } from './plain-routes'
 
 type Json = Record<string, unknown>
 
@@ -272,6 +273,8 @@ export const buildOpenApi = (app: Application): Json => {
     if (Object.keys(collection).length) paths[`/${path}`] = collection
     if (Object.keys(item).length) paths[`/${path}/{id}`] = item
   }
+  // Plain HTTP routes beside the services (attachment bytes).
+  Object.assign(paths, plainRoutePaths('Attachments' in schemas ? 'Attachments' : 'AnyDocument'))
 
   return {
     openapi: '3.1.0',

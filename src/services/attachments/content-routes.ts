@@ -84,22 +84,32 @@ const upload = async (app: Application, deps: Deps, ctx: FeathersKoaContext, id:
 
 // RFC 6266 / 5987: the UTF-8 name (percent-encoded) and an ASCII fallback; control characters, path separators,
 // quotes and the like never reach the header.
+const unsafeInName = (c: string) =>
+  c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f)
+
 export const contentDisposition = (filename: string) => {
   const clean =
-    filename
-      .normalize('NFC')
-      .replace(/[\u0000-\u001f\u007f-\u009f/\\"<>|:*?]/g, '_')
+    [...filename.normalize('NFC')]
+      .map((c) => (unsafeInName(c) ? '_' : c))
+      .join('')
+      .replace(/[/\\"<>|:*?]/g, '_')
       .replace(/^[.\s]+/, '')
       .trim()
       .slice(0, 200) || 'attachment'
   const ascii = clean.replace(/[^\x20-\x7e]/g, '_').replace(/[%;]/g, '_')
-  const encoded = encodeURIComponent(clean).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  const encoded = encodeURIComponent(clean).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`
+  )
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`
 }
 
 /** One `bytes=` range of a `size`-byte file: null for none (or several: the whole file is sent), 416 when it
  *  cannot be satisfied. */
-export const parseRange = (header: string | undefined, size: number): { start: number; end: number } | null => {
+export const parseRange = (
+  header: string | undefined,
+  size: number
+): { start: number; end: number } | null => {
   if (!header) return null
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
   if (!match) {
@@ -238,9 +248,16 @@ const multipartUpload = async (app: Application, deps: Deps, ctx: FeathersKoaCon
     parser.on('partsLimit', () => reject(new BadRequest('Too many parts: the fields, then one `file`')))
     parser.on('filesLimit', () => reject(new BadRequest('Send one file only')))
     parser.on('fieldsLimit', () => reject(new BadRequest('Too many fields')))
-    parser.on('error', (error) => reject(new BadRequest(`The multipart body is malformed: ${(error as Error).message}`)))
+    parser.on('error', (error) =>
+      reject(new BadRequest(`The multipart body is malformed: ${(error as Error).message}`))
+    )
     parser.on('close', () => {
-      if (!work) reject(new BadRequest('The upload has no `file` part', { errors: [{ field: 'file', message: 'is required' }] }))
+      if (!work)
+        reject(
+          new BadRequest('The upload has no `file` part', {
+            errors: [{ field: 'file', message: 'is required' }]
+          })
+        )
     })
   })
   ctx.req.pipe(parser)
