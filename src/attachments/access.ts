@@ -96,10 +96,8 @@ export const storageUsage = async (
   deps: Pick<Deps, 'stores'>,
   organization: string
 ): Promise<{ bytes: number; count: number }> => {
-  const [row] = await deps.stores.attachments._sumByGroup(
-    { query: { organization } },
-    'organization',
-    { bytes: 'size' }
-  )
+  const [row] = await deps.stores.attachments._sumByGroup({ query: { organization } }, 'organization', {
+    bytes: 'size'
+  })
   return { bytes: row?.sums.bytes ?? 0, count: row?.count ?? 0 }
 }

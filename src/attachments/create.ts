@@ -30,7 +30,10 @@ export interface ParentFields {
 const field = (name: string, message: string) => ({ errors: [{ field: name, message }] })
 
 /** Refuses a declared size over the limit (413) and a declared type off the allow-list (415). */
-export const checkDeclared = (deps: Pick<Deps, 'settings'>, data: Pick<AttachmentData, 'size' | 'contentType'>) => {
+export const checkDeclared = (
+  deps: Pick<Deps, 'settings'>,
+  data: Pick<AttachmentData, 'size' | 'contentType'>
+) => {
   checkDeclaredSize(deps, data.size)
   const { types } = deps.settings.get('attachments')
   if (!types.map(baseType).includes(baseType(data.contentType)))
@@ -110,14 +113,17 @@ const parentStands = async (deps: Pick<Deps, 'stores'>, att: Pick<Attachment, 'r
 
 /** 402 naming `storageMax`: the facility's storage would go past its subscription's limit. */
 const overStorage = (limit: number, used: number, size: number, subscription: string | undefined) =>
-  new PaymentError(`This file would take the facility's storage past its subscription's limit of ${limit} bytes`, {
-    feature: 'storageMax',
-    storageMax: limit / STORAGE_MAX_UNIT,
-    limitBytes: limit,
-    used,
-    size,
-    ...(subscription ? { subscription } : {})
-  })
+  new PaymentError(
+    `This file would take the facility's storage past its subscription's limit of ${limit} bytes`,
+    {
+      feature: 'storageMax',
+      storageMax: limit / STORAGE_MAX_UNIT,
+      limitBytes: limit,
+      used,
+      size,
+      ...(subscription ? { subscription } : {})
+    }
+  )
 
 /** `storageMax` counts mebibytes, as the subscription packages state it (the free package's 1024 is 1 GiB). */
 export const STORAGE_MAX_UNIT = 1024 * 1024

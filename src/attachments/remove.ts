@@ -25,14 +25,11 @@ const releaseRemoved = async (deps: Deps, removed: StoredAttachment[]) => {
 }
 
 const finalizedConflict = (what: 'record' | 'encounter', id: string, finalizedAt: unknown) =>
-  new Conflict(
-    `This medical ${what} is finalized; its files are part of it and can no longer be removed`,
-    {
-      [what]: id,
-      finalizedAt,
-      errors: [{ field: 'finalizedAt', message: `is set: the ${what} is finalized` }]
-    }
-  )
+  new Conflict(`This medical ${what} is finalized; its files are part of it and can no longer be removed`, {
+    [what]: id,
+    finalizedAt,
+    errors: [{ field: 'finalizedAt', message: `is set: the ${what} is finalized` }]
+  })
 
 /** 409 when the file's record or encounter is finalized (a parent that is gone refuses nothing). */
 export const refuseIfFinalized = async (deps: Pick<Deps, 'stores'>, att: StoredAttachment) => {

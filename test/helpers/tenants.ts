@@ -33,7 +33,8 @@ export const servicePaths = [
   'queue-items',
   'notification-settings',
   'notification-templates',
-  'notifications'
+  'notifications',
+  'attachments'
 ] as const
 export type ServicePath = (typeof servicePaths)[number]
 
@@ -78,7 +79,8 @@ export const patchBodies: Record<ServicePath, Record<string, unknown>> = {
   'notification-settings': { queueNextPosition: 3 },
   'notification-templates': { body: 'Number {{queue.number}}, please come in' },
   // (read-only: every write is a 405)
-  notifications: { status: 'sent' }
+  notifications: { status: 'sent' },
+  attachments: { title: 'Signed consent' }
 }
 
 /** The internal store of a service (webhook-events keeps its deliveries in a store of its own). */
@@ -179,6 +181,13 @@ export const tenantDocs = async (
     },
     200
   )
+  // A file on the record (pending: the security tests need its metadata, not its bytes).
+  const attachment = await post('/attachments', {
+    record: record.id,
+    filename: 'consent.pdf',
+    contentType: 'application/pdf',
+    size: 2048
+  })
   const webhook = await post('/webhook-events', {
     organization: org,
     url: webhookUrl,
@@ -263,7 +272,8 @@ export const tenantDocs = async (
     'queue-items': queueItem.id,
     'notification-settings': notificationSettings.id,
     'notification-templates': notificationTemplate.id,
-    notifications: notification.id
+    notifications: notification.id,
+    attachments: attachment.id
   }
 }
 

@@ -315,6 +315,13 @@ describe('property-based fuzzing of every service (fast-check, seeded)', functio
         }
       case 'notifications':
         return { facility: org, event: 'queue.called', recipient: owner.account.id }
+      case 'attachments':
+        return {
+          record: A['medical-records'],
+          filename: 'fuzz.pdf',
+          contentType: 'application/pdf',
+          size: 10
+        }
     }
   }
   const validPatch = patchBodies

@@ -62,7 +62,8 @@ const exposed: Record<ServicePath, Method[]> = {
   'queue-items': ['find', 'get', 'create', 'patch'],
   'notification-settings': ['find', 'get', 'create', 'patch'],
   'notification-templates': ['find', 'get', 'create', 'patch', 'remove'],
-  notifications: ['find', 'get']
+  notifications: ['find', 'get'],
+  attachments: ['find', 'get', 'create', 'patch', 'remove']
 }
 
 // For `find`, 200 always (with or without A's document in it); `sees` says whether the caller's list holds it.
@@ -219,6 +220,13 @@ const rules: Record<ServicePath, Record<Exclude<Caller, 'anonymous'>, Expectatio
     owner: E(200, 405, 405, 405),
     member: E(200, 405, 405, 405),
     outsider: E(404, 405, 405, 405)
+  },
+  // Files on A's record follow the record: its writer (the owner, who created it) adds, retitles and removes them;
+  // A's members read them (the record is shared read-only with them); the outsider does not know them.
+  attachments: {
+    owner: E(200, 201, 200, 200),
+    member: E(200, 403, 403, 403),
+    outsider: E(404, 404, 404, 404)
   }
 }
 
@@ -377,6 +385,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return { facility: org, event: 'queue.next', channel: 'sms', body: 'You are next', active: false }
       case 'notifications':
         return { facility: org, event: 'queue.called', recipient: member.account.id }
+      case 'attachments':
+        return { record: A['medical-records'], filename: 'x.pdf', contentType: 'application/pdf', size: 10 }
     }
   }
   let created = 0
@@ -459,6 +469,8 @@ describe('tenant isolation matrix (service × method × caller × transport)', f
         return (await post('/schedules', await createBody('schedules'))).id
       case 'notification-templates':
         return (await post('/notification-templates', await createBody('notification-templates'))).id
+      case 'attachments':
+        return (await post('/attachments', await createBody('attachments'))).id
       default:
         return A[path]
     }

@@ -50,7 +50,8 @@ const validateCreate = (deps: Deps) => async (context: HookContext, next: NextFu
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw bodyNotAnObject()
   const validate = validateData
   const value = structuredClone(data)
-  if (!validate(value)) throw invalid('data', fieldErrors(validate.errors, { serverOwned: attachmentServerOwned }))
+  if (!validate(value))
+    throw invalid('data', fieldErrors(validate.errors, { serverOwned: attachmentServerOwned }))
   checkDeclared(deps, value as { size: number; contentType: string })
   context.data = value
   await next()
@@ -69,6 +70,12 @@ const createdEventWithoutUploadUrl = async (context: HookContext, next: NextFunc
   context.event = null
   const { uploadUrl: _secret, ...doc } = context.result as Attachment & { uploadUrl?: string }
   context.self.emit('created', await presentExternal(context.app, attachmentPath, doc))
+}
+
+// A confirmed upload is announced by the confirmation itself (src/attachments/upload.ts), once: the call emits none.
+const confirmationAnnouncedOnce = async (context: HookContext, next: NextFunction) => {
+  await next()
+  if (context.params.operators && '$confirmUpload' in context.params.operators) context.event = null
 }
 
 // `$analytics=storage` is the one operator-like query field of a find.
@@ -116,6 +123,7 @@ export const attachments = (app: Application, deps: Deps) => {
         setCreated
       ],
       patch: [
+        confirmationAnnouncedOnce,
         oneAtATime,
         validateQueryWith(attachmentQuerySchema),
         scopeAccess,

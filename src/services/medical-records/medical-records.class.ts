@@ -11,7 +11,12 @@ import { invalid, WHOLE_BODY } from '../../schema/validators'
 import { ResourceService } from '../resource'
 import { removeRecordCascade } from '../../attachments/records'
 import { validatePatch, type MedicalRecord, type Permission } from './medical-records.schema'
-import { holds, normalizePermissions, recordQuery, requireFacilityMembership } from '../../access/medical-records'
+import {
+  holds,
+  normalizePermissions,
+  recordQuery,
+  requireFacilityMembership
+} from '../../access/medical-records'
 import {
   medicalRecordPath,
   type MedicalRecordData,

@@ -32,8 +32,7 @@ describe('attachments: the removal of a record or an encounter survives kill -9 
     ...(step ? { FAULT_AFTER_STEP: step } : {})
   })
   const root = path.join(dataDir, 'attachments')
-  const keptFiles = () =>
-    filesUnder(root).filter((f) => !path.relative(root, f).startsWith(`tmp${path.sep}`))
+  const keptFiles = () => filesUnder(root).filter((f) => !path.relative(root, f).startsWith(`tmp${path.sep}`))
 
   before(async () => {
     child = await startChild(env())
