@@ -18,7 +18,7 @@ const filesUnder = (dir: string): string[] =>
     : []
 
 describe('attachments: the removal of a record or an encounter survives kill -9 between its steps', function () {
-  this.timeout(180_000)
+  this.timeout(300_000)
   const dataDir = tempDir('clinic-files-crash-')
   const mongodb = testMongoUrl()
   let child: ChildServer | undefined
@@ -35,7 +35,7 @@ describe('attachments: the removal of a record or an encounter survives kill -9 
   const keptFiles = () => filesUnder(root).filter((f) => !path.relative(root, f).startsWith(`tmp${path.sep}`))
 
   before(async () => {
-    child = await startChild(env())
+    child = await startChild(env(), 90_000)
     owner = await signUp(child.url, { organization: { name: 'Clinic K', type: 'facility' } })
     patient = await signUp(child.url)
     await child.kill()
@@ -98,7 +98,7 @@ describe('attachments: the removal of a record or an encounter survives kill -9 
   ]
   for (const [kind, step] of cases) {
     it(`${kind}: killed after ${step}, the restart finishes the removal with its files and bytes`, async () => {
-      child = await startChild(env(step))
+      child = await startChild(env(step), 90_000)
       const parent = await parents[kind](child.url)
       const files = [
         await readyFile(child.url, { [parent.field]: parent.id }, pdf(2000 + step.length), 'application/pdf'),
@@ -111,7 +111,7 @@ describe('attachments: the removal of a record or an encounter survives kill -9 
         .catch(() => undefined)
       const exit = await child.exited
       assert.equal(exit.signal, 'SIGKILL', child.output())
-      child = await startChild(env())
+      child = await startChild(env(), 90_000)
       const api = restClient(child.url, owner.token)
       assert.equal((await api.get(`/${parent.path}/${parent.id}`)).status, 404)
       for (const id of files) assert.equal((await api.get(`/attachments/${id}`)).status, 404)
