@@ -89,6 +89,9 @@ const recordFilesResolver = (deps: Deps) =>
   resolve<Stored<MedicalRecord>, ResolverContext>({
     [RECORD_REMOVAL_MARK]: async () => undefined,
     attachments: async (_value: unknown, record: Stored<MedicalRecord>, context: FilesContext) => {
+      // A `$select` that leaves the list out gets none.
+      const selected = (context.params?.query as { $select?: unknown } | undefined)?.$select
+      if (Array.isArray(selected) && !selected.includes('attachments')) return undefined
       if (!context[FILES]) context[FILES] = readyFilesOf(deps, answeredIds(context.result, record))
       return (await context[FILES]).get(record.id) ?? []
     }
