@@ -23,6 +23,7 @@ import {
   organizationMemberPath
 } from './services/organization-members/organization-members.shared'
 import { medicalRecordMethods, medicalRecordPath } from './services/medical-records/medical-records.shared'
+import { attachmentMethods, attachmentPath } from './services/attachments/attachments.shared'
 import {
   medicalEncounterMethods,
   medicalEncounterPath
@@ -221,6 +222,7 @@ export const createClient = (
   client.use(medicalEncounterPath, connection.service(medicalEncounterPath), {
     methods: [...medicalEncounterMethods]
   })
+  client.use(attachmentPath, connection.service(attachmentPath), { methods: [...attachmentMethods] })
   client.use(servicePath, connection.service(servicePath), { methods: [...serviceMethods] })
   client.use(billingInvoicePath, connection.service(billingInvoicePath), {
     methods: [...billingInvoiceMethods]

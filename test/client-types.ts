@@ -94,6 +94,24 @@ export const correctCalls = async (client: ClientApplication) => {
   await client.service('appointments').patch(appointment.id, { status: 'cancelled', cancelReason: 'Ill' })
   // @ts-expect-error: the slot key never reaches clients
   const slotKey: string = appointment.slotKey
+  // Files on records: a pending file with its upload URL; ready ones with a download URL; the storage key stays.
+  const attachment = await client.service('attachments').create({
+    record: 'r1',
+    filename: 'scan.pdf',
+    contentType: 'application/pdf',
+    size: 1024
+  })
+  const uploadUrl: string | undefined = attachment.uploadUrl
+  const attachmentStatus: 'pending' | 'ready' = attachment.status
+  const files = await client.service('attachments').find({ query: { record: 'r1' } })
+  const downloadUrl: string | undefined = files.data[0].downloadUrl
+  await client.service('attachments').patch(attachment.id, { title: 'Referral' })
+  await client.service('attachments').patch(attachment.id, { $confirmUpload: true })
+  // @ts-expect-error: where the bytes are never leaves the server
+  void attachment.storageKey
+  const fileService = client.service('attachments')
+  // @ts-expect-error: the facility comes from the record, never from the body
+  await fileService.create({ record: 'r1', organization: 'o', filename: 'a', contentType: 'a/b', size: 1 })
   const clock = await client.service('sandbox/clock').find()
   const moved = await client.service('sandbox/clock').patch(null, { now: clock.now + 60_000 })
   const passes: number = moved.ran.length
@@ -166,6 +184,9 @@ export const correctCalls = async (client: ClientApplication) => {
     appointmentKey,
     appointmentEnd,
     slotKey,
+    uploadUrl,
+    attachmentStatus,
+    downloadUrl,
     amount,
     total,
     firstInvoice,

@@ -4,19 +4,21 @@
 // here, before a single byte is sent; so is a size that would take the facility's storage past its subscription's
 // `storageMax` (402), decided under a lock per facility so that concurrent creates cannot overshoot it together.
 // The answer is `pending` with its signed upload URL (src/attachments/links.ts).
-import { BadRequest, Conflict, FeathersError, Forbidden, NotFound, PaymentError } from '@feathersjs/errors'
+import { BadRequest, Conflict, Forbidden, NotFound, PaymentError } from '@feathersjs/errors'
 import type { Deps } from '../deps'
 import type { AccessContext } from '../access/context'
 import { matches } from '../access/rules'
 import type { Stored } from '../store'
 import { facilityScope } from '../billing/access'
 import { standingOf } from '../subscriptions/enforce'
-import type { CreatedFields } from '../hooks/set-created'
 import { holds } from '../access/medical-records'
 import type { Attachment, AttachmentAnswerFields } from '../services/attachments/attachments.schema'
 import type { AttachmentData } from '../services/attachments/attachments.shared'
 import { storageUsage } from './access'
 import { uploadLink } from './links'
+import { UnsupportedMediaType } from './errors'
+import { baseType } from './sniff'
+import { checkDeclaredSize } from './upload'
 
 /** The facility, patient and (for a record's file) the record's grants a new file takes from its parent. */
 export interface ParentFields {
@@ -27,34 +29,15 @@ export interface ParentFields {
 
 const field = (name: string, message: string) => ({ errors: [{ field: name, message }] })
 
-/** 413: the declared size is over `attachments.maxBytes`. */
-export const tooLarge = (size: number, maxBytes: number) =>
-  new FeathersError(
-    `The file is larger than the largest accepted (${maxBytes} bytes)`,
-    'PayloadTooLarge',
-    413,
-    'payload-too-large',
-    { ...field('size', `must be at most ${maxBytes}`), size, maxBytes }
-  )
-
-/** 415: the declared type is not on the allow-list. */
-export const typeNotAllowed = (contentType: string, allowed: readonly string[]) =>
-  new FeathersError(
-    `Files of type '${contentType}' are not accepted`,
-    'UnsupportedMediaType',
-    415,
-    'unsupported-media-type',
-    { ...field('contentType', `must be one of: ${allowed.join(', ')}`), allowed }
-  )
-
-/** The media type without its parameters, lower case (`Text/Plain; charset=utf-8` → `text/plain`). */
-export const baseType = (contentType: string) => contentType.split(';')[0].trim().toLowerCase()
-
 /** Refuses a declared size over the limit (413) and a declared type off the allow-list (415). */
 export const checkDeclared = (deps: Pick<Deps, 'settings'>, data: Pick<AttachmentData, 'size' | 'contentType'>) => {
-  const { maxBytes, types } = deps.settings.get('attachments')
-  if (data.size > maxBytes) throw tooLarge(data.size, maxBytes)
-  if (!types.map(baseType).includes(baseType(data.contentType))) throw typeNotAllowed(data.contentType, types)
+  checkDeclaredSize(deps, data.size)
+  const { types } = deps.settings.get('attachments')
+  if (!types.map(baseType).includes(baseType(data.contentType)))
+    throw new UnsupportedMediaType(
+      `Files of type '${data.contentType}' are not accepted (accepted: ${types.join(', ')})`,
+      'contentType'
+    )
 }
 
 const notFound = (name: 'record' | 'encounter', id: string) =>
@@ -129,18 +112,22 @@ const parentStands = async (deps: Pick<Deps, 'stores'>, att: Pick<Attachment, 'r
 const overStorage = (limit: number, used: number, size: number, subscription: string | undefined) =>
   new PaymentError(`This file would take the facility's storage past its subscription's limit of ${limit} bytes`, {
     feature: 'storageMax',
-    storageMax: limit,
+    storageMax: limit / STORAGE_MAX_UNIT,
+    limitBytes: limit,
     used,
     size,
     ...(subscription ? { subscription } : {})
   })
+
+/** `storageMax` counts mebibytes, as the subscription packages state it (the free package's 1024 is 1 GiB). */
+export const STORAGE_MAX_UNIT = 1024 * 1024
 
 /** The facility's storage limit in bytes, or null when its subscription sets none. */
 const storageLimit = async (deps: Deps, organization: string) => {
   const standing = await standingOf(deps, organization)
   const limit = standing.features.storageMax
   return {
-    limit: typeof limit === 'number' && Number.isFinite(limit) ? limit : null,
+    limit: typeof limit === 'number' && Number.isFinite(limit) ? limit * STORAGE_MAX_UNIT : null,
     subscription: standing.subscription?.id
   }
 }
@@ -154,7 +141,7 @@ export const storageLock = (organization: string) => `attachments:storage:${orga
  */
 export const createAttachment = async (
   deps: Deps,
-  data: AttachmentData & CreatedFields,
+  data: AttachmentData & { createdAt: number; createdBy: string | null },
   parent: ParentFields
 ): Promise<Stored<Attachment>> => {
   checkDeclared(deps, data)

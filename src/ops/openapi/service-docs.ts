@@ -10,6 +10,14 @@ import {
 } from '../../services/appointments/appointments.schema'
 import { slotQuerySchema, slotSchema } from '../../services/appointment-slots/appointment-slots.schema'
 import {
+  attachmentAnswerSchema,
+  attachmentDataSchema,
+  attachmentInternals,
+  attachmentPatchSchema,
+  attachmentQuerySchema,
+  attachmentSchema
+} from '../../services/attachments/attachments.schema'
+import {
   sandboxClockMoveSchema,
   sandboxClockMovedSchema,
   sandboxClockSchema
@@ -531,6 +539,39 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     data: appointmentDataSchema,
     patch: appointmentPatchSchema,
     query: appointmentQuerySchema
+  },
+  attachments: {
+    summary:
+      'Files on medical records and encounters (docs/attachments.md): POST { record | encounter, filename, contentType, size, sha256?, title? } → pending, with uploadUrl (413 over ATTACHMENT_MAX_BYTES, 415 off the allow-list, 402 past storageMax); GET ready ones with downloadUrl signed for the caller; GET ?$analytics=storage → [{ organization, bytes, count }] (superadmins); PATCH { title } or { $confirmUpload: true }; DELETE while the record is not finalized (409)',
+    result: Type.Object(
+      {
+        ...Type.Omit(attachmentSchema, [...attachmentInternals]).properties,
+        ...attachmentAnswerSchema.properties
+      },
+      { additionalProperties: false }
+    ),
+    data: attachmentDataSchema,
+    patch: {
+      'a new title': Type.Omit(attachmentPatchSchema, ['$confirmUpload']),
+      'confirm an upload to the bucket ($confirmUpload)': Type.Object(
+        {
+          $confirmUpload: Type.Literal(true, {
+            description:
+              'Body operator (S3 mode): the server checks the uploaded object and marks the file ready'
+          })
+        },
+        { additionalProperties: false }
+      )
+    },
+    query: Type.Object(
+      {
+        ...attachmentQuerySchema.properties,
+        $analytics: Type.Optional(
+          Type.Literal('storage', { description: 'Answers the storage used per facility instead of a page' })
+        )
+      },
+      { additionalProperties: false }
+    )
   },
   'sandbox/clock': {
     summary:

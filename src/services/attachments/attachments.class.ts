@@ -9,7 +9,7 @@ import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
 import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
-import { superadminOf } from '../../access/context'
+import { superadminOf, type AccessContext } from '../../access/context'
 import type { CreatedFields } from '../../hooks/set-created'
 import { invalid } from '../../schema/validators'
 import { ResourceService } from '../resource'
@@ -65,6 +65,12 @@ export class AttachmentService extends ResourceService<
     super(app, deps, attachmentPath, getOptions(deps))
   }
 
+  /** The caller's access context (scopeAccess loads it, but a find or get may not carry it on). */
+  private async callerAccess(params: Params): Promise<AccessContext | null> {
+    if (!params.provider || !params.account) return null
+    return params.access ?? (await this.deps.access.load(params.account))
+  }
+
   /** A ready file answered to an account: with its download URL, signed for that account. */
   private async withDownload(att: StoredAttachment, params: Params): Promise<Answer> {
     const accountId = params.account?.id
@@ -95,7 +101,8 @@ export class AttachmentService extends ResourceService<
     const asked = (params.query as { organization?: unknown } | undefined)?.organization
     let facilities: string[]
     if (params.provider) {
-      const managed = params.access ? superadminOf(params.access) : []
+      const access = await this.callerAccess(params)
+      const managed = access ? superadminOf(access) : []
       facilities = typeof asked === 'string' ? managed.filter((id) => id === asked) : managed
       if (facilities.length === 0)
         throw new Forbidden("Only the facility's superadmins may see its storage", {
@@ -115,7 +122,8 @@ export class AttachmentService extends ResourceService<
   async get(id: Id, params: AttachmentParams = {}): Promise<Answer> {
     const { $analytics: _ignored, ...query } = (params.query ?? {}) as AttachmentQuery
     const att = await this.store.get(id, { ...params, query })
-    if (params.provider && params.access && !(await holdsOnParent(this.deps, params.access, att, 'read')))
+    const access = await this.callerAccess(params)
+    if (access && !(await holdsOnParent(this.deps, access, att, 'read')))
       throw new NotFound(`No record found for id '${id}'`)
     return this.withDownload(att, params)
   }
@@ -135,10 +143,11 @@ export class AttachmentService extends ResourceService<
    *  of the encounter's facility) as the record stands now, not only on the file's copy of its grants. */
   private async writable(id: NullableId, params: AttachmentParams): Promise<StoredAttachment> {
     const existing = await this.loadExisting(id as Id, params)
-    if (params.provider && params.access) {
-      if (!(await holdsOnParent(this.deps, params.access, existing, 'read')))
+    const access = await this.callerAccess(params)
+    if (access) {
+      if (!(await holdsOnParent(this.deps, access, existing, 'read')))
         throw new NotFound(`No record found for id '${existing.id}'`)
-      if (!(await holdsOnParent(this.deps, params.access, existing, 'write')))
+      if (!(await holdsOnParent(this.deps, access, existing, 'write')))
         throw new Forbidden('You may not change the files of this record')
     }
     return existing
