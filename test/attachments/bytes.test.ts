@@ -123,8 +123,11 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       assert.equal(pending.status, 'pending')
       assert.equal(typeof pending.uploadUrl, 'string')
       assert.equal(pending.storageKey, undefined)
-      if (backend === 's3') assert.match(pending.uploadUrl, new RegExp(`^${s3!.endpoint}/`))
-      else
+      if (backend === 's3') {
+        // The bucket's presigned PUT, which the bucket itself lets expire with the upload's lifetime.
+        assert.match(pending.uploadUrl, new RegExp(`^${s3!.endpoint}/${s3!.bucket}/uploads/${pending.id}\\?`))
+        assert.equal(new URL(pending.uploadUrl).searchParams.get('X-Amz-Expires'), '600')
+      } else
         assert.match(
           pending.uploadUrl,
           new RegExp(`^${server.url}/attachments/${pending.id}/content\\?token=`)
