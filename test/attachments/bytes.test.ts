@@ -221,8 +221,29 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       body = await response.json()
       assert.equal(response.status, 415, JSON.stringify(body))
       assert.deepEqual(fieldsOf(body), ['contentType'])
+      // A field after the file: refused, and the attachment the call created is gone again.
+      const late = new FormData()
+      late.append('record', record.id)
+      late.append('contentType', 'application/pdf')
+      late.append('size', String(pdf().length))
+      late.append('file', new Blob([pdf()], { type: 'application/pdf' }), 'late.pdf')
+      late.append('title', 'too late')
+      response = await fetch(`${server.url}/attachments/upload`, {
+        method: 'POST',
+        body: late,
+        headers: { authorization: `Bearer ${alice.token}` }
+      })
+      body = await response.json()
+      assert.equal(response.status, 400, JSON.stringify(body))
+      assert.match(body.message, /came after the file/)
       const after = (await server.app.service('attachments' as any)._find({ paginate: false })).length
       assert.equal(after, before)
+      const tmp = path.join(server.dataDir, 'attachments', 'tmp')
+      await waitUntil(
+        () => !fs.existsSync(tmp) || fs.readdirSync(tmp).length === 0,
+        5000,
+        'no temp file left'
+      )
     })
 
     it('refuses fewer bytes than declared (400) and more (413), naming size; the attachment stays pending', async () => {
