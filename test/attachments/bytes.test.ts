@@ -449,6 +449,19 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       assertStatus(await getBytes(forBob.downloadUrl), 200)
     })
 
+    it('publishes the bytes routes in the OpenAPI document', async () => {
+      const doc = (await api.get('/openapi.json')).body
+      const content = doc.paths['/attachments/{id}/content']
+      assert.ok(content.put.responses['409'] && content.put.responses['413'] && content.put.responses['415'])
+      assert.ok(content.get.responses['206'] && content.get.responses['416'])
+      const multipart = doc.paths['/attachments/upload'].post
+      assert.ok(multipart.requestBody.content['multipart/form-data'])
+      assert.equal(
+        multipart.responses['201'].content['application/json'].schema.$ref,
+        '#/components/schemas/Attachments'
+      )
+    })
+
     it('20 concurrent uploads all end ready with their own bytes', async () => {
       const files = Array.from({ length: 20 }, (_, i) => pdf(20_000 + (i % 10)))
       const pendings = await Promise.all(
