@@ -123,8 +123,11 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       assert.equal(pending.status, 'pending')
       assert.equal(typeof pending.uploadUrl, 'string')
       assert.equal(pending.storageKey, undefined)
-      if (backend === 's3') assert.match(pending.uploadUrl, new RegExp(`^${s3!.endpoint}/`))
-      else
+      if (backend === 's3') {
+        // The bucket's presigned PUT, which the bucket itself lets expire with the upload's lifetime.
+        assert.match(pending.uploadUrl, new RegExp(`^${s3!.endpoint}/${s3!.bucket}/uploads/${pending.id}\\?`))
+        assert.equal(new URL(pending.uploadUrl).searchParams.get('X-Amz-Expires'), '600')
+      } else
         assert.match(
           pending.uploadUrl,
           new RegExp(`^${server.url}/attachments/${pending.id}/content\\?token=`)
@@ -218,8 +221,29 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       body = await response.json()
       assert.equal(response.status, 415, JSON.stringify(body))
       assert.deepEqual(fieldsOf(body), ['contentType'])
+      // A field after the file: refused, and the attachment the call created is gone again.
+      const late = new FormData()
+      late.append('record', record.id)
+      late.append('contentType', 'application/pdf')
+      late.append('size', String(pdf().length))
+      late.append('file', new Blob([pdf()], { type: 'application/pdf' }), 'late.pdf')
+      late.append('title', 'too late')
+      response = await fetch(`${server.url}/attachments/upload`, {
+        method: 'POST',
+        body: late,
+        headers: { authorization: `Bearer ${alice.token}` }
+      })
+      body = await response.json()
+      assert.equal(response.status, 400, JSON.stringify(body))
+      assert.match(body.message, /came after the file/)
       const after = (await server.app.service('attachments' as any)._find({ paginate: false })).length
       assert.equal(after, before)
+      const tmp = path.join(server.dataDir, 'attachments', 'tmp')
+      await waitUntil(
+        () => !fs.existsSync(tmp) || fs.readdirSync(tmp).length === 0,
+        5000,
+        'no temp file left'
+      )
     })
 
     it('refuses fewer bytes than declared (400) and more (413), naming size; the attachment stays pending', async () => {
@@ -423,6 +447,19 @@ for (const backend of ['embedded', 's3'] as Backend[]) {
       )
       assertStatus(again, 200)
       assertStatus(await getBytes(forBob.downloadUrl), 200)
+    })
+
+    it('publishes the bytes routes in the OpenAPI document', async () => {
+      const doc = (await api.get('/openapi.json')).body
+      const content = doc.paths['/attachments/{id}/content']
+      assert.ok(content.put.responses['409'] && content.put.responses['413'] && content.put.responses['415'])
+      assert.ok(content.get.responses['206'] && content.get.responses['416'])
+      const multipart = doc.paths['/attachments/upload'].post
+      assert.ok(multipart.requestBody.content['multipart/form-data'])
+      assert.equal(
+        multipart.responses['201'].content['application/json'].schema.$ref,
+        '#/components/schemas/Attachments'
+      )
     })
 
     it('20 concurrent uploads all end ready with their own bytes', async () => {

@@ -26,6 +26,7 @@ import { callCircumstances } from '../../audit/entries'
 import type { AuditEntry } from '../../audit/chain'
 import { readContentToken } from '../../attachments/links'
 import { checkDeclaredSize, receiveUpload } from '../../attachments/upload'
+import { discardUpload, releaseBlobs } from '../../attachments/blob-refs'
 import { mayReadAttachment } from '../../attachments/access'
 import { PayloadTooLarge, RangeNotSatisfiable, UnsupportedMediaType } from '../../attachments/errors'
 import type { Attachment } from './attachments.schema'
@@ -267,11 +268,19 @@ const multipartUpload = async (app: Application, deps: Deps, ctx: FeathersKoaCon
     ctx.body = await service.get(ready.id, params)
   } catch (error) {
     ctx.req.unpipe(parser)
+    // Ends the file part being read (its staging stops and its temp file goes) and what comes after it.
+    parser.destroy()
     if (!ctx.req.readableEnded) refuseUnread(ctx)
-    // A create whose bytes failed leaves nothing behind: the pending attachment goes too.
+    await work?.catch(() => undefined)
+    // A failed call leaves nothing behind: the attachment it created goes too (with its bytes, had a late
+    // refusal, such as a field after the file, come after they were kept).
     if (created) {
-      const removed = await orNull(deps.stores.attachments._remove(created, { query: { status: 'pending' } }))
-      if (removed) await deps.announce(attachmentPath, 'removed', removed)
+      const removed = await orNull(deps.stores.attachments._remove(created))
+      if (removed) {
+        await deps.announce(attachmentPath, 'removed', removed)
+        await discardUpload(deps, removed)
+        await releaseBlobs(deps, [removed.storageKey])
+      }
     }
     throw error
   }
