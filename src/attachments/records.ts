@@ -107,6 +107,38 @@ export const followRecordGrants = async (deps: Deps, change: RecordChange) => {
   }
 }
 
+const sameGrants = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
+
+/**
+ * Brings every file's copy of its record's grants in step with the record (a process that died between a record's
+ * change and the copy's update left it behind; single-file reads and downloads never depended on it). Run at
+ * start-up: one scan of the records' files, one read per record; answers how many files it changed.
+ */
+export const repairRecordGrants = async (deps: Deps): Promise<number> => {
+  const files = await deps.stores.attachments._find({
+    query: { record: { $exists: true }, $select: ['id', 'record', 'recordAccess'] },
+    paginate: false
+  })
+  const byRecord = new Map<string, typeof files>()
+  for (const file of files) {
+    const list = byRecord.get(file.record as string) ?? []
+    list.push(file)
+    byRecord.set(file.record as string, list)
+  }
+  let changed = 0
+  for (const [recordId, list] of byRecord) {
+    const record = await orNull(deps.stores.records._get(recordId))
+    if (!record) continue
+    const grants = recordAccessOf(record)
+    for (const file of list) {
+      if (sameGrants(file.recordAccess, grants)) continue
+      await deps.stores.attachments._patch(file.id, { recordAccess: grants })
+      changed++
+    }
+  }
+  return changed
+}
+
 /** What a record's answers list of each ready file. */
 export interface AttachmentSummary {
   id: string

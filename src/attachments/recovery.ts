@@ -1,12 +1,13 @@
 // The attachments job: uploads that never came are removed once their URL expired (a time-driven pass, which the
-// sandbox clock also runs), and record removals a crash cut off are finished (./records.ts). At start-up on every
+// sandbox clock also runs), record removals a crash cut off are finished, and at start-up the files' copies of
+// their records' grants are brought in step with the records (./records.ts). At start-up on every
 // engine all marked removals are finished (their steps are idempotent); afterwards those older than
 // `billing.staleAfterMs`, so that a removal still in flight on another instance is left to it. It runs with the
 // other recoveries' interval (`billing.recoveryIntervalMs`), under the lease `attachments-recovery`.
 import type { Application } from '../declarations'
 import type { Deps } from '../deps'
 import { recoveryJob, type RecoveryWhen } from '../jobs/recovery-loop'
-import { finishRecordRemovals } from './records'
+import { finishRecordRemovals, repairRecordGrants } from './records'
 import { expireUploads } from './remove'
 
 /** One pass: finished record removals and expired uploads removed. */
@@ -15,7 +16,8 @@ export const attachmentsPass = async (deps: Deps, when: RecoveryWhen = 'periodic
   const before = when === 'startup' ? now : now - deps.settings.get('billing').staleAfterMs
   const records = await finishRecordRemovals(deps, before)
   const expired = await expireUploads(deps)
-  return { records, expired }
+  const regranted = when === 'startup' ? await repairRecordGrants(deps) : 0
+  return { records, expired, regranted }
 }
 
 /** The name of the job and of its lease. */
@@ -25,10 +27,11 @@ export const attachmentsJob = (app: Application, deps: Deps) =>
   recoveryJob(app, ATTACHMENTS_JOB, {
     intervalMs: () => deps.settings.get('billing').recoveryIntervalMs,
     pass: async (when) => {
-      const { records, expired } = await attachmentsPass(deps, when)
+      const { records, expired, regranted } = await attachmentsPass(deps, when)
       const parts = [
         ...(records ? [`${records} record removals finished`] : []),
-        ...(expired ? [`${expired} expired uploads removed`] : [])
+        ...(expired ? [`${expired} expired uploads removed`] : []),
+        ...(regranted ? [`${regranted} files' record grants brought in step`] : [])
       ]
       return parts.length ? parts.join(', ') : null
     }
