@@ -109,6 +109,8 @@ export const correctCalls = async (client: ClientApplication) => {
   await client.service('attachments').patch(attachment.id, { $confirmUpload: true })
   // @ts-expect-error: where the bytes are never leaves the server
   void attachment.storageKey
+  const listed = await client.service('medical-records').get('r1')
+  const firstFileName: string | undefined = listed.attachments?.[0]?.filename
   const fileService = client.service('attachments')
   // @ts-expect-error: the facility comes from the record, never from the body
   await fileService.create({ record: 'r1', organization: 'o', filename: 'a', contentType: 'a/b', size: 1 })
@@ -185,6 +187,7 @@ export const correctCalls = async (client: ClientApplication) => {
     appointmentEnd,
     slotKey,
     uploadUrl,
+    firstFileName,
     attachmentStatus,
     downloadUrl,
     amount,

@@ -14,6 +14,7 @@ import { faultPoint } from '../billing/fault'
 import { orNull } from '../billing/store-calls'
 import type { MedicalRecord } from '../services/medical-records/medical-records.schema'
 import type { Attachment } from '../services/attachments/attachments.schema'
+import type { AttachmentSummary } from '../services/attachments/attachments.shared'
 import { removeAttachmentsOf } from './remove'
 
 type StoredRecord = Stored<MedicalRecord>
@@ -139,13 +140,7 @@ export const repairRecordGrants = async (deps: Deps): Promise<number> => {
   return changed
 }
 
-/** What a record's answers list of each ready file. */
-export interface AttachmentSummary {
-  id: string
-  filename: string
-  contentType: string
-  size: number
-}
+export type { AttachmentSummary }
 
 /** The ready files of each of `recordIds`, in one store query, by record id (oldest first). */
 export const readyFilesOf = async (

@@ -23,6 +23,14 @@ export type AttachmentPatch = Static<typeof attachmentPatchSchema>
 /** The find query; `$analytics: 'storage'` answers the storage used per facility instead of a page. */
 export type AttachmentQuery = Static<typeof attachmentQuerySchema> & { $analytics?: 'storage' }
 
+/** What every medical record answer lists of each of its ready files (`attachments`). */
+export interface AttachmentSummary {
+  id: string
+  filename: string
+  contentType: string
+  size: number
+}
+
 /** `GET /attachments?$analytics=storage`: per facility the caller manages, the bytes and files stored. */
 export interface AttachmentStorageUsage {
   organization: string

@@ -8,11 +8,14 @@ import type {
   medicalRecordPatchSchema,
   medicalRecordQuerySchema
 } from './medical-records.schema'
+import type { AttachmentSummary } from '../attachments/attachments.shared'
 
 export const medicalRecordPath = 'medical-records'
 export const medicalRecordMethods = ['find', 'get', 'create', 'patch', 'remove'] as const
 
 export type { MedicalRecord }
+/** A record as clients receive it: with its ready files (docs/attachments.md). */
+export type MedicalRecordAnswer = MedicalRecord & { attachments?: AttachmentSummary[] }
 export type MedicalRecordData = Static<typeof medicalRecordDataSchema>
 export type MedicalRecordPatch = Static<typeof medicalRecordPatchSchema>
 export type MedicalRecordQuery = Static<typeof medicalRecordQuerySchema>
@@ -20,10 +23,10 @@ export type MedicalRecordQuery = Static<typeof medicalRecordQuerySchema>
 /** What a client may call on medical-records: its methods, typed by the schemas (data in, result out). */
 export type MedicalRecordClientService = Pick<
   ClientService<
-    MedicalRecord,
+    MedicalRecordAnswer,
     MedicalRecordData,
     MedicalRecordPatch,
-    Paginated<MedicalRecord>,
+    Paginated<MedicalRecordAnswer>,
     ClientParams<MedicalRecordQuery>
   >,
   (typeof medicalRecordMethods)[number]
