@@ -98,7 +98,9 @@ export const attachments = (app: Application, deps: Deps) => {
     // The record's readers (its creator, the accounts and organizations it is shared with) or the facility's members.
     audience: (doc) =>
       doc.recordAccess ? recordAudience(doc.recordAccess) : [`organizations/${doc.organization}`],
-    organizations: (doc) => [doc.organization],
+    // Organization webhooks receive what they receive of the parent: encounters' files (the facility's), not
+    // records' files (records go to no organization webhook).
+    organizations: (doc) => (doc.record ? [] : [doc.organization]),
     audit: {
       fields: ['patient', 'organization'],
       patient: (doc) => doc.patient,

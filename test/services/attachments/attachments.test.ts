@@ -18,6 +18,7 @@ import { setupFacility, type FacilityFixture } from '../../helpers/billing'
 import { signUp, type SignedUp } from '../../helpers/app'
 import { LONG_SESSIONS } from '../../helpers/subscriptions'
 import { depsSlot } from '../../../src/deps'
+import { startWebhookReceiver } from '../../helpers/webhook-receiver'
 import { attachmentsPass } from '../../../src/attachments/recovery'
 import { fieldsOf, getBytes, pdf, putBytes, sha256 } from '../../attachments/fixtures'
 
@@ -71,7 +72,17 @@ describe('attachments service', function () {
   }
 
   before(async () => {
-    server = await startServer({ clock: { now: () => now }, sessions: LONG_SESSIONS })
+    server = await startServer({
+      clock: { now: () => now },
+      sessions: LONG_SESSIONS,
+      webhooks: {
+        allowPrivate: true,
+        retryDelaysMs: [],
+        timeoutMs: 2000,
+        pollIntervalMs: 50,
+        leaseMarginMs: 30000
+      }
+    })
     facility = await setupFacility(server.url, 'Files clinic')
     patient = await signUp(server.url)
   })
@@ -283,6 +294,43 @@ describe('attachments service', function () {
       const { regranted } = await attachmentsPass(deps(), 'startup')
       assert.ok(regranted >= 1)
       assert.equal((await api(patient.token).get(`/attachments?record=${record.id}`)).body.total, 1)
+    })
+
+    it("organization webhooks get the encounter files' events, never the record files' (as for their parents)", async () => {
+      const receiver = await startWebhookReceiver()
+      try {
+        const hook = await api(facility.owner.token).post('/webhook-events', {
+          organization: facility.id,
+          url: receiver.url,
+          events: 'attachments',
+          active: true
+        })
+        assert.equal(hook.status, 201, JSON.stringify(hook.body))
+        receiver.setSecret(hook.body.secret)
+        const record = await newRecord()
+        const encounter = await api(facility.member.token).post('/medical-encounters', {
+          facility: facility.id,
+          patient: patient.account.id
+        })
+        const onRecord = await api(facility.member.token).post(
+          '/attachments',
+          declare({ record: record.id }, pdf(2))
+        )
+        const onEncounter = await api(facility.member.token).post(
+          '/attachments',
+          declare({ encounter: encounter.body.id }, pdf(2))
+        )
+        await receiver.waitForCount(1)
+        const deliveries = await api(facility.owner.token).get(`/webhook-events?webhook=${hook.body.id}`)
+        const ids = deliveries.body.data.map((d: any) => d.payload?.id)
+        assert.ok(ids.includes(onEncounter.body.id), JSON.stringify(deliveries.body))
+        assert.ok(!ids.includes(onRecord.body.id))
+        assert.equal(receiver.received[0].body.payload.id, onEncounter.body.id)
+        assert.equal(receiver.received[0].body.payload.uploadUrl, undefined)
+        assert.equal(receiver.received[0].body.payload.storageKey, undefined)
+      } finally {
+        await receiver.close()
+      }
     })
 
     it('writes an audit event with the patient for every get and find', async () => {
