@@ -16,7 +16,7 @@ const layers = {
   base: `^(src/schema/|src/(logger|configuration|declarations|runtime|events|clock|startup-error|auth-secret|client)[.]ts$|${contract})`,
   infra: '^src/(store|access|cluster|providers)/',
   deps: '^src/deps[.]ts$',
-  domain: '^src/(appointments|auth|audit|billing|directory|inventory|jobs|notifications|orders|queues|sandbox|subscriptions)/',
+  domain: '^src/(appointments|auth|audit|billing|directory|fhir|inventory|jobs|notifications|orders|queues|sandbox|subscriptions)/',
   hooks: '^src/hooks/',
   services: '^src/services/',
   top: '^src/(ops/|(app|http|channels|authentication|admin|socket-methods|index)[.]ts$)'

@@ -46,6 +46,7 @@ import { withLeaseWaiting } from './cluster/lease'
 import { createLocks } from './cluster/locks'
 import { processorEvents } from './services/subscriptions/processor-events'
 import { unsubscribePage } from './services/notifications/unsubscribe-page'
+import { fhirRoutes } from './services/fhir/routes'
 import { checkPaymentsForProduction } from './providers/payments-mode'
 import { createProviders } from './providers/registry'
 
@@ -99,6 +100,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.use(processorEvents(app))
   // The one-click unsubscribe of notification emails: mail clients post a form-encoded body.
   app.use(unsubscribePage(app))
+  // FHIR R4 under /fhir (its own body reading: FHIR JSON, answered as FHIR JSON or OperationOutcome).
+  app.use(fhirRoutes(app))
   app.use(requireJson())
   app.use(
     bodyParser({

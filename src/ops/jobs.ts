@@ -15,7 +15,7 @@ import { subscriptionPass, subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
 import { inventoryRecoveryJob } from '../inventory/recovery'
 import { noShowJob, noShowPass } from '../appointments/no-show'
-import { recoveryPassWaiting } from '../jobs/recovery-loop'
+import { recoveryJob, recoveryPassWaiting, staleCutoff } from '../jobs/recovery-loop'
 import { withLeaseWaiting } from '../cluster/lease'
 import { SYNC_MS } from '../sandbox/clock'
 import { sandboxClockOf } from '../services/sandbox-clock/sandbox-clock'
@@ -29,6 +29,8 @@ import { redisKey, redisOf } from '../cluster/redis'
 import { logger } from '../logger'
 import { metricsOf } from './metrics'
 import { REMINDERS_JOB, notificationPass, reminderJob } from '../notifications/jobs'
+import { fhirSlot } from '../services/fhir/fhir'
+import { undoInterruptedImports } from '../fhir/journal'
 
 export type { Job }
 
@@ -128,6 +130,11 @@ const sandboxClockJob = (app: Application): Job => {
  */
 const registerTimeDrivenPasses = (app: Application) => {
   const deps = depsSlot.require(app)
+  // FHIR bulk exports past FHIR_EXPORT_TTL_MS: their files deleted (src/fhir/export.ts).
+  deps.passes.register({
+    job: 'fhir-export-expiry',
+    run: async () => (await fhirSlot.get(app)?.worker.expire()) ?? 0
+  })
   deps.passes.register({
     job: 'subscriptions',
     run: async () => (await recoveryPassWaiting(app, 'subscriptions', () => subscriptionPass(deps))).changed
@@ -183,8 +190,32 @@ const jobsOf = (app: Application): Job[] => [
   billingRecoveryJob(app, depsSlot.require(app)),
   paymentIntentsRecoveryJob(app, depsSlot.require(app)),
   // Appointment reminders at the facility's offsets before start (src/notifications/jobs.ts).
-  reminderJob(app, depsSlot.require(app))
+  reminderJob(app, depsSlot.require(app)),
+  // FHIR: imports a crash interrupted are undone (src/fhir/journal.ts); bulk exports run and expire (src/fhir/export.ts).
+  recoveryJob(app, 'fhir-imports', {
+    intervalMs: () => FHIR_IMPORT_RECOVERY_MS,
+    pass: async (when) => {
+      const state = fhirSlot.get(app)
+      if (!state) return null
+      const undone = await undoInterruptedImports(
+        depsSlot.require(app),
+        state.imports,
+        staleCutoff(app, when, FHIR_IMPORT_STALE_MS)
+      )
+      return undone ? `${undone} interrupted imports undone` : null
+    }
+  }),
+  {
+    name: 'fhir export worker',
+    start: async () => fhirSlot.get(app)?.worker.start(),
+    stop: async () => fhirSlot.get(app)?.worker.stop()
+  }
 ]
+
+// An import writes its journal at every create: one untouched this long (on MongoDB, where another instance may be
+// running it) was interrupted.
+const FHIR_IMPORT_STALE_MS = 10 * 60_000
+const FHIR_IMPORT_RECOVERY_MS = 60_000
 
 const startedSlot = appSlot<Job[]>('started jobs')
 

@@ -34,6 +34,7 @@ import { notifications } from './notifications/notifications'
 import { notificationSettings } from './notification-settings/notification-settings'
 import { notificationTemplates } from './notification-templates/notification-templates'
 import { sandboxClock } from './sandbox-clock/sandbox-clock'
+import { fhir } from './fhir/fhir'
 
 export const services = (app: Application, deps: Deps) => {
   organizationMembers(app, deps)
@@ -81,6 +82,8 @@ export const services = (app: Application, deps: Deps) => {
   auditEvents(app, deps)
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
   unifiedDirectory(app, deps)
+  // FHIR R4 (docs/fhir.md): bulk export jobs and import journals; the /fhir routes are src/services/fhir/routes.ts.
+  fhir(app, deps)
 }
 
 /**
