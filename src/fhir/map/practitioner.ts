@@ -1,0 +1,41 @@
+// A member who authors records → Practitioner (the person: their account) + PractitionerRole (the membership: its
+// organization and roles). Import does not create staff; records keep their provider's id.
+import type { Stored } from '../../schema/resolvers'
+import type { Account } from '../../services/accounts/accounts.schema'
+import type { Member } from '../../services/organization-members/organization-members.schema'
+import type { FhirContext, FhirResource } from '../types'
+import { compact, encodeExtension, fhirId, identifier, metaOf, reference } from './common'
+
+export const practitionerToFhir = (
+  account: Stored<Account>,
+  member: Stored<Member>,
+  ctx: FhirContext
+): FhirResource[] => [
+  compact({
+    resourceType: 'Practitioner',
+    id: fhirId(account.id),
+    meta: metaOf(account),
+    identifier: identifier(ctx, 'accounts', account.id),
+    name: [
+      {
+        family: account.lastName || undefined,
+        given: [account.firstName, account.middleName].filter((part) => typeof part === 'string' && part !== '')
+      }
+    ],
+    telecom: [account.email ? { system: 'email', value: account.email } : undefined]
+  }),
+  compact({
+    resourceType: 'PractitionerRole',
+    id: fhirId(member.id),
+    meta: metaOf(member),
+    identifier: identifier(ctx, 'organization-members', member.id),
+    active: true,
+    practitioner: reference('Practitioner', member.uid),
+    organization: reference('Organization', member.organization),
+    code: (member.roles ?? []).filter((role) => role !== '').map((role) => ({ text: role })),
+    extension: [
+      ...encodeExtension('privileges', 'strings', member.privileges),
+      ...encodeExtension('superadmin', 'boolean', member.superadmin)
+    ]
+  })
+]
