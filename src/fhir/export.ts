@@ -18,7 +18,7 @@ import path from 'node:path'
 import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'
 import type { Deps } from '../deps'
-import type { StoreService, Stored } from '../store'
+import type { StoreOptions, StoreService, Stored } from '../store'
 import { errorCode } from '../billing/store-calls'
 import { exportSources, type ExportFilter } from './sources'
 import type { FhirResource } from './mapping'
@@ -66,9 +66,9 @@ export interface ExportJob {
 
 export type ExportStore = StoreService<Stored<ExportJob>>
 
-export const exportStoreOptions = {
+export const exportStoreOptions: StoreOptions = {
   name: 'fhir-exports',
-  paginate: false as const,
+  paginate: false,
   multi: true,
   indexes: [{ fields: { status: 1, leaseUntil: 1 } }, { fields: { expiresAt: 1 } }]
 }

@@ -8,7 +8,7 @@
 // A crash between a document's creation and its journal entry leaves that one document (the window is one store
 // write); everything written before it is undone.
 import type { Deps } from '../deps'
-import type { StoreService, Stored } from '../store'
+import type { StoreOptions, StoreService, Stored } from '../store'
 import { errorCode } from '../billing/store-calls'
 
 /** A document an import created: the store it lives in and its id. */
@@ -30,9 +30,9 @@ export interface ImportJournal {
 
 export type ImportStore = StoreService<Stored<ImportJournal>>
 
-export const importStoreOptions = {
+export const importStoreOptions: StoreOptions = {
   name: 'fhir-imports',
-  paginate: false as const,
+  paginate: false,
   indexes: [{ fields: { status: 1, touchedAt: 1 } }]
 }
 

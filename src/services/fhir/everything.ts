@@ -134,12 +134,20 @@ export const everything = async (
       skip = 0
     }
   }
+  // A page ending exactly at the end of a phase: the empty phases after it are skipped, so that a next link always
+  // leads to documents.
+  while (phase < PHASES.length && skip === 0) {
+    const service = app.lookup(PHASES[phase].path)?.service as Finder | undefined
+    const probe = service ? await service.find({ ...caller.params, query: { patient, $limit: 0 } }) : undefined
+    if (isPaged(probe) && probe.total > 0) break
+    phase += 1
+  }
   const more = phase < PHASES.length
 
-  // 2. The patient is visible to themself and to whoever may read something about them.
+  // 2. The patient is visible to themself and to whoever may read something about them (a later page with nothing
+  // readable — a stale or forged cursor — is a 404 as well).
   const self = caller.account.id === patient
-  if (!self && found.length === 0 && (first || !more))
-    throw notFound(`Patient/${patient} is not known or not visible to you`)
+  if (!self && found.length === 0) throw notFound(`Patient/${patient} is not known or not visible to you`)
   const account = await orNull(deps.stores.accounts._get(patient))
   if (!account) throw notFound(`Patient/${patient} is not known or not visible to you`)
 

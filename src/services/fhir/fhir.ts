@@ -21,11 +21,12 @@ export interface FhirState {
 export const fhirSlot = appSlot<FhirState>('fhir')
 
 export const fhir = (app: Application, deps: Deps) => {
-  const exports = createStore<ExportJob>(app, exportStoreOptions) as ExportStore
+  // (not named `exports`: the compiled module's own `exports` would be shadowed)
+  const exportJobs = createStore<ExportJob>(app, exportStoreOptions) as ExportStore
   const imports = createStore<ImportJournal>(app, importStoreOptions) as ImportStore
   const root = path.join(app.get('dataDir'), 'fhir-exports')
   const worker = new FhirExportWorker(deps, {
-    store: exports,
+    store: exportJobs,
     root,
     systemBase: () => deps.settings.get('fhir').systemBase,
     shared: !!deps.settings.get('mongodb'),
@@ -52,5 +53,5 @@ export const fhir = (app: Application, deps: Deps) => {
       ])
     }
   })
-  fhirSlot.set(app, { exports, imports, root, worker })
+  fhirSlot.set(app, { exports: exportJobs, imports, root, worker })
 }

@@ -86,8 +86,8 @@ interface BundleEntry {
   resource?: unknown
 }
 
-/** The resources of the Bundle (step 2), in entry order. */
-const bundleResources = (body: unknown): FhirResource[] => {
+/** The resources of the Bundle and their `fullUrl`s (step 2), in entry order. */
+const bundleResources = (body: unknown): { resources: FhirResource[]; fullUrls: (string | undefined)[] } => {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw badRequest('The body must be a Bundle', 'Bundle')
   const bundle = body as { resourceType?: unknown; type?: unknown; entry?: unknown }
@@ -96,13 +96,16 @@ const bundleResources = (body: unknown): FhirResource[] => {
     throw badRequest('Bundle.type must be transaction or collection', 'Bundle.type')
   if (!Array.isArray(bundle.entry) || bundle.entry.length === 0)
     throw badRequest('Bundle.entry must list the resources to import', 'Bundle.entry')
-  return (bundle.entry as BundleEntry[]).map((entry, index) => {
+  const resources: FhirResource[] = []
+  const fullUrls: (string | undefined)[] = []
+  ;(bundle.entry as BundleEntry[]).forEach((entry, index) => {
     const resource = entry && typeof entry === 'object' ? entry.resource : undefined
     if (!resource || typeof resource !== 'object' || Array.isArray(resource))
       throw FhirError.of(400, 'required', 'Each entry needs a resource', `Bundle.entry[${index}].resource`)
-    const fullUrl = typeof entry.fullUrl === 'string' ? entry.fullUrl : undefined
-    return { ...(resource as FhirResource), ...(fullUrl ? { fullUrl } : {}) } as FhirResource
+    resources.push(resource as FhirResource)
+    fullUrls.push(typeof entry.fullUrl === 'string' ? entry.fullUrl : undefined)
   })
+  return { resources, fullUrls }
 }
 
 const entryPath = (index: number, path: string) => {
@@ -128,12 +131,8 @@ export const importBundle = async (
   for (const name of Object.keys(query))
     if (name !== 'facility') throw FhirError.of(400, 'not-supported', `The parameter ${name} is not supported`, name)
   const facility = await importFacility(deps, caller, query.facility)
-  const resources = bundleResources(body).map((resource) => {
-    const { fullUrl: _fullUrl, ...rest } = resource as FhirResource & { fullUrl?: string }
-    return rest as FhirResource
-  })
-  const withUrls = bundleResources(body)
-  const planned = fromFhir(withUrls, { systemBase: deps.settings.get('fhir').systemBase })
+  const { resources, fullUrls } = bundleResources(body)
+  const planned = fromFhir(resources, { systemBase: deps.settings.get('fhir').systemBase }, { fullUrls })
   if (!planned.ok) {
     const status = planned.issues.some((issue) => issue.code === 'not-supported') ? 400 : 422
     throw new FhirError(

@@ -13,7 +13,7 @@ import type { Application } from '../../declarations'
 import { depsSlot } from '../../deps'
 import { logger } from '../../logger'
 import { capabilityStatement } from '../../fhir/capability'
-import { supportedTypes, importTypes } from '../../fhir/mapping'
+import { supportedTypes } from '../../fhir/mapping'
 import { FhirError, notFound, outcomeOf } from '../../fhir/outcome'
 import { authenticateCaller } from './caller'
 import { everything, parseCount } from './everything'
@@ -23,6 +23,10 @@ import { fhirSlot } from './fhir'
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8'
 const NDJSON = 'application/fhir+ndjson'
+
+// Types an import reads without creating anything (the facility is the import's target; staff are not imported).
+const DESCRIPTIVE = ['Organization', 'Practitioner', 'PractitionerRole']
+const importTypes = supportedTypes.filter((type) => !DESCRIPTIVE.includes(type))
 
 const segment = (text: string) => {
   try {
@@ -62,7 +66,7 @@ const route = async (app: Application, ctx: FeathersKoaContext) => {
   const deps = depsSlot.require(app)
   const state = fhirSlot.require(app)
   const parts = ctx.path.split('/').slice(2).map(segment) // after '', 'fhir'
-  const base = ctx.origin
+  const base = `${ctx.protocol}://${ctx.host}`
   const method = ctx.method
 
   if (parts.length === 1 && parts[0] === 'metadata') {
