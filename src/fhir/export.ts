@@ -6,7 +6,8 @@
 //    process owns the data: at start-up every `running` job is an interrupted one);
 // 3. each run starts from scratch (the job's folder emptied) and streams the facility's stored documents in pages
 //    of `exportPageSize` (keyset paging on `id`, never everything in memory) through the mapping into one NDJSON
-//    file per resource type, each written under a temporary name and renamed once complete;
+//    file per resource type, each written under a temporary name and renamed once complete; the lease is renewed
+//    after every page, which is also where a cancel is seen;
 // 4. only when every file is complete does the job become `complete` with its output (the manifest is built from
 //    that), conditional on the lease still being this worker's: a half manifest is never visible; after
 //    `exportMaxAttempts` interrupted runs the job is `failed` with its reason, files removed;
@@ -20,6 +21,7 @@ import { randomBytes } from 'node:crypto'
 import type { Deps } from '../deps'
 import type { StoreOptions, StoreService, Stored } from '../store'
 import { errorCode } from '../billing/store-calls'
+import { faultPoint } from '../billing/fault'
 import { exportSources, type ExportFilter } from './sources'
 import type { FhirResource } from './mapping'
 
@@ -274,19 +276,15 @@ export class FhirExportWorker {
         systemBase: this.options.systemBase()
       }
       const wanted = job.types.length ? new Set(job.types) : null
-      let renewedAt = this.deps.clock.now()
       for await (const resources of exportSources(this.deps, filter)) {
         for (const resource of resources) {
           if (wanted && !wanted.has(resource.resourceType)) continue
           await this.write(files, folder, resource)
           written += 1
         }
-        // Between pages: the lease renewed a few times per lease period, and a cancel seen.
-        const now = this.deps.clock.now()
-        if (now - renewedAt >= fhirSettings(this.deps.settings).exportLeaseMs / 3 || this.stopping) {
-          await this.renew(job, written)
-          renewedAt = now
-        }
+        if (written > 0) faultPoint('fhir-export-page')
+        // Between pages: the lease renewed (a cancel or a takeover is seen here, within one page).
+        await this.renew(job, written)
       }
       const output: ExportOutput[] = []
       for (const file of [...files.values()].sort((a, b) => a.type.localeCompare(b.type))) {
@@ -307,6 +305,12 @@ export class FhirExportWorker {
       for (const file of files.values()) file.stream.destroy()
       if (error instanceof Interrupted) {
         if (!this.stopping) await fsp.rm(folder, { recursive: true, force: true }).catch(() => undefined)
+        return
+      }
+      // Cancelled or taken over while a file was being written: nothing of this run stays, nothing to report.
+      const now = await this.options.store._get(job.id).catch(ignore404)
+      if (!now || now.status !== 'running' || now.leaseOwner !== this.id) {
+        await fsp.rm(folder, { recursive: true, force: true }).catch(() => undefined)
         return
       }
       this.deps.logger.error(`FHIR export ${job.id} failed:`, error)

@@ -148,11 +148,15 @@ export const statusOf = (job: Stored<ExportJob>) => {
   }
 }
 
-/** Cancels the export (whatever its state) and removes its files. */
+/**
+ * Cancels the export (whatever its state): its files are removed now when no worker writes them, else by the
+ * worker, which sees the cancel after its current page (and by the expiry pass in any case).
+ */
 export const cancel = async (deps: Deps, store: ExportStore, root: string, job: Stored<ExportJob>) => {
   const now = deps.clock.now()
   await store._patch(job.id, { status: 'cancelled', leaseUntil: 0, expiresAt: now })
-  await fs.promises.rm(jobFolder(root, job.id), { recursive: true, force: true })
+  if (job.status !== 'running')
+    await fs.promises.rm(jobFolder(root, job.id), { recursive: true, force: true }).catch(() => undefined)
 }
 
 /** A complete export's file, as a stream (404 for a name not in its output). */

@@ -18,6 +18,7 @@ import type { Stored } from '../../schema/resolvers'
 import type { Account } from '../accounts/accounts.schema'
 import { isMemberWith, superadminOf } from '../../access/context'
 import { orNull } from '../../billing/store-calls'
+import { faultPoint } from '../../billing/fault'
 import { fromFhir, type FhirResource, type ImportStep } from '../../fhir/mapping'
 import { FhirError, badRequest, forbidden, notFound, outcomeOf } from '../../fhir/outcome'
 import { undoEntries, type JournalEntry } from '../../fhir/journal'
@@ -160,6 +161,7 @@ export const importBundle = async (
   const record = async (entry: JournalEntry) => {
     created.push(entry)
     await state.imports._patch(journal.id, { created, touchedAt: deps.clock.now() })
+    faultPoint('fhir-import-create')
   }
   const ids = new Map<string, string>() // step ref → id
   const outcomes = new Map<number, Outcome>()
