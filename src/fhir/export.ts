@@ -105,6 +105,7 @@ interface OpenFile {
   type: string
   stream: fs.WriteStream
   count: number
+  error?: Error
 }
 
 export class FhirExportWorker {
@@ -289,7 +290,8 @@ export class FhirExportWorker {
       const output: ExportOutput[] = []
       for (const file of [...files.values()].sort((a, b) => a.type.localeCompare(b.type))) {
         file.stream.end()
-        await once(file.stream, 'close')
+        if (!file.stream.closed) await once(file.stream, 'close')
+        if (file.error) throw file.error
         const name = `${file.type}.ndjson`
         await fsp.rename(path.join(folder, `${name}.part`), path.join(folder, name))
         output.push({ type: file.type, file: name, count: file.count })
@@ -323,9 +325,13 @@ export class FhirExportWorker {
     if (!file) {
       if (!/^[A-Za-z]+$/.test(resource.resourceType)) return
       const stream = fs.createWriteStream(path.join(folder, `${resource.resourceType}.ndjson.part`))
-      file = { type: resource.resourceType, stream, count: 0 }
+      const opened: OpenFile = { type: resource.resourceType, stream, count: 0 }
+      // A write error (the folder removed by a cancel, a full disk) fails the run at its next write or close.
+      stream.on('error', (error) => (opened.error = error))
+      file = opened
       files.set(resource.resourceType, file)
     }
+    if (file.error) throw file.error
     file.count += 1
     if (!file.stream.write(`${JSON.stringify(resource)}\n`)) await once(file.stream, 'drain')
   }
