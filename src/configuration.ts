@@ -242,7 +242,8 @@ export const configurationSchema = Type.Object(
       exportLeaseMs: PositiveMs(),
       exportPageSize: Count(1),
       exportMaxAttempts: Count(1),
-      exportPollIntervalMs: PositiveMs()
+      exportPollIntervalMs: PositiveMs(),
+      importStaleAfterMs: PositiveMs()
     })
   },
   { $id: 'Configuration' }
@@ -629,7 +630,9 @@ export const settingDescriptions: Record<string, string> = {
     'Lease of an instance on a running bulk export, renewed while it runs: a crashed instance\'s export is taken over after it',
   'fhir.exportPageSize': 'Stored documents read per page while a bulk export streams its files',
   'fhir.exportMaxAttempts': 'Runs of one bulk export (a crash interrupts one) before it fails',
-  'fhir.exportPollIntervalMs': 'Time between looks for bulk exports to run or expire'
+  'fhir.exportPollIntervalMs': 'Time between looks for bulk exports to run or expire',
+  'fhir.importStaleAfterMs':
+    'With MongoDB: an import whose journal was not written for this long was interrupted and is undone (on the embedded engine every unfinished import is undone at start-up)'
 }
 
 /** Variables read outside the settings, with what they do (listed in docs/configuration.md too). */

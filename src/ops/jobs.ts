@@ -15,7 +15,7 @@ import { subscriptionPass, subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
 import { inventoryRecoveryJob } from '../inventory/recovery'
 import { noShowJob, noShowPass } from '../appointments/no-show'
-import { recoveryJob, recoveryPassWaiting, staleCutoff } from '../jobs/recovery-loop'
+import { recoveryJob, recoveryPassWaiting } from '../jobs/recovery-loop'
 import { withLeaseWaiting } from '../cluster/lease'
 import { SYNC_MS } from '../sandbox/clock'
 import { sandboxClockOf } from '../services/sandbox-clock/sandbox-clock'
@@ -197,11 +197,13 @@ const jobsOf = (app: Application): Job[] => [
     pass: async (when) => {
       const state = fhirSlot.get(app)
       if (!state) return null
-      const undone = await undoInterruptedImports(
-        depsSlot.require(app),
-        state.imports,
-        staleCutoff(app, when, FHIR_IMPORT_STALE_MS)
-      )
+      const deps = depsSlot.require(app)
+      // At start-up on the embedded engine every unfinished import is interrupted; otherwise the stale ones.
+      const cutoff =
+        when === 'startup' && !app.get('mongodb')
+          ? Number.POSITIVE_INFINITY
+          : deps.clock.now() - app.get('fhir').importStaleAfterMs
+      const undone = await undoInterruptedImports(deps, state.imports, cutoff)
       return undone ? `${undone} interrupted imports undone` : null
     }
   }),
@@ -212,9 +214,7 @@ const jobsOf = (app: Application): Job[] => [
   }
 ]
 
-// An import writes its journal at every create: one untouched this long (on MongoDB, where another instance may be
-// running it) was interrupted.
-const FHIR_IMPORT_STALE_MS = 10 * 60_000
+// How often interrupted imports are looked for after start-up.
 const FHIR_IMPORT_RECOVERY_MS = 60_000
 
 const startedSlot = appSlot<Job[]>('started jobs')
