@@ -9,8 +9,18 @@ import { isObj, recordTypeTag, type Obj } from './map/common'
 import { patientFromFhir, patientToFhir } from './map/patient'
 import { organizationToFhir } from './map/organization'
 import { practitionerToFhir } from './map/practitioner'
-import { buildRecord, fieldPath, parseRecord, type Problem, type RecordMapping, type Related } from './map/record'
+import {
+  buildRecord,
+  fieldPath,
+  parseRecord,
+  type Problem,
+  type RecordMapping,
+  type Related
+} from './map/record'
 import { recordMappings } from './map/records'
+import { encounterFromFhir, encounterToFhir } from './map/encounter'
+import { appointmentToFhir } from './map/appointment'
+import { attachmentFileToFhir, isAttachmentFile } from './map/attachment-file'
 
 export type { FhirContext, FhirResource, FhirSource, ImportIssue, ImportResult, ImportStep } from './types'
 export { validateResource } from './validate'
@@ -32,19 +42,30 @@ export function toFhir(source: FhirSource, ctx: FhirContext): FhirResource[] {
       if (!mapping || typeof source.doc.patient !== 'string' || source.doc.patient === '') return []
       return buildRecord(mapping, source.doc as Obj, ctx)
     }
+    case 'encounter':
+      return [encounterToFhir(source.doc, ctx)]
+    case 'appointment':
+      return [appointmentToFhir(source.doc, ctx)]
+    case 'attachment':
+      return [attachmentFileToFhir(source.doc, ctx)]
     default:
       return []
   }
 }
 
 /** Resource types import reads but creates nothing from: the facility is the import's target, staff are not
- *  created by import (records keep their provider's id). */
-const acceptedOnly = ['Organization', 'Practitioner', 'PractitionerRole']
+ *  created by import (records keep their provider's id), appointments need a schedule and a free slot, and files
+ *  (DocumentReferences tagged as attachment files) have their bytes elsewhere. */
+const acceptedOnly = ['Organization', 'Practitioner', 'PractitionerRole', 'Appointment']
+const createsNothing = (resource: FhirResource) =>
+  acceptedOnly.includes(resource.resourceType) || isAttachmentFile(resource)
 
 /** The FHIR resource types toFhir can produce and fromFhir accepts. */
 export const supportedTypes: readonly string[] = [
   ...new Set([
     'Patient',
+    'Encounter',
+    'DocumentReference',
     ...acceptedOnly,
     ...mappings.flatMap((mapping) => [mapping.resourceType, ...(mapping.secondary ?? [])])
   ])
@@ -100,8 +121,7 @@ export function fromFhir(
       return
     }
     const outcome = validateResource(resource)
-    if (!outcome.valid)
-      for (const error of outcome.errors) issues.push({ index, ...error, code: 'invalid' })
+    if (!outcome.valid) for (const error of outcome.errors) issues.push({ index, ...error, code: 'invalid' })
   })
   if (issues.length > 0) return { ok: false, issues }
 
@@ -132,7 +152,7 @@ export function fromFhir(
   resources.forEach((resource, index) => {
     if (resource.resourceType === 'Patient') stepKinds.set(index, 'patient')
     else if (resource.resourceType === 'Encounter') stepKinds.set(index, 'encounter')
-    else if (mappingOf(resource)) stepKinds.set(index, 'record')
+    else if (!isAttachmentFile(resource) && mappingOf(resource)) stepKinds.set(index, 'record')
   })
   const taken = new Set<number>()
 
@@ -158,12 +178,20 @@ export function fromFhir(
           return identifierValue ?? resources[target].id
         }
         if (value.startsWith('urn:') || value.startsWith('#')) {
-          problems.push({ path: `${path}.reference`, message: `${value} names no resource of the input`, code: 'invalid' })
+          problems.push({
+            path: `${path}.reference`,
+            message: `${value} names no resource of the input`,
+            code: 'invalid'
+          })
           return undefined
         }
         const relative = relativeOf(value)
         if (!relative) {
-          problems.push({ path: `${path}.reference`, message: 'must be Type/id or a fullUrl of the input', code: 'invalid' })
+          problems.push({
+            path: `${path}.reference`,
+            message: 'must be Type/id or a fullUrl of the input',
+            code: 'invalid'
+          })
           return undefined
         }
         return identifierValue ?? relative.split('/')[1]
@@ -175,6 +203,13 @@ export function fromFhir(
         return resources[target]
       },
       isSelf: (reference) => indexOf(reference) === index,
+      typeOf(reference) {
+        const target = indexOf(reference)
+        if (target !== undefined) return resources[target].resourceType
+        const value = referenceString(reference)
+        const relative = value ? relativeOf(value) : undefined
+        return relative ? relative.split('/')[0] : undefined
+      },
       takeAll(match) {
         const found: FhirResource[] = []
         resources.forEach((resource, candidate) => {
@@ -193,7 +228,18 @@ export function fromFhir(
   const records: ImportStep[] = []
   resources.forEach((resource, index) => {
     const kind = stepKinds.get(index)
-    if (kind === 'patient') patients.push({ ref: stepRef(index), index, kind, data: patientFromFhir(resource, ctx) })
+    if (kind === 'patient')
+      patients.push({ ref: stepRef(index), index, kind, data: patientFromFhir(resource, ctx) })
+  })
+  resources.forEach((resource, index) => {
+    if (stepKinds.get(index) !== 'encounter') return
+    const related = relatedFor(index)
+    const data = encounterFromFhir(resource, related)
+    if (data.patient === undefined)
+      related.problems.push({ path: 'Encounter.subject', message: 'is required', code: 'required' })
+    for (const problem of related.problems) issues.push({ index, ...problem })
+    if (related.problems.length === 0)
+      encounters.push({ ref: stepRef(index), index, kind: 'encounter', data })
   })
   resources.forEach((resource, index) => {
     if (stepKinds.get(index) !== 'record') return
@@ -213,10 +259,15 @@ export function fromFhir(
     }
     for (const problem of related.problems) issues.push({ index, ...problem })
     if (related.problems.length === 0)
-      records.push({ ref: stepRef(index), index, kind: 'record', data: body as Extract<ImportStep, { kind: 'record' }>['data'] })
+      records.push({
+        ref: stepRef(index),
+        index,
+        kind: 'record',
+        data: body as Extract<ImportStep, { kind: 'record' }>['data']
+      })
   })
   resources.forEach((resource, index) => {
-    if (stepKinds.has(index) || taken.has(index) || acceptedOnly.includes(resource.resourceType)) return
+    if (stepKinds.has(index) || taken.has(index) || createsNothing(resource)) return
     issues.push({
       index,
       path: resource.resourceType,

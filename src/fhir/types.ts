@@ -84,6 +84,21 @@ export interface AppointmentData {
   type?: string
   status?: string
   cancelReason?: string
+  schedule?: string
+}
+
+/** An attachment file as read back from its DocumentReference (files are not imported: the bytes are elsewhere). */
+export interface AttachmentFileData {
+  record?: string
+  encounter?: string
+  patient: string
+  organization?: string
+  filename?: string
+  contentType?: string
+  size?: number
+  sha256?: string
+  title?: string
+  url?: string
 }
 
 /**

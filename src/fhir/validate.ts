@@ -43,8 +43,9 @@ const instance = (): Compiled => {
   return compiled.current
 }
 
-const schemaDefinitions = (fhirSchema as { definitions: Record<string, { properties?: { resourceType?: unknown } }> })
-  .definitions
+const schemaDefinitions = (
+  fhirSchema as { definitions: Record<string, { properties?: { resourceType?: unknown } }> }
+).definitions
 /** Whether the schema defines `type` as a resource (a definition with a `resourceType` property). */
 export const isResourceType = (type: unknown): type is string =>
   typeof type === 'string' &&
@@ -77,7 +78,11 @@ export const validateResource = (resource: unknown): ValidationOutcome => {
   const errors: { path: string; message: string }[] = []
   for (const error of validate.errors ?? []) {
     const params = error.params as { missingProperty?: string; additionalProperty?: string }
-    const path = elementPath(resourceType, error.instancePath, params.missingProperty ?? params.additionalProperty)
+    const path = elementPath(
+      resourceType,
+      error.instancePath,
+      params.missingProperty ?? params.additionalProperty
+    )
     const message =
       error.keyword === 'additionalProperties'
         ? 'is not an element of this resource'

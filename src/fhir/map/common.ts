@@ -241,7 +241,8 @@ export const kindOfSchema = (field: string, schema: unknown): FieldKind => {
   if (type === 'string') return 'string'
   if (type === 'boolean') return 'boolean'
   if (type === 'number' || type === 'integer') return /(At|Date)$/.test(field) ? 'time' : 'number'
-  if (type === 'array' && isObj(schema) && isObj(schema.items) && schema.items.type === 'string') return 'strings'
+  if (type === 'array' && isObj(schema) && isObj(schema.items) && schema.items.type === 'string')
+    return 'strings'
   return 'json'
 }
 

@@ -6,7 +6,9 @@ import type { FhirContext, FhirResource, PatientData } from '../types'
 import { compact, identifier, isObj, metaOf, fhirId, type Obj } from './common'
 
 export const patientToFhir = (account: Stored<Account>, ctx: FhirContext): FhirResource => {
-  const given = [account.firstName, account.middleName].filter((part) => typeof part === 'string' && part !== '')
+  const given = [account.firstName, account.middleName].filter(
+    (part) => typeof part === 'string' && part !== ''
+  )
   // A middle name without a first name would read back as the first name: it is exported as its own name part
   // only when the first is present; otherwise in `name.text`.
   const firstGiven = account.firstName ? given : []

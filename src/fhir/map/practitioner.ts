@@ -19,7 +19,9 @@ export const practitionerToFhir = (
     name: [
       {
         family: account.lastName || undefined,
-        given: [account.firstName, account.middleName].filter((part) => typeof part === 'string' && part !== '')
+        given: [account.firstName, account.middleName].filter(
+          (part) => typeof part === 'string' && part !== ''
+        )
       }
     ],
     telecom: [account.email ? { system: 'email', value: account.email } : undefined]

@@ -44,6 +44,8 @@ export type FieldMap =
 export interface Related {
   /** The step ref (a resource of the input) or the id (a resource outside it) a Reference names. */
   resolve(reference: unknown, path: string): string | undefined
+  /** The resource type a Reference names (of the input's resource, else of its literal `Type/id`). */
+  typeOf(reference: unknown): string | undefined
   /** The resource of the input a Reference names, which is then part of this record (not imported on its own). */
   take(reference: unknown): FhirResource | undefined
   /** Whether a Reference names this record's own resource. */
@@ -93,7 +95,9 @@ export const kindOf = (type: MedicalRecordType, field: string): FieldKind =>
 /** A Reference to a document of this server; with the id itself as identifier when the FHIR id had to be hashed. */
 export const refTo = (type: string, id: string) => {
   const fid = fhirId(id)
-  return fid === id ? { reference: `${type}/${fid}` } : { reference: `${type}/${fid}`, identifier: { value: id } }
+  return fid === id
+    ? { reference: `${type}/${fid}` }
+    : { reference: `${type}/${fid}`, identifier: { value: id } }
 }
 
 export const componentCode = (type: MedicalRecordType, field: string, label: string) => ({
@@ -106,14 +110,20 @@ const nativeValue = (type: MedicalRecordType, map: FieldMap, value: unknown): un
   if (map.kind === 'time') {
     const iso = isoOf(value)
     if (!iso) return undefined
-    return 'component' in map ? { code: componentCode(type, map.field, map.component), valueDateTime: iso } : iso
+    return 'component' in map
+      ? { code: componentCode(type, map.field, map.component), valueDateTime: iso }
+      : iso
   }
   if (map.kind === 'string' && (typeof value !== 'string' || value === '')) return undefined
   if (map.kind === 'number' && typeof value !== 'number') return undefined
   if (map.kind === 'boolean' && typeof value !== 'boolean') return undefined
   if ('path' in map) return value
   if ('section' in map)
-    return { title: map.section, code: componentCode(type, map.field, map.section), text: narrative(String(value)) }
+    return {
+      title: map.section,
+      code: componentCode(type, map.field, map.section),
+      text: narrative(String(value))
+    }
   const valueElement =
     map.kind === 'string'
       ? { valueString: value }
@@ -198,6 +208,12 @@ export const parseRecord = (
 ): Obj => {
   const { type } = mapping
   const body: Obj = { type }
+  const expected: Record<string, string> = {
+    patient: 'Patient',
+    encounter: 'Encounter',
+    provider: 'Practitioner',
+    facility: 'Organization'
+  }
   const readReference = (path: string | undefined, field: string) => {
     let value: unknown
     let at: string
@@ -210,6 +226,18 @@ export const parseRecord = (
       at = `${mapping.resourceType}.extension('${extensionUrl(field)}')`
     }
     if (value === undefined) return
+    const type = related.typeOf(value)
+    if (type !== undefined && type !== expected[field]) {
+      // A Composition's author or a performer may be the facility or the patient: only a Practitioner is the
+      // record's provider. The patient and encounter must be what they say.
+      if (field === 'patient' || field === 'encounter')
+        problems.push({
+          path: `${at}.reference`,
+          message: `must refer to a ${expected[field]}`,
+          code: 'invalid'
+        })
+      return
+    }
     const resolved = related.resolve(value, at)
     if (resolved !== undefined) body[field] = resolved
   }
@@ -220,7 +248,8 @@ export const parseRecord = (
   const handled = new Set<string>([...referenceFields, ...(mapping.custom?.fields ?? [])])
   for (const map of mapping.fields) {
     handled.add(map.field)
-    const value = readNative(map, primary) ?? decodeExtension(map.field, kindOf(type, map.field), primary.extension)
+    const value =
+      readNative(map, primary) ?? decodeExtension(map.field, kindOf(type, map.field), primary.extension)
     if (value !== undefined) body[map.field] = value
   }
   for (const field of dataFieldsOf(type)) {
@@ -237,7 +266,13 @@ export const fieldPath = (mapping: RecordMapping, field: string): string => {
   const map = mapping.fields.find((candidate) => candidate.field === field)
   if (map) return fhirPath(mapping.resourceType, pathOf(map))
   const reference =
-    field === 'patient' ? mapping.patient : field === 'encounter' ? mapping.encounter : field === 'provider' ? mapping.provider : undefined
+    field === 'patient'
+      ? mapping.patient
+      : field === 'encounter'
+        ? mapping.encounter
+        : field === 'provider'
+          ? mapping.provider
+          : undefined
   if (reference) return fhirPath(mapping.resourceType, reference)
   if (mapping.custom?.describe[field]) return mapping.custom.describe[field]
   return `${mapping.resourceType}.extension('${extensionUrl(field)}')`
@@ -248,4 +283,5 @@ export const mappingRows = (mapping: RecordMapping): { field: string; element: s
   dataFieldsOf(mapping.type).map((field) => ({ field, element: fieldPath(mapping, field) }))
 
 /** `final` once the record is finalized, else `preliminary` (Observation, DiagnosticReport, Composition). */
-export const finality = (record: Obj) => (record.finalizedAt !== undefined && record.finalizedAt !== null ? 'final' : 'preliminary')
+export const finality = (record: Obj) =>
+  record.finalizedAt !== undefined && record.finalizedAt !== null ? 'final' : 'preliminary'

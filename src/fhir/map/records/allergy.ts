@@ -15,7 +15,9 @@ export const allergy: RecordMapping = {
   ],
   fixed: () => ({
     clinicalStatus: {
-      coding: [{ system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical', code: 'active' }]
+      coding: [
+        { system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical', code: 'active' }
+      ]
     }
   })
 }
