@@ -127,6 +127,7 @@ describe('FHIR crash recovery (server killed mid-way, then restarted)', function
     const records = await fetch(`${restarted.url}/medical-records?facility=${site.facility}`, {
       headers: { authorization: `Bearer ${site.admin.token}` }
     })
-    assert.equal((await records.json()).total, 1, 'only the second import’s record')
+    const page = (await records.json()) as { total: number }
+    assert.equal(page.total, 1, 'only the second import’s record')
   })
 })

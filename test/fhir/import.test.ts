@@ -214,12 +214,11 @@ describe('FHIR import (POST /fhir)', function () {
         (type) => !['Patient', 'Organization', 'Practitioner', 'PractitionerRole'].includes(type)
       )
       assert.ok(recordTypes.length > 0)
-      for (const type of recordTypes)
-        assert.deepEqual(
-          comparable(second[type] ?? []),
-          comparable(first[type]),
-          `${type} resources after the round trip`
-        )
+      const differing = recordTypes.filter(
+        (type) => JSON.stringify(comparable(second[type] ?? [])) !== JSON.stringify(comparable(first[type]))
+      )
+      for (const type of differing)
+        assert.deepEqual(comparable(second[type] ?? []), comparable(first[type]), `${type} after the round trip (of ${differing.join(', ')})`)
       // The patients were matched to their accounts: the same Patient resources.
       assert.deepEqual(comparable(second.Patient), comparable(first.Patient))
     })
@@ -255,13 +254,21 @@ const exportAll = async (server: TestServer, who: SignedUp, facility: string) =>
   return byType
 }
 
+// Elements the mapping fills from the server-owned creation time (a copy is created at import time).
+const CREATION_TIME: Record<string, string[]> = { Composition: ['date'], DocumentReference: ['date'] }
+
 /**
  * A resource without what differs by nature between two facilities' copies: its id and meta, this server's
- * identifiers, and the references to the facility, its staff and the record's own resources (new ids); sorted.
+ * identifiers, the creation time, and the references to the facility, its staff and the record's own resources
+ * (new ids); sorted.
  */
 const comparable = (resources: any[]) =>
   resources
-    .map((resource) => JSON.stringify(strip(resource)))
+    .map((resource) => {
+      const copy = { ...resource }
+      for (const element of CREATION_TIME[resource.resourceType] ?? []) delete copy[element]
+      return JSON.stringify(strip(copy))
+    })
     .sort()
     .map((text) => JSON.parse(text))
 
