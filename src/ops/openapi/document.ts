@@ -7,6 +7,7 @@ import { getServiceOptions } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import { serviceDocs, type ServiceDoc } from './service-docs'
 import { appSlot } from '../../runtime'
+import { fhirPaths, fhirSchemas, fhirTag } from './fhir-paths'
 
 type Json = Record<string, unknown>
 
@@ -272,6 +273,10 @@ export const buildOpenApi = (app: Application): Json => {
     if (Object.keys(collection).length) paths[`/${path}`] = collection
     if (Object.keys(item).length) paths[`/${path}/{id}`] = item
   }
+  // The /fhir routes are plain HTTP (not services): their entries are stated in fhir-paths.ts.
+  Object.assign(paths, fhirPaths)
+  Object.assign(schemas, fhirSchemas)
+  tags.push(fhirTag)
 
   return {
     openapi: '3.1.0',
