@@ -20,6 +20,10 @@ import { organizationFromFhir } from '../../src/fhir/map/organization'
 import { memberFromFhir } from '../../src/fhir/map/practitioner'
 import { appointmentFromFhir } from '../../src/fhir/map/appointment'
 import { attachmentFileFromFhir } from '../../src/fhir/map/attachment-file'
+import { mappingRows } from '../../src/fhir/map/record'
+import { recordMappings } from '../../src/fhir/map/records'
+import fs from 'node:fs'
+import path from 'node:path'
 
 // Friday 5 March 2027, 12:00 UTC: the clinic's schedule has free slots on the Monday after.
 const NOW = Date.UTC(2027, 2, 5, 12, 0)
@@ -384,5 +388,22 @@ describe('FHIR import checks', () => {
       text: 'Asthma',
       icd10: 'J45'
     })
+  })
+})
+
+describe('docs/fhir.md', () => {
+  it("has each record type's table: every field with the element the mapping puts it in", () => {
+    const docs = fs.readFileSync(path.join(__dirname, '../../docs/fhir.md'), 'utf8')
+    for (const type of medicalRecordTypes) {
+      const mapping = recordMappings[type]
+      const heading = `### \`${type}\` → ${[mapping.resourceType, ...(mapping.secondary ?? [])].join(' + ')}`
+      assert.ok(docs.includes(`\n${heading}\n`), heading)
+      const section = docs.slice(docs.indexOf(heading), docs.indexOf('\n### ', docs.indexOf(heading) + 1))
+      for (const row of mappingRows(mapping))
+        assert.ok(
+          section.includes(`| \`${row.field}\` | ${row.element.replace(/\|/g, '\\|')} |`),
+          `${type}: ${row.field}`
+        )
+    }
   })
 })
