@@ -106,7 +106,14 @@ export function fromFhir(
   options: { fullUrls?: (string | undefined)[] } = {}
 ): ImportResult {
   const issues: ImportIssue[] = []
+  // Resources refused by type or schema are not read further; the others still are, so every problem is found.
+  const broken = new Set<number>()
   resources.forEach((resource, index) => {
+    const before = issues.length
+    check(resource, index)
+    if (issues.length > before) broken.add(index)
+  })
+  function check(resource: FhirResource, index: number) {
     if (!isObj(resource) || typeof resource.resourceType !== 'string' || resource.resourceType === '') {
       issues.push({ index, path: 'resourceType', message: 'is required', code: 'required' })
       return
@@ -121,13 +128,17 @@ export function fromFhir(
       return
     }
     const outcome = validateResource(resource)
-    if (!outcome.valid) for (const error of outcome.errors) issues.push({ index, ...error, code: 'invalid' })
-  })
-  if (issues.length > 0) return { ok: false, issues }
+    if (!outcome.valid)
+      for (const error of outcome.errors)
+        issues.push({ index, ...error, code: error.message === 'is required' ? 'required' : 'invalid' })
+  }
 
   const fullUrls = options.fullUrls ?? []
   const keys = resources.map((resource, index) => {
-    const relative = resource.id ? `${resource.resourceType}/${resource.id}` : undefined
+    const relative =
+      isObj(resource) && typeof resource.id === 'string' && resource.id !== ''
+        ? `${resource.resourceType}/${resource.id}`
+        : undefined
     return { fullUrl: fullUrls[index] || undefined, relative }
   })
   const byKey = new Map<string, number>()
@@ -150,6 +161,7 @@ export function fromFhir(
   }
   const stepKinds = new Map<number, 'patient' | 'encounter' | 'record'>()
   resources.forEach((resource, index) => {
+    if (broken.has(index)) return
     if (resource.resourceType === 'Patient') stepKinds.set(index, 'patient')
     else if (resource.resourceType === 'Encounter') stepKinds.set(index, 'encounter')
     else if (!isAttachmentFile(resource) && mappingOf(resource)) stepKinds.set(index, 'record')
@@ -213,7 +225,13 @@ export function fromFhir(
       takeAll(match) {
         const found: FhirResource[] = []
         resources.forEach((resource, candidate) => {
-          if (candidate === index || taken.has(candidate) || stepKinds.has(candidate)) return
+          if (
+            candidate === index ||
+            taken.has(candidate) ||
+            stepKinds.has(candidate) ||
+            broken.has(candidate)
+          )
+            return
           if (match(resource)) {
             taken.add(candidate)
             found.push(resource)
@@ -246,8 +264,13 @@ export function fromFhir(
     const mapping = mappingOf(resource) as RecordMapping
     const related = relatedFor(index)
     const body = parseRecord(mapping, resource, related, related.problems)
-    if (body.patient === undefined)
-      related.problems.push({ path: fieldPath(mapping, 'patient'), message: 'is required', code: 'required' })
+    // A record belongs to a patient (a reference already refused is not also missing).
+    const patientPath = fieldPath(mapping, 'patient')
+    if (
+      body.patient === undefined &&
+      !related.problems.some((problem) => problem.path.startsWith(patientPath))
+    )
+      related.problems.push({ path: patientPath, message: 'is required', code: 'required' })
     const checked = validateCreate(body)
     for (const error of checked.errors ?? []) {
       const field = error.field.split('.')[0]
@@ -267,7 +290,7 @@ export function fromFhir(
       })
   })
   resources.forEach((resource, index) => {
-    if (stepKinds.has(index) || taken.has(index) || createsNothing(resource)) return
+    if (broken.has(index) || stepKinds.has(index) || taken.has(index) || createsNothing(resource)) return
     issues.push({
       index,
       path: resource.resourceType,

@@ -100,7 +100,7 @@ export const compact = <T>(value: T): T => {
 // import finds each field's element again.
 
 const segmentOf = (segment: string) => {
-  const labelled = segment.match(/^([^#\[]+)#(.+)$/)
+  const labelled = segment.match(/^([^#[]+)#(.+)$/)
   if (labelled) return { name: labelled[1], label: labelled[2], array: true }
   if (segment.endsWith('[]')) return { name: segment.slice(0, -2), array: true }
   return { name: segment, array: false }

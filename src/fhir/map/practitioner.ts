@@ -4,7 +4,16 @@ import type { Stored } from '../../schema/resolvers'
 import type { Account } from '../../services/accounts/accounts.schema'
 import type { Member } from '../../services/organization-members/organization-members.schema'
 import type { FhirContext, FhirResource } from '../types'
-import { compact, encodeExtension, fhirId, identifier, metaOf, reference } from './common'
+import {
+  compact,
+  decodeExtension,
+  encodeExtension,
+  fhirId,
+  identifier,
+  isObj,
+  metaOf,
+  reference
+} from './common'
 
 export const practitionerToFhir = (
   account: Stored<Account>,
@@ -41,3 +50,20 @@ export const practitionerToFhir = (
     ]
   })
 ]
+
+/** What a PractitionerRole says about a membership (import creates no staff; for checks). */
+export const memberFromFhir = (role: FhirResource) => {
+  const idOf = (reference: unknown) =>
+    isObj(reference) && typeof reference.reference === 'string'
+      ? reference.reference.split('/').pop()
+      : undefined
+  return {
+    organization: idOf(role.organization),
+    uid: idOf(role.practitioner),
+    roles: (Array.isArray(role.code) ? role.code : [])
+      .map((code) => (isObj(code) ? code.text : undefined))
+      .filter((code): code is string => typeof code === 'string'),
+    privileges: (decodeExtension('privileges', 'strings', role.extension) as string[] | undefined) ?? [],
+    superadmin: (decodeExtension('superadmin', 'boolean', role.extension) as boolean | undefined) ?? false
+  }
+}

@@ -278,9 +278,42 @@ export const fieldPath = (mapping: RecordMapping, field: string): string => {
   return `${mapping.resourceType}.extension('${extensionUrl(field)}')`
 }
 
-/** Where each field of the record type goes: the rows of its docs table. */
+const valueOfKind: Record<FieldKind, string> = {
+  string: 'valueString',
+  number: 'valueDecimal',
+  time: 'valueDateTime',
+  boolean: 'valueBoolean',
+  strings: 'valueString, one extension per element',
+  json: 'valueString holding the JSON text'
+}
+
+/** Shared fields every record type keeps in extensions (unless its mapping places them). */
+export const sharedExtensionFields = [
+  'account',
+  'facility',
+  'attachmentURLs',
+  'originalCreationAt',
+  'providerFee',
+  'providerFeeType',
+  'permissions'
+]
+
+/** Where each field of the record type goes: the rows of its docs table (the shared fields kept in extensions
+ *  are described once, not per type). */
 export const mappingRows = (mapping: RecordMapping): { field: string; element: string }[] =>
-  dataFieldsOf(mapping.type).map((field) => ({ field, element: fieldPath(mapping, field) }))
+  dataFieldsOf(mapping.type)
+    .map((field) => {
+      const element = fieldPath(mapping, field)
+      if (!element.includes('.extension(')) return { field, element }
+      if (sharedExtensionFields.includes(field)) return undefined
+      const kind = mapping.fields.some((map) => map.field === field && map.kind === 'time')
+        ? 'time'
+        : kindOf(mapping.type, field)
+      return { field, element: `extension \`${field}\` (${valueOfKind[kind]})` }
+    })
+    .filter((row): row is { field: string; element: string } => row !== undefined)
+
+export const extensionValueOf = (type: MedicalRecordType, field: string) => valueOfKind[kindOf(type, field)]
 
 /** `final` once the record is finalized, else `preliminary` (Observation, DiagnosticReport, Composition). */
 export const finality = (record: Obj) =>
