@@ -72,7 +72,8 @@ export async function run() {
     })
     if (page.length === 0) break
     for (const doc of page) {
-      if (!out.write(`${JSON.stringify(doc)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
+      if (!out.write(`${JSON.stringify(doc)}\n`))
+        await new Promise<void>((resolve) => out.once('drain', () => resolve()))
       baselineLines += 1
     }
     after = page[page.length - 1].id
@@ -88,7 +89,11 @@ export async function run() {
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20)
   const start = Date.now()
   const kick = await fetch(`${base}/fhir/Group/${facility}/$export`, {
-    headers: { authorization: `Bearer ${owner.token}`, prefer: 'respond-async', accept: 'application/fhir+json' }
+    headers: {
+      authorization: `Bearer ${owner.token}`,
+      prefer: 'respond-async',
+      accept: 'application/fhir+json'
+    }
   })
   if (kick.status !== 202) throw new Error(`kick-off answered ${kick.status}`)
   const status = kick.headers.get('content-location') ?? ''
@@ -107,7 +112,9 @@ export async function run() {
   const resources = manifest.output.reduce((sum: number, o: any) => sum + o.count, 0)
   const jobId = status.split('/').pop() ?? ''
   const folder = path.join(server.dataDir, 'fhir-exports', jobId)
-  const bytes = fs.readdirSync(folder).reduce((sum, file) => sum + fs.statSync(path.join(folder, file)).size, 0)
+  const bytes = fs
+    .readdirSync(folder)
+    .reduce((sum, file) => sum + fs.statSync(path.join(folder, file)).size, 0)
   const health = await call(base, 'GET', '/health/live')
 
   await server.close()

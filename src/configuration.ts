@@ -624,10 +624,11 @@ export const settingDescriptions: Record<string, string> = {
   'subscriptions.packages':
     'Packages created on first start when no package with their key exists ([subscriptions](subscriptions.md))',
   'fhir.systemBase':
-    'Base URL of the identifier systems of FHIR resources (`<base>/patient`…): keep it stable, importers match on it ([FHIR](fhir.md))',
-  'fhir.exportTtlMs': 'How long the files of a completed bulk export stay downloadable (then 404 and deleted)',
+    'Base URL of the identifier systems of FHIR resources (`<base>/accounts`, `<base>/medical-records`…): keep it stable, importers match on it ([FHIR](fhir.md))',
+  'fhir.exportTtlMs':
+    'How long the files of a completed bulk export stay downloadable (then 404 and deleted)',
   'fhir.exportLeaseMs':
-    'Lease of an instance on a running bulk export, renewed while it runs: a crashed instance\'s export is taken over after it',
+    "Lease of an instance on a running bulk export, renewed while it runs: a crashed instance's export is taken over after it",
   'fhir.exportPageSize': 'Stored documents read per page while a bulk export streams its files',
   'fhir.exportMaxAttempts': 'Runs of one bulk export (a crash interrupts one) before it fails',
   'fhir.exportPollIntervalMs': 'Time between looks for bulk exports to run or expire',

@@ -148,7 +148,8 @@ export class FhirExportWorker {
         .then(() => this.tick())
         .catch((error) => this.deps.logger.error('FHIR export pass failed:', error))
         .finally(() => {
-          if (!this.stopping && !this.timer) this.schedule(fhirSettings(this.deps.settings).exportPollIntervalMs)
+          if (!this.stopping && !this.timer)
+            this.schedule(fhirSettings(this.deps.settings).exportPollIntervalMs)
         })
     }, ms)
     this.timer.unref()
@@ -190,7 +191,10 @@ export class FhirExportWorker {
     const now = this.deps.clock.now()
     const candidates = await this.options.store._find({
       query: {
-        $or: [{ status: 'queued' }, { status: 'running', ...(takeOver ? {} : { leaseUntil: { $lte: now } }) }],
+        $or: [
+          { status: 'queued' },
+          { status: 'running', ...(takeOver ? {} : { leaseUntil: { $lte: now } }) }
+        ],
         $sort: { createdAt: 1 },
         $limit: 10
       },

@@ -54,12 +54,17 @@ export const undoEntries = async (deps: JournalDeps, entries: JournalEntry[]) =>
  * many were undone.
  */
 export const undoInterruptedImports = async (deps: JournalDeps, store: ImportStore, cutoff: number) => {
-  const stale = await store._find({ query: { status: 'running', touchedAt: { $lt: cutoff } }, paginate: false })
+  const stale = await store._find({
+    query: { status: 'running', touchedAt: { $lt: cutoff } },
+    paginate: false
+  })
   let undone = 0
   for (const journal of stale) {
     await undoEntries(deps, journal.created)
     await store._patch(journal.id, { status: 'undone', touchedAt: deps.clock.now() })
-    deps.logger.warn(`FHIR import ${journal.id} was interrupted: its ${journal.created.length} documents were removed`)
+    deps.logger.warn(
+      `FHIR import ${journal.id} was interrupted: its ${journal.created.length} documents were removed`
+    )
     undone += 1
   }
   return undone

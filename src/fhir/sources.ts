@@ -127,6 +127,8 @@ export async function* exportSources(deps: ExportDeps, filter: ExportFilter): As
   }
   const organizations = await stores.organizations._find({ query: { id: filter.facility }, paginate: false })
   yield map(
-    organizations.filter((doc) => changedSince(doc, filter.since)).map((doc) => ({ kind: 'organization', doc }))
+    organizations
+      .filter((doc) => changedSince(doc, filter.since))
+      .map((doc) => ({ kind: 'organization', doc }))
   )
 }

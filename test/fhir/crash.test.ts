@@ -51,7 +51,10 @@ describe('FHIR crash recovery (server killed mid-way, then restarted)', function
     // Killed mid-file: only temporary files, no complete one.
     const folder = path.join(dataDir, 'fhir-exports', jobId)
     const left = fs.existsSync(folder) ? fs.readdirSync(folder) : []
-    assert.ok(left.every((name) => name.endsWith('.part')), left.join(', '))
+    assert.ok(
+      left.every((name) => name.endsWith('.part')),
+      left.join(', ')
+    )
 
     child = await startChild(env())
     const restarted = child
@@ -66,10 +69,15 @@ describe('FHIR crash recovery (server killed mid-way, then restarted)', function
     )
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
     const files = fs.readdirSync(folder)
-    assert.ok(files.every((name) => name.endsWith('.ndjson')), files.join(', '))
+    assert.ok(
+      files.every((name) => name.endsWith('.ndjson')),
+      files.join(', ')
+    )
     for (const output of answer.body.output) {
       const file = output.url.slice(output.url.indexOf('/fhir/'))
-      const response = await fetch(restarted.url + file, { headers: { authorization: `Bearer ${site.admin.token}` } })
+      const response = await fetch(restarted.url + file, {
+        headers: { authorization: `Bearer ${site.admin.token}` }
+      })
       const lines = (await response.text()).split('\n').filter(Boolean)
       assert.equal(lines.length, output.count, output.type)
     }

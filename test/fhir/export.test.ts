@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { http, restClient, signUp, startServer, waitUntil, type SignedUp, type TestServer } from '../helpers/app'
+import {
+  http,
+  restClient,
+  signUp,
+  startServer,
+  waitUntil,
+  type SignedUp,
+  type TestServer
+} from '../helpers/app'
 import { ADMIN } from '../helpers/subscriptions'
 import { toFhir } from '../../src/fhir/mapping'
 import { assertOutcome, assertValid, clinic, fhirCall, type Clinic } from './helpers'
@@ -19,7 +27,12 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
   let records: any[]
   let adminToken: string
 
-  const kickOff = (who: SignedUp | undefined, query = '', prefer = 'respond-async', facility = clinicA.facility) =>
+  const kickOff = (
+    who: SignedUp | undefined,
+    query = '',
+    prefer = 'respond-async',
+    facility = clinicA.facility
+  ) =>
     fhirCall(server.url, 'GET', `/fhir/Group/${facility}/$export${query}`, {
       token: who?.token,
       headers: prefer ? { prefer } : {}
@@ -60,7 +73,10 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
       fhir: { exportPollIntervalMs: 50, exportPageSize: 2 } as never
     })
     clinicA = await clinic(server)
-    patients = [await signUp(server.url, { firstName: 'Ann' }), await signUp(server.url, { firstName: 'Ben' })]
+    patients = [
+      await signUp(server.url, { firstName: 'Ann' }),
+      await signUp(server.url, { firstName: 'Ben' })
+    ]
     stranger = await signUp(server.url, { organization: { name: 'Other clinic', type: 'facility' } })
     records = await seedRecords(
       server,

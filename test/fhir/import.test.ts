@@ -44,7 +44,9 @@ describe('FHIR import (POST /fhir)', function () {
 
   /** The records of the facility, as its superadmin lists them. */
   const recordsOf = async (who: SignedUp, facility: string) => {
-    const page = await restClient(server.url, who.token).get(`/medical-records?facility=${facility}&$limit=200`)
+    const page = await restClient(server.url, who.token).get(
+      `/medical-records?facility=${facility}&$limit=200`
+    )
     assert.equal(page.status, 200, JSON.stringify(page.body))
     return page.body.data as any[]
   }
@@ -93,7 +95,10 @@ describe('FHIR import (POST /fhir)', function () {
 
   it('matches a patient to the existing account with the same email (200 OK, no new account)', async () => {
     const existing = await signUp(server.url)
-    const answer = await post(clinicA.admin, bundle([{ resource: patientResource(existing.email) }], 'collection'))
+    const answer = await post(
+      clinicA.admin,
+      bundle([{ resource: patientResource(existing.email) }], 'collection')
+    )
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
     assert.equal(answer.body.entry[0].response.status, '200 OK')
     assert.equal(answer.body.entry[0].response.location, `Patient/${existing.account.id}`)
@@ -177,7 +182,10 @@ describe('FHIR import (POST /fhir)', function () {
   it('refuses a body that is no Bundle, or a Bundle of another type, with a 400', async () => {
     const query = `?facility=${clinicA.facility}`
     assertOutcome(await post(clinicA.admin, { resourceType: 'Patient' }, query), 400)
-    assertOutcome(await post(clinicA.admin, { resourceType: 'Bundle', type: 'searchset', entry: [] }, query), 400)
+    assertOutcome(
+      await post(clinicA.admin, { resourceType: 'Bundle', type: 'searchset', entry: [] }, query),
+      400
+    )
     const notJson = await fhirCall(server.url, 'POST', `/fhir${query}`, {
       token: clinicA.admin.token,
       headers: { 'content-type': 'application/fhir+json' },
@@ -196,7 +204,9 @@ describe('FHIR import (POST /fhir)', function () {
         source.facility,
         patients.map((p) => p.account.id)
       )
-      const target = await signUp(server.url, { organization: { name: 'Round trip target', type: 'facility' } })
+      const target = await signUp(server.url, {
+        organization: { name: 'Round trip target', type: 'facility' }
+      })
       const first = await exportAll(server, source.admin, source.facility)
       const resources = Object.values(first).flat()
       assertValid(resources)
@@ -218,7 +228,11 @@ describe('FHIR import (POST /fhir)', function () {
         (type) => JSON.stringify(comparable(second[type] ?? [])) !== JSON.stringify(comparable(first[type]))
       )
       for (const type of differing)
-        assert.deepEqual(comparable(second[type] ?? []), comparable(first[type]), `${type} after the round trip (of ${differing.join(', ')})`)
+        assert.deepEqual(
+          comparable(second[type] ?? []),
+          comparable(first[type]),
+          `${type} after the round trip (of ${differing.join(', ')})`
+        )
       // The patients were matched to their accounts: the same Patient resources.
       assert.deepEqual(comparable(second.Patient), comparable(first.Patient))
     })

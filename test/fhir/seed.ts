@@ -10,7 +10,11 @@ export const mappedTypes = () => Object.keys(recordMappings).sort()
 
 /** A create body of `type` about `patient` in `facility`, readable by the facility's members and the patient. */
 export const recordBody = (type: string, facility: string, patient: string) => {
-  const { encounter: _encounter, permissions: _permissions, ...body } = validRecords[type as keyof typeof validRecords]
+  const {
+    encounter: _encounter,
+    permissions: _permissions,
+    ...body
+  } = validRecords[type as keyof typeof validRecords]
   return {
     ...body,
     facility,
@@ -28,6 +32,7 @@ export const seedRecords = async (
 ): Promise<any[]> => {
   const created: any[] = []
   for (const patient of patients)
-    for (const type of mappedTypes()) created.push(await createRecord(server, by, recordBody(type, facility, patient)))
+    for (const type of mappedTypes())
+      created.push(await createRecord(server, by, recordBody(type, facility, patient)))
   return created
 }

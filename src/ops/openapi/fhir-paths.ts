@@ -14,7 +14,8 @@ const resource = (type: string, description: string): Json => ({
 export const fhirSchemas: Json = {
   FhirOperationOutcome: {
     type: 'object',
-    description: 'Every /fhir error: the issues, each with severity, code, diagnostics and the element at fault',
+    description:
+      'Every /fhir error: the issues, each with severity, code, diagnostics and the element at fault',
     properties: {
       resourceType: { const: 'OperationOutcome' },
       issue: {
@@ -33,7 +34,10 @@ export const fhirSchemas: Json = {
     },
     required: ['resourceType', 'issue']
   },
-  FhirBundle: resource('Bundle', 'A FHIR R4 Bundle (searchset, transaction, collection or transaction-response)'),
+  FhirBundle: resource(
+    'Bundle',
+    'A FHIR R4 Bundle (searchset, transaction, collection or transaction-response)'
+  ),
   FhirCapabilityStatement: resource('CapabilityStatement', 'What this server supports (FHIR R4, JSON)'),
   FhirExportManifest: {
     type: 'object',
@@ -56,7 +60,10 @@ export const fhirSchemas: Json = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
-const outcome = (description: string) => ({ description, content: { [FHIR]: { schema: ref('FhirOperationOutcome') } } })
+const outcome = (description: string) => ({
+  description,
+  content: { [FHIR]: { schema: ref('FhirOperationOutcome') } }
+})
 
 const errors = (codes: Record<number, string>) =>
   Object.fromEntries(Object.entries(codes).map(([code, description]) => [code, outcome(description)]))
@@ -69,14 +76,19 @@ const id = (name: string, description: string) => ({
   description
 })
 
-const query = (name: string, description: string) => ({ name, in: 'query', schema: { type: 'string' }, description })
+const query = (name: string, description: string) => ({
+  name,
+  in: 'query',
+  schema: { type: 'string' },
+  description
+})
 
 const tag = ['fhir']
 
 export const fhirTag = {
   name: 'fhir',
   description:
-    'FHIR R4 (docs/fhir.md): a patient\'s record as a Bundle, bulk export of a facility (Bulk Data v2), Bundle import. Errors are OperationOutcome resources.'
+    "FHIR R4 (docs/fhir.md): a patient's record as a Bundle, bulk export of a facility (Bulk Data v2), Bundle import. Errors are OperationOutcome resources."
 }
 
 export const fhirPaths: Json = {
@@ -85,7 +97,12 @@ export const fhirPaths: Json = {
       tags: tag,
       summary: 'The CapabilityStatement (anonymous)',
       security: [{}],
-      responses: { 200: { description: 'CapabilityStatement', content: { [FHIR]: { schema: ref('FhirCapabilityStatement') } } } }
+      responses: {
+        200: {
+          description: 'CapabilityStatement',
+          content: { [FHIR]: { schema: ref('FhirCapabilityStatement') } }
+        }
+      }
     }
   },
   '/fhir/Patient/{id}/$everything': {
@@ -99,7 +116,11 @@ export const fhirPaths: Json = {
       ],
       responses: {
         200: { description: 'searchset Bundle', content: { [FHIR]: { schema: ref('FhirBundle') } } },
-        ...errors({ 400: 'Bad _count or _cursor', 401: 'No valid token', 404: 'Unknown patient or nothing readable' })
+        ...errors({
+          400: 'Bad _count or _cursor',
+          401: 'No valid token',
+          404: 'Unknown patient or nothing readable'
+        })
       }
     }
   },
@@ -132,7 +153,10 @@ export const fhirPaths: Json = {
       tags: tag,
       summary: 'Kicks off a bulk export (the same as GET; parameters in the query)',
       parameters: [id('facility', 'The facility (organization) id')],
-      responses: { 202: { description: 'Accepted: poll the Content-Location URL' }, ...errors({ 400: 'As GET', 403: 'As GET' }) }
+      responses: {
+        202: { description: 'Accepted: poll the Content-Location URL' },
+        ...errors({ 400: 'As GET', 403: 'As GET' })
+      }
     }
   },
   '/fhir/$export-status/{job}': {
@@ -141,7 +165,10 @@ export const fhirPaths: Json = {
       summary: 'Status of an export: 202 + X-Progress while running, then 200 with the manifest',
       parameters: [id('job', 'The export job id (from Content-Location)')],
       responses: {
-        200: { description: 'The manifest', content: { 'application/json': { schema: ref('FhirExportManifest') } } },
+        200: {
+          description: 'The manifest',
+          content: { 'application/json': { schema: ref('FhirExportManifest') } }
+        },
         202: { description: 'Still running', headers: { 'X-Progress': { schema: { type: 'string' } } } },
         ...errors({
           401: 'No valid token',
@@ -160,10 +187,17 @@ export const fhirPaths: Json = {
   '/fhir/$export-files/{job}/{file}': {
     get: {
       tags: tag,
-      summary: 'One NDJSON file of a complete export (same bearer; until FHIR_EXPORT_TTL_MS after completion)',
-      parameters: [id('job', 'The export job id'), id('file', '<ResourceType>.ndjson, as the manifest names it')],
+      summary:
+        'One NDJSON file of a complete export (same bearer; until FHIR_EXPORT_TTL_MS after completion)',
+      parameters: [
+        id('job', 'The export job id'),
+        id('file', '<ResourceType>.ndjson, as the manifest names it')
+      ],
       responses: {
-        200: { description: 'One resource per line', content: { 'application/fhir+ndjson': { schema: { type: 'string' } } } },
+        200: {
+          description: 'One resource per line',
+          content: { 'application/fhir+ndjson': { schema: { type: 'string' } } }
+        },
         ...errors({ 401: 'No valid token', 404: 'Unknown file, expired or not yours' })
       }
     }
@@ -172,10 +206,15 @@ export const fhirPaths: Json = {
     post: {
       tags: tag,
       summary: 'Imports a transaction or collection Bundle into a facility, all or nothing (superadmins)',
-      parameters: [query('facility', 'The target facility (default: the one facility the caller administers)')],
+      parameters: [
+        query('facility', 'The target facility (default: the one facility the caller administers)')
+      ],
       requestBody: { required: true, content: { [FHIR]: { schema: ref('FhirBundle') } } },
       responses: {
-        200: { description: 'transaction-response Bundle', content: { [FHIR]: { schema: ref('FhirBundle') } } },
+        200: {
+          description: 'transaction-response Bundle',
+          content: { [FHIR]: { schema: ref('FhirBundle') } }
+        },
         ...errors({
           400: 'Not a Bundle, an unsupported resource, or no facility given when several or none are administered',
           401: 'No valid token',

@@ -80,7 +80,12 @@ export const kickOff = async (
   if (typeList !== undefined && types.length === 0) throw badRequest('_type names no resource type', '_type')
   const unknown = types.filter((type) => !request.supportedTypes.includes(type))
   if (unknown.length)
-    throw FhirError.of(400, 'not-supported', `_type: not a supported resource type: ${unknown.join(', ')}`, '_type')
+    throw FhirError.of(
+      400,
+      'not-supported',
+      `_type: not a supported resource type: ${unknown.join(', ')}`,
+      '_type'
+    )
   const sinceText = single(request.query, '_since')
   let since: number | undefined
   if (sinceText !== undefined) {
@@ -117,7 +122,8 @@ export const visibleJob = async (
     !job ||
     job.status === 'cancelled' ||
     expired(job, deps.clock.now()) ||
-    (job.requestedBy !== caller.account.id && !isMemberWith(caller.access, job.facility, { superadmin: true }))
+    (job.requestedBy !== caller.account.id &&
+      !isMemberWith(caller.access, job.facility, { superadmin: true }))
   )
     throw notFound(`No export ${id} (unknown, expired, cancelled or not yours)`)
   return job
@@ -133,8 +139,7 @@ export const statusOf = (job: Stored<ExportJob>) => {
       progress: job.status === 'queued' ? 'queued' : `running: ${job.progress ?? 0} resources written`,
       body: undefined
     }
-  if (job.status === 'failed')
-    throw FhirError.of(500, 'exception', job.error ?? 'The export failed')
+  if (job.status === 'failed') throw FhirError.of(500, 'exception', job.error ?? 'The export failed')
   return {
     status: 200,
     progress: undefined,
@@ -142,7 +147,11 @@ export const statusOf = (job: Stored<ExportJob>) => {
       transactionTime: new Date(job.transactionTime ?? job.createdAt).toISOString(),
       request: job.request,
       requiresAccessToken: true,
-      output: (job.output ?? []).map((file) => ({ type: file.type, url: fileUrl(job, file.file), count: file.count })),
+      output: (job.output ?? []).map((file) => ({
+        type: file.type,
+        url: fileUrl(job, file.file),
+        count: file.count
+      })),
       error: []
     }
   }

@@ -138,7 +138,9 @@ export const everything = async (
   // leads to documents.
   while (phase < PHASES.length && skip === 0) {
     const service = app.lookup(PHASES[phase].path)?.service as Finder | undefined
-    const probe = service ? await service.find({ ...caller.params, query: { patient, $limit: 0 } }) : undefined
+    const probe = service
+      ? await service.find({ ...caller.params, query: { patient, $limit: 0 } })
+      : undefined
     if (isPaged(probe) && probe.total > 0) break
     phase += 1
   }
@@ -188,7 +190,14 @@ export const everything = async (
       entry.push({ fullUrl: `${request.base}/fhir/${key}`, resource, search: { mode } })
     }
   }
-  const link = [{ relation: 'self', url: request.cursor ? `${request.self}?_count=${count}&_cursor=${request.cursor}` : `${request.self}?_count=${count}` }]
+  const link = [
+    {
+      relation: 'self',
+      url: request.cursor
+        ? `${request.self}?_count=${count}&_cursor=${request.cursor}`
+        : `${request.self}?_count=${count}`
+    }
+  ]
   if (more)
     link.push({
       relation: 'next',

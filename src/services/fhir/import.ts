@@ -50,8 +50,7 @@ export const readJsonBody = async (ctx: FeathersKoaContext, limit: string): Prom
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'), (key, value: unknown) => {
-      if (key === '__proto__' || key === 'constructor')
-        throw new SyntaxError(`The key ${key} is not allowed`)
+      if (key === '__proto__' || key === 'constructor') throw new SyntaxError(`The key ${key} is not allowed`)
       return value
     })
   } catch (error) {
@@ -61,7 +60,8 @@ export const readJsonBody = async (ctx: FeathersKoaContext, limit: string): Prom
 
 /** The facility of the import, checked (step 1). */
 const importFacility = async (deps: Deps, caller: Caller, given: unknown) => {
-  if (given !== undefined && typeof given !== 'string') throw badRequest('facility must be given once', 'facility')
+  if (given !== undefined && typeof given !== 'string')
+    throw badRequest('facility must be given once', 'facility')
   let facility = given
   if (facility === undefined) {
     const administered = [...new Set(superadminOf(caller.access))]
@@ -76,7 +76,8 @@ const importFacility = async (deps: Deps, caller: Caller, given: unknown) => {
   }
   if (!ID.test(facility) || !(await orNull(deps.stores.organizations._get(facility))))
     throw notFound(`Organization ${facility} is not known or not visible to you`)
-  if (!isMemberWith(caller.access, facility)) throw notFound(`Organization ${facility} is not known or not visible to you`)
+  if (!isMemberWith(caller.access, facility))
+    throw notFound(`Organization ${facility} is not known or not visible to you`)
   if (!isMemberWith(caller.access, facility, { superadmin: true }))
     throw forbidden('Only superadmins of the facility may import into it')
   return facility
@@ -130,7 +131,8 @@ export const importBundle = async (
   body: unknown
 ) => {
   for (const name of Object.keys(query))
-    if (name !== 'facility') throw FhirError.of(400, 'not-supported', `The parameter ${name} is not supported`, name)
+    if (name !== 'facility')
+      throw FhirError.of(400, 'not-supported', `The parameter ${name} is not supported`, name)
   const facility = await importFacility(deps, caller, query.facility)
   const { resources, fullUrls } = bundleResources(body)
   const planned = fromFhir(resources, { systemBase: deps.settings.get('fhir').systemBase }, { fullUrls })
@@ -173,7 +175,10 @@ export const importBundle = async (
       if (step.kind === 'patient') {
         const { account, matched } = await patientAccount(deps, caller, step, record)
         ids.set(step.ref, account.id)
-        outcomes.set(step.index, { status: matched ? '200 OK' : '201 Created', location: `Patient/${account.id}` })
+        outcomes.set(step.index, {
+          status: matched ? '200 OK' : '201 Created',
+          location: `Patient/${account.id}`
+        })
       } else if (step.kind === 'encounter') {
         const data = { ...step.data, facility, patient: resolve(step.data.patient) }
         const encounter = await app.service('medical-encounters').create(data as never, caller.params)
@@ -186,7 +191,10 @@ export const importBundle = async (
         const doc = await app.service('medical-records').create(data as never, caller.params)
         await record({ store: 'records', id: doc.id })
         ids.set(step.ref, doc.id)
-        outcomes.set(step.index, { status: '201 Created', location: `${resources[step.index].resourceType}/${doc.id}` })
+        outcomes.set(step.index, {
+          status: '201 Created',
+          location: `${resources[step.index].resourceType}/${doc.id}`
+        })
       }
     }
     current = undefined
@@ -215,7 +223,9 @@ export const importBundle = async (
     timestamp: new Date(deps.clock.now()).toISOString(),
     entry: resources.map((_resource, index) => {
       const outcome = outcomes.get(index) ?? { status: '200 OK' }
-      return { response: { status: outcome.status, ...(outcome.location ? { location: outcome.location } : {}) } }
+      return {
+        response: { status: outcome.status, ...(outcome.location ? { location: outcome.location } : {}) }
+      }
     })
   }
 }

@@ -38,23 +38,23 @@ const segment = (text: string) => {
 
 const queryOf = (ctx: FeathersKoaContext) => ctx.query as Record<string, unknown>
 
-const methodNotAllowed = (allowed: string) =>
-  FhirError.of(405, 'not-supported', `Allowed here: ${allowed}`)
+const methodNotAllowed = (allowed: string) => FhirError.of(405, 'not-supported', `Allowed here: ${allowed}`)
 
-export const fhirRoutes = (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
-  if (ctx.path !== '/fhir' && !ctx.path.startsWith('/fhir/')) return next()
-  ctx.set('Cache-Control', 'no-store')
-  try {
-    await route(app, ctx)
-  } catch (error) {
-    const { status, outcome, unexpected } = outcomeOf(error)
-    if (unexpected) logger.error(`FHIR ${ctx.method} ${ctx.path} failed:`, error)
-    ctx.status = status
-    if (status === 401) ctx.set('WWW-Authenticate', 'Bearer')
-    ctx.type = FHIR_JSON
-    ctx.body = outcome
+export const fhirRoutes =
+  (app: Application) => async (ctx: FeathersKoaContext, next: () => Promise<unknown>) => {
+    if (ctx.path !== '/fhir' && !ctx.path.startsWith('/fhir/')) return next()
+    ctx.set('Cache-Control', 'no-store')
+    try {
+      await route(app, ctx)
+    } catch (error) {
+      const { status, outcome, unexpected } = outcomeOf(error)
+      if (unexpected) logger.error(`FHIR ${ctx.method} ${ctx.path} failed:`, error)
+      ctx.status = status
+      if (status === 401) ctx.set('WWW-Authenticate', 'Bearer')
+      ctx.type = FHIR_JSON
+      ctx.body = outcome
+    }
   }
-}
 
 const json = (ctx: FeathersKoaContext, status: number, body: unknown) => {
   ctx.status = status
