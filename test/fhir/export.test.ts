@@ -25,6 +25,7 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
   let patients: SignedUp[]
   let stranger: SignedUp
   let records: any[]
+  const seeded = { encounters: [] as any[] }
   let adminToken: string
 
   const kickOff = (
@@ -82,7 +83,8 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
       server,
       clinicA.admin,
       clinicA.facility,
-      patients.map((p) => p.account.id)
+      patients.map((p) => p.account.id),
+      seeded
     )
     const login = await http(server.url, 'POST', '/authentication', { body: { strategy: 'local', ...ADMIN } })
     adminToken = login.body.accessToken
@@ -125,6 +127,7 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
       for (const resource of toFhir({ kind: 'record', doc: record }, { systemBase }))
         expected.set(resource.resourceType, (expected.get(resource.resourceType) ?? 0) + 1)
     expected.set('Patient', patients.length)
+    expected.set('Encounter', seeded.encounters.length)
     expected.set('Organization', 1)
     for (const output of manifest.output) {
       const file = await download(output.url, clinicA.admin.token)
@@ -170,8 +173,10 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
     const systemBase = server.app.get('fhir').systemBase
     const expected = later.flatMap((record) => toFhir({ kind: 'record', doc: record }, { systemBase })).length
     const recordTypes = answer.body.output.filter(
-      (o: any) => !['Patient', 'Organization', 'Practitioner', 'PractitionerRole'].includes(o.type)
+      (o: any) =>
+        !['Patient', 'Organization', 'Practitioner', 'PractitionerRole', 'Encounter'].includes(o.type)
     )
+    assert.equal(answer.body.output.find((o: any) => o.type === 'Encounter')?.count, 1, 'the new encounter')
     assert.equal(
       recordTypes.reduce((sum: number, o: any) => sum + o.count, 0),
       expected

@@ -1,6 +1,7 @@
 // Records of every type the mapping covers, filed under a facility for a patient (the fixtures' rich bodies, with
 // this server's ids in place of the fixtures' placeholders).
-import type { SignedUp, TestServer } from '../helpers/app'
+import assert from 'node:assert/strict'
+import { restClient, type SignedUp, type TestServer } from '../helpers/app'
 import { validRecords } from '../fixtures/medical-records'
 import { recordMappings } from '../../src/fhir/map/records'
 import { createRecord } from './helpers'
@@ -23,16 +24,34 @@ export const recordBody = (type: string, facility: string, patient: string) => {
   }
 }
 
-/** One record of each mapped type for each patient; answers the records created. */
+/**
+ * For each patient: one encounter in the facility and one record of each mapped type filed under it; answers the
+ * records created (`seeded.encounters` lists the encounters).
+ */
 export const seedRecords = async (
   server: TestServer,
   by: SignedUp,
   facility: string,
-  patients: string[]
+  patients: string[],
+  seeded: { encounters: any[] } = { encounters: [] }
 ): Promise<any[]> => {
   const created: any[] = []
-  for (const patient of patients)
+  for (const patient of patients) {
+    const encounter = await restClient(server.url, by.token).post('/medical-encounters', {
+      facility,
+      patient,
+      startedAt: 1767225600000,
+      reason: 'Yearly check-up'
+    })
+    assert.equal(encounter.status, 201, JSON.stringify(encounter.body))
+    seeded.encounters.push(encounter.body)
     for (const type of mappedTypes())
-      created.push(await createRecord(server, by, recordBody(type, facility, patient)))
+      created.push(
+        await createRecord(server, by, {
+          ...recordBody(type, facility, patient),
+          encounter: encounter.body.id
+        })
+      )
+  }
   return created
 }
