@@ -42,12 +42,15 @@ export const readJsonBody = async (ctx: FeathersKoaContext, limit: string): Prom
   const max = bytesOf(limit)
   const chunks: Buffer[] = []
   let size = 0
+  // Past the limit the rest is read and dropped (up to ten times the limit), so the client reads the 413 rather
+  // than a reset connection.
   for await (const chunk of ctx.req) {
     const buffer = chunk as Buffer
     size += buffer.length
-    if (size > max) throw FhirError.of(413, 'too-long', `The body is larger than ${limit}`)
-    chunks.push(buffer)
+    if (size > max * 10) break
+    if (size <= max) chunks.push(buffer)
   }
+  if (size > max) throw FhirError.of(413, 'too-long', `The body is larger than ${limit}`)
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'), (key, value: unknown) => {
       if (key === '__proto__' || key === 'constructor') throw new SyntaxError(`The key ${key} is not allowed`)
