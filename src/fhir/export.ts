@@ -278,7 +278,8 @@ export class FhirExportWorker {
         facility: job.facility,
         since: job.since,
         pageSize: fhirSettings(this.deps.settings).exportPageSize,
-        systemBase: this.options.systemBase()
+        systemBase: this.options.systemBase(),
+        embedded: !this.deps.settings.get('mongodb')
       }
       const wanted = job.types.length ? new Set(job.types) : null
       for await (const resources of exportSources(this.deps, filter)) {

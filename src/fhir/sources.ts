@@ -1,5 +1,5 @@
-// What a facility's bulk export reads, page by page (keyset paging on `id`, so memory holds one page and the sets of
-// referenced ids, never the documents): the facility's medical records, encounters and appointments; then the
+// What a facility's bulk export reads, page by page in `id` order (memory holds one page and sets of ids, never the
+// documents): the facility's medical records, encounters and appointments; then the
 // patients and the practitioners (members who authored or provide) they reference; then the facility itself. Each
 // stored document goes through the mapping (`toFhir`); `_since` keeps the documents changed at or after it.
 import type { Deps } from '../deps'
@@ -13,6 +13,8 @@ export interface ExportFilter {
   since?: number
   pageSize: number
   systemBase: string
+  /** The embedded engine (one process, documents in memory) rather than MongoDB: how pages are read. */
+  embedded: boolean
 }
 
 type ExportDeps = Pick<Deps, 'stores'>
@@ -30,19 +32,53 @@ export const lastChanged = (doc: Timestamps) =>
 const changedSince = (doc: Timestamps, since: number | undefined) =>
   since === undefined || lastChanged(doc) >= since
 
-/** The pages of a store's documents matching `query`, in `id` order. */
+/** What paging needs of a store: its internal find and scan. */
+interface Pageable<T> {
+  _find(params: { query: Record<string, unknown>; paginate: false }): Promise<T[]>
+  _scan(fields: string[], visit: (doc: Record<string, unknown>) => void): Promise<void>
+}
+
+/**
+ * The pages of a store's documents whose `field` is `value` (and that match `extra`), in `id` order.
+ * - MongoDB: keyset paging (`id > last`, sorted by `id`, `pageSize` at a time), each page answered by an index.
+ * - Embedded engine: there a page query re-sorts every candidate of the facility, which makes paging quadratic;
+ *   instead one scan lists the matching ids (ids only, never the documents) and the pages are read by `$in` on the
+ *   unique `id` index.
+ */
 async function* pages<T extends Timestamps>(
-  find: (query: Record<string, unknown>) => Promise<T[]>,
-  query: Record<string, unknown>,
+  store: Pageable<T>,
+  embedded: boolean,
+  field: string,
+  value: string,
+  extra: Record<string, unknown>,
   pageSize: number
 ): AsyncGenerator<T[]> {
+  if (embedded) {
+    const ids: string[] = []
+    await store._scan(['id', field], (doc) => {
+      if (doc[field] === value && typeof doc.id === 'string') ids.push(doc.id)
+    })
+    ids.sort()
+    for (const chunk of chunks(ids, pageSize)) {
+      const page = await store._find({
+        query: { id: { $in: chunk }, [field]: value, ...extra, $sort: { id: 1 } },
+        paginate: false
+      })
+      if (page.length > 0) yield page
+    }
+    return
+  }
   let after: string | undefined
   for (;;) {
-    const page = await find({
-      ...query,
-      ...(after !== undefined ? { id: { $gt: after } } : {}),
-      $sort: { id: 1 },
-      $limit: pageSize
+    const page = await store._find({
+      query: {
+        [field]: value,
+        ...extra,
+        ...(after !== undefined ? { id: { $gt: after } } : {}),
+        $sort: { id: 1 },
+        $limit: pageSize
+      },
+      paginate: false
     })
     if (page.length === 0) return
     yield page
@@ -69,30 +105,19 @@ export async function* exportSources(deps: ExportDeps, filter: ExportFilter): As
     for (const author of authors) if (typeof author === 'string') practitioners.add(author)
   }
 
-  const scope = { facility: filter.facility }
-  for await (const page of pages(
-    (query) => stores.records._find({ query, paginate: false }),
-    scope,
-    filter.pageSize
-  )) {
+  const page$ = <T extends Timestamps>(store: Pageable<T>, extra: Record<string, unknown> = {}) =>
+    pages(store, filter.embedded, 'facility', filter.facility, extra, filter.pageSize)
+  for await (const page of page$(stores.records)) {
     const kept = page.filter((doc) => changedSince(doc, filter.since))
     for (const doc of kept) note(doc, doc.createdBy, doc.provider)
     yield map(kept.map((doc) => ({ kind: 'record', doc })))
   }
-  for await (const page of pages(
-    (query) => stores.encounters._find({ query, paginate: false }),
-    { ...scope, deleting: { $ne: true } },
-    filter.pageSize
-  )) {
+  for await (const page of page$(stores.encounters, { deleting: { $ne: true } })) {
     const kept = page.filter((doc) => changedSince(doc, filter.since))
     for (const doc of kept) note(doc, doc.createdBy, doc.provider)
     yield map(kept.map((doc) => ({ kind: 'encounter', doc })))
   }
-  for await (const page of pages(
-    (query) => stores.appointments._find({ query, paginate: false }),
-    scope,
-    filter.pageSize
-  )) {
+  for await (const page of page$(stores.appointments)) {
     const kept = page.filter((doc) => changedSince(doc, filter.since))
     for (const doc of kept) note(doc, doc.provider)
     yield map(kept.map((doc) => ({ kind: 'appointment', doc })))

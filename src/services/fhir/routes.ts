@@ -36,6 +36,15 @@ const segment = (text: string) => {
   }
 }
 
+// The server's version, as package.json states it (read once per process: it does not change while running).
+const packageVersion = (): string => {
+  try {
+    return (require('../../../package.json') as { version: string }).version
+  } catch {
+    return '0.0.0'
+  }
+}
+
 const queryOf = (ctx: FeathersKoaContext) => ctx.query as Record<string, unknown>
 
 const methodNotAllowed = (allowed: string) => FhirError.of(405, 'not-supported', `Allowed here: ${allowed}`)
@@ -79,7 +88,7 @@ const route = async (app: Application, ctx: FeathersKoaContext) => {
         supportedTypes,
         importTypes,
         date: new Date(deps.clock.now()).toISOString(),
-        software: { name: 'clinic-backend', version: '0.1.0' }
+        software: { name: 'clinic-backend', version: packageVersion() }
       })
     )
   }
