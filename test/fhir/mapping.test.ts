@@ -313,6 +313,25 @@ describe('FHIR import checks', () => {
     ])
   })
 
+  it('reports every problem of the input at once, each with its index (nothing is planned)', () => {
+    const result = fromFhir(
+      [
+        allergy(),
+        allergy({ onsetDateTime: 'yesterday' }),
+        allergy(),
+        { resourceType: 'Observation', status: 'final', code: { text: 'Blood pressure' } },
+        allergy({ code: { coding: [{ code: 'peanut' }] } })
+      ],
+      ctx
+    )
+    assert.equal(result.ok, false)
+    assert.deepEqual(!result.ok && result.issues.map((issue) => [issue.index, issue.path, issue.code]), [
+      [1, 'AllergyIntolerance.onsetDateTime', 'invalid'],
+      [3, 'Observation.meta.tag', 'not-supported'],
+      [4, 'AllergyIntolerance.code.text', 'required']
+    ])
+  })
+
   it('resolves urn:uuid references inside the input and orders the plan patients → encounters → records', () => {
     const result = fromFhir(
       [
