@@ -335,6 +335,8 @@ describe('FHIR import checks', () => {
   it('keeps ids FHIR cannot spell: hashed resource ids, the original in the reference identifier', () => {
     const record = {
       ...validRecords.assessment,
+      type: 'assessment' as const,
+      subtype: 'diagnosis' as const,
       id: 'rec:0001/a',
       createdAt: Date.UTC(2026, 0, 5),
       createdBy: 'owner',
