@@ -5,7 +5,7 @@
 import { validateCreate } from '../services/medical-records/medical-records.schema'
 import type { FhirContext, FhirResource, FhirSource, ImportIssue, ImportResult, ImportStep } from './types'
 import { validateResource } from './validate'
-import { isObj, recordTypeTag, type Obj } from './map/common'
+import { RECORD_TYPE_SYSTEM, isObj, recordTypeTag, type Obj } from './map/common'
 import { patientFromFhir, patientToFhir } from './map/patient'
 import { organizationToFhir } from './map/organization'
 import { practitionerToFhir } from './map/practitioner'
@@ -291,10 +291,15 @@ export function fromFhir(
   })
   resources.forEach((resource, index) => {
     if (broken.has(index) || stepKinds.has(index) || taken.has(index) || createsNothing(resource)) return
+    const tag = recordTypeTag(resource)
+    const primaryOf = mappings.some((mapping) => mapping.resourceType === resource.resourceType)
     issues.push({
       index,
-      path: resource.resourceType,
-      message: `a ${resource.resourceType} is imported only as part of the record it belongs to; this one belongs to none`,
+      path: tag === undefined && primaryOf ? `${resource.resourceType}.meta.tag` : resource.resourceType,
+      message:
+        tag === undefined && primaryOf
+          ? `a ${resource.resourceType} stands for several record types: its meta.tag (system ${RECORD_TYPE_SYSTEM}) must name one`
+          : `a ${resource.resourceType} is imported only as part of the record it belongs to; this one belongs to none`,
       code: 'not-supported'
     })
   })

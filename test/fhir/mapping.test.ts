@@ -313,6 +313,48 @@ describe('FHIR import checks', () => {
     ])
   })
 
+  it('reports every problem of the input at once, each with its index (nothing is planned)', () => {
+    const result = fromFhir(
+      [
+        allergy(),
+        allergy({ onsetDateTime: 'yesterday' }),
+        allergy(),
+        { resourceType: 'Observation', status: 'final', code: { text: 'Blood pressure' } },
+        allergy({ code: { coding: [{ code: 'peanut' }] } })
+      ],
+      ctx
+    )
+    assert.equal(result.ok, false)
+    assert.deepEqual(!result.ok && result.issues.map((issue) => [issue.index, issue.path, issue.code]), [
+      [1, 'AllergyIntolerance.onsetDateTime', 'invalid'],
+      [3, 'Observation.meta.tag', 'not-supported'],
+      [4, 'AllergyIntolerance.code.text', 'required']
+    ])
+  })
+
+  it('keeps ids FHIR cannot spell: hashed resource ids, the original in the reference identifier', () => {
+    const record = {
+      ...validRecords.assessment,
+      type: 'assessment' as const,
+      subtype: 'diagnosis' as const,
+      id: 'rec:0001/a',
+      createdAt: Date.UTC(2026, 0, 5),
+      createdBy: 'owner',
+      patient: 'patient@clinic',
+      encounter: 'encounter 7',
+      provider: 'dr_who',
+      recommendedProcedures: [{ id: 'proc#1', ref: 'procedure-1', text: 'Tympanometry' }]
+    }
+    const resources = toFhir({ kind: 'record', doc: record }, ctx)
+    assertValid(resources)
+    assert.match(String(resources[0].id), /^[0-9a-f]{64}$/)
+    assert.equal(toFhir({ kind: 'record', doc: record }, ctx)[0].id, resources[0].id, 'stable')
+    const parsed = fromFhir(resources, ctx)
+    assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues))
+    const { id: _id, createdAt: _at, createdBy: _by, ...body } = record
+    assert.deepEqual(parsed.plan[0].data, body)
+  })
+
   it('resolves urn:uuid references inside the input and orders the plan patients → encounters → records', () => {
     const result = fromFhir(
       [

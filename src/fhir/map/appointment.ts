@@ -15,9 +15,10 @@ import {
   isObj,
   isoOf,
   metaOf,
-  msOf
+  msOf,
+  idOfReference,
+  refTo
 } from './common'
-import { refTo } from './record'
 
 const statusToFhir: Record<string, string> = {
   scheduled: 'booked',
@@ -54,18 +55,11 @@ export const appointmentToFhir = (appointment: Stored<Appointment>, ctx: FhirCon
     ]
   })
 
-const idOf = (reference: unknown): string | undefined => {
-  if (!isObj(reference)) return undefined
-  if (isObj(reference.identifier) && typeof reference.identifier.value === 'string')
-    return reference.identifier.value
-  return typeof reference.reference === 'string' ? reference.reference.split('/').pop() : undefined
-}
-
 /** What an Appointment says, in this server's terms (ids as referenced). */
 export const appointmentFromFhir = (resource: FhirResource): AppointmentData => {
   const participants = Array.isArray(resource.participant) ? resource.participant.filter(isObj) : []
   const actorOf = (type: string) =>
-    idOf(
+    idOfReference(
       participants
         .map((participant) => participant.actor)
         .find((actor) => isObj(actor) && String(actor.reference ?? '').startsWith(`${type}/`))
@@ -77,7 +71,7 @@ export const appointmentFromFhir = (resource: FhirResource): AppointmentData => 
       )
     : undefined
   return compact({
-    facility: isObj(facility) ? idOf(facility.valueReference) : undefined,
+    facility: isObj(facility) ? idOfReference(facility.valueReference) : undefined,
     provider: actorOf('Practitioner'),
     patient: actorOf('Patient') as string,
     start: msOf(resource.start) as number,

@@ -13,9 +13,10 @@ import {
   identifier,
   isObj,
   isoOf,
-  metaOf
+  metaOf,
+  idOfReference,
+  refTo
 } from './common'
-import { refTo } from './record'
 
 /** `meta.tag` of a file's DocumentReference (an `attachment` record's carries the record-type tag instead). */
 export const FILE_TAG = { system: `${CODE_SYSTEM_BASE}/source`, code: 'attachment-file' }
@@ -55,21 +56,14 @@ export const attachmentFileToFhir = (file: AttachmentLike, ctx: FhirContext): Fh
   })
 }
 
-const idOf = (reference: unknown): string | undefined => {
-  if (!isObj(reference)) return undefined
-  if (isObj(reference.identifier) && typeof reference.identifier.value === 'string')
-    return reference.identifier.value
-  return typeof reference.reference === 'string' ? reference.reference.split('/').pop() : undefined
-}
-
 export const attachmentFileFromFhir = (resource: FhirResource): AttachmentFileData => {
   const attachment = getPath(resource, 'content[].attachment')
   const a = isObj(attachment) ? attachment : {}
   return compact({
-    record: idOf(getPath(resource, 'context.related[]')),
-    encounter: idOf(getPath(resource, 'context.encounter[]')),
-    patient: idOf(resource.subject) as string,
-    organization: idOf(resource.custodian),
+    record: idOfReference(getPath(resource, 'context.related[]')),
+    encounter: idOfReference(getPath(resource, 'context.encounter[]')),
+    patient: idOfReference(resource.subject) as string,
+    organization: idOfReference(resource.custodian),
     filename: typeof a.title === 'string' ? a.title : undefined,
     contentType: typeof a.contentType === 'string' ? a.contentType : undefined,
     size: typeof a.size === 'number' ? a.size : undefined,

@@ -40,7 +40,21 @@ export const fhirId = (...parts: (string | number)[]): string => {
   return FHIR_ID.test(joined) ? joined : createHash('sha256').update(joined).digest('hex')
 }
 
-export const reference = (type: string, id: string) => ({ reference: `${type}/${fhirId(id)}` })
+/** A Reference to a document of this server; with the id itself as identifier when the FHIR id had to be hashed. */
+export const refTo = (type: string, id: string) => {
+  const fid = fhirId(id)
+  return fid === id
+    ? { reference: `${type}/${fid}` }
+    : { reference: `${type}/${fid}`, identifier: { value: id } }
+}
+
+/** The server id a Reference names: its identifier's value, else the id of its literal `Type/id`. */
+export const idOfReference = (reference: unknown): string | undefined => {
+  if (!isObj(reference)) return undefined
+  if (isObj(reference.identifier) && typeof reference.identifier.value === 'string')
+    return reference.identifier.value
+  return typeof reference.reference === 'string' ? reference.reference.split('/').pop() : undefined
+}
 
 /** `identifier: [{ system: <systemBase>/<kind>, value: <server id> }]`. */
 export const identifier = (ctx: FhirContext, kind: string, id: string) => [

@@ -13,10 +13,10 @@ import {
   identifier,
   isoOf,
   metaOf,
-  msOf
+  msOf,
+  refTo
 } from './common'
 import type { Related } from './record'
-import { refTo } from './record'
 
 export const ACT_CODE = 'http://terminology.hl7.org/CodeSystem/v3-ActCode'
 

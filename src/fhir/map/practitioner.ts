@@ -11,8 +11,9 @@ import {
   fhirId,
   identifier,
   isObj,
+  idOfReference,
   metaOf,
-  reference
+  refTo
 } from './common'
 
 export const practitionerToFhir = (
@@ -41,8 +42,8 @@ export const practitionerToFhir = (
     meta: metaOf(member),
     identifier: identifier(ctx, 'organization-members', member.id),
     active: true,
-    practitioner: reference('Practitioner', member.uid),
-    organization: reference('Organization', member.organization),
+    practitioner: refTo('Practitioner', member.uid),
+    organization: refTo('Organization', member.organization),
     code: (member.roles ?? []).filter((role) => role !== '').map((role) => ({ text: role })),
     extension: [
       ...encodeExtension('privileges', 'strings', member.privileges),
@@ -53,13 +54,9 @@ export const practitionerToFhir = (
 
 /** What a PractitionerRole says about a membership (import creates no staff; for checks). */
 export const memberFromFhir = (role: FhirResource) => {
-  const idOf = (reference: unknown) =>
-    isObj(reference) && typeof reference.reference === 'string'
-      ? reference.reference.split('/').pop()
-      : undefined
   return {
-    organization: idOf(role.organization),
-    uid: idOf(role.practitioner),
+    organization: idOfReference(role.organization),
+    uid: idOfReference(role.practitioner),
     roles: (Array.isArray(role.code) ? role.code : [])
       .map((code) => (isObj(code) ? code.text : undefined))
       .filter((code): code is string => typeof code === 'string'),

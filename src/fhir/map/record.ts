@@ -8,6 +8,7 @@ import {
   type MedicalRecordType
 } from '../../services/medical-records/medical-records.schema'
 import type { FhirContext, FhirResource, ImportIssue } from '../types'
+export { refTo } from './common'
 import {
   CODE_SYSTEM_BASE,
   UCUM,
@@ -26,6 +27,7 @@ import {
   msOf,
   narrative,
   narrativeText,
+  refTo,
   setPath,
   type Extension,
   type FieldKind,
@@ -91,14 +93,6 @@ const fieldSchema = (type: MedicalRecordType, field: string): unknown =>
 
 export const kindOf = (type: MedicalRecordType, field: string): FieldKind =>
   kindOfSchema(field, fieldSchema(type, field))
-
-/** A Reference to a document of this server; with the id itself as identifier when the FHIR id had to be hashed. */
-export const refTo = (type: string, id: string) => {
-  const fid = fhirId(id)
-  return fid === id
-    ? { reference: `${type}/${fid}` }
-    : { reference: `${type}/${fid}`, identifier: { value: id } }
-}
 
 export const componentCode = (type: MedicalRecordType, field: string, label: string) => ({
   coding: [{ system: `${CODE_SYSTEM_BASE}/${type}`, code: field, display: label }],
