@@ -126,15 +126,10 @@ const sandboxClockJob = (app: Application): Job => {
 
 /**
  * The time-driven passes the sandbox clock runs after moving time (each under its job's lease, so never at the
- * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, appointment reminders, audit retention.
+ * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, appointment reminders, audit retention, expired FHIR exports (idempotent: no lease).
  */
 const registerTimeDrivenPasses = (app: Application) => {
   const deps = depsSlot.require(app)
-  // FHIR bulk exports past FHIR_EXPORT_TTL_MS: their files deleted (src/fhir/export.ts).
-  deps.passes.register({
-    job: 'fhir-export-expiry',
-    run: async () => (await fhirSlot.get(app)?.worker.expire()) ?? 0
-  })
   deps.passes.register({
     job: 'subscriptions',
     run: async () => (await recoveryPassWaiting(app, 'subscriptions', () => subscriptionPass(deps))).changed
@@ -158,6 +153,11 @@ const registerTimeDrivenPasses = (app: Application) => {
       const log = auditLog(app)
       return log ? withLeaseWaiting(app, 'audit-retention', 30_000, () => log.applyRetention()) : 0
     }
+  })
+  // FHIR bulk exports past FHIR_EXPORT_TTL_MS: their files deleted (src/fhir/export.ts).
+  deps.passes.register({
+    job: 'fhir-export-expiry',
+    run: async () => (await fhirSlot.get(app)?.worker.expire()) ?? 0
   })
 }
 
