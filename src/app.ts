@@ -46,6 +46,7 @@ import { withLeaseWaiting } from './cluster/lease'
 import { createLocks } from './cluster/locks'
 import { processorEvents } from './services/subscriptions/processor-events'
 import { unsubscribePage } from './services/notifications/unsubscribe-page'
+import { fhirRoutes } from './services/fhir/routes'
 import { checkPaymentsForProduction } from './providers/payments-mode'
 import { createProviders } from './providers/registry'
 import { createBlobs } from './attachments/blobs'
@@ -103,6 +104,8 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
   app.use(unsubscribePage(app))
   // Attachment bytes (PUT/GET of signed URLs, multipart uploads): streamed, so read before any body parser.
   app.use(attachmentContent(app))
+  // FHIR R4 under /fhir (its own body reading: FHIR JSON, answered as FHIR JSON or OperationOutcome).
+  app.use(fhirRoutes(app))
   app.use(requireJson())
   app.use(
     bodyParser({

@@ -255,6 +255,16 @@ export const configurationSchema = Type.Object(
       cancelURL: Type.String(),
       /** Packages created on first start when no package with their key exists. */
       packages: Type.Array(Type.Record(Type.String(), Type.Unknown()))
+    }),
+    /** FHIR R4 under /fhir (src/services/fhir, src/fhir): bulk export jobs and the identifier system. */
+    fhir: Type.Object({
+      systemBase: Type.String({ minLength: 1 }),
+      exportTtlMs: PositiveMs(),
+      exportLeaseMs: PositiveMs(),
+      exportPageSize: Count(1),
+      exportMaxAttempts: Count(1),
+      exportPollIntervalMs: PositiveMs(),
+      importStaleAfterMs: PositiveMs()
     })
   },
   { $id: 'Configuration' }
@@ -650,7 +660,18 @@ export const settingDescriptions: Record<string, string> = {
   'subscriptions.cancelURL':
     'Where the payer lands after a subscription checkout is not paid (empty: `/processor/checkout/cancel` of this server)',
   'subscriptions.packages':
-    'Packages created on first start when no package with their key exists ([subscriptions](subscriptions.md))'
+    'Packages created on first start when no package with their key exists ([subscriptions](subscriptions.md))',
+  'fhir.systemBase':
+    'Base URL of the identifier systems of FHIR resources (`<base>/accounts`, `<base>/medical-records`…): keep it stable, importers match on it ([FHIR](fhir.md))',
+  'fhir.exportTtlMs':
+    'How long the files of a completed bulk export stay downloadable (then 404 and deleted)',
+  'fhir.exportLeaseMs':
+    "Lease of an instance on a running bulk export, renewed while it runs: a crashed instance's export is taken over after it",
+  'fhir.exportPageSize': 'Stored documents read per page while a bulk export streams its files',
+  'fhir.exportMaxAttempts': 'Runs of one bulk export (a crash interrupts one) before it fails',
+  'fhir.exportPollIntervalMs': 'Time between looks for bulk exports to run or expire',
+  'fhir.importStaleAfterMs':
+    'With MongoDB: an import whose journal was not written for this long was interrupted and is undone (on the embedded engine every unfinished import is undone at start-up)'
 }
 
 /** Variables read outside the settings, with what they do (listed in docs/configuration.md too). */

@@ -15,7 +15,7 @@ import { subscriptionPass, subscriptionsJob } from '../subscriptions/renewals'
 import { seedPackages } from '../subscriptions/packages'
 import { inventoryRecoveryJob } from '../inventory/recovery'
 import { noShowJob, noShowPass } from '../appointments/no-show'
-import { recoveryPassWaiting } from '../jobs/recovery-loop'
+import { recoveryJob, recoveryPassWaiting } from '../jobs/recovery-loop'
 import { withLeaseWaiting } from '../cluster/lease'
 import { SYNC_MS } from '../sandbox/clock'
 import { sandboxClockOf } from '../services/sandbox-clock/sandbox-clock'
@@ -30,6 +30,8 @@ import { logger } from '../logger'
 import { metricsOf } from './metrics'
 import { REMINDERS_JOB, notificationPass, reminderJob } from '../notifications/jobs'
 import { ATTACHMENTS_JOB, attachmentsJob, attachmentsPass } from '../attachments/recovery'
+import { fhirSlot } from '../services/fhir/fhir'
+import { undoInterruptedImports } from '../fhir/journal'
 
 export type { Job }
 
@@ -125,7 +127,7 @@ const sandboxClockJob = (app: Application): Job => {
 
 /**
  * The time-driven passes the sandbox clock runs after moving time (each under its job's lease, so never at the
- * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, appointment reminders, audit retention.
+ * same time as that job's own pass on any instance): subscription renewals and expiries, no-shows, missing queue items of check-ins, appointment reminders, audit retention, expired FHIR exports (idempotent: no lease).
  */
 const registerTimeDrivenPasses = (app: Application) => {
   const deps = depsSlot.require(app)
@@ -157,6 +159,11 @@ const registerTimeDrivenPasses = (app: Application) => {
       const log = auditLog(app)
       return log ? withLeaseWaiting(app, 'audit-retention', 30_000, () => log.applyRetention()) : 0
     }
+  })
+  // FHIR bulk exports past FHIR_EXPORT_TTL_MS: their files deleted (src/fhir/export.ts).
+  deps.passes.register({
+    job: 'fhir-export-expiry',
+    run: async () => (await fhirSlot.get(app)?.worker.expire()) ?? 0
   })
 }
 
@@ -191,8 +198,32 @@ const jobsOf = (app: Application): Job[] => [
   // Appointment reminders at the facility's offsets before start (src/notifications/jobs.ts).
   reminderJob(app, depsSlot.require(app)),
   // Expired uploads and record removals a crash cut off (src/attachments/recovery.ts).
-  attachmentsJob(app, depsSlot.require(app))
+  attachmentsJob(app, depsSlot.require(app)),
+  // FHIR: imports a crash interrupted are undone (src/fhir/journal.ts); bulk exports run and expire (src/fhir/export.ts).
+  recoveryJob(app, 'fhir-imports', {
+    intervalMs: () => FHIR_IMPORT_RECOVERY_MS,
+    pass: async (when) => {
+      const state = fhirSlot.get(app)
+      if (!state) return null
+      const deps = depsSlot.require(app)
+      // At start-up on the embedded engine every unfinished import is interrupted; otherwise the stale ones.
+      const cutoff =
+        when === 'startup' && !app.get('mongodb')
+          ? Number.POSITIVE_INFINITY
+          : deps.clock.now() - app.get('fhir').importStaleAfterMs
+      const undone = await undoInterruptedImports(deps, state.imports, cutoff)
+      return undone ? `${undone} interrupted imports undone` : null
+    }
+  }),
+  {
+    name: 'fhir export worker',
+    start: async () => fhirSlot.get(app)?.worker.start(),
+    stop: async () => fhirSlot.get(app)?.worker.stop()
+  }
 ]
+
+// How often interrupted imports are looked for after start-up.
+const FHIR_IMPORT_RECOVERY_MS = 60_000
 
 const startedSlot = appSlot<Job[]>('started jobs')
 

@@ -33,6 +33,8 @@ export type AuditAction =
   | 'anchor'
   // The audit trail's file was repaired after two writers (src/audit/repair-chain.ts); `ids`: the events re-chained.
   | 'store-repair'
+  // A bulk export of a facility's data (FHIR `$export`): `ids` the export job, `after` the resources by type.
+  | 'export'
 
 /** Every action, in the order the documentation lists them. */
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
@@ -62,7 +64,8 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'audit-config',
   'retention',
   'anchor',
-  'store-repair'
+  'store-repair',
+  'export'
 ]
 
 /** The privilege or setting fields of a change event (never secrets or hashes): field → value. */

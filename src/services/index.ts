@@ -35,6 +35,7 @@ import { notificationSettings } from './notification-settings/notification-setti
 import { notificationTemplates } from './notification-templates/notification-templates'
 import { sandboxClock } from './sandbox-clock/sandbox-clock'
 import { attachments } from './attachments/attachments'
+import { fhir } from './fhir/fhir'
 
 export const services = (app: Application, deps: Deps) => {
   organizationMembers(app, deps)
@@ -84,6 +85,8 @@ export const services = (app: Application, deps: Deps) => {
   auditEvents(app, deps)
   // The public directory search; its entries follow organizations and their catalogues (src/directory).
   unifiedDirectory(app, deps)
+  // FHIR R4 (docs/fhir.md): bulk export jobs and import journals; the /fhir routes are src/services/fhir/routes.ts.
+  fhir(app, deps)
 }
 
 /**

@@ -105,7 +105,14 @@ describe('sandbox clock', function () {
         assert.equal(early.body.offsetMs, MONDAY_9 + 45 * MIN - NOW)
         assert.deepEqual(
           early.body.ran.map((r: { job: string }) => r.job),
-          ['subscriptions', 'no-shows', 'queue-check-ins', 'reminders', 'audit-retention']
+          [
+            'subscriptions',
+            'no-shows',
+            'queue-check-ins',
+            'reminders',
+            'audit-retention',
+            'fhir-export-expiry'
+          ]
         )
         assert.equal(early.body.ran.find((r: { job: string }) => r.job === 'no-shows').changed, 0)
         assert.equal(

@@ -8,6 +8,7 @@ import type { Application } from '../../declarations'
 import { serviceDocs, type ServiceDoc } from './service-docs'
 import { appSlot } from '../../runtime'
 import { plainRoutePaths } from './plain-routes'
+import { fhirPaths, fhirSchemas, fhirTag } from './fhir-paths'
 
 type Json = Record<string, unknown>
 
@@ -275,6 +276,10 @@ export const buildOpenApi = (app: Application): Json => {
   }
   // Plain HTTP routes beside the services (attachment bytes).
   Object.assign(paths, plainRoutePaths('Attachments' in schemas ? 'Attachments' : 'AnyDocument'))
+  // The /fhir routes are plain HTTP (not services): their entries are stated in fhir-paths.ts.
+  Object.assign(paths, fhirPaths)
+  Object.assign(schemas, fhirSchemas)
+  tags.push(fhirTag)
 
   return {
     openapi: '3.1.0',
