@@ -110,6 +110,7 @@ describe('sandbox clock', function () {
             'no-shows',
             'queue-check-ins',
             'reminders',
+            'attachment-uploads',
             'audit-retention',
             'fhir-export-expiry'
           ]
