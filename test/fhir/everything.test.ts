@@ -11,6 +11,7 @@ import {
   resourcesOf,
   type Clinic
 } from './helpers'
+import { pdf, putBytes } from '../attachments/fixtures'
 
 describe('FHIR endpoints: metadata and Patient/$everything', function () {
   let server: TestServer
@@ -158,5 +159,76 @@ describe('FHIR endpoints: metadata and Patient/$everything', function () {
       `/audit-events?actor=${clinicA.staff.account.id}&service=accounts&action=read`
     )
     assert.ok(patientReads.body.data.some((event: any) => event.ids.includes(patient.account.id)))
+  })
+})
+
+describe('FHIR endpoints: $everything and files of the attachments service', function () {
+  let server: TestServer
+  let clinicB: Clinic
+  let patient: SignedUp
+  let reader: SignedUp
+  const files: Record<string, string> = {}
+
+  // A record of the patient with one uploaded PDF; `shared` also shares the record with `reader`.
+  const recordWithFile = async (name: string, shared: boolean) => {
+    const record = await createRecord(server, clinicB.admin, {
+      type: 'allergy',
+      name,
+      patient: patient.account.id,
+      facility: clinicB.facility,
+      permissions: [
+        { organization: clinicB.facility },
+        { uid: patient.account.id },
+        ...(shared ? [{ uid: reader.account.id }] : [])
+      ]
+    })
+    const bytes = pdf(64)
+    const created = await restClient(server.url, clinicB.admin.token).post('/attachments', {
+      record: record.id,
+      filename: `${name}.pdf`,
+      contentType: 'application/pdf',
+      size: bytes.length
+    })
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    const put = await putBytes(created.body.uploadUrl, bytes, 'application/pdf')
+    assert.equal(put.status, 200, JSON.stringify(put.body))
+    files[name] = created.body.id
+  }
+
+  before(async () => {
+    server = await startServer()
+    clinicB = await clinic(server, 'Files Clinic')
+    patient = await signUp(server.url)
+    reader = await signUp(server.url)
+    await recordWithFile('Shared', true)
+    await recordWithFile('Private', false)
+  })
+  after(() => server.close())
+
+  const documentsOf = async (who: SignedUp) => {
+    const answer = await fhirCall(server.url, 'GET', `/fhir/Patient/${patient.account.id}/$everything`, {
+      token: who.token
+    })
+    assert.equal(answer.status, 200, JSON.stringify(answer.body))
+    const resources = resourcesOf(answer.body)
+    assertValid(resources)
+    return resources.filter((r) => r.resourceType === 'DocumentReference').map((r) => JSON.stringify(r))
+  }
+
+  it('lists every file the patient may read as a DocumentReference', async () => {
+    const documents = await documentsOf(patient)
+    assert.equal(documents.length, 2)
+    for (const id of Object.values(files))
+      assert.ok(
+        documents.some((d) => d.includes(id)),
+        id
+      )
+  })
+
+  it('lists to someone one record was shared with only that record’s file', async () => {
+    const documents = await documentsOf(reader)
+    assert.equal(documents.length, 1)
+    assert.ok(documents[0].includes(files.Shared))
+    assert.ok(!documents[0].includes(files.Private))
   })
 })
