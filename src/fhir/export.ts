@@ -279,6 +279,7 @@ export class FhirExportWorker {
         since: job.since,
         pageSize: fhirSettings(this.deps.settings).exportPageSize,
         systemBase: this.options.systemBase(),
+        binaryBase: `${job.base}/fhir/Binary`,
         embedded: !this.deps.settings.get('mongodb')
       }
       const wanted = job.types.length ? new Set(job.types) : null

@@ -13,6 +13,8 @@ export interface ExportFilter {
   since?: number
   pageSize: number
   systemBase: string
+  /** Where a file's bytes are read on this server: `<binaryBase>/<id>` (the DocumentReference's content URL). */
+  binaryBase?: string
   /** The embedded engine (one process, documents in memory) rather than MongoDB: how pages are read. */
   embedded: boolean
 }
@@ -95,7 +97,11 @@ const chunks = <T>(list: T[], size: number) => {
 
 /** The FHIR resources of a facility's stored documents, one page of documents at a time. */
 export async function* exportSources(deps: ExportDeps, filter: ExportFilter): AsyncGenerator<FhirResource[]> {
-  const ctx = { systemBase: filter.systemBase }
+  const binaryBase = filter.binaryBase
+  const ctx = {
+    systemBase: filter.systemBase,
+    ...(binaryBase ? { attachmentUrl: (id: string) => `${binaryBase}/${encodeURIComponent(id)}` } : {})
+  }
   const { stores } = deps
   const patients = new Set<string>()
   const practitioners = new Set<string>()
@@ -107,7 +113,8 @@ export async function* exportSources(deps: ExportDeps, filter: ExportFilter): As
 
   const page$ = <T extends Timestamps>(store: Pageable<T>, extra: Record<string, unknown> = {}) =>
     pages(store, filter.embedded, 'facility', filter.facility, extra, filter.pageSize)
-  for await (const page of page$(stores.records)) {
+  // A record being removed (marked `deletingAt`) is no longer part of the facility's data.
+  for await (const page of page$(stores.records, { deletingAt: { $exists: false } })) {
     const kept = page.filter((doc) => changedSince(doc, filter.since))
     for (const doc of kept) note(doc, doc.createdBy, doc.provider)
     yield map(kept.map((doc) => ({ kind: 'record', doc })))
@@ -121,6 +128,21 @@ export async function* exportSources(deps: ExportDeps, filter: ExportFilter): As
     const kept = page.filter((doc) => changedSince(doc, filter.since))
     for (const doc of kept) note(doc, doc.provider)
     yield map(kept.map((doc) => ({ kind: 'appointment', doc })))
+  }
+
+  // Files of the attachments service: ready ones only (a pending upload has no bytes yet).
+  const files$ = pages(
+    stores.attachments,
+    filter.embedded,
+    'organization',
+    filter.facility,
+    { status: 'ready' },
+    filter.pageSize
+  )
+  for await (const page of files$) {
+    const kept = page.filter((doc) => changedSince(doc, filter.since))
+    for (const doc of kept) note(doc, doc.createdBy)
+    yield map(kept.map((doc) => ({ kind: 'attachment', doc })))
   }
 
   for (const ids of chunks([...patients].sort(), filter.pageSize)) {

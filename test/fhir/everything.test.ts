@@ -212,11 +212,12 @@ describe('FHIR endpoints: $everything and files of the attachments service', fun
     assert.equal(answer.status, 200, JSON.stringify(answer.body))
     const resources = resourcesOf(answer.body)
     assertValid(resources)
-    return resources.filter((r) => r.resourceType === 'DocumentReference').map((r) => JSON.stringify(r))
+    return resources.filter((r) => r.resourceType === 'DocumentReference')
   }
+  const urlOf = (document: any): string => document.content[0].attachment.url
 
   it('lists every file the patient may read as a DocumentReference', async () => {
-    const documents = await documentsOf(patient)
+    const documents = (await documentsOf(patient)).map((d) => JSON.stringify(d))
     assert.equal(documents.length, 2)
     for (const id of Object.values(files))
       assert.ok(
@@ -225,8 +226,34 @@ describe('FHIR endpoints: $everything and files of the attachments service', fun
       )
   })
 
+  it('links each file to its bytes on this server: GET /fhir/Binary/:id with the bearer, audited', async () => {
+    const documents = await documentsOf(patient)
+    const shared = documents.find((d) => JSON.stringify(d).includes(files.Shared))
+    const url = urlOf(shared)
+    assert.ok(url.startsWith(`${server.url}/fhir/Binary/`), url)
+    const bytes = await fetch(url, { headers: { authorization: `Bearer ${reader.token}` } })
+    assert.equal(bytes.status, 200)
+    assert.equal(bytes.headers.get('content-type'), 'application/pdf')
+    assert.deepEqual(Buffer.from(await bytes.arrayBuffer()), pdf(64))
+    const anonymous = await fhirCall(server.url, 'GET', url.slice(server.url.length))
+    assertOutcome(anonymous, 401)
+    const reads = await restClient(server.url, patient.token).get(
+      `/audit-events?actor=${reader.account.id}&service=attachments&action=read`
+    )
+    assert.ok(
+      reads.body.data.some((event: any) => event.ids.includes(files.Shared)),
+      JSON.stringify(reads.body)
+    )
+  })
+
+  it('answers a file the caller may not read with a 404 OperationOutcome, as an unknown one', async () => {
+    const privateUrl = `/fhir/Binary/${files.Private}`
+    assertOutcome(await fhirCall(server.url, 'GET', privateUrl, { token: reader.token }), 404, 'not-found')
+    assertOutcome(await fhirCall(server.url, 'GET', '/fhir/Binary/nothing', { token: patient.token }), 404)
+  })
+
   it('lists to someone one record was shared with only that record’s file', async () => {
-    const documents = await documentsOf(reader)
+    const documents = (await documentsOf(reader)).map((d) => JSON.stringify(d))
     assert.equal(documents.length, 1)
     assert.ok(documents[0].includes(files.Shared))
     assert.ok(!documents[0].includes(files.Private))

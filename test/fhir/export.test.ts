@@ -14,6 +14,7 @@ import { ADMIN } from '../helpers/subscriptions'
 import { toFhir } from '../../src/fhir/mapping'
 import { assertOutcome, assertValid, clinic, fhirCall, type Clinic } from './helpers'
 import { seedRecords } from './seed'
+import { pdf, putBytes } from '../attachments/fixtures'
 
 /** The NDJSON lines of a file answer. */
 const lines = (text: string) => text.split('\n').filter((line) => line.length > 0)
@@ -27,6 +28,7 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
   let records: any[]
   const seeded = { encounters: [] as any[] }
   let adminToken: string
+  let fileId: string
 
   const kickOff = (
     who: SignedUp | undefined,
@@ -88,6 +90,18 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
     )
     const login = await http(server.url, 'POST', '/authentication', { body: { strategy: 'local', ...ADMIN } })
     adminToken = login.body.accessToken
+    // One uploaded file (attachments service) on a record that is not finalized: a DocumentReference of its own.
+    const open = records.find((record) => !record.finalizedAt)
+    const bytes = pdf(32)
+    const file = await restClient(server.url, clinicA.admin.token).post('/attachments', {
+      record: open.id,
+      filename: 'referral.pdf',
+      contentType: 'application/pdf',
+      size: bytes.length
+    })
+    assert.equal(file.status, 201, JSON.stringify(file.body))
+    assert.equal((await putBytes(file.body.uploadUrl, bytes, 'application/pdf')).status, 200)
+    fileId = file.body.id
   })
   after(() => server.close())
 
@@ -129,6 +143,7 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
     expected.set('Patient', patients.length)
     expected.set('Encounter', seeded.encounters.length)
     expected.set('Organization', 1)
+    expected.set('DocumentReference', (expected.get('DocumentReference') ?? 0) + 1) // the uploaded file
     for (const output of manifest.output) {
       const file = await download(output.url, clinicA.admin.token)
       assert.equal(file.status, 200)
@@ -138,6 +153,11 @@ describe('FHIR bulk export (Group/:facility/$export)', function () {
       for (const resource of resources) assert.equal(resource.resourceType, output.type)
       assertValid(resources)
       if (expected.has(output.type)) assert.equal(output.count, expected.get(output.type), output.type)
+      if (output.type === 'DocumentReference') {
+        const file = resources.find((resource) => JSON.stringify(resource).includes(fileId))
+        assert.ok(file, 'the uploaded file is exported')
+        assert.equal(file.content[0].attachment.url, `${server.url}/fhir/Binary/${fileId}`)
+      }
     }
     for (const [type] of expected)
       assert.ok(

@@ -202,6 +202,22 @@ export const fhirPaths: Json = {
       }
     }
   },
+  '/fhir/Binary/{id}': {
+    get: {
+      tags: tag,
+      summary:
+        "An attachment file's bytes (a DocumentReference's content URL), to a bearer who may read its record; audited",
+      parameters: [id('id', 'The attachment id')],
+      responses: {
+        200: {
+          description: 'The bytes, with the stored Content-Type',
+          content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } }
+        },
+        206: { description: 'The requested single `Range` of the bytes' },
+        ...errors({ 401: 'No valid token', 404: 'No such file, not ready, or not readable by the caller' })
+      }
+    }
+  },
   '/fhir': {
     post: {
       tags: tag,

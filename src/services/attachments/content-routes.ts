@@ -161,9 +161,23 @@ const recordRead = async (
 }
 
 const download = async (app: Application, deps: Deps, ctx: FeathersKoaContext, id: string) => {
-  ctx.set('Cache-Control', 'private, no-store')
   const token = readContentToken(deps, id, 'download', ctx.query.token)
-  const account = token.account as string
+  await sendAttachmentBytes(app, deps, ctx, token.account as string, id)
+}
+
+/**
+ * Answers the bytes of attachment `id` to `account` (the signed download URL's account, or the bearer of a FHIR
+ * `Binary` read): decided on the record or encounter as it stands, recorded in the audit trail before a byte is
+ * sent, a single `Range` → 206. 404 when it is gone, not ready, or no longer readable by the account.
+ */
+export const sendAttachmentBytes = async (
+  app: Application,
+  deps: Deps,
+  ctx: FeathersKoaContext,
+  account: string,
+  id: string
+) => {
+  ctx.set('Cache-Control', 'private, no-store')
   const att = await orNull(deps.stores.attachments._get(id))
   if (!att || att.status !== 'ready' || !att.storageKey) throw new NotFound(`No attachment ${id}`)
   // Decided now, on the record or encounter as it stands: a link given before a share was revoked stops here.

@@ -109,7 +109,11 @@ export const everything = async (
   const { patient, count } = request
   const cursor = request.cursor ? decodeCursor(request.cursor, patient) : { patient, phase: 0, skip: 0 }
   const first = !request.cursor
-  const ctx = { systemBase }
+  // Files link to their bytes on this server (`GET /fhir/Binary/:id`, with the same bearer).
+  const ctx = {
+    systemBase,
+    attachmentUrl: (id: string) => `${request.base}/fhir/Binary/${encodeURIComponent(id)}`
+  }
 
   // 1. The documents of this page, read as the caller.
   const found: { kind: Kind; doc: Record<string, unknown> }[] = []

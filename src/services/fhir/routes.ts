@@ -6,6 +6,8 @@
 //   DELETE /fhir/$export-status/:job               cancels (202) and removes the files
 //   GET    /fhir/$export-files/:job/:file          one NDJSON file of a complete export
 //   POST   /fhir?facility=:id                      imports a transaction/collection Bundle, all or nothing
+//   GET    /fhir/Binary/:id                        the bytes of an attachment file (a DocumentReference's
+//                                                  content URL), as the attachment's own download answers them
 // Every route but metadata needs the bearer token of a REST call. Every failure is an OperationOutcome with its
 // status (a client's mistake a 4xx naming the element; nothing else reveals more than a 404 would).
 import type { FeathersKoaContext } from '@feathersjs/koa'
@@ -20,6 +22,7 @@ import { everything, parseCount } from './everything'
 import { cancel, exportFile, kickOff, statusOf, visibleJob } from './bulk'
 import { importBundle, readJsonBody } from './import'
 import { fhirSlot } from './fhir'
+import { sendAttachmentBytes } from '../attachments/content-routes'
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8'
 const NDJSON = 'application/fhir+ndjson'
@@ -176,6 +179,12 @@ const route = async (app: Application, ctx: FeathersKoaContext) => {
     ctx.type = 'application/json; charset=utf-8'
     ctx.body = answer.body
     return
+  }
+
+  if (parts.length === 2 && parts[0] === 'Binary') {
+    if (method !== 'GET') throw methodNotAllowed('GET')
+    const caller = await authenticateCaller(app, ctx)
+    return sendAttachmentBytes(app, deps, ctx, caller.account.id, parts[1])
   }
 
   if (parts.length === 3 && parts[0] === '$export-files') {
