@@ -15,13 +15,14 @@
 // queues the booking and cancellation messages so cut off (`recoverAppointmentMessages`).
 import type { Application } from '../declarations'
 import type { Deps } from '../deps'
-import type { RecordChange } from '../events'
+import type { PendingChange, RecordChange } from '../events'
 import { appSlot } from '../runtime'
 import { orNull } from '../billing/store-calls'
 import type { Stored } from '../store'
 import type { Notification } from '../services/notifications/notifications.schema'
 import type { NotificationEvent } from './events'
-import { queueNotification } from './queue'
+import { prepareNotification, queueNotification, writeNotification } from './queue'
+import { markWriteAhead, settleAfterFailure } from './early'
 import { notificationSettingsOf } from './settings'
 import {
   appointmentVars,
@@ -41,7 +42,7 @@ const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined)
 
 /** The document of a patch as it was before it (loaded by the access hooks of an external call), if known. */
-const before = (change: RecordChange): Record<string, unknown> | undefined => {
+const before = (change: PendingChange): Record<string, unknown> | undefined => {
   const existing: unknown = change.params?.existing
   return existing && typeof existing === 'object' ? (existing as Record<string, unknown>) : undefined
 }
@@ -103,6 +104,86 @@ const appointmentOf = (doc: Record<string, unknown>) => {
     : null
 }
 
+// The note `record.changing` leaves for the write's other events: a message written ahead (./early.ts).
+const AHEAD = 'notifications.ahead'
+
+interface WrittenAhead {
+  event: NotificationEvent
+  /** The appointment. */
+  id: string
+  /** The entries written (unconfirmed), or null when preparing or writing them failed. */
+  written: Promise<Stored<Notification>[] | null>
+  /** Ends the mark of the write as running (the worker leaves its entries alone meanwhile). */
+  unmark: () => void
+}
+
+/**
+ * Before a cancellation (`PATCH /appointments/:id { status: "cancelled" }`, the appointment as loaded by the access
+ * hooks), its message is prepared and written, unconfirmed, while the appointment's write is being stored: the two
+ * commits overlap (see ./early.ts). Not awaited here: the write goes on meanwhile.
+ */
+const writeAheadOnChanging = (deps: TriggerDeps, change: PendingChange) => {
+  if (change.path !== 'appointments' || change.method !== 'patch' || change.notes.has(AHEAD)) return
+  const data = change.data
+  if (!data || typeof data !== 'object' || (data as { status?: unknown }).status !== 'cancelled') return
+  const existing = before(change)
+  const appointment = existing && appointmentOf(existing)
+  if (!appointment || appointment.id !== String(change.id) || appointment.status === 'cancelled') return
+  const unmark = markWriteAhead(deps, appointment.id)
+  const context = varsContext(deps)
+  const written = (async () => {
+    const prepared = await prepareNotification(deps, {
+      facility: appointment.facility,
+      event: 'appointment.cancelled',
+      recipient: appointment.patient,
+      ref: { service: 'appointments', id: appointment.id },
+      subjectKey: appointment.id,
+      vars: await appointmentVars(context, appointment),
+      known: await knownOf(context, appointment.facility, appointment.patient)
+    })
+    return prepared ? writeNotification(deps, prepared, { unconfirmed: true }) : []
+  })().catch(() => null)
+  const ahead: WrittenAhead = { event: 'appointment.cancelled', id: appointment.id, written, unmark }
+  change.notes.set(AHEAD, ahead)
+}
+
+/**
+ * The entries written ahead for `event` about appointment `id`, now confirmed by the stored write: announced and
+ * answered; null when none were (or writing them failed: the trigger then queues the message itself).
+ */
+const confirmAhead = async (
+  deps: TriggerDeps,
+  change: RecordChange,
+  event: NotificationEvent,
+  id: string
+): Promise<Stored<Notification>[] | null> => {
+  const ahead = change.notes.get(AHEAD) as WrittenAhead | undefined
+  if (!ahead || ahead.event !== event || ahead.id !== id) return null
+  change.notes.delete(AHEAD)
+  const written = await ahead.written
+  // The write is stored: its entries may go (the worker is nudged by the announcement).
+  ahead.unmark()
+  if (written?.length) await deps.announce('notifications', 'created', written)
+  return written
+}
+
+/** The write ended without confirming what it wrote ahead (it failed, or stored something else): settled. */
+const settleAhead = async (deps: TriggerDeps, change: PendingChange) => {
+  const ahead = change.notes.get(AHEAD) as WrittenAhead | undefined
+  if (!ahead) return
+  change.notes.delete(AHEAD)
+  try {
+    const written = await ahead.written
+    if (written?.length) await settleAfterFailure(deps, written)
+  } catch (error) {
+    deps.logger.warn(
+      `Notifications written ahead of ${change.path} ${ahead.id} not settled: ${error instanceof Error ? error.message : 'unknown error'}`
+    )
+  } finally {
+    ahead.unmark()
+  }
+}
+
 const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: RecordChange) => {
   for (const doc of change.docs) {
     const appointment = appointmentOf(doc)
@@ -131,7 +212,8 @@ const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: R
     } else if (change.method === 'patch') {
       if (appointment.status === 'cancelled') {
         if (await mayHaveReminders(appointment.start)) await skipQueuedReminders(deps, appointment.id)
-        await notify('appointment.cancelled', appointment.id)
+        const ahead = await confirmAhead(deps, change, 'appointment.cancelled', appointment.id)
+        if (ahead === null) await notify('appointment.cancelled', appointment.id)
       } else if (appointment.status === 'scheduled') {
         // The only patch that leaves an appointment scheduled is a reschedule; the same start is no news.
         const previous = num(before(change)?.start)
@@ -307,10 +389,29 @@ const subscriptionSlot = appSlot<(() => void) | null>('notification triggers')
 /** Subscribes (or, with `enabled` false, unsubscribes) the triggers of `app`. */
 export const notificationTriggers = (app: Application, deps: Deps, enabled = true) => {
   subscriptionSlot.get(app)?.()
-  subscriptionSlot.set(
-    app,
-    enabled ? deps.events.on('record.changed', (change) => notifyOnChange(deps, change)) : null
-  )
+  if (!enabled) {
+    subscriptionSlot.set(app, null)
+    return
+  }
+  const offChanging = deps.events.on('record.changing', (change) => {
+    // (a message is never worth refusing a write: one not written ahead is queued by the write's trigger)
+    try {
+      writeAheadOnChanging(deps, change)
+    } catch (error) {
+      deps.logger.warn(`Notification not written ahead: ${error instanceof Error ? error.message : 'unknown error'}`)
+    }
+  })
+  const offChanged = deps.events.on('record.changed', async (change) => {
+    await notifyOnChange(deps, change)
+    // (what the trigger did not confirm: a cancellation that stored something else)
+    await settleAhead(deps, change)
+  })
+  const offFailed = deps.events.on('record.failed', (change) => settleAhead(deps, change))
+  subscriptionSlot.set(app, () => {
+    offChanging()
+    offChanged()
+    offFailed()
+  })
 }
 
 // The recovery of appointment messages a crash cut off (see above): the appointments changed within this window,

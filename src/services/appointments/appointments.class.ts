@@ -63,6 +63,6 @@ export class AppointmentService extends ResourceService<
         staff: isStaff(params.access, existing.facility, existing.provider)
       }
       return changeAppointment(this.deps, existing, data, actor, params.writeScope)
-    })
+    }, data)
   }
 }
