@@ -188,7 +188,12 @@ export const writeNotification = async (
     const now = deps.clock.now()
     const docs = prepared.docs
       .filter((doc) => !have.has(doc.dedupeKey))
-      .map((doc) => ({ ...doc, createdAt: now, updatedAt: now, ...(options.unconfirmed ? { unconfirmed: true } : {}) }))
+      .map((doc) => ({
+        ...doc,
+        createdAt: now,
+        updatedAt: now,
+        ...(options.unconfirmed ? { unconfirmed: true } : {})
+      }))
     if (docs.length === 0) return []
     try {
       return await deps.stores.notifications._create(docs)

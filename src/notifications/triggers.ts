@@ -18,6 +18,7 @@ import type { Deps } from '../deps'
 import type { PendingChange, RecordChange } from '../events'
 import { appSlot } from '../runtime'
 import { orNull } from '../billing/store-calls'
+import { faultPoint } from '../billing/fault'
 import type { Stored } from '../store'
 import type { Notification } from '../services/notifications/notifications.schema'
 import type { NotificationEvent } from './events'
@@ -141,7 +142,9 @@ const writeAheadOnChanging = (deps: TriggerDeps, change: PendingChange) => {
       vars: await appointmentVars(context, appointment),
       known: await knownOf(context, appointment.facility, appointment.patient)
     })
-    return prepared ? writeNotification(deps, prepared, { unconfirmed: true }) : []
+    const entries = prepared ? await writeNotification(deps, prepared, { unconfirmed: true }) : []
+    faultPoint('notifications.written-ahead')
+    return entries
   })().catch(() => null)
   const ahead: WrittenAhead = { event: 'appointment.cancelled', id: appointment.id, written, unmark }
   change.notes.set(AHEAD, ahead)
@@ -161,6 +164,7 @@ const confirmAhead = async (
   if (!ahead || ahead.event !== event || ahead.id !== id) return null
   change.notes.delete(AHEAD)
   const written = await ahead.written
+  faultPoint('notifications.before-confirm')
   // The write is stored: its entries may go (the worker is nudged by the announcement).
   ahead.unmark()
   if (written?.length) await deps.announce('notifications', 'created', written)
@@ -398,7 +402,9 @@ export const notificationTriggers = (app: Application, deps: Deps, enabled = tru
     try {
       writeAheadOnChanging(deps, change)
     } catch (error) {
-      deps.logger.warn(`Notification not written ahead: ${error instanceof Error ? error.message : 'unknown error'}`)
+      deps.logger.warn(
+        `Notification not written ahead: ${error instanceof Error ? error.message : 'unknown error'}`
+      )
     }
   })
   const offChanged = deps.events.on('record.changed', async (change) => {
