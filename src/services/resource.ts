@@ -69,7 +69,14 @@ export class ResourceService<
     data?: unknown
   ): Promise<T> {
     const { events } = this.deps
-    const change = { path: this.path, method, id: id ?? null, params, data, notes: new Map<string, unknown>() }
+    const change = {
+      path: this.path,
+      method,
+      id: id ?? null,
+      params,
+      data,
+      notes: new Map<string, unknown>()
+    }
     await events.emit('record.changing', change)
     let result: T
     try {
