@@ -116,6 +116,15 @@ interface WrittenAhead {
   written: Promise<Stored<Notification>[] | null>
   /** Ends the mark of the write as running (the worker leaves its entries alone meanwhile). */
   unmark: () => void
+  /** What was read for them (the trigger of the write reads nothing twice). */
+  context: VarsContext
+}
+
+// Two turns of the event loop: the write's own steps run in promise callbacks up to its commit, which the
+// embedded engine issues on the next turn (src/store/engines/nedb/commit.ts); starting after it, the message's
+// reads and rendering run while that commit is on its way to the disk instead of delaying it.
+const afterWriteIssued = async () => {
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve))
 }
 
 /**
@@ -133,6 +142,7 @@ const writeAheadOnChanging = (deps: TriggerDeps, change: PendingChange) => {
   const unmark = markWriteAhead(deps, appointment.id)
   const context = varsContext(deps)
   const written = (async () => {
+    await afterWriteIssued()
     const prepared = await prepareNotification(deps, {
       facility: appointment.facility,
       event: 'appointment.cancelled',
@@ -146,7 +156,7 @@ const writeAheadOnChanging = (deps: TriggerDeps, change: PendingChange) => {
     faultPoint('notifications.written-ahead')
     return entries
   })().catch(() => null)
-  const ahead: WrittenAhead = { event: 'appointment.cancelled', id: appointment.id, written, unmark }
+  const ahead: WrittenAhead = { event: 'appointment.cancelled', id: appointment.id, written, unmark, context }
   change.notes.set(AHEAD, ahead)
 }
 
@@ -378,8 +388,9 @@ const byPath: Record<
 export const notifyOnChange = async (deps: TriggerDeps, change: RecordChange) => {
   const handle = byPath[change.path]
   if (!handle || change.docs.length === 0) return
+  const ahead = change.notes.get(AHEAD) as WrittenAhead | undefined
   try {
-    await handle(deps, varsContext(deps), change)
+    await handle(deps, ahead?.context ?? varsContext(deps), change)
   } catch (error) {
     deps.logger.warn(
       `Notifications of a change of ${change.path} not queued: ${error instanceof Error ? error.message : 'unknown error'}`
