@@ -2,7 +2,9 @@
 // written while the appointment's own write is being stored (on the write's `record.changing`), so the two commits
 // run at the same time instead of one after the other; on the embedded engine that halves what the message costs
 // the PATCH. Such entries are marked `unconfirmed` until their change is known to be stored:
-// - the write succeeded (`record.changed`): the trigger announces them (`created`), as any queued message;
+// - the write succeeded (`record.changed`): the trigger announces them (`created`), as any queued message — in
+//   the background: the call answers without waiting for their commit (src/notifications/triggers.ts says why no
+//   message is lost or sent twice so);
 // - the write failed (`record.failed`): they are removed — unless the appointment is cancelled all the same (a
 //   concurrent cancellation was stored; its own trigger found these entries and wrote none), then announced;
 // - the process stopped in between: the delivery worker finds them and asks the appointment (below).

@@ -1,6 +1,7 @@
 // The events that notify a patient, read from the app's `record.changed` (every service write and every change
 // announced outside a call, src/events.ts), whose handlers finish before the write is answered — so a message is
-// queued (src/notifications/queue.ts) before the call that caused it answers:
+// queued (src/notifications/queue.ts) before the call that caused it answers (but a cancellation's, written ahead
+// of its write and confirmed in the background, see `confirmAhead`):
 // - appointments: created → `appointment.booked`; a patch that leaves it `scheduled` with another start (a
 //   reschedule) → `appointment.rescheduled` (once per new start); moved to `cancelled` → `appointment.cancelled`;
 //   reminders still queued are skipped (`no-longer-due`) when it is cancelled, moved, checked in or a no-show;
@@ -35,7 +36,10 @@ import {
   type VarsContext
 } from './vars'
 
-type TriggerDeps = Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
+type TriggerDeps = Pick<
+  Deps,
+  'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger' | 'inFlight'
+>
 
 const MINUTE = 60_000
 
@@ -161,24 +165,45 @@ const writeAheadOnChanging = (deps: TriggerDeps, change: PendingChange) => {
 }
 
 /**
- * The entries written ahead for `event` about appointment `id`, now confirmed by the stored write: announced and
- * answered; null when none were (or writing them failed: the trigger then queues the message itself).
+ * Confirms, in the background, the entries written ahead for `event` about appointment `id` (answers false, doing
+ * nothing, when none were). The write is stored, so the call answers without waiting for them: their own commit
+ * and sync, then their announcement (`created`, which also nudges the worker), or — writing them ahead failed —
+ * the message queued the ordinary way by `queueInstead`. Safe to answer first: the appointment is the source of
+ * truth. Entries a crash loses before their sync are either found unconfirmed (the worker sends them only once the
+ * cancellation is stored) or missing, and the reminder pass's `recoverAppointmentMessages` queues a stored
+ * cancellation's missing message; the once-only key under its lock (and the unique index) keeps it to one entry per
+ * recipient and channel, so nothing is lost and nothing is sent twice. Tracked as work in flight (graceful shutdown
+ * waits for it); a failure is logged, never thrown.
  */
-const confirmAhead = async (
+const confirmAhead = (
   deps: TriggerDeps,
   change: RecordChange,
   event: NotificationEvent,
-  id: string
-): Promise<Stored<Notification>[] | null> => {
+  id: string,
+  queueInstead: () => Promise<unknown>
+): boolean => {
   const ahead = change.notes.get(AHEAD) as WrittenAhead | undefined
-  if (!ahead || ahead.event !== event || ahead.id !== id) return null
+  if (!ahead || ahead.event !== event || ahead.id !== id) return false
   change.notes.delete(AHEAD)
-  const written = await ahead.written
-  faultPoint('notifications.before-confirm')
-  // The write is stored: its entries may go (the worker is nudged by the announcement).
-  ahead.unmark()
-  if (written?.length) await deps.announce('notifications', 'created', written)
-  return written
+  deps.inFlight.begin()
+  void (async () => {
+    try {
+      const written = await ahead.written
+      faultPoint('notifications.before-confirm')
+      // The write is stored: its entries may go (the worker is nudged by the announcement).
+      ahead.unmark()
+      if (written === null) await queueInstead()
+      else if (written.length) await deps.announce('notifications', 'created', written)
+    } catch (error) {
+      deps.logger.warn(
+        `Notifications of ${change.path} ${id} not confirmed: ${error instanceof Error ? error.message : 'unknown error'}`
+      )
+    } finally {
+      ahead.unmark()
+      deps.inFlight.end()
+    }
+  })()
+  return true
 }
 
 /** The write ended without confirming what it wrote ahead (it failed, or stored something else): settled. */
@@ -226,8 +251,8 @@ const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: R
     } else if (change.method === 'patch') {
       if (appointment.status === 'cancelled') {
         if (await mayHaveReminders(appointment.start)) await skipQueuedReminders(deps, appointment.id)
-        const ahead = await confirmAhead(deps, change, 'appointment.cancelled', appointment.id)
-        if (ahead === null) await notify('appointment.cancelled', appointment.id)
+        const queueIt = () => notify('appointment.cancelled', appointment.id)
+        if (!confirmAhead(deps, change, 'appointment.cancelled', appointment.id, queueIt)) await queueIt()
       } else if (appointment.status === 'scheduled') {
         // The only patch that leaves an appointment scheduled is a reschedule; the same start is no news.
         const previous = num(before(change)?.start)
