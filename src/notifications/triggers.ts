@@ -199,6 +199,7 @@ const confirmAhead = (
         `Notifications of ${change.path} ${id} not confirmed: ${error instanceof Error ? error.message : 'unknown error'}`
       )
     } finally {
+      // (in any case: what a failure left unconfirmed is the worker's to settle)
       ahead.unmark()
       deps.inFlight.end()
     }
