@@ -12,7 +12,8 @@
 // (b) The cost of the triggers on `PATCH /appointments`: status moves (`checked-in`, which tells nothing, and
 //     `cancelled`, which queues `appointment.cancelled`), one request at a time, alternately with the triggers
 //     subscribed and unsubscribed on the same server: p50 latency of each, median of rounds; the target is a
-//     ratio ≤ 1.10.
+//     ratio ≤ 1.10. (A cancellation's log entries are written while the appointment's change is stored — on the
+//     write's `record.changing`, src/notifications/early.ts — so their commit overlaps the appointment's.)
 // BENCH_STORE_SYNC=os runs it with writes answered once handed to the OS (no fdatasync per commit), to tell the
 // cost of the durable commits from the rest.
 import { signUp, startServer, type SignedUp } from '../test/helpers/app'

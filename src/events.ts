@@ -25,6 +25,8 @@ export interface PendingChange {
   id: Id | null
   /** The service call's params; absent for a change announced by the domain outside a call. */
   params?: Params<unknown>
+  /** The call's body (create, update, patch), when the service passed it: what the write asks for, not yet checked. */
+  data?: unknown
   /** Shared by the `record.changing`, `record.changed` and `record.failed` events of one write: what a subscriber
    *  noted before the write, for after it. */
   notes: Map<string, unknown>

@@ -63,16 +63,22 @@ export const maskPhone = (phone: string) => {
 
 type StoredNotification = Stored<Notification>
 
+/** A notification made ready to write (`prepareNotification`): the entry of every channel, rendered. */
+export interface PreparedNotification {
+  /** The entries, one per channel (their `createdAt`/`updatedAt` are set when written). */
+  docs: Omit<Notification, 'id'>[]
+}
+
 /**
- * Queues `request` on every channel (see above); answers the notifications written (none for a subject already
- * queued). They are announced (`created`) to their readers, as one change. A skipped channel's entry carries no
- * message (nothing is rendered for it). The channels' entries are written in one store call: on the embedded
- * engine they share one durable commit, which is most of what a trigger costs the write that caused it.
+ * Reads what `request` needs (the recipient's account, the facility, its settings and templates), decides each
+ * channel (see above) and renders the message of each channel that will be sent; null when the recipient has no
+ * account. Nothing is written (`writeNotification` writes it), so a trigger may prepare while the write that
+ * causes the notification is still being stored.
  */
-export const queueNotification = async (
-  deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers'>,
+export const prepareNotification = async (
+  deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'providers'>,
   request: NotificationRequest
-): Promise<StoredNotification[]> => {
+): Promise<PreparedNotification | null> => {
   const { known = {} } = request
   const [account, organization, settings] = await Promise.all([
     known.account !== undefined ? known.account : orNull(deps.stores.accounts._get(request.recipient)),
@@ -81,7 +87,7 @@ export const queueNotification = async (
       : orNull(deps.stores.organizations._get(request.facility)),
     known.settings ?? notificationSettingsOf(deps, request.facility)
   ])
-  if (!account) return []
+  if (!account) return null
   const zone = organization?.timeZone ?? 'UTC'
   const now = deps.clock.now()
   const locale = 'en'
@@ -112,7 +118,7 @@ export const queueNotification = async (
     ? await templatesFor(deps, { facility: request.facility, event: request.event, locale }, sending)
     : new Map<NotificationChannel, { subject?: string; body: string }>()
 
-  const toDoc = (plan: (typeof plans)[number]) => {
+  const docs = plans.map((plan): Omit<Notification, 'id'> => {
     const template = templates.get(plan.channel)
     const rendered = template
       ? renderTemplate(
@@ -144,24 +150,50 @@ export const queueNotification = async (
       createdBy: null,
       updatedAt: now
     }
-  }
-  // Under the locks of every channel's key (taken in one order, so two callers never wait on each other): one
-  // look for the keys already queued, one write of the missing entries.
-  const keys = plans.map((plan) => plan.dedupeKey).sort()
-  const underLocks = (
-    at: number,
-    task: () => Promise<StoredNotification[]>
-  ): Promise<StoredNotification[]> =>
-    at === keys.length
-      ? task()
-      : deps.locks.exclusive(`notification:${keys[at]}`, () => underLocks(at + 1, task))
-  const written = await underLocks(0, async () => {
+  })
+  return { docs }
+}
+
+/** Runs `task` holding the locks of `keys` (taken in one order, so two callers never wait on each other). */
+export const underKeyLocks = <T>(
+  deps: Pick<Deps, 'locks'>,
+  keys: string[],
+  task: () => Promise<T>
+): Promise<T> => {
+  const sorted = [...keys].sort()
+  const from = (at: number): Promise<T> =>
+    at === sorted.length ? task() : deps.locks.exclusive(`notification:${sorted[at]}`, () => from(at + 1))
+  return from(0)
+}
+
+/**
+ * Writes a prepared notification: the entries of the channels not queued yet (none for a subject already queued).
+ * Under the locks of every channel's key: one look for the keys already queued, one store call writing the missing
+ * entries (on the embedded engine they share one durable commit). They are announced (`created`) to their readers
+ * as one change — unless `unconfirmed`: entries written while the change they tell of is still being stored are
+ * marked so (the worker sends them only once that change is known to be stored) and announced by their trigger.
+ */
+export const writeNotification = async (
+  deps: Pick<Deps, 'stores' | 'clock' | 'announce' | 'locks'>,
+  prepared: PreparedNotification,
+  options: { unconfirmed?: boolean } = {}
+): Promise<StoredNotification[]> => {
+  const keys = prepared.docs.map((doc) => doc.dedupeKey)
+  const written = await underKeyLocks(deps, keys, async () => {
     const queued = await deps.stores.notifications._find({
       query: { dedupeKey: { $in: keys }, $select: ['dedupeKey'] },
       paginate: false
     })
     const have = new Set(queued.map((doc) => doc.dedupeKey))
-    const docs = plans.filter((plan) => !have.has(plan.dedupeKey)).map(toDoc)
+    const now = deps.clock.now()
+    const docs = prepared.docs
+      .filter((doc) => !have.has(doc.dedupeKey))
+      .map((doc) => ({
+        ...doc,
+        createdAt: now,
+        updatedAt: now,
+        ...(options.unconfirmed ? { unconfirmed: true } : {})
+      }))
     if (docs.length === 0) return []
     try {
       return await deps.stores.notifications._create(docs)
@@ -180,6 +212,19 @@ export const queueNotification = async (
       return one.filter((doc): doc is StoredNotification => doc !== null)
     }
   })
-  if (written.length) await deps.announce('notifications', 'created', written)
+  if (written.length && !options.unconfirmed) await deps.announce('notifications', 'created', written)
   return written
+}
+
+/**
+ * Queues `request` on every channel (see above): `prepareNotification`, then `writeNotification`. Answers the
+ * notifications written (none for a subject already queued, or a recipient without an account). A skipped
+ * channel's entry carries no message (nothing is rendered for it).
+ */
+export const queueNotification = async (
+  deps: Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers'>,
+  request: NotificationRequest
+): Promise<StoredNotification[]> => {
+  const prepared = await prepareNotification(deps, request)
+  return prepared ? writeNotification(deps, prepared) : []
 }

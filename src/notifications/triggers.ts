@@ -1,6 +1,7 @@
 // The events that notify a patient, read from the app's `record.changed` (every service write and every change
 // announced outside a call, src/events.ts), whose handlers finish before the write is answered — so a message is
-// queued (src/notifications/queue.ts) before the call that caused it answers:
+// queued (src/notifications/queue.ts) before the call that caused it answers (but a cancellation's, written ahead
+// of its write and confirmed in the background, see `confirmAhead`):
 // - appointments: created → `appointment.booked`; a patch that leaves it `scheduled` with another start (a
 //   reschedule) → `appointment.rescheduled` (once per new start); moved to `cancelled` → `appointment.cancelled`;
 //   reminders still queued are skipped (`no-longer-due`) when it is cancelled, moved, checked in or a no-show;
@@ -15,13 +16,15 @@
 // queues the booking and cancellation messages so cut off (`recoverAppointmentMessages`).
 import type { Application } from '../declarations'
 import type { Deps } from '../deps'
-import type { RecordChange } from '../events'
+import type { PendingChange, RecordChange } from '../events'
 import { appSlot } from '../runtime'
 import { orNull } from '../billing/store-calls'
+import { faultPoint } from '../billing/fault'
 import type { Stored } from '../store'
 import type { Notification } from '../services/notifications/notifications.schema'
 import type { NotificationEvent } from './events'
-import { queueNotification } from './queue'
+import { prepareNotification, queueNotification, writeNotification } from './queue'
+import { markWriteAhead, settleAfterFailure } from './early'
 import { notificationSettingsOf } from './settings'
 import {
   appointmentVars,
@@ -33,7 +36,10 @@ import {
   type VarsContext
 } from './vars'
 
-type TriggerDeps = Pick<Deps, 'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger'>
+type TriggerDeps = Pick<
+  Deps,
+  'stores' | 'settings' | 'clock' | 'announce' | 'locks' | 'providers' | 'logger' | 'inFlight'
+>
 
 const MINUTE = 60_000
 
@@ -41,7 +47,7 @@ const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined)
 
 /** The document of a patch as it was before it (loaded by the access hooks of an external call), if known. */
-const before = (change: RecordChange): Record<string, unknown> | undefined => {
+const before = (change: PendingChange): Record<string, unknown> | undefined => {
   const existing: unknown = change.params?.existing
   return existing && typeof existing === 'object' ? (existing as Record<string, unknown>) : undefined
 }
@@ -103,6 +109,121 @@ const appointmentOf = (doc: Record<string, unknown>) => {
     : null
 }
 
+// The note `record.changing` leaves for the write's other events: a message written ahead (./early.ts).
+const AHEAD = 'notifications.ahead'
+
+interface WrittenAhead {
+  event: NotificationEvent
+  /** The appointment. */
+  id: string
+  /** The entries written (unconfirmed), or null when preparing or writing them failed. */
+  written: Promise<Stored<Notification>[] | null>
+  /** Ends the mark of the write as running (the worker leaves its entries alone meanwhile). */
+  unmark: () => void
+  /** What was read for them (the trigger of the write reads nothing twice). */
+  context: VarsContext
+}
+
+// Two turns of the event loop: the write's own steps run in promise callbacks up to its commit, which the
+// embedded engine issues on the next turn (src/store/engines/nedb/commit.ts); starting after it, the message's
+// reads and rendering run while that commit is on its way to the disk instead of delaying it.
+const afterWriteIssued = async () => {
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve))
+}
+
+/**
+ * Before a cancellation (`PATCH /appointments/:id { status: "cancelled" }`, the appointment as loaded by the access
+ * hooks), its message is prepared and written, unconfirmed, while the appointment's write is being stored: the two
+ * commits overlap (see ./early.ts). Not awaited here: the write goes on meanwhile.
+ */
+const writeAheadOnChanging = (deps: TriggerDeps, change: PendingChange) => {
+  if (change.path !== 'appointments' || change.method !== 'patch' || change.notes.has(AHEAD)) return
+  const data = change.data
+  if (!data || typeof data !== 'object' || (data as { status?: unknown }).status !== 'cancelled') return
+  const existing = before(change)
+  const appointment = existing && appointmentOf(existing)
+  if (!appointment || appointment.id !== String(change.id) || appointment.status === 'cancelled') return
+  const unmark = markWriteAhead(deps, appointment.id)
+  const context = varsContext(deps)
+  const written = (async () => {
+    await afterWriteIssued()
+    const prepared = await prepareNotification(deps, {
+      facility: appointment.facility,
+      event: 'appointment.cancelled',
+      recipient: appointment.patient,
+      ref: { service: 'appointments', id: appointment.id },
+      subjectKey: appointment.id,
+      vars: await appointmentVars(context, appointment),
+      known: await knownOf(context, appointment.facility, appointment.patient)
+    })
+    const entries = prepared ? await writeNotification(deps, prepared, { unconfirmed: true }) : []
+    faultPoint('notifications.written-ahead')
+    return entries
+  })().catch(() => null)
+  const ahead: WrittenAhead = { event: 'appointment.cancelled', id: appointment.id, written, unmark, context }
+  change.notes.set(AHEAD, ahead)
+}
+
+/**
+ * Confirms, in the background, the entries written ahead for `event` about appointment `id` (answers false, doing
+ * nothing, when none were). The write is stored, so the call answers without waiting for them: their own commit
+ * and sync, then their announcement (`created`, which also nudges the worker), or — writing them ahead failed —
+ * the message queued the ordinary way by `queueInstead`. Safe to answer first: the appointment is the source of
+ * truth. Entries a crash loses before their sync are either found unconfirmed (the worker sends them only once the
+ * cancellation is stored) or missing, and the reminder pass's `recoverAppointmentMessages` queues a stored
+ * cancellation's missing message; the once-only key under its lock (and the unique index) keeps it to one entry per
+ * recipient and channel, so nothing is lost and nothing is sent twice. Tracked as work in flight (graceful shutdown
+ * waits for it); a failure is logged, never thrown.
+ */
+const confirmAhead = (
+  deps: TriggerDeps,
+  change: RecordChange,
+  event: NotificationEvent,
+  id: string,
+  queueInstead: () => Promise<unknown>
+): boolean => {
+  const ahead = change.notes.get(AHEAD) as WrittenAhead | undefined
+  if (!ahead || ahead.event !== event || ahead.id !== id) return false
+  change.notes.delete(AHEAD)
+  deps.inFlight.begin()
+  void (async () => {
+    try {
+      const written = await ahead.written
+      faultPoint('notifications.before-confirm')
+      // The write is stored: its entries may go (the worker is nudged by the announcement).
+      ahead.unmark()
+      if (written === null) await queueInstead()
+      else if (written.length) await deps.announce('notifications', 'created', written)
+    } catch (error) {
+      deps.logger.warn(
+        `Notifications of ${change.path} ${id} not confirmed: ${error instanceof Error ? error.message : 'unknown error'}`
+      )
+    } finally {
+      // (in any case: what a failure left unconfirmed is the worker's to settle)
+      ahead.unmark()
+      deps.inFlight.end()
+    }
+  })()
+  return true
+}
+
+/** The write ended without confirming what it wrote ahead (it failed, or stored something else): settled. */
+const settleAhead = async (deps: TriggerDeps, change: PendingChange) => {
+  const ahead = change.notes.get(AHEAD) as WrittenAhead | undefined
+  if (!ahead) return
+  change.notes.delete(AHEAD)
+  try {
+    const written = await ahead.written
+    if (written?.length) await settleAfterFailure(deps, written)
+  } catch (error) {
+    deps.logger.warn(
+      `Notifications written ahead of ${change.path} ${ahead.id} not settled: ${error instanceof Error ? error.message : 'unknown error'}`
+    )
+  } finally {
+    ahead.unmark()
+  }
+}
+
 const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: RecordChange) => {
   for (const doc of change.docs) {
     const appointment = appointmentOf(doc)
@@ -131,7 +252,8 @@ const onAppointments = async (deps: TriggerDeps, context: VarsContext, change: R
     } else if (change.method === 'patch') {
       if (appointment.status === 'cancelled') {
         if (await mayHaveReminders(appointment.start)) await skipQueuedReminders(deps, appointment.id)
-        await notify('appointment.cancelled', appointment.id)
+        const queueIt = () => notify('appointment.cancelled', appointment.id)
+        if (!confirmAhead(deps, change, 'appointment.cancelled', appointment.id, queueIt)) await queueIt()
       } else if (appointment.status === 'scheduled') {
         // The only patch that leaves an appointment scheduled is a reschedule; the same start is no news.
         const previous = num(before(change)?.start)
@@ -292,8 +414,9 @@ const byPath: Record<
 export const notifyOnChange = async (deps: TriggerDeps, change: RecordChange) => {
   const handle = byPath[change.path]
   if (!handle || change.docs.length === 0) return
+  const ahead = change.notes.get(AHEAD) as WrittenAhead | undefined
   try {
-    await handle(deps, varsContext(deps), change)
+    await handle(deps, ahead?.context ?? varsContext(deps), change)
   } catch (error) {
     deps.logger.warn(
       `Notifications of a change of ${change.path} not queued: ${error instanceof Error ? error.message : 'unknown error'}`
@@ -307,10 +430,31 @@ const subscriptionSlot = appSlot<(() => void) | null>('notification triggers')
 /** Subscribes (or, with `enabled` false, unsubscribes) the triggers of `app`. */
 export const notificationTriggers = (app: Application, deps: Deps, enabled = true) => {
   subscriptionSlot.get(app)?.()
-  subscriptionSlot.set(
-    app,
-    enabled ? deps.events.on('record.changed', (change) => notifyOnChange(deps, change)) : null
-  )
+  if (!enabled) {
+    subscriptionSlot.set(app, null)
+    return
+  }
+  const offChanging = deps.events.on('record.changing', (change) => {
+    // (a message is never worth refusing a write: one not written ahead is queued by the write's trigger)
+    try {
+      writeAheadOnChanging(deps, change)
+    } catch (error) {
+      deps.logger.warn(
+        `Notification not written ahead: ${error instanceof Error ? error.message : 'unknown error'}`
+      )
+    }
+  })
+  const offChanged = deps.events.on('record.changed', async (change) => {
+    await notifyOnChange(deps, change)
+    // (what the trigger did not confirm: a cancellation that stored something else)
+    await settleAhead(deps, change)
+  })
+  const offFailed = deps.events.on('record.failed', (change) => settleAhead(deps, change))
+  subscriptionSlot.set(app, () => {
+    offChanging()
+    offChanged()
+    offFailed()
+  })
 }
 
 // The recovery of appointment messages a crash cut off (see above): the appointments changed within this window,

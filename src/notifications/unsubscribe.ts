@@ -10,6 +10,7 @@ import type { Stored } from '../store'
 import { orNull } from '../billing/store-calls'
 import type { Account } from '../services/accounts/accounts.schema'
 import { notificationChannels, type NotificationChannel } from './events'
+import { appSlot } from '../runtime'
 
 export const UNSUBSCRIBE_PATH = '/notifications/unsubscribe'
 
@@ -24,11 +25,20 @@ interface TokenPayload {
 
 type TokenDeps = Pick<Deps, 'settings' | 'clock'>
 
+// The derived key of each app (kept with its settings object, which is the app's own), derived again only when the
+// secret changes: every email signs a link, and the derivation is most of what signing one costs.
+const keySlot = appSlot<{ secret: string; key: Buffer }>('unsubscribe signing key')
+
 /** The signing key: derived from the auth secret, for this use only. */
 const keyOf = (deps: Pick<Deps, 'settings'>) => {
   const secret = deps.settings.get('authentication').secret
   if (typeof secret !== 'string' || !secret) throw new Error('The auth secret is not set')
-  return createHmac('sha256', secret).update('notifications:unsubscribe').digest()
+  const known = keySlot.get(deps.settings)
+  if (known?.secret === secret) return known.key
+  return keySlot.set(deps.settings, {
+    secret,
+    key: createHmac('sha256', secret).update('notifications:unsubscribe').digest()
+  }).key
 }
 
 const sign = (deps: Pick<Deps, 'settings'>, payload: string) =>

@@ -8,6 +8,7 @@ import type { Deps } from '../deps'
 import type { Stored } from '../store'
 import { orNull } from '../billing/store-calls'
 import { formatLocal } from '../appointments/zone'
+import { appSlot } from '../runtime'
 import { notificationSettingsOf, type NotificationSettings } from './settings'
 import type { Account } from '../services/accounts/accounts.schema'
 import type { Organization } from '../services/organizations/organizations.schema'
@@ -64,6 +65,24 @@ const common = async (context: VarsContext, facility: string, patient: string) =
   }
 }
 
+// The starts this app wrote lately, by instant, zone and locale: an appointment's start is written in each of its
+// messages (booked, reminders, cancelled), and formatting a date in a zone is most of what building them costs. A
+// pure function's results, so nothing to invalidate; bounded (emptied when full).
+const startsSlot = appSlot<Map<string, string>>('formatted appointment starts')
+const MAX_FORMATTED = 2000
+
+const formattedStart = (deps: VarsDeps, ms: number, zone: string, locale: string) => {
+  const formatted = startsSlot.ensure(deps.stores, () => new Map())
+  const key = `${ms}|${zone}|${locale}`
+  let text = formatted.get(key)
+  if (text === undefined) {
+    if (formatted.size >= MAX_FORMATTED) formatted.clear()
+    text = formatLocal(ms, zone, locale)
+    formatted.set(key, text)
+  }
+  return text
+}
+
 /** The variables of the appointment events (booked, rescheduled, cancelled, reminder). */
 export const appointmentVars = async (
   context: VarsContext,
@@ -77,7 +96,7 @@ export const appointmentVars = async (
     patient,
     facility,
     appointment: {
-      start: formatLocal(appointment.start, zone, locale),
+      start: formattedStart(context.deps, appointment.start, zone, locale),
       provider: nameOf(provider)
     },
     link: consoleLink(context.deps, `appointments/${appointment.id}`)

@@ -17,6 +17,8 @@
 // - At least once: a crash between the provider's acceptance and the `sent` write sends it again once the lease
 //   expired. Both sends carry the same key (email `Message-ID: <notification-id@host>`, SMS `idempotencyKey`), so
 //   the receiving side can drop the copy.
+// - An entry written ahead of its change (`unconfirmed`, src/notifications/early.ts) goes only once that change is
+//   known to be stored; one whose change never was is removed.
 // Every change is announced (`patched`) to the log's readers.
 import os from 'node:os'
 import { randomBytes } from 'node:crypto'
@@ -30,6 +32,7 @@ import { maskEmail, maskPhone } from './queue'
 import type { RateGate } from './rate'
 import type { NotificationChannel } from './events'
 import { unsubscribeLink } from './unsubscribe'
+import { dropUnconfirmed, settleUnconfirmed } from './early'
 
 export type NotificationWorkerDeps = Pick<
   Deps,
@@ -187,6 +190,7 @@ export class NotificationWorker {
       let launched = 0
       for (const notification of due) {
         if (!this.running || this.inflight.size >= CONCURRENCY) return
+        if (notification.unconfirmed && !(await this.confirmed(notification))) continue
         const claimed = await this.claim(notification, now)
         if (!claimed) continue
         launched++
@@ -194,6 +198,19 @@ export class NotificationWorker {
       }
       if (due.length < limit || launched === 0) return
     }
+  }
+
+  /**
+   * Whether an entry written ahead of its change (./early.ts) may go: its change is stored. One whose write is still
+   * running waits (left as it is); one whose change was never stored is removed.
+   */
+  private async confirmed(notification: StoredNotification) {
+    const verdict = await settleUnconfirmed(this.deps, notification, this.options.shared)
+    if (verdict === 'drop') {
+      await dropUnconfirmed(this.deps, notification)
+      this.deps.logger.info(`Notification ${notification.id} dropped: the change it told of was not stored`)
+    }
+    return verdict === 'send'
   }
 
   /** The lease on `notification`, or null when another worker holds it (or it is no longer queued and due). */

@@ -32,15 +32,15 @@ export class ResourceService<
   }
 
   async create(data: Data, params?: StoreParams<Query>): Promise<Result> {
-    return this.write('create', null, params, () => this.store.create(data, params))
+    return this.write('create', null, params, () => this.store.create(data, params), data)
   }
 
   async update(id: Id, data: Data, params?: StoreParams<Query>): Promise<Result> {
-    return this.write('update', id, params, () => this.store.update(id, data, params))
+    return this.write('update', id, params, () => this.store.update(id, data, params), data)
   }
 
   async patch(id: NullableId, data: Patch, params?: StoreParams<Query>): Promise<Result> {
-    return this.write('patch', id, params, () => this.store.patch(id, data, params))
+    return this.write('patch', id, params, () => this.store.patch(id, data, params), data)
   }
 
   async remove(id: NullableId, params?: StoreParams<Query>): Promise<Result> {
@@ -58,16 +58,25 @@ export class ResourceService<
 
   /**
    * Runs one write of this service (`run`), announced: `record.changing` before it, then `record.changed` with the
-   * documents it answered (one or several), or `record.failed` when it throws (the error is rethrown).
+   * documents it answered (one or several), or `record.failed` when it throws (the error is rethrown). `data`, the
+   * call's body, is passed on to the subscribers (a subscriber may prepare what the write will need).
    */
   protected async write<T>(
     method: ChangeMethod,
     id: NullableId,
     params: Params<unknown> | undefined,
-    run: () => Promise<T>
+    run: () => Promise<T>,
+    data?: unknown
   ): Promise<T> {
     const { events } = this.deps
-    const change = { path: this.path, method, id: id ?? null, params, notes: new Map<string, unknown>() }
+    const change = {
+      path: this.path,
+      method,
+      id: id ?? null,
+      params,
+      data,
+      notes: new Map<string, unknown>()
+    }
     await events.emit('record.changing', change)
     let result: T
     try {

@@ -2,7 +2,7 @@
 // cancelling an appointment; a check-in and `$callNext` (queue.called, and queue.next once a patient is within the
 // facility's position); a finalized medical record ("results are ready", none of its contents); a finalized
 // invoice, directly and through its encounter (the totals). Each is queued once per recipient, channel and subject
-// before the write answers, read back through GET /notifications as the patient; the rendered message (server
+// before the write answers (a cancellation's just after), read back through GET /notifications as the patient; the rendered message (server
 // only) is read from the store. A patient never sees another's notifications.
 import assert from 'node:assert/strict'
 import {
@@ -159,7 +159,16 @@ describe('notification triggers', function () {
       cancelReason: 'Provider away'
     })
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body))
-    const all = await notificationsOf(bea, `ref.id=${appointment.id}&channel=email`)
+    // (a cancellation's message, written with it, is confirmed just after the PATCH answers)
+    let all: Seen[] = []
+    await waitUntil(
+      async () => {
+        all = await notificationsOf(bea, `ref.id=${appointment.id}&channel=email`)
+        return all.some((n) => n.event === 'appointment.cancelled')
+      },
+      5000,
+      'the cancellation told'
+    )
     assert.deepEqual(
       all.map((n) => n.event),
       ['appointment.booked', 'appointment.rescheduled', 'appointment.rescheduled', 'appointment.cancelled']

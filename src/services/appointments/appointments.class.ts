@@ -56,13 +56,19 @@ export class AppointmentService extends ResourceService<
     data: AppointmentPatch,
     params: AppointmentParams = {}
   ): Promise<Stored<Appointment>> {
-    return this.write('patch', id, params, async () => {
-      const existing = await this.loadExisting(id as Id, params)
-      const actor = {
-        by: params.account?.id ?? null,
-        staff: isStaff(params.access, existing.facility, existing.provider)
-      }
-      return changeAppointment(this.deps, existing, data, actor, params.writeScope)
-    })
+    return this.write(
+      'patch',
+      id,
+      params,
+      async () => {
+        const existing = await this.loadExisting(id as Id, params)
+        const actor = {
+          by: params.account?.id ?? null,
+          staff: isStaff(params.access, existing.facility, existing.provider)
+        }
+        return changeAppointment(this.deps, existing, data, actor, params.writeScope)
+      },
+      data
+    )
   }
 }

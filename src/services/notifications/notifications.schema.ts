@@ -47,7 +47,10 @@ export const notificationSchema = Type.Object(
     subject: Type.Optional(Text(1000)),
     body: Text(20000),
     leaseUntil: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
-    leaseHolder: Type.Optional(Type.Union([Text(200), Type.Null()]))
+    leaseHolder: Type.Optional(Type.Union([Text(200), Type.Null()])),
+    /** Written while the change it tells of was still being stored (src/notifications/early.ts): sent only once
+     *  that change is known to be stored. */
+    unconfirmed: Type.Optional(Type.Boolean())
   },
   { additionalProperties: false }
 )
@@ -70,6 +73,14 @@ export const notificationQuerySchema = querySyntax(
   })
 )
 
-/** Never sent to clients: the message itself (only its metadata is the log), the key and the claim. */
-export const notificationInternals = ['dedupeKey', 'subject', 'body', 'leaseUntil', 'leaseHolder'] as const
+/** Never sent to clients: the message itself (only its metadata is the log), the key, the claim and the mark of
+ *  an entry written ahead of its change. */
+export const notificationInternals = [
+  'dedupeKey',
+  'subject',
+  'body',
+  'leaseUntil',
+  'leaseHolder',
+  'unconfirmed'
+] as const
 export const notificationExternalResolver = omittingResolver<Notification>(notificationInternals)
