@@ -192,6 +192,8 @@ export interface Blobs {
   copy?(from: string, to: string): Promise<void>
   /** Removes staging leftovers of a crashed process (temp files); at start-up. */
   sweep(): Promise<number>
+  /** Every kept key (never a staging one), for the start-up sweep of bytes no file references any more. */
+  keys(): AsyncIterable<string>
   close(): Promise<void>
 }
 

@@ -34,3 +34,25 @@ export const discardUpload = async (
 ) => {
   if (deps.blobs.kind === 's3' && att.status === 'pending') await deps.blobs.remove(uploadKeyOf(att))
 }
+
+/**
+ * Removes every kept key no attachment references: bytes a crash left between a file's removal and the release of
+ * its bytes (a removed record's files must not outlive it). Each key is decided under its lock, as a release is, so
+ * an upload keeping the same bytes meanwhile keeps them. Answers how many it removed; run at start-up.
+ */
+export const sweepUnreferencedBlobs = async (deps: ReleaseDeps): Promise<number> => {
+  let removed = 0
+  for await (const key of deps.blobs.keys()) {
+    const gone = await deps.locks.exclusive(bytesLock(key), async () => {
+      const holders = await deps.stores.attachments._find({
+        query: { storageKey: key, $limit: 1 },
+        paginate: false
+      })
+      if (holders.length > 0) return false
+      await deps.blobs.remove(key)
+      return true
+    })
+    if (gone) removed++
+  }
+  return removed
+}

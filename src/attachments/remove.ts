@@ -11,6 +11,7 @@ import { multi, orNull } from '../billing/store-calls'
 import type { Attachment } from '../services/attachments/attachments.schema'
 import { attachmentPath } from '../services/attachments/attachments.shared'
 import { discardUpload, releaseBlobs } from './blob-refs'
+import { faultPoint } from '../billing/fault'
 
 type StoredAttachment = Stored<Attachment>
 
@@ -65,6 +66,8 @@ export const removeAttachmentsOf = async (
   parent: { record: string } | { encounter: string }
 ): Promise<number> => {
   const removed = await deps.stores.attachments._remove(null, multi(parent))
+  // A crash here leaves bytes no file references: the start-up sweep removes them (blob-refs.ts).
+  faultPoint('attachments:documents-removed')
   await releaseRemoved(deps, removed)
   await deps.announce(attachmentPath, 'removed', removed)
   return removed.length

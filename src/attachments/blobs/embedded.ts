@@ -65,5 +65,14 @@ export class EmbeddedBlobs implements Blobs {
     return this.staging.sweep()
   }
 
+  async *keys() {
+    const folders = await fs.promises.readdir(this.root).catch(() => [] as string[])
+    for (const folder of folders) {
+      if (!/^[0-9a-f]{2}$/.test(folder)) continue
+      const names = await fs.promises.readdir(path.join(this.root, folder)).catch(() => [] as string[])
+      for (const name of names) if (KEY.test(name) && name.startsWith(folder)) yield name
+    }
+  }
+
   async close() {}
 }

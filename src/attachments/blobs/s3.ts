@@ -12,6 +12,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException
@@ -27,6 +28,9 @@ export type S3Settings = Configuration['attachments']['s3']
 const missing = (error: unknown) =>
   error instanceof S3ServiceException &&
   (error.name === 'NotFound' || error.name === 'NoSuchKey' || error.$metadata?.httpStatusCode === 404)
+
+// The prefix of kept objects (`attachments/<org>/<id>`, src/attachments/links.ts); staging ones are `uploads/<id>`.
+const KEPT_PREFIX = 'attachments/'
 
 // A bucket that fails is the storage's fault, not the caller's: 502 naming the operation, never the credentials.
 const storageError = (operation: string, error: unknown) =>
@@ -161,6 +165,22 @@ export class S3Blobs implements Blobs {
 
   sweep() {
     return this.staging.sweep()
+  }
+
+  async *keys() {
+    let token: string | undefined
+    do {
+      let page
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: KEPT_PREFIX, ContinuationToken: token })
+        )
+      } catch (error) {
+        throw storageError('list the files', error)
+      }
+      for (const object of page.Contents ?? []) if (object.Key) yield object.Key
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token)
   }
 
   async close() {
