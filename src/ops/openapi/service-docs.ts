@@ -542,7 +542,7 @@ export const serviceDocs: Record<string, ServiceDoc> = {
   },
   attachments: {
     summary:
-      'Files on medical records and encounters (docs/attachments.md): POST { record | encounter, filename, contentType, size, sha256?, title? } → pending, with uploadUrl (413 over ATTACHMENT_MAX_BYTES, 415 off the allow-list, 402 past storageMax); GET ready ones with downloadUrl signed for the caller; GET ?$analytics=storage → [{ organization, bytes, count }] (superadmins); PATCH { title } or { $confirmUpload: true }; DELETE while the record is not finalized (409)',
+      'Files on medical records and encounters (docs/attachments.md): POST { record | encounter, filename, contentType, size, sha256?, title? } → pending, with uploadUrl (413 over ATTACHMENT_MAX_BYTES, 415 off the allow-list, 402 past storageMax); GET ready ones with downloadUrl signed for the caller; GET ?$analytics=storage → [{ organization, bytes, count }] (the facility staff); PATCH { title } or { $confirmUpload: true }; DELETE while the record is not finalized (409)',
     result: Type.Object(
       {
         ...Type.Omit(attachmentSchema, [...attachmentInternals]).properties,

@@ -9,7 +9,7 @@ import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
 import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
-import { superadminOf, type AccessContext } from '../../access/context'
+import { organizationIds, type AccessContext } from '../../access/context'
 import type { CreatedFields } from '../../hooks/set-created'
 import { invalid } from '../../schema/validators'
 import { ResourceService } from '../resource'
@@ -94,19 +94,19 @@ export class AttachmentService extends ResourceService<
   }
 
   /**
-   * `$analytics=storage`: the bytes and files stored per facility the caller manages (superadmin), or for the one
-   * `organization` asked for; anyone else gets 403.
+   * `$analytics=storage`: the bytes and files stored per facility the caller is staff of (a member), or for the one
+   * `organization` asked for; anyone else (patients, strangers) gets 403.
    */
   private async storage(params: AttachmentParams): Promise<AttachmentStorageUsage[]> {
     const asked = (params.query as { organization?: unknown } | undefined)?.organization
     let facilities: string[]
     if (params.provider) {
       const access = await this.callerAccess(params)
-      const managed = access ? superadminOf(access) : []
+      const managed = access ? organizationIds(access) : []
       facilities = typeof asked === 'string' ? managed.filter((id) => id === asked) : managed
       if (facilities.length === 0)
-        throw new Forbidden("Only the facility's superadmins may see its storage", {
-          errors: [{ field: '$analytics', message: 'needs superadmin in the facility' }]
+        throw new Forbidden("Only the facility's staff may see its storage", {
+          errors: [{ field: '$analytics', message: 'needs membership in the facility' }]
         })
     } else if (typeof asked === 'string') facilities = [asked]
     else throw invalid('query', [{ field: 'organization', message: 'is required' }])

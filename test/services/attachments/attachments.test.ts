@@ -443,7 +443,7 @@ describe('attachments service', function () {
   })
 
   describe('storage', () => {
-    it('answers the totals per facility to its superadmin; members and patients get 403', async () => {
+    it('answers the totals per facility to its staff; patients and strangers get 403', async () => {
       const record = await newRecord()
       await readyFile({ record: record.id }, pdf(1000))
       const res = await api(facility.owner.token).get('/attachments?$analytics=storage')
@@ -458,7 +458,12 @@ describe('attachments service', function () {
         bytes: expected.reduce((sum, a) => sum + a.size, 0),
         count: expected.length
       })
-      for (const who of [facility.member, patient, facility.stranger]) {
+      const byMember = await api(facility.member.token).get(
+        `/attachments?$analytics=storage&organization=${facility.id}`
+      )
+      assert.equal(byMember.status, 200, JSON.stringify(byMember.body))
+      assert.deepEqual(byMember.body, [row])
+      for (const who of [patient, facility.stranger]) {
         const refused = await api(who.token).get(
           `/attachments?$analytics=storage&organization=${facility.id}`
         )
