@@ -29,7 +29,7 @@ import { createMessenger } from '../src/providers/messaging'
 import { call, jsonHeaders, round } from './lib'
 
 const PROVIDERS = 20
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const PATCHES = Number(process.env.BENCH_PATCHES ?? 150)
 const QUEUED = Number(process.env.BENCH_QUEUED ?? 400)
 const CONCURRENCY = 10
