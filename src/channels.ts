@@ -20,7 +20,7 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
   const access = await loadAccessContext(app, account)
   // The session may have ended (src/auth/sessions.ts) or changed while the access context was loading.
   if (connection.account !== account) return
-  connection.access = access
+  connection.channelAccess = access
   for (const channel of app.channels) app.channel(channel).leave(connection)
   app.channel('authenticated').join(connection)
   app.channel(`accounts/${account.id}`).join(connection)
@@ -41,7 +41,7 @@ export const channels = (app: Application) => {
   app.on('logout', (_result: unknown, { connection }: Params) => {
     if (!connection) return
     for (const channel of app.channels) app.channel(channel).leave(connection)
-    delete connection.access
+    delete connection.channelAccess
     delete connection.account
     forgetAuditWatch(connection)
   })
@@ -67,7 +67,7 @@ export const channels = (app: Application) => {
       .channel(names)
       .filter(
         (connection: RealTimeConnection) =>
-          !!connection.access && matches(rules.read(connection.access), data)
+          !!connection.channelAccess && matches(rules.read(connection.channelAccess), data)
       )
     if (rules.audit && channel.length > 0) {
       // The stored document (an event shared by another instance carries it as the context's result).

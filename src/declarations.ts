@@ -45,6 +45,9 @@ declare module '@feathersjs/feathers' {
     account?: Stored<Account>
     /** The caller's memberships and rights (src/access/context.ts loads them). */
     access?: AccessContext
+    /** On a realtime connection only: the memberships its channels and event filters were built from (refreshed
+     *  when they change). Never a call's access: every call loads its own, checked against the account's version. */
+    channelAccess?: AccessContext
     populateDepth?: number
     populateBudget?: PopulateBudget
     /** The body operators a service declares, taken off the body (src/hooks/reject-unsafe-keys.ts). */

@@ -96,7 +96,7 @@ export const unwatchAudit = (app: Application, connection: Connection | undefine
 
 /** After the connection's channels were re-joined (login, membership change): back to watching if it asked and may. */
 export const rejoinAuditWatchers = (app: Application, connection: Connection) => {
-  if (connection[WATCHING] && connection.access?.admin) app.channel(AUDIT_WATCHERS).join(connection)
+  if (connection[WATCHING] && connection.channelAccess?.admin) app.channel(AUDIT_WATCHERS).join(connection)
 }
 
 /** Forgets the connection's request (logout). */
@@ -120,7 +120,7 @@ export const auditWatchers = (app: Application, service: AuditEventsEmitter) => 
     stateOf(app).remoteUntil = Date.now() + REMOTE_WATCH_MS
   })
   service.publish(() =>
-    app.channel(AUDIT_WATCHERS).filter((connection: Connection) => !!connection.access?.admin)
+    app.channel(AUDIT_WATCHERS).filter((connection: Connection) => !!connection.channelAccess?.admin)
   )
 }
 

@@ -347,7 +347,7 @@ export class SessionConnections implements SessionCuts {
       tracked?.delete(connection)
       for (const name of app.channels) app.channel(name).leave(connection)
       delete connection.account
-      delete connection.access
+      delete connection.channelAccess
       delete connection.authentication
       if (connection === keep) continue
       const socket = (connection as SocketCarrier)[SOCKET]

@@ -79,16 +79,21 @@ describe('access context cache: rights changes are seen by the next call', () =>
   })
 
   it('an internal store write of a membership (no service hooks) is seen by the next call', async () => {
+    // An open connection too: no service event refreshes its channels here, and its calls still follow at once.
+    const live = await readOverSocket()
     assert.equal(await readOverRest(), 200)
+    assert.equal(await socketStatus(live), 200)
     // (cast: the test writes through the store adapter's internal method, as cascades and jobs do)
     await (server.app.service('organization-members' as any) as any)._patch(membershipId, {
       roles: ['nurse']
     })
     assert.equal(await readOverRest(), 404)
+    assert.equal(await socketStatus(live), 404, 'revoked on the next socket call, with no event in between')
     await (server.app.service('organization-members' as any) as any)._patch(membershipId, {
       roles: ['doctor']
     })
     assert.equal(await readOverRest(), 200)
+    assert.equal(await socketStatus(live), 200)
   })
 
   it('a change made elsewhere (raw store write + version bump, as another instance on the same database does) is seen by the next call', async () => {

@@ -151,7 +151,10 @@ describe('medical-records permissions', function () {
       sockets[who] = socketClient(server.url)
       await sockets[who].client.authenticate({ strategy: 'jwt', accessToken: users[who].token })
       await waitUntil(
-        () => server.app.channel(`accounts/${ids[who]}`).connections.some((c: any) => c.access?.memberships),
+        () =>
+          server.app
+            .channel(`accounts/${ids[who]}`)
+            .connections.some((c: any) => c.channelAccess?.memberships),
         5000,
         `${who}'s channels`
       )
@@ -441,7 +444,10 @@ describe('medical-records permissions', function () {
       try {
         await socket.client.authenticate({ strategy: 'jwt', accessToken: outsider.token })
         await waitUntil(
-          () => server.app.channel(`accounts/${outsider.account.id}`).connections.some((c: any) => c.access),
+          () =>
+            server.app
+              .channel(`accounts/${outsider.account.id}`)
+              .connections.some((c: any) => c.channelAccess),
           5000,
           'outsider channels'
         )
@@ -459,7 +465,7 @@ describe('medical-records permissions', function () {
             server.app
               .channel(`organizations/${ids.clinicA}`)
               .connections.some(
-                (c: any) => c.account?.id === outsider.account.id && c.access?.memberships.length === 1
+                (c: any) => c.account?.id === outsider.account.id && c.channelAccess?.memberships.length === 1
               ),
           5000,
           'outsider joins Clinic A'
