@@ -114,7 +114,9 @@ export const readContentToken = (
     throw refuse('The link is not valid')
   }
   if (parsed.i !== id || parsed.p !== purpose || typeof parsed.e !== 'number')
-    throw refuse(`The link is not a ${purpose} link of this attachment`)
+    throw refuse(
+      `The link is not ${purpose === 'upload' ? 'an upload' : 'a download'} link of this attachment`
+    )
   if (purpose === 'download' && typeof parsed.a !== 'string') throw refuse('The link is not valid')
   if (parsed.e < deps.clock.now())
     throw new Forbidden(
