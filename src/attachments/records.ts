@@ -28,10 +28,12 @@ export const withoutMark = (record: StoredRecord): StoredRecord => {
   return rest as StoredRecord
 }
 
-const isFinalized = (record: { finalizedAt?: unknown }) =>
+/** Whether a medical record is finalized (its contents closed). */
+export const isFinalized = (record: { finalizedAt?: unknown }) =>
   record.finalizedAt !== undefined && record.finalizedAt !== null
 
-const finalizedConflict = (record: { id: string; finalizedAt?: unknown }) =>
+/** The 409 of a change to a finalized medical record. */
+export const finalizedConflict = (record: { id: string; finalizedAt?: unknown }) =>
   new Conflict('This medical record is finalized; only its permissions can still be changed', {
     id: record.id,
     finalizedAt: record.finalizedAt

@@ -1,7 +1,7 @@
 // Every test counterpart listens the same way: 127.0.0.1, a free port, and a close() that also ends open,
 // keep-alive and deliberately hanging connections.
 import type http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
 
 export interface Listening {
   port: number
@@ -28,3 +28,15 @@ export const listenOnLoopback = async (server: http.Server): Promise<Listening> 
       })
   }
 }
+
+/** A free TCP port on 127.0.0.1 (for servers that take a port rather than a listening socket). */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })

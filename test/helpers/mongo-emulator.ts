@@ -1,23 +1,12 @@
 // The in-process MongoDB wire emulator (CongoDB from @push.rocks/smartmongo) on 127.0.0.1 and a free port, for
 // `npm run test:mongo` when no MONGODB_URL is given. It lacks some MongoDB capabilities; the tests that need them
 // are listed in test/mongo/emulator-exclusions.ts.
-import net from 'node:net'
+import { freePort } from './loopback'
 
 export interface MongoEmulator {
   url: string
   stop(): Promise<void>
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 export const startMongoEmulator = async (): Promise<MongoEmulator> => {
   // The package is ESM-only; its CongoDB entry does not load the real-MongoDB dependencies (stubbed, see package.json).

@@ -1,24 +1,13 @@
 // A real Redis (Debian's redis-server) for the multi-instance tests: on 127.0.0.1 and a free port, nothing saved
 // to disk, stopped by the test.
 import { spawn } from 'node:child_process'
-import net from 'node:net'
+import { freePort } from './loopback'
 
 export interface TestRedis {
   url: string
   port: number
   stop(): Promise<void>
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 const startOnce = (port: number, timeoutMs: number): Promise<TestRedis> =>
   new Promise((resolve, reject) => {

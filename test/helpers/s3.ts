@@ -1,10 +1,10 @@
 // A local S3-compatible server for the tests (s3rver): on 127.0.0.1, a free port, a temp folder, one bucket; its
 // settings are what createApp takes (`attachments.s3`), with the credentials s3rver checks signatures against.
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import S3rver from 's3rver'
+import { freePort } from './loopback'
 
 export interface TestS3 {
   endpoint: string
@@ -25,17 +25,6 @@ export interface TestS3 {
   keys(): string[]
   close(): Promise<void>
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 export const startS3 = async (bucket = 'clinic-attachments'): Promise<TestS3> => {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'clinic-s3-'))

@@ -1,7 +1,7 @@
 // The medical-records service: what a PATCH and a DELETE do (a record's rights per body, finalized records frozen
 // except for their permissions, the server's stamps), and the store's options: indexes for the permission query
 // and the usual filters.
-import { Conflict, Forbidden, NotAuthenticated } from '@feathersjs/errors'
+import { Forbidden, NotAuthenticated } from '@feathersjs/errors'
 import type { Id, NullableId } from '@feathersjs/feathers'
 import type { Application } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -9,7 +9,7 @@ import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { within } from '../../access/rules'
 import { invalid, WHOLE_BODY } from '../../schema/validators'
 import { ResourceService } from '../resource'
-import { removeRecordCascade } from '../../attachments/records'
+import { finalizedConflict, isFinalized, removeRecordCascade } from '../../attachments/records'
 import { validatePatch, type MedicalRecord, type Permission } from './medical-records.schema'
 import {
   holds,
@@ -44,15 +44,6 @@ export const getOptions = (deps: Pick<Deps, 'settings'>): StoreOptions => ({
 
 type RecordParams = StoreParams<MedicalRecordQuery>
 type StoredRecord = Stored<MedicalRecord>
-
-const isFinalized = (record: { finalizedAt?: unknown }) =>
-  record.finalizedAt !== undefined && record.finalizedAt !== null
-
-const finalizedConflict = (record: { id: string; finalizedAt?: unknown }) =>
-  new Conflict('This medical record is finalized; only its permissions can still be changed', {
-    id: record.id,
-    finalizedAt: record.finalizedAt
-  })
 
 export class MedicalRecordService extends ResourceService<
   StoredRecord,
