@@ -115,7 +115,8 @@ export interface ServiceTypes {
       never,
       never,
       Paginated<AuditEventDoc>,
-      ClientParams<Static<typeof auditEventQuerySchema>>
+      // `$names: true`: each event with its actor's display name and role (who accessed my record).
+      ClientParams<Static<typeof auditEventQuerySchema> & { $names?: boolean }>
     >,
     'find' | 'get'
   > & {
