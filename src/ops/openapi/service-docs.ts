@@ -479,7 +479,7 @@ export const serviceDocs: Record<string, ServiceDoc> = {
   },
   'audit-events': {
     summary:
-      'The audit trail: accesses to patient data, authentication, privilege and configuration changes (read-only; sort by a filter field; Accept: text/csv for reports; GET /audit-events/verify?seq=&hash= checks the hash chain, reports missing seqs and answers the head; application admins receive new events over Socket.IO after calling subscribe)',
+      'The audit trail: accesses to patient data, authentication, privilege and configuration changes (read-only; sort by a filter field; Accept: text/csv for reports; GET /audit-events/verify?seq=&hash= checks the hash chain, reports missing seqs and answers the head; application admins receive new events over Socket.IO after calling subscribe; $names=true adds actorName, actorRole and facilityName)',
     result: auditEventSchema,
     query: auditEventQuerySchema,
     findCsv:
@@ -534,7 +534,7 @@ export const serviceDocs: Record<string, ServiceDoc> = {
   },
   appointments: {
     summary:
-      'Appointments in free slots: POST { facility, provider, patient, start, reason?, type? } (400 off the grid, 409 taken)',
+      'Appointments in free slots: POST { facility, provider, patient, start, reason?, type? } (400 off the grid, 409 taken); answers carry names { provider, patient, facility } and the facility timeZone',
     result: appointmentSchema,
     data: appointmentDataSchema,
     patch: appointmentPatchSchema,
