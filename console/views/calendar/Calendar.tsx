@@ -2,11 +2,12 @@
 // Book a free slot for a patient picked by name; check in; reschedule by dragging an appointment onto a free slot
 // or, from the keyboard, with its "Move" form. Live: the server's appointment events refetch the view.
 import { useMemo, useState } from 'preact/hooks'
-import { client, errorMessage, useFind, useLive, useSession } from '../../lib/api'
+import { client, errorMessage, useLive, useSession } from '../../lib/api'
 import { EmptyState, Field, Form, Status } from '../../components'
 import type { Appointment } from '../../../src/services/appointments/appointments.shared'
 import type { Schedule } from '../../../src/services/schedules/schedules.shared'
 import { PatientPicker } from './PatientPicker'
+import { useSlots, type Slot } from './slots'
 import {
   DAY,
   addDays,
@@ -18,13 +19,6 @@ import {
   startOfLocalDay,
   zoneLabel
 } from './time'
-
-interface Slot {
-  provider: string
-  schedule: string
-  start: number
-  end: number
-}
 
 /** Appointments that hold their time (the others are listed, not placed). */
 const holdsTime = (a: Appointment) => a.status !== 'cancelled' && a.status !== 'no-show'
@@ -55,11 +49,7 @@ export function Calendar() {
     provider ? { facility, provider: provider.id, start: { $gte: from, $lt: to }, $sort: { start: 1 }, $limit: 100 } : null
   )
   const changes = appointments.data.map((a) => `${a.id}:${a.start}:${a.status}`).join()
-  const slots = useFind<Slot>(
-    'appointment-slots',
-    provider ? { facility, provider: provider.id, from, to, $limit: 100 } : null,
-    [facility, provider?.id, from, to, changes]
-  )
+  const slots = useSlots(provider ? { facility, provider: provider.id, from, to } : null, changes)
   const [booking, setBooking] = useState<Slot | null>(null)
   const [moving, setMoving] = useState<string>('')
   const [status, setStatus] = useState('')

@@ -16,13 +16,7 @@ import {
   startOfLocalDay,
   zoneLabel
 } from '../calendar/time'
-
-interface Slot {
-  provider: string
-  schedule: string
-  start: number
-  end: number
-}
+import { useSlots, type Slot } from '../calendar/slots'
 
 export function MyAppointments() {
   const { account } = useSession()
@@ -98,13 +92,13 @@ function Book({ me, onBooked, changes }: { me: string; onBooked: (message: strin
   const option = options.find((o) => o.key === chosen) ?? options[0]
   const timeZone = option?.schedule.timeZone ?? 'UTC'
   const [week, setWeek] = useState(0)
-  const first = addDays(localDate(Date.now(), timeZone), week * 7)
-  const from = Math.max(Date.now(), startOfLocalDay(first, timeZone))
+  const [now] = useState(() => Date.now())
+  const first = addDays(localDate(now, timeZone), week * 7)
+  const from = Math.max(now, startOfLocalDay(first, timeZone))
   const to = startOfLocalDay(addDays(first, 7), timeZone)
-  const slots = useFind<Slot>(
-    'appointment-slots',
-    option ? { facility: option.schedule.facility, provider: option.schedule.provider, from, to, $limit: 100 } : null,
-    [option?.key, first, changes]
+  const slots = useSlots(
+    option ? { facility: option.schedule.facility, provider: option.schedule.provider, from, to } : null,
+    changes
   )
   const [slot, setSlot] = useState<Slot | null>(null)
   if (options.length === 0)

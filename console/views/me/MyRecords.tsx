@@ -32,7 +32,7 @@ export function MyRecords() {
               label: 'Summary',
               cell: (r) => {
                 const fields = r as unknown as Record<string, unknown>
-                return ['diagnosis', 'notes', 'summary', 'findings']
+                return ['text', 'diagnosis', 'report', 'notes', 'summary', 'findings']
                   .map((f) => fields[f])
                   .filter((v): v is string => typeof v === 'string' && v.length > 0)
                   .join(' — ')
