@@ -109,9 +109,9 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
     // The keyboard's way: the "Move" form.
     await page.getByRole('button', { name: 'Move Paula Patient' }).click()
     const select = page.getByLabel(/^New time/)
-    const values = await select.locator('option').evaluateAll((options) =>
-      options.map((o) => (o as HTMLOptionElement).value).filter(Boolean)
-    )
+    const values = await select
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean))
     await select.selectOption(values[3])
     await checkView(page, 'calendar-move')
     await page.getByRole('button', { name: 'Move', exact: true }).click()
@@ -178,9 +178,12 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
     await checkView(page, 'my-records')
 
     await go(page, '/me/appointments', 'My appointments')
-    await page.getByLabel('Provider').locator('option', { hasText: 'Olivia Owner — Harbour Clinic' }).waitFor({
-      state: 'attached'
-    })
+    await page
+      .getByLabel('Provider')
+      .locator('option', { hasText: 'Olivia Owner — Harbour Clinic' })
+      .waitFor({
+        state: 'attached'
+      })
     await page.locator('.slot').nth(3).click()
     await page.getByLabel('Reason').fill('Check-up')
     await page.getByRole('button', { name: 'Book this time' }).click()
@@ -193,7 +196,9 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
     await page.getByRole('button', { name: 'Cancel the appointment' }).click()
     await page.getByRole('status').filter({ hasText: 'Your appointment is cancelled.' }).waitFor()
     await row.waitFor({ state: 'detached' }).catch(() => undefined)
-    const cancelled = await api(patient.token).get(`/appointments?patient=${patient.account.id}&status=cancelled`)
+    const cancelled = await api(patient.token).get(
+      `/appointments?patient=${patient.account.id}&status=cancelled`
+    )
     assert.equal(cancelled.body.total, 1)
 
     await go(page, '/me/access', 'Who accessed my record')

@@ -20,6 +20,9 @@ import {
   zoneLabel
 } from './time'
 
+type Entry =
+  { at: number; kind: 'slot'; slot: Slot } | { at: number; kind: 'appointment'; appointment: Appointment }
+
 /** Appointments that hold their time (the others are listed, not placed). */
 const holdsTime = (a: Appointment) => a.status !== 'cancelled' && a.status !== 'no-show'
 
@@ -31,7 +34,11 @@ export function Calendar() {
     const seen = new Map<string, { id: string; name: string; timeZone: string }>()
     for (const s of schedules.data)
       if (!seen.has(s.provider))
-        seen.set(s.provider, { id: s.provider, name: s.names?.provider ?? 'Unnamed provider', timeZone: s.timeZone })
+        seen.set(s.provider, {
+          id: s.provider,
+          name: s.names?.provider ?? 'Unnamed provider',
+          timeZone: s.timeZone
+        })
     return [...seen.values()]
   }, [schedules.data])
   const [chosenProvider, setProvider] = useState('')
@@ -46,7 +53,9 @@ export function Calendar() {
 
   const appointments = useLive<Appointment>(
     'appointments',
-    provider ? { facility, provider: provider.id, start: { $gte: from, $lt: to }, $sort: { start: 1 }, $limit: 100 } : null
+    provider
+      ? { facility, provider: provider.id, start: { $gte: from, $lt: to }, $sort: { start: 1 }, $limit: 100 }
+      : null
   )
   const changes = appointments.data.map((a) => `${a.id}:${a.start}:${a.status}`).join()
   const slots = useSlots(provider ? { facility, provider: provider.id, from, to } : null, changes)
@@ -76,13 +85,15 @@ export function Calendar() {
       return `${a.names?.patient ?? 'The patient'} is checked in.`
     })
 
-  if (!facility) return <EmptyState title="Choose a facility first.">Your facilities are in the header.</EmptyState>
+  if (!facility)
+    return <EmptyState title="Choose a facility first.">Your facilities are in the header.</EmptyState>
   return (
     <section class="calendar" aria-labelledby="calendar-title">
       <h2 id="calendar-title">Calendar</h2>
       {providers.length === 0 ? (
         <EmptyState title={schedules.loading ? 'Loading schedules…' : 'No provider has a schedule here yet.'}>
-          Free slots come from providers' weekly schedules; someone with the scheduling privilege creates them.
+          Free slots come from providers' weekly schedules; someone with the scheduling privilege creates
+          them.
         </EmptyState>
       ) : (
         <>
@@ -111,13 +122,25 @@ export function Calendar() {
               />
             </div>
             <div class="buttons">
-              <button type="button" class="secondary" onClick={() => setDate(addDays(date, mode === 'week' ? -7 : -1))}>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => setDate(addDays(date, mode === 'week' ? -7 : -1))}
+              >
                 Previous {mode}
               </button>
-              <button type="button" class="secondary" onClick={() => setDate(localDate(Date.now(), timeZone))}>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => setDate(localDate(Date.now(), timeZone))}
+              >
                 Today
               </button>
-              <button type="button" class="secondary" onClick={() => setDate(addDays(date, mode === 'week' ? 7 : 1))}>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => setDate(addDays(date, mode === 'week' ? 7 : 1))}
+              >
                 Next {mode}
               </button>
               <button
@@ -155,9 +178,9 @@ export function Calendar() {
               const inDay = (t: number) => localDate(t, timeZone) === day && t >= start && t < end
               const dayAppointments = appointments.data.filter((a) => inDay(a.start))
               const daySlots = slots.data.filter((s) => inDay(s.start))
-              const entries = [
-                ...dayAppointments.map((a) => ({ at: a.start, appointment: a })),
-                ...daySlots.map((s) => ({ at: s.start, slot: s }))
+              const entries: Entry[] = [
+                ...dayAppointments.map((a): Entry => ({ at: a.start, kind: 'appointment', appointment: a })),
+                ...daySlots.map((slot): Entry => ({ at: slot.start, kind: 'slot', slot }))
               ].sort((x, y) => x.at - y.at)
               return (
                 <section class="day" aria-labelledby={`day-${day}`} key={day}>
@@ -166,37 +189,42 @@ export function Calendar() {
                     <p class="empty-day">No appointments and no free slots on this day.</p>
                   ) : (
                     <ul class="day-list">
-                      {entries.map((entry) =>
-                        entry.slot ? (
-                          <li key={`s${entry.slot.start}`} class="slot-entry">
-                            <button
-                              type="button"
-                              class="slot"
-                              data-start={entry.slot.start}
-                              onClick={() => setBooking(entry.slot!)}
-                              onDragOver={(event) => event.preventDefault()}
-                              onDrop={(event) => {
-                                event.preventDefault()
-                                const id = event.dataTransfer?.getData('text/plain')
-                                if (id) void reschedule(id, entry.slot!.start)
-                              }}
-                            >
-                              <span class="time">{formatTime(entry.slot.start, timeZone)}</span> Free — book
-                            </button>
-                          </li>
-                        ) : (
+                      {entries.map((entry) => {
+                        if (entry.kind === 'slot') {
+                          const slot = entry.slot
+                          return (
+                            <li key={`s${slot.start}`} class="slot-entry">
+                              <button
+                                type="button"
+                                class="slot"
+                                data-start={slot.start}
+                                onClick={() => setBooking(slot)}
+                                onDragOver={(event) => event.preventDefault()}
+                                onDrop={(event) => {
+                                  event.preventDefault()
+                                  const id = event.dataTransfer?.getData('text/plain')
+                                  if (id) void reschedule(id, slot.start)
+                                }}
+                              >
+                                <span class="time">{formatTime(slot.start, timeZone)}</span> Free — book
+                              </button>
+                            </li>
+                          )
+                        }
+                        const a = entry.appointment
+                        return (
                           <AppointmentCard
-                            key={entry.appointment!.id}
-                            appointment={entry.appointment!}
+                            key={a.id}
+                            appointment={a}
                             timeZone={timeZone}
-                            moving={moving === entry.appointment!.id}
+                            moving={moving === a.id}
                             slots={slots.data}
-                            onMove={() => setMoving(moving === entry.appointment!.id ? '' : entry.appointment!.id)}
-                            onMoveTo={(start) => reschedule(entry.appointment!.id, start)}
-                            onCheckIn={() => checkIn(entry.appointment!)}
+                            onMove={() => setMoving(moving === a.id ? '' : a.id)}
+                            onMoveTo={(start) => reschedule(a.id, start)}
+                            onCheckIn={() => checkIn(a)}
                           />
                         )
-                      )}
+                      })}
                     </ul>
                   )}
                 </section>
@@ -251,7 +279,10 @@ function AppointmentCard(props: {
           submitLabel="Move"
           onSubmit={async (data) => {
             const start = Number(data.get('start'))
-            if (!start) throw Object.assign(new Error('Choose a free time.'), { errors: [{ field: 'start', message: 'is required' }] })
+            if (!start)
+              throw Object.assign(new Error('Choose a free time.'), {
+                errors: [{ field: 'start', message: 'is required' }]
+              })
             await props.onMoveTo(start)
           }}
         >

@@ -20,7 +20,9 @@ export function PatientAppointments({ patient }: { patient: string }) {
     <section aria-labelledby={`appointments-${patient}`}>
       <h3 id={`appointments-${patient}`}>Appointments</h3>
       {appointments.data.length === 0 ? (
-        <EmptyState title={appointments.loading ? 'Loading appointments…' : 'No appointments at this facility.'}>
+        <EmptyState
+          title={appointments.loading ? 'Loading appointments…' : 'No appointments at this facility.'}
+        >
           Book one from a free slot in the <Link href="/calendar">calendar</Link>.
         </EmptyState>
       ) : (

@@ -16,7 +16,8 @@ interface PatientHit {
   email?: string
 }
 
-const nameOf = (p: PatientHit) => [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email || 'Unnamed patient'
+const nameOf = (p: PatientHit) =>
+  [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email || 'Unnamed patient'
 
 export function PatientPicker({ facility, label = 'Patient' }: { facility: string; label?: string }) {
   const id = `pp${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`

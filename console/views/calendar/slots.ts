@@ -45,7 +45,8 @@ export const useSlots = (
     }
     load().then(
       (data) => call === latest.current && setState({ data, loading: false, error: '' }),
-      (error: unknown) => call === latest.current && setState({ data: [], loading: false, error: errorMessage(error) })
+      (error: unknown) =>
+        call === latest.current && setState({ data: [], loading: false, error: errorMessage(error) })
     )
   }, [key, String(version), bump])
   return { ...state, reload: () => setBump((n) => n + 1) }

@@ -72,12 +72,17 @@ export const formatTime = (ms: number, timeZone: string) =>
   new Intl.DateTimeFormat(undefined, { timeZone, hour: '2-digit', minute: '2-digit' }).format(new Date(ms))
 
 export const formatDay = (date: string) =>
-  new Intl.DateTimeFormat(undefined, { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long' }).format(
-    new Date(`${date}T00:00:00Z`)
-  )
+  new Intl.DateTimeFormat(undefined, {
+    timeZone: 'UTC',
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long'
+  }).format(new Date(`${date}T00:00:00Z`))
 
 export const formatDateTime = (ms: number, timeZone: string) =>
-  new Intl.DateTimeFormat(undefined, { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms))
+  new Intl.DateTimeFormat(undefined, { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(
+    new Date(ms)
+  )
 
 /** The zone's name as people read it ("Central European Standard Time"), for the "times in …" note. */
 export const zoneLabel = (timeZone: string) => {

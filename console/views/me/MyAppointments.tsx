@@ -32,7 +32,9 @@ export function MyAppointments() {
       <h2 id="my-appointments-title">My appointments</h2>
       <Status>{status}</Status>
       {appointments.data.length === 0 ? (
-        <EmptyState title={appointments.loading ? 'Loading your appointments…' : 'You have no upcoming appointment.'}>
+        <EmptyState
+          title={appointments.loading ? 'Loading your appointments…' : 'You have no upcoming appointment.'}
+        >
           Book one below when your clinic lets patients book online.
         </EmptyState>
       ) : (
@@ -72,13 +74,28 @@ export function MyAppointments() {
           ]}
         />
       )}
-      <Book me={me} onBooked={setStatus} changes={appointments.data.map((a) => `${a.id}:${a.status}`).join()} />
+      <Book
+        me={me}
+        onBooked={setStatus}
+        changes={appointments.data.map((a) => `${a.id}:${a.status}`).join()}
+      />
     </section>
   )
 }
 
-function Book({ me, onBooked, changes }: { me: string; onBooked: (message: string) => void; changes: string }) {
-  const schedules = useFind<Schedule>('schedules', me ? { booking: 'patients', active: true, $limit: 100 } : null)
+function Book({
+  me,
+  onBooked,
+  changes
+}: {
+  me: string
+  onBooked: (message: string) => void
+  changes: string
+}) {
+  const schedules = useFind<Schedule>(
+    'schedules',
+    me ? { booking: 'patients', active: true, $limit: 100 } : null
+  )
   const options = useMemo(
     () =>
       schedules.data.map((s) => ({
@@ -105,7 +122,9 @@ function Book({ me, onBooked, changes }: { me: string; onBooked: (message: strin
     return (
       <section aria-labelledby="book-title">
         <h3 id="book-title">Book an appointment</h3>
-        <EmptyState title={schedules.loading ? 'Loading…' : 'No clinic lets patients book online with you yet.'}>
+        <EmptyState
+          title={schedules.loading ? 'Loading…' : 'No clinic lets patients book online with you yet.'}
+        >
           Call your clinic to book; a clinic opens online booking in a provider's schedule.
         </EmptyState>
       </section>
@@ -184,7 +203,9 @@ function Book({ me, onBooked, changes }: { me: string; onBooked: (message: strin
               start: slot.start,
               ...(reason ? { reason } : {})
             })
-            onBooked(`Booked: ${formatDay(localDate(slot.start, timeZone))} at ${formatTime(slot.start, timeZone)}.`)
+            onBooked(
+              `Booked: ${formatDay(localDate(slot.start, timeZone))} at ${formatTime(slot.start, timeZone)}.`
+            )
             setSlot(null)
             slots.reload()
           }}

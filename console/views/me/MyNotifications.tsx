@@ -21,7 +21,12 @@ export function MyNotifications() {
           })
         }}
       >
-        <Field label="Email me (reminders, queue calls)" name="email" type="checkbox" defaultChecked={current.email !== false} />
+        <Field
+          label="Email me (reminders, queue calls)"
+          name="email"
+          type="checkbox"
+          defaultChecked={current.email !== false}
+        />
         <Field label="Text me (SMS)" name="sms" type="checkbox" defaultChecked={current.sms !== false} />
         <p class="hint">Sign-in and confirmation codes are always sent.</p>
       </Form>

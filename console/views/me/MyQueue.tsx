@@ -15,7 +15,14 @@ export function MyQueue() {
   const me = account?.id ?? ''
   const items = useLive<QueueItem>(
     'queue-items',
-    me ? { patient: me, status: { $in: ['waiting', 'called', 'serving'] }, $sort: { createdAt: -1 }, $limit: 10 } : null
+    me
+      ? {
+          patient: me,
+          status: { $in: ['waiting', 'called', 'serving'] },
+          $sort: { createdAt: -1 },
+          $limit: 10
+        }
+      : null
   )
   return (
     <section aria-labelledby="my-queue-title">

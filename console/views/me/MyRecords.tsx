@@ -11,12 +11,17 @@ export const typeLabel = (type: string) => {
 
 export function MyRecords() {
   const { account } = useSession()
-  const records = useLive<MedicalRecord>('medical-records', account ? { $sort: { createdAt: -1 }, $limit: 50 } : null)
+  const records = useLive<MedicalRecord>(
+    'medical-records',
+    account ? { $sort: { createdAt: -1 }, $limit: 50 } : null
+  )
   return (
     <section aria-labelledby="my-records-title">
       <h2 id="my-records-title">My records</h2>
       {records.data.length === 0 ? (
-        <EmptyState title={records.loading ? 'Loading your records…' : 'No record has been shared with you yet.'}>
+        <EmptyState
+          title={records.loading ? 'Loading your records…' : 'No record has been shared with you yet.'}
+        >
           Your clinic shares a record with you from its patient page; it then appears here.
         </EmptyState>
       ) : (

@@ -40,7 +40,8 @@ export const describeEvent = (event: AuditEventDoc, me: string) => {
             ? `A connected system${event.facilityName ? ` of ${event.facilityName}` : ''}`
             : 'Someone not signed in'
   const verb = verbs[event.action] ?? event.action
-  const how = event.via === 'realtime' ? ' as it changed' : event.via === 'webhook' ? ' (sent automatically)' : ''
+  const how =
+    event.via === 'realtime' ? ' as it changed' : event.via === 'webhook' ? ' (sent automatically)' : ''
   if (event.outcome === 'denied') return `${who} tried to see ${thing} and was refused.`
   return `${who} ${verb} ${thing}${how}.`
 }
@@ -55,8 +56,8 @@ export function WhoAccessed() {
     <section aria-labelledby="who-title">
       <h2 id="who-title">Who accessed my record</h2>
       <p class="hint">
-        Every time someone sees or changes your data it is recorded. Newest first; times in your device's time zone (
-        {zone}).
+        Every time someone sees or changes your data it is recorded. Newest first; times in your device's time
+        zone ({zone}).
       </p>
       {events.data.length === 0 ? (
         <EmptyState title={events.loading ? 'Loading…' : 'No one has accessed your data yet.'} />
@@ -70,7 +71,9 @@ export function WhoAccessed() {
           ))}
         </ol>
       )}
-      {events.total > events.data.length && <p class="hint">The 50 most recent of {events.total} are shown.</p>}
+      {events.total > events.data.length && (
+        <p class="hint">The 50 most recent of {events.total} are shown.</p>
+      )}
     </section>
   )
 }

@@ -36,7 +36,14 @@ function Board({ items, name }: { items: QueueItem[]; name: string }) {
       </div>
       <div class="board-side">
         <p class="board-label">Called before</p>
-        <p class="board-earlier">{earlier.length ? earlier.slice(0, 5).map((i) => i.number).join(', ') : 'None yet'}</p>
+        <p class="board-earlier">
+          {earlier.length
+            ? earlier
+                .slice(0, 5)
+                .map((i) => i.number)
+                .join(', ')
+            : 'None yet'}
+        </p>
         <p class="board-label">Waiting</p>
         <p class="board-waiting" data-testid="waiting-count">
           {waiting.length === 1 ? '1 person' : `${waiting.length} people`}
@@ -58,13 +65,16 @@ export function Queues() {
   const [status, setStatus] = useState('')
   const [problem, setProblem] = useState('')
   const staff = session.hasPrivilege(facility, 'scheduling')
-  if (!facility) return <EmptyState title="Choose a facility first.">Your facilities are in the header.</EmptyState>
+  if (!facility)
+    return <EmptyState title="Choose a facility first.">Your facilities are in the header.</EmptyState>
   return (
     <section aria-labelledby="queues-title">
       <h2 id="queues-title">Waiting room</h2>
       {active.length === 0 ? (
         <>
-          <EmptyState title={queues.loading ? 'Loading queues…' : 'This facility has no waiting-room queue yet.'}>
+          <EmptyState
+            title={queues.loading ? 'Loading queues…' : 'This facility has no waiting-room queue yet.'}
+          >
             Create one: checked-in patients then get a ticket number in it.
           </EmptyState>
           {staff && (
