@@ -9,6 +9,13 @@ import { PatientPage } from './views/patients/PatientPage'
 import { AccountPage } from './views/account/AccountPage'
 // Members, organizations, billing, subscription, directory, webhooks, orders, inventory
 // Calendar, queue board, the patient's own views
+import { Calendar } from './views/calendar/Calendar'
+import { Queues, QueueScreen } from './views/queues/QueueBoard'
+import { MyRecords } from './views/me/MyRecords'
+import { MyAppointments } from './views/me/MyAppointments'
+import { MyQueue } from './views/me/MyQueue'
+import { MyNotifications } from './views/me/MyNotifications'
+import { WhoAccessed } from './views/me/WhoAccessed'
 
 export type Audience = 'staff' | 'patient' | 'any'
 
@@ -27,7 +34,39 @@ export const routes: RouteDef[] = [
   // Patients, records, attachments, account
   { path: '/patients', title: 'Patients', nav: 'Patients', audience: 'staff', component: PatientList },
   { path: '/patients/:id', title: 'Patient', audience: 'staff', component: PatientPage },
-  { path: '/account', title: 'My account', nav: 'My account', audience: 'any', component: AccountPage }
+  { path: '/account', title: 'My account', nav: 'My account', audience: 'any', component: AccountPage },
   // Members, organizations, billing, subscription, directory, webhooks, orders, inventory
   // Calendar, queue board, the patient's own views
+  { path: '/calendar', title: 'Calendar', nav: 'Calendar', audience: 'staff', component: Calendar },
+  { path: '/queues', title: 'Waiting room', nav: 'Waiting room', audience: 'staff', component: Queues },
+  { path: '/queues/:id/board', title: 'Waiting-room screen', audience: 'staff', component: QueueScreen },
+  { path: '/me', title: 'My records', nav: 'My records', audience: 'patient', component: MyRecords },
+  {
+    path: '/me/appointments',
+    title: 'My appointments',
+    nav: 'My appointments',
+    audience: 'patient',
+    component: MyAppointments
+  },
+  {
+    path: '/me/queue',
+    title: 'My place in the queue',
+    nav: 'My queue',
+    audience: 'patient',
+    component: MyQueue
+  },
+  {
+    path: '/me/notifications',
+    title: 'Notifications',
+    nav: 'Notifications',
+    audience: 'patient',
+    component: MyNotifications
+  },
+  {
+    path: '/me/access',
+    title: 'Who accessed my record',
+    nav: 'Who accessed my record',
+    audience: 'patient',
+    component: WhoAccessed
+  }
 ]

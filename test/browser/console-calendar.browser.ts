@@ -64,7 +64,7 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
       patient: patient.account.id,
       permissions: [{ uid: patient.account.id }]
     })
-    assert.equal(record.status, 201, JSON.stringify(record.body))
+    assert.equal(record.status, 200, JSON.stringify(record.body))
     staff = await openConsole(browser, server.url)
     await signInInConsole(staff.page, owner.email)
     await staff.page.locator('#signed-in-as').filter({ hasText: owner.email }).waitFor()

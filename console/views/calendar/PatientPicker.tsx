@@ -16,6 +16,14 @@ interface PatientHit {
   email?: string
 }
 
+// The facility's patient search (`/patients`), typed here until the typed client lists it.
+const patientSearch = () =>
+  (
+    client.service as unknown as (path: string) => {
+      find(params: { query: Record<string, unknown> }): Promise<{ data: PatientHit[]; total: number }>
+    }
+  )('patients')
+
 const nameOf = (p: PatientHit) =>
   [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email || 'Unnamed patient'
 
@@ -33,8 +41,7 @@ export function PatientPicker({ facility, label = 'Patient' }: { facility: strin
       return
     }
     let live = true
-    client
-      .service('patients')
+    patientSearch()
       .find({ query: { facility, $search: search, $limit: 8 } })
       .then(
         (page) => {
