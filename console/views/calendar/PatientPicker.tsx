@@ -3,26 +3,14 @@
 import { useEffect, useId, useState } from 'preact/hooks'
 import { client, errorMessage, useDebounced } from '../../lib/api'
 import { useFieldError } from '../../components'
+import type { Patient } from '../../../src/services/patients/patients.shared'
 
 export interface PatientChoice {
   id: string
   name: string
 }
 
-interface PatientHit {
-  id: string
-  firstName?: string
-  lastName?: string
-  email?: string
-}
-
-// The facility's patient search (`/patients`), typed here until the typed client lists it.
-const patientSearch = () =>
-  (
-    client.service as unknown as (path: string) => {
-      find(params: { query: Record<string, unknown> }): Promise<{ data: PatientHit[]; total: number }>
-    }
-  )('patients')
+type PatientHit = Pick<Patient, 'id' | 'patient' | 'firstName' | 'lastName' | 'email'>
 
 const nameOf = (p: PatientHit) =>
   [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email || 'Unnamed patient'
@@ -41,8 +29,9 @@ export function PatientPicker({ facility, label = 'Patient' }: { facility: strin
       return
     }
     let live = true
-    patientSearch()
-      .find({ query: { facility, $search: search, $limit: 8 } })
+    client
+      .service('patients')
+      .find({ query: { facility, q: search, $limit: 8 } })
       .then(
         (page) => {
           if (live) {
@@ -87,7 +76,7 @@ export function PatientPicker({ facility, label = 'Patient' }: { facility: strin
                 class="secondary"
                 onClick={() => {
                   const name = nameOf(hit)
-                  setChosen({ id: hit.id, name })
+                  setChosen({ id: hit.patient, name })
                   setText(name)
                   setHits([])
                 }}
