@@ -40,7 +40,7 @@ export const routes: RouteDef[] = [
   { path: '/calendar', title: 'Calendar', nav: 'Calendar', audience: 'staff', component: Calendar },
   { path: '/queues', title: 'Waiting room', nav: 'Waiting room', audience: 'staff', component: Queues },
   { path: '/queues/:id/board', title: 'Waiting-room screen', audience: 'staff', component: QueueScreen },
-  { path: '/me', title: 'My records', nav: 'My records', audience: 'patient', component: MyRecords },
+  { path: '/me/records', title: 'My records', nav: 'My records', audience: 'patient', component: MyRecords },
   {
     path: '/me/appointments',
     title: 'My appointments',

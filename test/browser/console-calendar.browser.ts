@@ -173,7 +173,7 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
 
   it('lets the patient see a shared record, book and cancel, and read who accessed their record', async () => {
     const { page } = mine
-    await go(page, '/me', 'My records')
+    await go(page, '/me/records', 'My records')
     await page.locator('table').filter({ hasText: 'Assessment' }).waitFor()
     await checkView(page, 'my-records')
 

@@ -1,5 +1,6 @@
 // "Who accessed my record": the audit trail's events about the patient, newest first, in words — who (the actor's
 // name, role and facility, as the server resolves them with `$names`), did what, to which of their data, when.
+import { useState } from 'preact/hooks'
 import { useFind, useSession } from '../../lib/api'
 import { EmptyState } from '../../components'
 import type { AuditEventDoc } from '../../../src/services/audit-events/audit-events.schema'
@@ -49,7 +50,12 @@ export const describeEvent = (event: AuditEventDoc, me: string) => {
 export function WhoAccessed() {
   const { account } = useSession()
   const me = account?.id ?? ''
-  const events = useFind<AuditEventDoc>('audit-events', me ? { patient: me, $names: true, $limit: 50 } : null)
+  const [mine, setMine] = useState(false)
+  // Others' accesses by default: the patient's own reads of their data are many and say little.
+  const events = useFind<AuditEventDoc>(
+    'audit-events',
+    me ? { patient: me, ...(mine ? {} : { actor: { $ne: me } }), $names: true, $limit: 50 } : null
+  )
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone
   const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
   return (
@@ -59,8 +65,25 @@ export function WhoAccessed() {
         Every time someone sees or changes your data it is recorded. Newest first; times in your device's time
         zone ({zone}).
       </p>
+      <div class="field check">
+        <input
+          id="who-mine"
+          type="checkbox"
+          checked={mine}
+          onChange={(e) => setMine(e.currentTarget.checked)}
+        />
+        <label for="who-mine">Include what I did myself</label>
+      </div>
       {events.data.length === 0 ? (
-        <EmptyState title={events.loading ? 'Loading…' : 'No one has accessed your data yet.'} />
+        <EmptyState
+          title={
+            events.loading
+              ? 'Loading…'
+              : mine
+                ? 'No one has accessed your data yet.'
+                : 'No one else has accessed your data yet.'
+          }
+        />
       ) : (
         <ol class="access-log">
           {events.data.map((event) => (

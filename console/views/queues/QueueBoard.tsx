@@ -30,9 +30,15 @@ function Board({ items, name }: { items: QueueItem[]; name: string }) {
     <div class="board" role="region" aria-label={`${name}: numbers called`}>
       <div class="now-calling" aria-live="polite" aria-atomic="true">
         <p class="board-label">Now calling</p>
-        <p class="board-number" data-testid="now-calling">
-          {current ? current.number : '—'}
-        </p>
+        {current ? (
+          <p class="board-number" data-testid="now-calling">
+            {current.number}
+          </p>
+        ) : (
+          <p class="board-idle" data-testid="now-calling">
+            No number called yet
+          </p>
+        )}
       </div>
       <div class="board-side">
         <p class="board-label">Called before</p>
