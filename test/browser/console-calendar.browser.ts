@@ -111,7 +111,7 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
     const select = page.getByLabel(/^New time/)
     const values = await select
       .locator('option')
-      .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean))
+      .evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? '').filter(Boolean))
     await select.selectOption(values[3])
     await checkView(page, 'calendar-move')
     await page.getByRole('button', { name: 'Move', exact: true }).click()
