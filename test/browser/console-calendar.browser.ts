@@ -28,7 +28,7 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
 
   const go = async (page: Page, path: string, heading: string | RegExp) => {
     await page.goto(`${server.url}/#${path}`)
-    await page.getByRole('heading', { level: 2, name: heading }).waitFor()
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor()
   }
   const startOf = async (id: string) => {
     const res = await api(owner.token).get(`/appointments/${id}`)
@@ -164,9 +164,15 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
 
   it("shows the patient's appointments on their page in the facility", async () => {
     const { page } = staff
-    await page.goto(`${server.url}/#/patients/${patient.account.id}`)
+    // Found by name in the facility's patient list, as staff find them.
+    await go(page, '/patients', 'Patients')
+    await page.locator('#patient-search').fill('Paula')
+    await page
+      .getByRole('link', { name: /Paula Patient/ })
+      .first()
+      .click()
     await page.getByRole('tab', { name: 'Appointments' }).click()
-    await page.getByRole('heading', { name: 'Appointments', level: 3 }).waitFor()
+    await page.getByRole('heading', { name: 'Appointments', level: 2 }).waitFor()
     await page.locator(`tr[data-id="${appointment}"]`).filter({ hasText: 'Checked in' }).waitFor()
     await checkView(page, 'patient-appointments')
   })

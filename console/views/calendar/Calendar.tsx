@@ -89,7 +89,7 @@ export function Calendar() {
     return <EmptyState title="Choose a facility first.">Your facilities are in the header.</EmptyState>
   return (
     <section class="calendar" aria-labelledby="calendar-title">
-      <h2 id="calendar-title">Calendar</h2>
+      <h1 id="calendar-title">Calendar</h1>
       {providers.length === 0 ? (
         <EmptyState title={schedules.loading ? 'Loading schedules…' : 'No provider has a schedule here yet.'}>
           Free slots come from providers' weekly schedules; someone with the scheduling privilege creates
@@ -184,7 +184,7 @@ export function Calendar() {
               ].sort((x, y) => x.at - y.at)
               return (
                 <section class="day" aria-labelledby={`day-${day}`} key={day}>
-                  <h3 id={`day-${day}`}>{formatDay(day)}</h3>
+                  <h2 id={`day-${day}`}>{formatDay(day)}</h2>
                   {entries.length === 0 ? (
                     <p class="empty-day">No appointments and no free slots on this day.</p>
                   ) : (
@@ -313,7 +313,7 @@ function BookForm(props: {
     <div class="panel booking">
       <Form
         title={`Book ${when} with ${props.provider.name}`}
-        heading="h3"
+        heading="h2"
         submitLabel="Book"
         onSubmit={async (data) => {
           const patient = String(data.get('patient') ?? '')

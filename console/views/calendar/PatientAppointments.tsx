@@ -18,7 +18,7 @@ export function PatientAppointments({ patient }: { patient: string }) {
   const zone = appointments.data[0]?.timeZone ?? 'UTC'
   return (
     <section aria-labelledby={`appointments-${patient}`}>
-      <h3 id={`appointments-${patient}`}>Appointments</h3>
+      <h2 id={`appointments-${patient}`}>Appointments</h2>
       {appointments.data.length === 0 ? (
         <EmptyState
           title={appointments.loading ? 'Loading appointments…' : 'No appointments at this facility.'}

@@ -29,7 +29,7 @@ export function MyAppointments() {
   const [status, setStatus] = useState('')
   return (
     <section aria-labelledby="my-appointments-title">
-      <h2 id="my-appointments-title">My appointments</h2>
+      <h1 id="my-appointments-title">My appointments</h1>
       <Status>{status}</Status>
       {appointments.data.length === 0 ? (
         <EmptyState
@@ -121,7 +121,7 @@ function Book({
   if (options.length === 0)
     return (
       <section aria-labelledby="book-title">
-        <h3 id="book-title">Book an appointment</h3>
+        <h2 id="book-title">Book an appointment</h2>
         <EmptyState
           title={schedules.loading ? 'Loading…' : 'No clinic lets patients book online with you yet.'}
         >
@@ -136,7 +136,7 @@ function Book({
   }
   return (
     <section aria-labelledby="book-title">
-      <h3 id="book-title">Book an appointment</h3>
+      <h2 id="book-title">Book an appointment</h2>
       <div class="field">
         <label for="book-provider">Provider</label>
         <select
@@ -170,7 +170,7 @@ function Book({
       ) : (
         [...byDay.entries()].map(([day, list]) => (
           <div class="slot-day" key={day} role="group" aria-label={formatDay(day)}>
-            <h4>{formatDay(day)}</h4>
+            <h3>{formatDay(day)}</h3>
             <ul class="slot-list">
               {list.map((s) => (
                 <li key={s.start}>
@@ -192,7 +192,7 @@ function Book({
       {slot && option && (
         <Form
           title={`Book ${formatDay(localDate(slot.start, timeZone))} at ${formatTime(slot.start, timeZone)} with ${option.label}`}
-          heading="h4"
+          heading="h3"
           submitLabel="Book this time"
           onSubmit={async (data) => {
             const reason = String(data.get('reason') ?? '').trim()

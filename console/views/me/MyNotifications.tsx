@@ -9,7 +9,7 @@ export function MyNotifications() {
   const current = account.notifications ?? {}
   return (
     <section aria-labelledby="my-notifications-title">
-      <h2 id="my-notifications-title">Notifications</h2>
+      <h1 id="my-notifications-title">Notifications</h1>
       <Form
         title="How your clinic may reach you"
         submitLabel="Save"

@@ -26,7 +26,7 @@ export function MyQueue() {
   )
   return (
     <section aria-labelledby="my-queue-title">
-      <h2 id="my-queue-title">My place in the queue</h2>
+      <h1 id="my-queue-title">My place in the queue</h1>
       {items.data.length === 0 ? (
         <EmptyState title={items.loading ? 'Loading…' : 'You are not waiting in any queue.'}>
           When the front desk checks you in, your ticket number appears here.

@@ -17,7 +17,7 @@ export function MyRecords() {
   )
   return (
     <section aria-labelledby="my-records-title">
-      <h2 id="my-records-title">My records</h2>
+      <h1 id="my-records-title">My records</h1>
       {records.data.length === 0 ? (
         <EmptyState
           title={records.loading ? 'Loading your records…' : 'No record has been shared with you yet.'}

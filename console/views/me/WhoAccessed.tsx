@@ -60,7 +60,7 @@ export function WhoAccessed() {
   const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
   return (
     <section aria-labelledby="who-title">
-      <h2 id="who-title">Who accessed my record</h2>
+      <h1 id="who-title">Who accessed my record</h1>
       <p class="hint">
         Every time someone sees or changes your data it is recorded. Newest first; times in your device's time
         zone ({zone}).

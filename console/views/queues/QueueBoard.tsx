@@ -75,7 +75,7 @@ export function Queues() {
     return <EmptyState title="Choose a facility first.">Your facilities are in the header.</EmptyState>
   return (
     <section aria-labelledby="queues-title">
-      <h2 id="queues-title">Waiting room</h2>
+      <h1 id="queues-title">Waiting room</h1>
       {active.length === 0 ? (
         <>
           <EmptyState
@@ -86,7 +86,7 @@ export function Queues() {
           {staff && (
             <Form
               title="Create the waiting-room queue"
-              heading="h3"
+              heading="h2"
               submitLabel="Create queue"
               success="Queue created."
               onSubmit={async (data) => {
@@ -115,7 +115,7 @@ export function Queues() {
           )}
           {queue && (
             <>
-              <h3>{queue.name}</h3>
+              <h2>{queue.name}</h2>
               <Board items={items.data} name={queue.name} />
               <div class="buttons">
                 {staff && (
@@ -162,7 +162,7 @@ export function QueueScreen({ params }: { params: Record<string, string> }) {
     return <EmptyState title={queues.loading ? 'Loading…' : 'This queue is not one of your facility’s.'} />
   return (
     <section class="screen" aria-labelledby="screen-title">
-      <h2 id="screen-title">{queue.name}</h2>
+      <h1 id="screen-title">{queue.name}</h1>
       <Board items={items.data} name={queue.name} />
       <p class="hint">Listen for your number. Numbers only are shown here.</p>
     </section>
