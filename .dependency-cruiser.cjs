@@ -7,7 +7,7 @@
 //   infra     src/store/, src/access/, src/cluster/, src/providers/
 //   deps      src/deps.ts (the typed dependencies the composition root hands to the domain)
 //   domain    src/appointments/, src/attachments/, src/auth/, src/audit/, src/billing/, src/directory/, src/fhir/, src/inventory/, src/jobs/, src/orders/,
-//             src/notifications/, src/queues/, src/sandbox/, src/subscriptions/
+//             src/notifications/, src/patients/, src/queues/, src/sandbox/, src/subscriptions/
 //   hooks     src/hooks/
 //   services  the rest of src/services/ (registration and service classes)
 //   top       src/ops/, app.ts, http.ts, channels.ts, authentication.ts, admin.ts, socket-methods.ts, index.ts
@@ -17,7 +17,7 @@ const layers = {
   infra: '^src/(store|access|cluster|providers)/',
   deps: '^src/deps[.]ts$',
   domain:
-    '^src/(appointments|attachments|auth|audit|billing|directory|fhir|inventory|jobs|notifications|orders|queues|sandbox|subscriptions)/',
+    '^src/(appointments|attachments|auth|audit|billing|directory|fhir|inventory|jobs|notifications|orders|patients|queues|sandbox|subscriptions)/',
   hooks: '^src/hooks/',
   services: '^src/services/',
   top: '^src/(ops/|(app|http|channels|authentication|admin|socket-methods|index)[.]ts$)'

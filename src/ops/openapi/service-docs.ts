@@ -62,6 +62,13 @@ import {
   notificationQuerySchema,
   notificationSchema
 } from '../../services/notifications/notifications.schema'
+import {
+  patientDataSchema,
+  patientGetQuerySchema,
+  patientInternals,
+  patientQuerySchema,
+  patientSchema
+} from '../../services/patients/patients.schema'
 import { Type, type TSchema } from '@feathersjs/typebox'
 import {
   accountDataSchema,
@@ -479,7 +486,7 @@ export const serviceDocs: Record<string, ServiceDoc> = {
   },
   'audit-events': {
     summary:
-      'The audit trail: accesses to patient data, authentication, privilege and configuration changes (read-only; sort by a filter field; Accept: text/csv for reports; GET /audit-events/verify?seq=&hash= checks the hash chain, reports missing seqs and answers the head; application admins receive new events over Socket.IO after calling subscribe)',
+      'The audit trail: accesses to patient data, authentication, privilege and configuration changes (read-only; sort by a filter field; Accept: text/csv for reports; GET /audit-events/verify?seq=&hash= checks the hash chain, reports missing seqs and answers the head; application admins receive new events over Socket.IO after calling subscribe; $names=true adds actorName, actorRole and facilityName)',
     result: auditEventSchema,
     query: auditEventQuerySchema,
     findCsv:
@@ -534,7 +541,7 @@ export const serviceDocs: Record<string, ServiceDoc> = {
   },
   appointments: {
     summary:
-      'Appointments in free slots: POST { facility, provider, patient, start, reason?, type? } (400 off the grid, 409 taken)',
+      'Appointments in free slots: POST { facility, provider, patient, start, reason?, type? } (400 off the grid, 409 taken); answers carry names { provider, patient, facility } and the facility timeZone',
     result: appointmentSchema,
     data: appointmentDataSchema,
     patch: appointmentPatchSchema,
@@ -668,5 +675,13 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     summary: 'The stock ledger (read-only): every movement with its reason',
     result: movementSchema,
     query: movementQuerySchema
+  },
+  patients: {
+    summary:
+      "A facility's patients (its members read them; superadmins and members with the `patients` or `scheduling` privilege register): GET /patients?facility=…&q=… finds those whose first, last or full name, email or phone starts with q (any case; facility required; paginated); POST { facility, firstName, lastName?, middleName?, email, mobileNo? } registers one — the account with that email, else a new one without a password — 409 naming email when already the facility's patient. Anyone with a record, encounter or appointment created at the facility is its patient too",
+    result: Type.Omit(patientSchema, [...patientInternals]),
+    data: patientDataSchema,
+    query: patientQuerySchema,
+    getQuery: patientGetQuerySchema
   }
 }

@@ -13,6 +13,16 @@ export const appointmentStatuses = [
 ] as const
 export type AppointmentStatus = (typeof appointmentStatuses)[number]
 
+/** The display names an appointment or a schedule is answered with (never stored; null: no name known). */
+export const partyNamesSchema = Type.Object(
+  {
+    provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    patient: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    facility: Type.Optional(Type.Union([Type.String(), Type.Null()]))
+  },
+  { additionalProperties: false }
+)
+
 const Stamp = () => Type.Optional(Type.Union([Timestamp(), Type.Null()]))
 const Actor = () => Type.Optional(Type.Union([IdString(), Type.Null()]))
 
@@ -48,7 +58,10 @@ export const appointmentSchema = Type.Object(
     // by the unique index, never by a read-then-write. Released (`released:<id>`) when the appointment no longer
     // holds its time (cancelled, no-show).
     slotKey: Type.String(),
-    updatedAt: Timestamp()
+    updatedAt: Timestamp(),
+    // Never stored: on answers, the parties' display names and the facility's time zone (src/hooks/party-names.ts).
+    names: Type.Optional(partyNamesSchema),
+    timeZone: Type.Optional(Type.String())
   },
   { additionalProperties: false }
 )

@@ -16,6 +16,7 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
+import { partyNames } from '../../hooks/party-names'
 import { appointmentScope, checkAppointmentCreate } from '../../appointments/book'
 import { AppointmentService } from './appointments.class'
 import {
@@ -53,7 +54,12 @@ export const appointments = (app: Application, deps: Deps) => {
 
   app.service(appointmentPath).hooks({
     around: {
-      all: [populate, authenticate('jwt'), externalView(app, appointmentPath, appointmentExternalResolver)],
+      all: [
+        populate,
+        authenticate('jwt'),
+        partyNames(deps),
+        externalView(app, appointmentPath, appointmentExternalResolver)
+      ],
       find: [validateQueryWith(appointmentQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(appointmentQuerySchema), scopeAccess, requireSubscription],
       create: [validateBody({ create: appointmentDataSchema }), scopeAccess, requireSubscription, setCreated],

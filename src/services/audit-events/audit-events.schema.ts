@@ -40,7 +40,11 @@ export const auditEventSchema = Type.Object(
     before: Type.Optional(changeFields()),
     after: Type.Optional(changeFields()),
     prevHash: Type.String(),
-    hash: Type.String()
+    hash: Type.String(),
+    // Asked with `$names=true`, never stored: the actor's display name and role, the facility's name.
+    actorName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    actorRole: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    facilityName: Type.Optional(Type.Union([Type.String(), Type.Null()]))
   },
   { additionalProperties: false }
 )

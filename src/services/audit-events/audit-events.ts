@@ -23,6 +23,7 @@ import { auditEventQuerySchema, verifyQuerySchema } from './audit-events.schema'
 import { auditEventMethods, auditEventPath } from './audit-events.shared'
 import { auditWatchers, emitAuditEvents } from '../../audit/watchers'
 import { auditChanges } from '../../audit/changes'
+import { actorNames } from '../../hooks/party-names'
 
 declare module '../../declarations' {
   interface ServiceTypes {
@@ -131,8 +132,8 @@ export const auditEvents = (app: Application, deps: Deps) => {
   app.service(auditEventPath).hooks({
     around: {
       all: [populate, authenticate('jwt')],
-      find: [validateQuery, scopeAccess],
-      get: [answerVerify, validateQuery, scopeAccess]
+      find: [actorNames(deps), validateQuery, scopeAccess],
+      get: [answerVerify, actorNames(deps), validateQuery, scopeAccess]
     }
   })
 }

@@ -1,6 +1,7 @@
 // scheduleSchema → Schedule → scheduleDataSchema → schedulePatchSchema → scheduleQuerySchema
 import { Type, querySyntax, type Static } from '@feathersjs/typebox'
 import { IdString, Text, Timestamp, serverFields } from '../../schema/common'
+import { partyNamesSchema } from '../appointments/appointments.schema'
 
 /** "HH:MM", 00:00–24:00 (24:00 only as an end). */
 const Clock = () => Type.String({ pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$' })
@@ -49,7 +50,9 @@ export const scheduleSchema = Type.Object(
     exceptions: Type.Array(scheduleExceptionSchema),
     booking: Booking(),
     active: Type.Boolean(),
-    updatedAt: Timestamp()
+    updatedAt: Timestamp(),
+    // Never stored: on answers, the provider's and the facility's display names (src/hooks/party-names.ts).
+    names: Type.Optional(partyNamesSchema)
   },
   { additionalProperties: false }
 )

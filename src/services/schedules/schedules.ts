@@ -15,6 +15,7 @@ import { setCreated } from '../../hooks/set-created'
 import { validateBody, validateQueryWith } from '../../schema/validators'
 import { oneAtATime } from '../../hooks/refuse-multi-writes'
 import { externalView } from '../../schema/external'
+import { partyNames } from '../../hooks/party-names'
 import { omittingResolver } from '../../schema/resolvers'
 import { checkScheduleCreate, scheduleReadScope, scheduleWriteScope } from '../../appointments/schedules'
 import { ScheduleService } from './schedules.class'
@@ -45,7 +46,12 @@ export const schedules = (app: Application, deps: Deps) => {
 
   app.service(schedulePath).hooks({
     around: {
-      all: [populate, authenticate('jwt'), externalView(app, schedulePath, omittingResolver<Schedule>([]))],
+      all: [
+        populate,
+        authenticate('jwt'),
+        partyNames(deps),
+        externalView(app, schedulePath, omittingResolver<Schedule>([]))
+      ],
       find: [validateQueryWith(scheduleQuerySchema), scopeAccess, requireSubscription],
       get: [validateQueryWith(scheduleQuerySchema), scopeAccess, requireSubscription],
       create: [validateBody({ create: scheduleDataSchema }), scopeAccess, requireSubscription, setCreated],
