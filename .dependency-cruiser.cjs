@@ -49,6 +49,22 @@ module.exports = {
       to: { circular: true }
     },
     {
+      name: 'console-uses-the-client-only',
+      comment:
+        'The browser console talks to the server through the typed client: of src/ it imports the client and the ' +
+        "services' contract files (their types) only, never the server's code.",
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^src/', pathNot: `^src/client[.]ts$|${contract}` }
+    },
+    {
+      name: 'no-circular-in-console',
+      comment: 'No import circle in the console either.',
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { circular: true }
+    },
+    {
       name: 'contracts-import-base-only',
       comment: "A service's schema and shared files are the base layer: they import base modules only.",
       severity: 'error',
@@ -75,6 +91,6 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^(test|bench|console|lib)/' }
+    exclude: { path: '^(test|bench|lib|public)/' }
   }
 }

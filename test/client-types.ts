@@ -131,6 +131,18 @@ export const correctCalls = async (client: ClientApplication) => {
   // @ts-expect-error: the appointment key never reaches clients
   const appointmentKey: string = ticket.appointmentKey
 
+  // A facility's patients: registered, then found by the start of a name; the search keys never reach clients.
+  const newPatient = await client
+    .service('patients')
+    .create({ facility: organization.id, firstName: 'Ada', email: 'ada@example.org' })
+  const patientAccount: string = newPatient.patient
+  const foundPatients = await client
+    .service('patients')
+    .find({ query: { facility: organization.id, q: 'ad' } })
+  const foundEmail: string | undefined = foundPatients.data[0]?.email
+  // @ts-expect-error: the search keys never reach clients
+  const nameKeys: string[] = newPatient.nameKeys
+
   // A facility's notification settings: the defaults (`stored: false`, no id) until its first write (an upsert).
   const currentSettings = await client.service('notification-settings').get(organization.id)
   const settingsStored: boolean = currentSettings.stored
@@ -200,7 +212,10 @@ export const correctCalls = async (client: ClientApplication) => {
     attempts,
     noSecret,
     ownOrganization,
-    ownSubscription
+    ownSubscription,
+    patientAccount,
+    foundEmail,
+    nameKeys
   }
 }
 

@@ -198,7 +198,10 @@ export const followPatientLinks =
             ['firstName', 'middleName', 'lastName', 'mobileNo', 'emailKey', 'phoneKey'] as const
           ).filter((field) => !(field in mirror))
           // One link per facility the person is a patient of: each patched by its id.
+          const mirrored = ['firstName', 'middleName', 'lastName', 'email', 'mobileNo'] as const
           for (const link of links) {
+            // Most account changes (preferences, sessions) leave the mirrored fields alone: nothing to write.
+            if (mirrored.every((field) => link[field] === mirror[field])) continue
             const patched = await deps.stores.patients._patch(link.id, {
               ...mirror,
               updatedAt: deps.clock.now(),

@@ -15,7 +15,7 @@ import {
   type TestServer
 } from '../../helpers/app'
 import { fieldsOf } from '../../helpers/billing'
-import { setupClinic, type ClinicFixture } from '../../helpers/appointments'
+import { createSchedule, setupClinic, type ClinicFixture } from '../../helpers/appointments'
 import { LONG_SESSIONS } from '../../helpers/subscriptions'
 
 describe('patients', function () {
@@ -198,6 +198,28 @@ describe('patients', function () {
       member.close()
       stranger.close()
     }
+  })
+
+  it('makes the patient of an appointment booked at the facility its patient', async () => {
+    await createSchedule(server.url, clinic)
+    const now = Date.now()
+    const slots = await api(clinic.scheduler.token).get(
+      `/appointment-slots?facility=${clinic.id}&from=${now + 86_400_000}&to=${now + 15 * 86_400_000}&$limit=5`
+    )
+    assert.equal(slots.status, 200, JSON.stringify(slots.body))
+    const person = await signUp(server.url, { firstName: 'Mary', lastName: 'Jackson' })
+    const booked = await api(clinic.scheduler.token).post('/appointments', {
+      facility: clinic.id,
+      provider: clinic.provider.account.id,
+      patient: person.account.id,
+      start: slots.body.data[0].start
+    })
+    assert.equal(booked.status, 201, JSON.stringify(booked.body))
+    const found = await api(clinic.member.token).get(`/patients?facility=${clinic.id}&q=mary jack`)
+    assert.deepEqual(
+      found.body.data.map((p: any) => [p.patient, p.source]),
+      [[person.account.id, 'appointments']]
+    )
   })
 
   it('writes every disclosure to the audit trail with its patient and facility', async () => {
