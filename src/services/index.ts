@@ -4,6 +4,7 @@ import type { Deps, Stores } from '../deps'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
+import { organizationInvitations } from './organization-invitations/organization-invitations'
 import { medicalRecords } from './medical-records/medical-records'
 import { medicalEncounters } from './medical-encounters/medical-encounters'
 import { facilityServices } from './services/services'
@@ -41,6 +42,8 @@ export const services = (app: Application, deps: Deps) => {
   organizationMembers(app, deps)
   accounts(app, deps)
   organizations(app, deps)
+  // Members by email: invitations with a mailed single-use code (docs/api-basics.md, "Invitations").
+  organizationInvitations(app, deps)
   medicalRecords(app, deps)
   // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
   medicalEncounters(app, deps)
