@@ -1,4 +1,4 @@
-// The browser console (console/*.ts, with the typed client of src/client.ts and the Socket.IO transport) bundled
+// The browser console (Preact components in console/**/*.tsx, with the typed client of src/client.ts and the Socket.IO transport) bundled
 // by esbuild into public/console.js, which the server serves at GET / with public/index.html. Run by
 // `npm run build` (so `npm start` in development) and by `npm run test:browser`; nothing is fetched from elsewhere.
 // `node scripts/bundle-console.js <file>` writes the bundle to <file> instead.
@@ -8,9 +8,11 @@ const esbuild = require('esbuild')
 const root = path.resolve(__dirname, '..')
 esbuild
   .build({
-    entryPoints: [path.join(root, 'console/main.ts')],
+    entryPoints: [path.join(root, 'console/main.tsx')],
     outfile: process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'public/console.js'),
     bundle: true,
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     format: 'iife',
     platform: 'browser',
     target: ['es2020'],

@@ -1,0 +1,33 @@
+// The console's route table: each view's hash path, title, nav label (none: reached by links only) and audience —
+// 'staff' (members of the current facility), 'patient' (accounts without a membership), 'any' (everyone signed
+// in). The shell shows the nav entries of the signed-in account's audience; an application admin or the current
+// facility's superadmin sees all. One contiguous block per area below (imports, then routes).
+import type { ComponentType } from 'preact'
+// Patients, records, attachments, account
+import { PatientList } from './views/patients/PatientList'
+import { PatientPage } from './views/patients/PatientPage'
+import { AccountPage } from './views/account/AccountPage'
+// Members, organizations, billing, subscription, directory, webhooks, orders, inventory
+// Calendar, queue board, the patient's own views
+
+export type Audience = 'staff' | 'patient' | 'any'
+
+export interface RouteDef {
+  /** A hash path pattern: '/patients' or '/patients/:id'. */
+  path: string
+  /** The document's title while shown. */
+  title: string
+  /** Its label in the nav; omitted: not in the nav. */
+  nav?: string
+  audience: Audience
+  component: ComponentType<{ params: Record<string, string> }>
+}
+
+export const routes: RouteDef[] = [
+  // Patients, records, attachments, account
+  { path: '/patients', title: 'Patients', nav: 'Patients', audience: 'staff', component: PatientList },
+  { path: '/patients/:id', title: 'Patient', audience: 'staff', component: PatientPage },
+  { path: '/account', title: 'My account', nav: 'My account', audience: 'any', component: AccountPage }
+  // Members, organizations, billing, subscription, directory, webhooks, orders, inventory
+  // Calendar, queue board, the patient's own views
+]
