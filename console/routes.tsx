@@ -39,11 +39,23 @@ export const routes: RouteDef[] = [
   // Members, organizations, billing, subscription, directory, webhooks, orders, inventory
   { path: '/billing', title: 'Billing', nav: 'Billing', audience: 'staff', component: Billing },
   { path: '/members', title: 'Members', nav: 'Members', audience: 'staff', component: Members },
-  { path: '/subscription', title: 'Subscription', nav: 'Subscription', audience: 'staff', component: Subscription },
+  {
+    path: '/subscription',
+    title: 'Subscription',
+    nav: 'Subscription',
+    audience: 'staff',
+    component: Subscription
+  },
   { path: '/orders', title: 'Orders', nav: 'Orders', audience: 'staff', component: Orders },
   { path: '/inventory', title: 'Inventory', nav: 'Inventory', audience: 'staff', component: Inventory },
   { path: '/webhooks', title: 'Webhooks', nav: 'Webhooks', audience: 'staff', component: Webhooks },
   { path: '/directory', title: 'Directory', nav: 'Directory', audience: 'any', component: Directory },
-  { path: '/join', title: 'Join a facility', nav: 'Join a facility', audience: 'any', component: JoinFacility },
+  {
+    path: '/join',
+    title: 'Join a facility',
+    nav: 'Join a facility',
+    audience: 'any',
+    component: JoinFacility
+  }
   // Calendar, queue board, the patient's own views
 ]

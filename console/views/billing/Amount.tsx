@@ -7,7 +7,8 @@ export const minorOf = (amount: number, currency: string) =>
   Math.round((Number(amount) || 0) * 10 ** minorUnitDigits(currency))
 
 /** A major-unit amount as people read it. */
-export const formatAmount = (amount: number, currency: string) => formatMoney(minorOf(amount, currency), currency)
+export const formatAmount = (amount: number, currency: string) =>
+  formatMoney(minorOf(amount, currency), currency)
 
 export function Amount({ value, currency, id }: { value: number; currency: string; id?: string }) {
   return (

@@ -15,7 +15,10 @@ export function Billing(_props: { params: Record<string, string> }) {
     'medical-encounters',
     facility ? { facility, $sort: { createdAt: -1 }, $limit: 50 } : null
   )
-  const services = useLive<Service>('services', facility ? { facility, $limit: 200, $sort: { name: 1 } } : null)
+  const services = useLive<Service>(
+    'services',
+    facility ? { facility, $limit: 200, $sort: { name: 1 } } : null
+  )
   const canBill = !!facility && session.hasPrivilege(facility, 'billing')
   if (!facility)
     return (
@@ -65,7 +68,9 @@ export function Billing(_props: { params: Record<string, string> }) {
           submitLabel="Add service"
           success="Service added."
           onSubmit={async (data) => {
-            const currency = String(data.get('currency') ?? '').trim().toUpperCase()
+            const currency = String(data.get('currency') ?? '')
+              .trim()
+              .toUpperCase()
             await client.service('services').create({
               facility,
               name: String(data.get('name') ?? '').trim(),
@@ -81,8 +86,19 @@ export function Billing(_props: { params: Record<string, string> }) {
               <option value={t}>{label(t)}</option>
             ))}
           </Field>
-          <Field label="Price" name="price" required inputMode="decimal" hint="In the currency below, e.g. 49.00." />
-          <Field label="Currency" name="currency" defaultValue="USD" hint="A three-letter code, e.g. USD, EUR, JPY." />
+          <Field
+            label="Price"
+            name="price"
+            required
+            inputMode="decimal"
+            hint="In the currency below, e.g. 49.00."
+          />
+          <Field
+            label="Currency"
+            name="currency"
+            defaultValue="USD"
+            hint="A three-letter code, e.g. USD, EUR, JPY."
+          />
         </Form>
       )}
     </section>

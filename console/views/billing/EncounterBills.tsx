@@ -31,7 +31,12 @@ export function EncounterBills({
           { label: 'Started', cell: (e) => when(e.startedAt ?? e.createdAt) },
           { label: 'Status', cell: (e) => billStatus(e.status) },
           ...(patientLinks
-            ? [{ label: 'Patient', cell: (e: Encounter) => <a href={`#/patients/${e.patient}`}>Patient's page</a> }]
+            ? [
+                {
+                  label: 'Patient',
+                  cell: (e: Encounter) => <a href={`#/patients/${e.patient}`}>Patient's page</a>
+                }
+              ]
             : []),
           {
             label: 'Bill',

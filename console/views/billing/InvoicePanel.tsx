@@ -28,13 +28,18 @@ const paymentRefusal = (error: unknown, currency: string): unknown => {
 export function InvoicePanel({ invoiceId, encounter }: { invoiceId: string; encounter?: string }) {
   const invoices = useLive<Invoice>('billing-invoices', { id: invoiceId })
   const items = useLive<Item>('billing-items', { invoice: invoiceId, $limit: 200, $sort: { createdAt: 1 } })
-  const payments = useLive<Payment>('billing-payments', { invoice: invoiceId, $limit: 500, $sort: { createdAt: 1 } })
+  const payments = useLive<Payment>('billing-payments', {
+    invoice: invoiceId,
+    $limit: 500,
+    $sort: { createdAt: 1 }
+  })
   const invoice = invoices.data[0]
   const services = useLive<Service>(
     'services',
     invoice ? { facility: invoice.facility, active: true, $limit: 200 } : null
   )
-  if (!invoice) return <p>{invoices.loading ? 'Loading the bill…' : invoices.error || 'This bill no longer exists.'}</p>
+  if (!invoice)
+    return <p>{invoices.loading ? 'Loading the bill…' : invoices.error || 'This bill no longer exists.'}</p>
   const currency = invoice.currency
   const draft = invoice.status === 'draft'
   return (
@@ -103,7 +108,7 @@ export function InvoicePanel({ invoiceId, encounter }: { invoiceId: string; enco
         .filter((i) => i.balance > 0)
         .map((item) => (
           <Form
-            key={`${item.id}-${item.balance}`}
+            key={`${item.id}-${item.balance}-${invoice.status}`}
             id={`payment-form-${item.id}`}
             class="payment-form"
             title={`Record a payment for ${item.name ?? label(item.type)}`}
@@ -164,7 +169,12 @@ export function InvoicePanel({ invoiceId, encounter }: { invoiceId: string; enco
             })
           }}
         >
-          <Field label="Service from the catalogue" name="ref" as="select" hint="Or leave it and name a custom item.">
+          <Field
+            label="Service from the catalogue"
+            name="ref"
+            as="select"
+            hint="Or leave it and name a custom item."
+          >
             <option value="">A custom item</option>
             {services.data.map((s) => (
               <option value={s.id}>

@@ -27,7 +27,12 @@ export function Directory(_props: { params: Record<string, string> }) {
           setResults(page.data)
         }}
       >
-        <Field label="Search" name="$search" type="search" hint="Words of a name or description; leave empty for every listed facility." />
+        <Field
+          label="Search"
+          name="$search"
+          type="search"
+          hint="Words of a name or description; leave empty for every listed facility."
+        />
         <Field
           label="Near"
           name="location"
@@ -38,8 +43,8 @@ export function Directory(_props: { params: Record<string, string> }) {
         (results.length === 0 ? (
           <EmptyState title="No listed facility matches.">
             <p>
-              A facility appears here only after it opts in: one of its superadmins turns on “List this facility in
-              the public directory” (the organization’s <code>directory.listed</code> setting).
+              A facility appears here only after it opts in: one of its superadmins turns on “List this
+              facility in the public directory” (the organization’s <code>directory.listed</code> setting).
               {facility && session.isSuperadmin(facility) && !listed && (
                 <> Yours is not listed yet; you can list it below.</>
               )}
@@ -51,7 +56,9 @@ export function Directory(_props: { params: Record<string, string> }) {
               <li key={entry.id}>
                 <strong>{entry.name}</strong>
                 {entry.ref?.types?.length ? ` · ${entry.ref.types.join(', ')}` : ''}
-                {entry.distanceKm !== undefined && <span class="badge">{entry.distanceKm.toFixed(1)} km away</span>}
+                {entry.distanceKm !== undefined && (
+                  <span class="badge">{entry.distanceKm.toFixed(1)} km away</span>
+                )}
                 {entry.description && <p class="muted">{entry.description}</p>}
               </li>
             ))}

@@ -29,7 +29,9 @@ export function Inventory(_props: { params: Record<string, string> }) {
       <ErrorText message={rooms.error || stocks.error || variants.error} />
       {rooms.data.length === 0 && !rooms.loading ? (
         <EmptyState title="No stockrooms yet.">
-          <p>Add a stockroom below, then the variants kept in it. (Inventory needs a package that includes it.)</p>
+          <p>
+            Add a stockroom below, then the variants kept in it. (Inventory needs a package that includes it.)
+          </p>
         </EmptyState>
       ) : (
         rooms.data.map((room) => (
@@ -55,7 +57,9 @@ export function Inventory(_props: { params: Record<string, string> }) {
         submitLabel="Add stockroom"
         success="Stockroom added."
         onSubmit={async (data) => {
-          await client.service('inventory-stockrooms').create({ facility, name: String(data.get('name') ?? '').trim() })
+          await client
+            .service('inventory-stockrooms')
+            .create({ facility, name: String(data.get('name') ?? '').trim() })
         }}
       >
         <Field label="Name" name="name" required />

@@ -84,8 +84,13 @@ export function Orders(_props: { params: Record<string, string> }) {
           await client.service('request/orders').create({
             owner: { organization },
             requestedForType: String(data.get('requestedForType')),
-            requestedFor: String(data.get('requestedForType')) === 'organization' ? organization : String(data.get('requestedFor') ?? '').trim(),
-            items: [{ name: String(data.get('name') ?? '').trim(), quantity: Number(data.get('quantity') || 1) }]
+            requestedFor:
+              String(data.get('requestedForType')) === 'organization'
+                ? organization
+                : String(data.get('requestedFor') ?? '').trim(),
+            items: [
+              { name: String(data.get('name') ?? '').trim(), quantity: Number(data.get('quantity') || 1) }
+            ]
           })
         }}
       >
@@ -96,7 +101,11 @@ export function Orders(_props: { params: Record<string, string> }) {
           <option value="ward">A ward</option>
           <option value="patient">A patient</option>
         </Field>
-        <Field label="Ward or patient" name="requestedFor" hint="The ward's name, or the patient's account, when ordering for one." />
+        <Field
+          label="Ward or patient"
+          name="requestedFor"
+          hint="The ward's name, or the patient's account, when ordering for one."
+        />
       </Form>
     </section>
   )

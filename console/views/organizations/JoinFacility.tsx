@@ -1,14 +1,14 @@
 // Joining a facility with the code of an invitation: the person signs in (or signs up) with the invited address
 // and enters the code from the message; they become a member and the facility appears in the header.
-import { useState } from 'preact/hooks'
-import { client, getSession, loadOrganizations, useSession } from '../../lib/api'
-import { useRoute } from '../../lib/router'
+import { client, loadOrganizations, useSession } from '../../lib/api'
+import { navigate, useRoute } from '../../lib/router'
 import { Field, Form, Status } from '../../components'
 
 export function JoinFacility(_props: { params: Record<string, string> }) {
   const session = useSession()
   const route = useRoute()
-  const [joined, setJoined] = useState('')
+  // The facility just joined is kept in the address: the shell re-renders every view when the facility changes.
+  const joined = route.query.joined ? session.organizationName(route.query.joined) : ''
   return (
     <section>
       <h1>Join a facility</h1>
@@ -16,7 +16,7 @@ export function JoinFacility(_props: { params: Record<string, string> }) {
         A facility invites you by email. Enter the code from its message here while signed in as{' '}
         <strong>{session.account?.email}</strong>: the invitation works only for the address it was sent to.
       </p>
-      <Status>{joined}</Status>
+      <Status>{joined && `You joined ${joined}. It is now chosen in the header.`}</Status>
       <Form
         id="join-form"
         title="Invitation code"
@@ -27,8 +27,7 @@ export function JoinFacility(_props: { params: Record<string, string> }) {
             .accept({ code: String(data.get('code') ?? '').trim() })
           await loadOrganizations()
           session.setCurrent(result.member.organization)
-          const joinedName = getSession().organizations.find((o) => o.id === result.member.organization)?.name
-          setJoined(`You joined ${joinedName ?? 'the facility'}.`)
+          navigate(`/join?joined=${encodeURIComponent(result.member.organization)}`)
         }}
       >
         <Field

@@ -2,7 +2,15 @@
 // code and joins from "Join a facility"), see the pending invitations (withdraw, send again), change a member's
 // roles and privileges (checkboxes with their meaning) and remove members with an inline confirmation; every
 // member may leave. Lists follow the server's events (a member who joins appears at once).
-import { client, errorMessage, loadOrganizations, useLive, useSession, when, type Member } from '../../lib/api'
+import {
+  client,
+  errorMessage,
+  loadOrganizations,
+  useLive,
+  useSession,
+  when,
+  type Member
+} from '../../lib/api'
 import { navigate } from '../../lib/router'
 import { ConfirmButton, EmptyState, ErrorText, Field, Form, Status, Table } from '../../components'
 import type { Invitation } from '../../../src/services/organization-invitations/organization-invitations.shared'
@@ -19,7 +27,10 @@ export function Members(_props: { params: Record<string, string> }) {
   const facility = session.current
   const name = session.organizationName(facility)
   const manage = !!facility && session.isSuperadmin(facility)
-  const members = useLive<Member>('organization-members', facility ? { organization: facility, $limit: 200 } : null)
+  const members = useLive<Member>(
+    'organization-members',
+    facility ? { organization: facility, $limit: 200 } : null
+  )
   const invitations = useLive<Invitation>(
     'organization-invitations',
     manage ? { organization: facility, $limit: 200, $sort: { createdAt: -1 } } : null
@@ -166,7 +177,13 @@ export function Members(_props: { params: Record<string, string> }) {
               ]}
             />
           )}
-          <Form id="invite-form" title="Invite a member by email" heading="h3" submitLabel="Send invitation" onSubmit={invite}>
+          <Form
+            id="invite-form"
+            title="Invite a member by email"
+            heading="h3"
+            submitLabel="Send invitation"
+            onSubmit={invite}
+          >
             <Field
               label="Email address"
               name="email"

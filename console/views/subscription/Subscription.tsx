@@ -1,7 +1,7 @@
 // The current facility's subscription: its package by name with the price (formatted in its currency) and
 // features, the open checkout to pay, a change of package (superadmins), and — when the facility is read-only or
 // waiting for payment — what that status means for the staff's work, in words.
-import { client, useLive, useSession, when } from '../../lib/api'
+import { client, loadOrganizations, useLive, useSession, when } from '../../lib/api'
 import { formatMoney } from '../../lib/money'
 import { EmptyState, ErrorText, Field, Form, Status } from '../../components'
 import type { Subscription as SubscriptionDoc } from '../../../src/services/subscriptions/subscriptions.shared'
@@ -81,6 +81,9 @@ export function Subscription(_props: { params: Record<string, string> }) {
     )
   const subscription = subscriptions.data[0]
   const current = packages.data.find((p) => p.id === subscription?.package)
+  // A package suits the facility when it is for every kind or for one of the facility's kinds.
+  const kinds = session.organizations.find((o) => o.id === facility)?.types ?? []
+  const suitable = packages.data.filter((p) => p.types.length === 0 || p.types.some((k) => kinds.includes(k)))
   const effect = subscription ? statusEffects[subscription.status] : undefined
   const features = current
     ? Object.entries(current.products).map(([key, product]) => {
@@ -114,7 +117,9 @@ export function Subscription(_props: { params: Record<string, string> }) {
           {subscription.trialEndsAt && subscription.status === 'trialing' && (
             <p>The trial ends {when(subscription.trialEndsAt)}.</p>
           )}
-          {subscription.currentPeriodEnd && <p>The current period ends {when(subscription.currentPeriodEnd)}.</p>}
+          {subscription.currentPeriodEnd && (
+            <p>The current period ends {when(subscription.currentPeriodEnd)}.</p>
+          )}
           {features.length > 0 && (
             <>
               <h3>Features</h3>
@@ -137,7 +142,26 @@ export function Subscription(_props: { params: Record<string, string> }) {
           )}
         </div>
       )}
-      {manage && packages.data.length > 0 && (
+      {manage && kinds.length === 0 && (
+        <Form
+          id="kind-form"
+          title="What kind of facility is this?"
+          heading="h2"
+          submitLabel="Save"
+          onSubmit={async (data) => {
+            await client.service('organizations').patch(facility, { types: [String(data.get('kind'))] })
+            await loadOrganizations()
+          }}
+        >
+          <p>Packages are made for kinds of facility; choose yours to see the packages that suit it.</p>
+          <Field label="Kind" name="kind" as="select">
+            <option value="clinic">Clinic</option>
+            <option value="diagnostic-center">Diagnostic center</option>
+            <option value="pharmacy">Pharmacy</option>
+          </Field>
+        </Form>
+      )}
+      {manage && suitable.length > 0 && (
         <Form
           id="package-form"
           title={subscription ? 'Change package' : 'Subscribe'}
@@ -147,7 +171,8 @@ export function Subscription(_props: { params: Record<string, string> }) {
           reset={false}
           onSubmit={async (data) => {
             const chosen = String(data.get('package'))
-            if (subscription) await client.service('subscriptions').patch(subscription.id, { package: chosen })
+            if (subscription)
+              await client.service('subscriptions').patch(subscription.id, { package: chosen })
             else await client.service('subscriptions').create({ facility, package: chosen })
           }}
         >
@@ -158,7 +183,7 @@ export function Subscription(_props: { params: Record<string, string> }) {
             defaultValue={subscription?.package}
             hint="A paid package takes effect once its checkout is paid; the checkout link appears above."
           >
-            {packages.data.map((p) => (
+            {suitable.map((p) => (
               <option value={p.id} key={p.id}>
                 {p.name} · {price(p)}
               </option>

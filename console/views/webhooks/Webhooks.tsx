@@ -62,7 +62,10 @@ export function Webhooks(_props: { params: Record<string, string> }) {
           columns={[
             { label: 'URL', cell: (h) => h.url },
             { label: 'Changes sent', cell: (h) => (h.events === '*' ? 'Every change' : h.events) },
-            { label: 'Of', cell: (h) => (h.organization ? session.organizationName(h.organization) : 'My account') },
+            {
+              label: 'Of',
+              cell: (h) => (h.organization ? session.organizationName(h.organization) : 'My account')
+            },
             {
               label: 'State',
               cell: (h) =>
@@ -127,7 +130,9 @@ export function Webhooks(_props: { params: Record<string, string> }) {
         }}
       >
         <Field label="For" name="owner" as="select">
-          {manageFacility && <option value="facility">{session.organizationName(facility)} (the facility)</option>}
+          {manageFacility && (
+            <option value="facility">{session.organizationName(facility)} (the facility)</option>
+          )}
           <option value="account">My account</option>
         </Field>
         <Field label="URL" name="url" type="url" required placeholder="https://hooks.example.org/clinic" />
