@@ -100,6 +100,7 @@ import {
 import { subscriptionMethods, subscriptionPath } from './services/subscriptions/subscriptions.shared'
 import { SESSION_ENDED_EVENT, type SessionEnded } from './schema/session-ended.shared'
 import { sessionMethods, sessionPath } from './services/sessions/sessions.shared'
+import { patientMethods, patientPath } from './services/patients/patients.shared'
 
 export {
   SESSION_ENDED_EVENT,
@@ -279,6 +280,7 @@ export const createClient = (
   })
   client.use(subscriptionPath, connection.service(subscriptionPath), { methods: [...subscriptionMethods] })
   client.use(sessionPath, connection.service(sessionPath), { methods: [...sessionMethods] })
+  client.use(patientPath, connection.service(patientPath), { methods: [...patientMethods] })
   // (SANDBOX_CLOCK=true servers only)
   client.use(sandboxClockPath, connection.service(sandboxClockPath), { methods: [...sandboxClockMethods] })
   return client

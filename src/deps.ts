@@ -43,6 +43,7 @@ import type { AccessLoader } from './access/context'
 import type { SessionEndReason } from './schema/session-ended.shared'
 import type { Locks } from './cluster/locks'
 import type { Attachment } from './services/attachments/attachments.schema'
+import type { Patient } from './services/patients/patients.schema'
 
 /** A service's store as the domain writes through it: documents of type `T` plus the server's bookkeeping. */
 export type Store<T> = StoreService<Stored<T>>
@@ -86,6 +87,8 @@ export interface Stores {
   idempotencyKeys: Store<IdempotencyKeyRecord>
   /** Files on medical records and encounters: their metadata (the bytes are in the storage, src/attachments). */
   attachments: Store<Attachment>
+  /** A facility's patients: links of facilities and accounts, with the search keys (src/patients/links.ts). */
+  patients: Store<Patient>
 }
 
 /** The settings as the app holds them now (read at the time of use: tests may change one on a running app). */

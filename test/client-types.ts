@@ -206,7 +206,9 @@ export const correctCalls = async (client: ClientApplication) => {
 
 export const refusedCalls = async (client: ClientApplication) => {
   // @ts-expect-error: no such service
-  client.service('patients')
+  client.service('no-such-service')
+  // @ts-expect-error: registering a patient needs their email
+  await client.service('patients').create({ facility: 'f', firstName: 'Ada' })
   // @ts-expect-error: a schedule needs its weekly windows
   await client.service('schedules').create({ facility: 'f', provider: 'p' })
   // @ts-expect-error: the sandbox clock moves by a number of milliseconds

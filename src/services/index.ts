@@ -31,6 +31,7 @@ import { queueItems } from './queue-items/queue-items'
 import { subscriptionPackages } from './subscription-packages/subscription-packages'
 import { subscriptions } from './subscriptions/subscriptions'
 import { sessions } from './sessions/sessions'
+import { patients } from './patients/patients'
 import { notifications } from './notifications/notifications'
 import { notificationSettings } from './notification-settings/notification-settings'
 import { notificationTemplates } from './notification-templates/notification-templates'
@@ -90,6 +91,8 @@ export const services = (app: Application, deps: Deps) => {
   unifiedDirectory(app, deps)
   // FHIR R4 (docs/fhir.md): bulk export jobs and import journals; the /fhir routes are src/services/fhir/routes.ts.
   fhir(app, deps)
+  // A facility's patients and their search (src/patients): who is whose patient, for the staff's console.
+  patients(app, deps)
 }
 
 /**
@@ -127,5 +130,6 @@ export const storesOf = (app: Application): Stores => ({
   notificationSettings: app.service('notification-settings'),
   notificationTemplates: app.service('notification-templates'),
   idempotencyKeys: idempotencyStore(app),
-  attachments: app.service('attachments')
+  attachments: app.service('attachments'),
+  patients: app.service('patients')
 })

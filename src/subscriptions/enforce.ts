@@ -57,7 +57,9 @@ export const FACILITY_DATA: Record<string, FacilityData> = {
   // Installing an organization's webhook (POST /webhook-events { organization, … }).
   'webhook-events': { facility: (doc) => doc.organization },
   // Files on records and encounters (a create body gets the parent's facility before this check).
-  attachments: { facility: (doc) => doc.organization }
+  attachments: { facility: (doc) => doc.organization },
+  // A facility's patient list (names, emails, phones of its patients).
+  patients: { facility: byFacility }
 }
 
 const READ_ONLY = ['past_due', 'unpaid', 'paused']

@@ -62,6 +62,13 @@ import {
   notificationQuerySchema,
   notificationSchema
 } from '../../services/notifications/notifications.schema'
+import {
+  patientDataSchema,
+  patientGetQuerySchema,
+  patientInternals,
+  patientQuerySchema,
+  patientSchema
+} from '../../services/patients/patients.schema'
 import { Type, type TSchema } from '@feathersjs/typebox'
 import {
   accountDataSchema,
@@ -684,5 +691,13 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     summary: 'The stock ledger (read-only): every movement with its reason',
     result: movementSchema,
     query: movementQuerySchema
+  },
+  patients: {
+    summary:
+      "A facility's patients (its members read them; superadmins and members with the `patients` or `scheduling` privilege register): GET /patients?facility=…&q=… finds those whose first, last or full name, email or phone starts with q (any case; facility required; paginated); POST { facility, firstName, lastName?, middleName?, email, mobileNo? } registers one — the account with that email, else a new one without a password — 409 naming email when already the facility's patient. Anyone with a record, encounter or appointment created at the facility is its patient too",
+    result: Type.Omit(patientSchema, [...patientInternals]),
+    data: patientDataSchema,
+    query: patientQuerySchema,
+    getQuery: patientGetQuerySchema
   }
 }
