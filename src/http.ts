@@ -95,6 +95,8 @@ export const contentSecurityPolicy = (formActions: readonly string[] = []) =>
     "font-src 'self'",
     "connect-src 'self'",
     "object-src 'none'",
+    // The console previews a PDF in a frame of its bytes (a blob: URL made by this page's own script).
+    "frame-src 'self' blob:",
     "base-uri 'none'",
     `form-action ${[...new Set(["'self'", ...formActions])].join(' ')}`,
     "frame-ancestors 'none'"
