@@ -5,7 +5,7 @@
 // view passes axe-core (no serious or critical violation) with screenshots at 390 and 1280 px.
 import assert from 'node:assert/strict'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { signUp, startServer, uniqueEmail, type TestServer } from '../helpers/app'
+import { startServer, uniqueEmail, type TestServer } from '../helpers/app'
 import { launchChromium } from '../helpers/browser'
 import { checkView, openConsole, signUpInConsole } from '../helpers/console'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp'
@@ -63,8 +63,14 @@ describe('the console: billing, members and subscription', function () {
     await serviceForm.getByRole('button', { name: 'Add service' }).click()
     await staff.locator('#services').getByText('$49.00').waitFor()
 
-    const patient = await signUp(server.url, { firstName: 'Grace' })
-    await go(staff, `/patients/${patient.account.id}`, /./)
+    // The patient is registered (and later found) by name, never by id.
+    await go(staff, '/patients', 'Patients')
+    const register = staff.locator('#register-patient')
+    await register.getByLabel('First name').fill('Grace')
+    await register.getByLabel('Last name').fill('Hopper')
+    await register.getByLabel('Email').fill(uniqueEmail('grace'))
+    await register.getByRole('button', { name: 'Register patient' }).click()
+    await staff.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor()
     await staff.getByRole('tab', { name: 'Encounters & bills' }).click()
     const encounterForm = staff.locator('#encounter-form')
     await encounterForm.getByLabel('Reason').fill('Annual check-up')
