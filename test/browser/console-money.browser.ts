@@ -5,7 +5,8 @@
 // view passes axe-core (no serious or critical violation) with screenshots at 390 and 1280 px.
 import assert from 'node:assert/strict'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { startServer, uniqueEmail, type TestServer } from '../helpers/app'
+import { http, startServer, uniqueEmail, type TestServer } from '../helpers/app'
+import { ADMIN } from '../helpers/subscriptions'
 import { launchChromium } from '../helpers/browser'
 import { checkView, openConsole, signUpInConsole } from '../helpers/console'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp'
@@ -18,7 +19,7 @@ const assertFormatted = async (page: Page, where: string) => {
   const amounts = await amountsOn(page)
   assert.ok(amounts.length > 0, `${where}: amounts are shown`)
   for (const text of amounts)
-    assert.match(text.trim(), /^(-?\$\d{1,3}(,\d{3})*\.\d{2}|Free)( per (month|year))?$/, where)
+    assert.match(text.trim(), /^(-?\$\d{1,3}(,\d{3})*\.\d{2}|No charge)( per (month|year))?$/, where)
   const body = await page.locator('main').innerText()
   assert.doesNotMatch(body, /\d\s*USD\b/, `${where}: no raw amount with a currency code`)
 }
@@ -36,6 +37,7 @@ describe('the console: billing, members and subscription', function () {
     browser = await launchChromium()
     smtp = await startSmtpServer()
     server = await startServer({
+      admin: ADMIN,
       messaging: { smtpUrl: smtp.url, mailFrom: 'clinic@example.test', smsWebhookUrl: '' }
     })
     const opened = await openConsole(browser, server.url)
@@ -176,7 +178,7 @@ describe('the console: billing, members and subscription', function () {
     await kind.getByLabel('Kind').selectOption('clinic')
     await kind.getByRole('button', { name: 'Save' }).click()
     const choose = staff.locator('#package-form')
-    await choose.getByLabel('Package').selectOption({ label: 'Free · Free' })
+    await choose.getByLabel('Package').selectOption({ label: 'Free · No charge' })
     await choose.getByRole('button', { name: 'Subscribe' }).click()
     await staff.locator('#package-name', { hasText: 'Free' }).waitFor()
     await staff.locator('#subscription-status', { hasText: 'Active' }).waitFor()
@@ -185,8 +187,28 @@ describe('the console: billing, members and subscription', function () {
     await choose.getByLabel('Package').selectOption({ label: 'Clinic Plus · $49.00 per month' })
     await choose.getByRole('button', { name: 'Change package' }).click()
     await staff.locator('#checkout-link').waitFor()
+    await staff
+      .locator('#pending-change', { hasText: 'Changing to Clinic Plus ($49.00 per month)' })
+      .waitFor()
     await assertFormatted(staff, 'subscription')
     await checkView(staff, 'money-subscription')
+
+    // A failed renewal (set here by an application admin): the page says what read-only means for the staff.
+    const login = await http(server.url, 'POST', '/authentication', { body: { strategy: 'local', ...ADMIN } })
+    const admin = login.body.accessToken
+    const clinics = await http(server.url, 'GET', '/organizations?name=Money%20Clinic', { token: admin })
+    const found = await http(server.url, 'GET', `/subscriptions?facility=${clinics.body.data[0].id}`, {
+      token: admin
+    })
+    const moved = await http(server.url, 'PATCH', `/subscriptions/${found.body.data[0].id}`, {
+      token: admin,
+      body: { status: 'past_due', reason: 'card declined' }
+    })
+    assert.equal(moved.status, 200, JSON.stringify(moved.body))
+    const status = staff.locator('#subscription-status', { hasText: 'Read-only' })
+    await status.waitFor()
+    assert.match(await status.innerText(), /can read everything but cannot add or change/)
+    await checkView(staff, 'money-subscription-read-only')
   })
 
   it('shows the directory, webhooks, orders and inventory readably', async () => {

@@ -46,7 +46,7 @@ const statusEffects: Record<string, { title: string; effect: string }> = {
 }
 
 const price = (p: { price: number; currency: string; interval: string }) =>
-  p.price === 0 ? 'Free' : `${formatMoney(p.price, p.currency)} per ${p.interval}`
+  p.price === 0 ? 'No charge' : `${formatMoney(p.price, p.currency)} per ${p.interval}`
 
 const featureName = (key: string) =>
   ({
@@ -85,6 +85,8 @@ export function Subscription(_props: { params: Record<string, string> }) {
   const kinds = session.organizations.find((o) => o.id === facility)?.types ?? []
   const suitable = packages.data.filter((p) => p.types.length === 0 || p.types.some((k) => kinds.includes(k)))
   const effect = subscription ? statusEffects[subscription.status] : undefined
+  const pendingId = (subscription?.updatesPending as { package?: string } | null | undefined)?.package
+  const pendingPackage = pendingId ? packages.data.find((p) => p.id === pendingId) : undefined
   const features = current
     ? Object.entries(current.products).map(([key, product]) => {
         const value = subscription ? (subscription as Record<string, unknown>)[key] : product.base
@@ -114,6 +116,12 @@ export function Subscription(_props: { params: Record<string, string> }) {
           <p id="subscription-status" class={`notice status-${subscription.status}`}>
             <strong>{effect?.title ?? subscription.status}.</strong> {effect?.effect}
           </p>
+          {pendingPackage && (
+            <p id="pending-change">
+              Changing to <strong>{pendingPackage.name}</strong> (
+              <span class="money">{price(pendingPackage)}</span>) once the checkout is paid.
+            </p>
+          )}
           {subscription.trialEndsAt && subscription.status === 'trialing' && (
             <p>The trial ends {when(subscription.trialEndsAt)}.</p>
           )}
