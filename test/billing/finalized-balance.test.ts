@@ -47,8 +47,8 @@ describe('collecting the balance of a finalized bill (Socket.IO)', function () {
     client.service('billing-items').on('patched', (doc: { id: string; status: string }) => {
       if (doc.id === item.id) seen.item = doc.status
     })
-    const finalized = await client.service('medical-encounters').patch(encounter.id, { finalize: true })
-    assert.equal(finalized.status, 'finalized')
+    await client.service('medical-encounters').patch(encounter.id, { finalize: true })
+    assert.equal((await client.service('medical-encounters').get(encounter.id)).status, 'finalized')
     const invoice = await client.service('billing-invoices').get(invoiceId)
     assert.deepEqual(
       [invoice.status, invoice.total, invoice.paid, invoice.balance],
