@@ -104,6 +104,7 @@ export const storesOf = (app: Application): Stores => ({
   sessions: app.service('sessions'),
   organizations: app.service('organizations'),
   members: app.service('organization-members'),
+  invitations: app.service('organization-invitations'),
   records: app.service('medical-records'),
   encounters: app.service('medical-encounters'),
   services: app.service('services'),
