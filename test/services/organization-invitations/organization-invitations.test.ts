@@ -88,6 +88,11 @@ describe('organization-invitations', function () {
       watcher.client.service('organization-members').on('created', (m: any) => resolve(m))
     )
     const invitee = await signUp(server.url, { email })
+    // Signing up with the invited address joins nothing by itself: the mailed code does.
+    const before = await http(server.url, 'GET', `/organization-members?uid=${invitee.account.id}`, {
+      token: invitee.token
+    })
+    assert.equal(before.body.total, 0)
     const res = await accept(server.url, invitee.token, { code: code.toLowerCase() })
     assert.equal(res.status, 200, JSON.stringify(res.body))
     assert.equal(res.body.invitation.status, 'accepted')
