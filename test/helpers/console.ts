@@ -25,6 +25,8 @@ export const openConsole = async (
 ): Promise<ConsolePage> => {
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
+  // A console step answers in well under a second: a wait that long means the step failed.
+  page.setDefaultTimeout(10_000)
   const foreign: string[] = []
   page.on('request', (request) => {
     const url = request.url()

@@ -57,10 +57,7 @@ export function PatientList(_props: { params: Record<string, string> }) {
     <>
       <h1>Patients</h1>
       <div class="columns">
-        <section aria-labelledby="patient-search-title">
-          <h2 id="patient-search-title" class="visually-hidden">
-            Find a patient
-          </h2>
+        <section aria-label="Patient list">
           <div class="search" role="search">
             <Field
               label="Find a patient"
