@@ -10,6 +10,7 @@ import { ADMIN } from '../helpers/subscriptions'
 import { launchChromium } from '../helpers/browser'
 import { checkView, openConsole, signUpInConsole } from '../helpers/console'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp'
+import { startWebhookReceiver } from '../helpers/webhook-receiver'
 
 /** Every amount the page shows: each `.money` element's text. */
 const amountsOn = (page: Page) => page.locator('.money').allInnerTexts()
@@ -192,7 +193,42 @@ describe('the console: billing, members and subscription', function () {
       .waitFor()
     await assertFormatted(staff, 'subscription')
     await checkView(staff, 'money-subscription')
+  })
 
+  it('shows the directory, webhooks, orders and inventory readably', async () => {
+    await go(staff, '/directory', 'Directory')
+    await staff.locator('#directory-form').getByRole('button', { name: 'Search' }).click()
+    await staff.getByText('A facility appears here only after it opts in').waitFor()
+    await checkView(staff, 'money-directory')
+    const receiver = await startWebhookReceiver()
+    try {
+      await go(staff, '/webhooks', 'Webhooks')
+      const form = staff.locator('#webhook-form')
+      await form.getByLabel('URL').fill(receiver.url)
+      await form.getByLabel('Changes to send').fill('medical-records')
+      await form.getByRole('button', { name: 'Register' }).click()
+      const secret = staff.locator('#webhook-secret .secret')
+      await secret.waitFor()
+      assert.match((await secret.textContent())!, /^whsec_/)
+      await staff.locator('#webhooks tbody tr').getByRole('button', { name: 'Ping' }).click()
+      await staff
+        .locator('#delivery-log tr[data-status="delivered"]')
+        .filter({ hasText: 'Delivered' })
+        .waitFor()
+      await receiver.waitForCount(1)
+      assert.equal(receiver.received[0].body.event, 'ping')
+      await checkView(staff, 'money-webhooks')
+    } finally {
+      await receiver.close()
+    }
+    await go(staff, '/orders', 'Orders of Money Clinic')
+    await checkView(staff, 'money-orders')
+    await go(staff, '/inventory', 'Inventory of Money Clinic')
+    await checkView(staff, 'money-inventory')
+  })
+
+  it('explains in words what a read-only facility means for its staff', async () => {
+    await go(staff, '/subscription', 'Subscription of Money Clinic')
     // A failed renewal (set here by an application admin): the page says what read-only means for the staff.
     const login = await http(server.url, 'POST', '/authentication', { body: { strategy: 'local', ...ADMIN } })
     const admin = login.body.accessToken
@@ -209,18 +245,5 @@ describe('the console: billing, members and subscription', function () {
     await status.waitFor()
     assert.match(await status.innerText(), /can read everything but cannot add or change/)
     await checkView(staff, 'money-subscription-read-only')
-  })
-
-  it('shows the directory, webhooks, orders and inventory readably', async () => {
-    await go(staff, '/directory', 'Directory')
-    await staff.locator('#directory-form').getByRole('button', { name: 'Search' }).click()
-    await staff.getByText('A facility appears here only after it opts in').waitFor()
-    await checkView(staff, 'money-directory')
-    await go(staff, '/webhooks', 'Webhooks')
-    await checkView(staff, 'money-webhooks')
-    await go(staff, '/orders', 'Orders of Money Clinic')
-    await checkView(staff, 'money-orders')
-    await go(staff, '/inventory', 'Inventory of Money Clinic')
-    await checkView(staff, 'money-inventory')
   })
 })
