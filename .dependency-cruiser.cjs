@@ -7,7 +7,7 @@
 //   infra     src/store/, src/access/, src/cluster/, src/providers/
 //   deps      src/deps.ts (the typed dependencies the composition root hands to the domain)
 //   domain    src/appointments/, src/attachments/, src/auth/, src/audit/, src/billing/, src/directory/, src/fhir/, src/inventory/, src/jobs/, src/orders/,
-//             src/notifications/, src/queues/, src/sandbox/, src/subscriptions/
+//             src/notifications/, src/patients/, src/queues/, src/sandbox/, src/subscriptions/
 //   hooks     src/hooks/
 //   services  the rest of src/services/ (registration and service classes)
 //   top       src/ops/, app.ts, http.ts, channels.ts, authentication.ts, admin.ts, socket-methods.ts, index.ts
@@ -17,7 +17,7 @@ const layers = {
   infra: '^src/(store|access|cluster|providers)/',
   deps: '^src/deps[.]ts$',
   domain:
-    '^src/(appointments|attachments|auth|audit|billing|directory|fhir|inventory|jobs|notifications|orders|queues|sandbox|subscriptions)/',
+    '^src/(appointments|attachments|auth|audit|billing|directory|fhir|inventory|jobs|notifications|orders|patients|queues|sandbox|subscriptions)/',
   hooks: '^src/hooks/',
   services: '^src/services/',
   top: '^src/(ops/|(app|http|channels|authentication|admin|socket-methods|index)[.]ts$)'
@@ -49,6 +49,22 @@ module.exports = {
       to: { circular: true }
     },
     {
+      name: 'console-uses-the-client-only',
+      comment:
+        'The browser console talks to the server through the typed client: of src/ it imports the client and the ' +
+        "services' contract files (their types) only, never the server's code.",
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^src/', pathNot: `^src/client[.]ts$|${contract}` }
+    },
+    {
+      name: 'no-circular-in-console',
+      comment: 'No import circle in the console either.',
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { circular: true }
+    },
+    {
       name: 'contracts-import-base-only',
       comment: "A service's schema and shared files are the base layer: they import base modules only.",
       severity: 'error',
@@ -75,6 +91,6 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^(test|bench|console|lib)/' }
+    exclude: { path: '^(test|bench|lib|public)/' }
   }
 }

@@ -11,7 +11,6 @@ import type { Stored } from '../schema/resolvers'
 import type { Account } from '../services/accounts/accounts.schema'
 import type { Patient } from '../services/patients/patients.schema'
 import type { PatientData } from '../services/patients/patients.shared'
-import type { CreatedFields } from '../hooks/set-created'
 import { orNull } from '../billing/store-calls'
 
 type Person = Pick<Account, 'firstName' | 'middleName' | 'lastName' | 'email' | 'mobileNo'>
@@ -112,7 +111,7 @@ const normalizeEmail = (email: string) => email.trim().toLowerCase()
  */
 export const registerPatient = async (
   deps: Pick<Deps, 'stores' | 'clock' | 'announce'>,
-  data: PatientData & CreatedFields
+  data: PatientData & { createdBy: string | null }
 ): Promise<Stored<Patient>> => {
   const email = normalizeEmail(data.email)
   const byEmail = async () =>
