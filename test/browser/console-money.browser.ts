@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { http, startServer, uniqueEmail, type TestServer } from '../helpers/app'
 import { ADMIN } from '../helpers/subscriptions'
 import { launchChromium } from '../helpers/browser'
-import { checkView, openConsole, signUpInConsole } from '../helpers/console'
+import { checkView, consolePassword, openConsole, signUpInConsole } from '../helpers/console'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp'
 import { startWebhookReceiver } from '../helpers/webhook-receiver'
 
@@ -108,6 +108,32 @@ describe('the console: billing, members and subscription', function () {
     await question.getByRole('button', { name: 'Finalize the bill' }).click()
     await staff.locator('.invoice-status', { hasText: 'Finalized' }).waitFor()
     assert.equal(await staff.locator('#item-form').count(), 0, 'no more items once finalized')
+
+    // An online payment started for the bill shows its amount in money too.
+    const login = await http(server.url, 'POST', '/authentication', {
+      body: { strategy: 'local', email: ownerEmail, password: consolePassword }
+    })
+    const token = login.body.accessToken
+    const facility = (await http(server.url, 'GET', '/organizations', { token })).body.data[0].id
+    const invoice = (await http(server.url, 'GET', `/billing-invoices?facility=${facility}`, { token })).body
+      .data[0]
+    const intent = await http(server.url, 'POST', '/billing-payment-intents', {
+      token,
+      body: {
+        gatewayType: 'sandbox-card',
+        currency: 'USD',
+        facility,
+        invoice: invoice.id,
+        gatewayReturnURL: `${server.url}/paid`,
+        gatewayCancelURL: `${server.url}/cancelled`,
+        items: [{ name: 'Balance', amountPerItem: 29, quantity: 1 }]
+      }
+    })
+    assert.equal(intent.status, 201, JSON.stringify(intent.body))
+    await staff
+      .locator('#intents', { hasText: 'Waiting for the payer' })
+      .filter({ hasText: '$29.00' })
+      .waitFor()
 
     // The balance can still be collected.
     const rest = staff.locator('.payment-form').first()

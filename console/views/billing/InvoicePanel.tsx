@@ -8,8 +8,20 @@ import type { Invoice } from '../../../src/services/billing-invoices/billing-inv
 import type { Item } from '../../../src/services/billing-items/billing-items.shared'
 import type { Payment } from '../../../src/services/billing-payments/billing-payments.shared'
 import type { Service } from '../../../src/services/services/services.shared'
+import type { Intent } from '../../../src/services/billing-payment-intents/billing-payment-intents.shared'
 import { Amount, formatAmount } from './Amount'
 import { billStatus, label, paymentMethods, paymentStatus, paymentTypes } from './words'
+
+/** An online payment's status in words. */
+const intentStatus = (status: string) =>
+  ({
+    created: 'Waiting for the payer',
+    approved: 'Approved, not yet collected',
+    capturing: 'Being collected',
+    captured: 'Collected',
+    cancelled: 'Cancelled',
+    failed: 'Failed'
+  })[status] ?? status
 
 /** A refused payment in words: the remaining balance formatted, never the item's id. */
 const paymentRefusal = (error: unknown, currency: string): unknown => {
@@ -32,6 +44,13 @@ export function InvoicePanel({ invoiceId, encounter }: { invoiceId: string; enco
     invoice: invoiceId,
     $limit: 500,
     $sort: { createdAt: 1 }
+  })
+  // Online payments started for this bill (the gateways' checkouts); a facility without them gets a refusal,
+  // and then the section is simply not shown.
+  const intents = useLive<Intent>('billing-payment-intents', {
+    invoice: invoiceId,
+    $limit: 50,
+    $sort: { createdAt: -1 }
   })
   const invoice = invoices.data[0]
   const services = useLive<Service>(
@@ -101,6 +120,31 @@ export function InvoicePanel({ invoiceId, encounter }: { invoiceId: string; enco
             { label: 'How', cell: (p) => `${label(p.type)} by ${label(p.paymentMethod)}` },
             { label: 'Status', cell: (p) => <span class="payment-status">{paymentStatus(p.status)}</span> },
             { label: 'When', cell: (p) => when(p.paidAt ?? p.createdAt) }
+          ]}
+        />
+      )}
+      {!intents.error && intents.data.length > 0 && (
+        <Table<Intent>
+          id="intents"
+          caption="Online payments"
+          rows={intents.data}
+          rowKey={(p) => p.id}
+          rowAttributes={(p) => ({ 'data-status': p.status })}
+          columns={[
+            { label: 'Amount', cell: (p) => <Amount value={p.netAmount} currency={p.currency} /> },
+            { label: 'Through', cell: (p) => `${label(p.gateway)} (${label(p.method)})` },
+            { label: 'Status', cell: (p) => intentStatus(p.status) },
+            {
+              label: 'Payer',
+              cell: (p) =>
+                p.status === 'created' && p.checkout ? (
+                  <a href={p.checkout.approvalURL} rel="noopener">
+                    The payer's approval page
+                  </a>
+                ) : (
+                  when(p.capturedAt ?? p.updatedAt)
+                )
+            }
           ]}
         />
       )}
