@@ -162,7 +162,7 @@ function DeliveryLog({ webhook }: { webhook?: Webhook }) {
   if (!webhook) return null
   return (
     <section aria-live="polite">
-      <h2>Deliveries to {webhook.url}</h2>
+      <h2 class="wrap">Deliveries to {webhook.url}</h2>
       <ErrorText message={error || deliveries.error} />
       {deliveries.data.length === 0 ? (
         <EmptyState title="Nothing was sent yet." />
