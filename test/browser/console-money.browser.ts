@@ -248,6 +248,17 @@ describe('the console: billing, members and subscription', function () {
       await receiver.close()
     }
     await go(staff, '/orders', 'Orders of Money Clinic')
+    // An order for a patient picks her by name.
+    const order = staff.locator('#order-form')
+    await order.getByLabel('Item').fill('Paracetamol 500 mg')
+    await order.getByLabel('Requested for').selectOption('patient')
+    await order.getByLabel('Patient').fill('Gra')
+    await order.getByRole('button', { name: /Grace Hopper/ }).click()
+    await order.getByRole('button', { name: 'Place order' }).click()
+    await staff
+      .locator('#orders tr', { hasText: '1 × Paracetamol 500 mg' })
+      .filter({ hasText: 'Patient' })
+      .waitFor()
     await checkView(staff, 'money-orders')
     await go(staff, '/inventory', 'Inventory of Money Clinic')
     await checkView(staff, 'money-inventory')

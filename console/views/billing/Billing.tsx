@@ -1,12 +1,12 @@
 // Billing at the current facility: its encounters and their bills (newest first), and the service catalogue with
-// prices in their currency. New encounters are opened from the patient's page (the patient is picked by name).
+// prices in their currency. A new encounter is opened for a patient picked by name (or from the patient's page).
 import { client, useLive, useSession } from '../../lib/api'
-import { EmptyState, ErrorText, Field, Form, Table } from '../../components'
+import { EmptyState, ErrorText, Field, Form, PatientPicker, Table } from '../../components'
 import type { Encounter } from '../../../src/services/medical-encounters/medical-encounters.shared'
 import type { Service } from '../../../src/services/services/services.shared'
 import { EncounterBills } from './EncounterBills'
 import { Amount } from './Amount'
-import { label, serviceTypes } from './words'
+import { encounterTypes, label, serviceTypes } from './words'
 
 export function Billing(_props: { params: Record<string, string> }) {
   const session = useSession()
@@ -34,13 +34,36 @@ export function Billing(_props: { params: Record<string, string> }) {
       <ErrorText message={encounters.error} />
       {encounters.data.length === 0 && !encounters.loading ? (
         <EmptyState title="No encounters yet.">
-          <p>
-            Find the patient under <a href="#/patients">Patients</a> and open an encounter on their page.
-          </p>
+          <p>Open one below for a patient found by name, or from the patient's page.</p>
         </EmptyState>
       ) : (
         <EncounterBills encounters={encounters.data} caption="Encounters, newest first" patientLinks />
       )}
+      <Form
+        id="billing-encounter-form"
+        title="New encounter with a bill"
+        heading="h3"
+        submitLabel="Open encounter"
+        success="Encounter opened: open its bill in the list above."
+        onSubmit={async (data) => {
+          const reason = String(data.get('reason') ?? '').trim()
+          await client.service('medical-encounters').create({
+            facility,
+            patient: String(data.get('patient') ?? ''),
+            invoice: true,
+            type: String(data.get('type')),
+            ...(reason ? { reason } : {})
+          })
+        }}
+      >
+        <PatientPicker facility={facility} required />
+        <Field label="Type" name="type" as="select">
+          {encounterTypes.map((t) => (
+            <option value={t}>{label(t)}</option>
+          ))}
+        </Field>
+        <Field label="Reason" name="reason" hint="What the visit is for, e.g. Annual check-up." />
+      </Form>
       <h2>Service catalogue</h2>
       <ErrorText message={services.error} />
       {services.data.length === 0 && !services.loading ? (

@@ -1,7 +1,7 @@
 // Orders of the current facility (newest first) with the status moves the server allows, and a new order.
 import { useState } from 'preact/hooks'
 import { client, errorMessage, useLive, useSession, when } from '../../lib/api'
-import { EmptyState, ErrorText, Field, Form, Table } from '../../components'
+import { EmptyState, ErrorText, Field, Form, PatientPicker, Table } from '../../components'
 import type { Order } from '../../../src/services/request-orders/request-orders.shared'
 
 /** Allowed status moves (the server says the same in its 409 when a move is not allowed). */
@@ -21,6 +21,7 @@ export function Orders(_props: { params: Record<string, string> }) {
     organization ? { 'owner.organization': organization, $sort: { createdAt: -1 }, $limit: 50 } : null
   )
   const [error, setError] = useState('')
+  const [forKind, setForKind] = useState('organization')
   if (!organization)
     return (
       <section>
@@ -83,29 +84,35 @@ export function Orders(_props: { params: Record<string, string> }) {
         onSubmit={async (data) => {
           await client.service('request/orders').create({
             owner: { organization },
-            requestedForType: String(data.get('requestedForType')),
+            requestedForType: forKind,
             requestedFor:
-              String(data.get('requestedForType')) === 'organization'
+              forKind === 'organization'
                 ? organization
-                : String(data.get('requestedFor') ?? '').trim(),
+                : String(data.get(forKind === 'patient' ? 'patient' : 'ward') ?? '').trim(),
             items: [
               { name: String(data.get('name') ?? '').trim(), quantity: Number(data.get('quantity') || 1) }
             ]
           })
+          setForKind('organization')
         }}
       >
         <Field label="Item" name="name" required />
         <Field label="Quantity" name="quantity" inputMode="numeric" defaultValue="1" />
-        <Field label="Requested for" name="requestedForType" as="select">
+        <Field
+          label="Requested for"
+          name="requestedForType"
+          as="select"
+          value={forKind}
+          onChange={(event) => setForKind(event.currentTarget.value)}
+        >
           <option value="organization">This facility</option>
           <option value="ward">A ward</option>
           <option value="patient">A patient</option>
         </Field>
-        <Field
-          label="Ward or patient"
-          name="requestedFor"
-          hint="The ward's name, or the patient's account, when ordering for one."
-        />
+        {forKind === 'ward' && (
+          <Field label="Ward" name="ward" required hint="The ward's name, e.g. Pediatrics." />
+        )}
+        {forKind === 'patient' && <PatientPicker facility={organization} required />}
       </Form>
     </section>
   )
