@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core'
 import { startServer, type TestServer } from '../helpers/app'
 import { launchChromium } from '../helpers/browser'
 import { checkView, openConsole, results, signUpInConsole, type ConsolePage } from '../helpers/console'
+import { watchPolicyViolations } from '../helpers/policy-violations'
 
 /** A link of the console's navigation. */
 const nav = (page: Page, name: string) =>
@@ -154,7 +155,7 @@ describe('the console’s patient views in headless Chromium', function () {
     assert.equal(await page.locator('#records > li').getAttribute('data-type'), 'allergy')
   })
 
-  it('uploads a file dropped on the files area and shows its preview', async () => {
+  it('uploads a file dropped on the files area or chosen with the button and shows its preview', async () => {
     const { page } = staff
     await page.getByRole('tab', { name: 'Files' }).click()
     await page.locator('#dropzone').waitFor()
@@ -176,6 +177,22 @@ describe('the console’s patient views in headless Chromium', function () {
     )
     assert.equal(await page.locator('#files > li').count(), 1)
     await checkView(page, 'console-files')
+
+    // A PDF chosen with the file button: previewed in a frame of its bytes, within the Content-Security-Policy.
+    const violations = await watchPolicyViolations(page)
+    await page.reload()
+    await page.locator('#dropzone').waitFor()
+    await page.locator('#file-input').setInputFiles({
+      name: 'referral.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n')
+    })
+    await page.getByRole('status').filter({ hasText: 'Uploaded referral.pdf.' }).waitFor()
+    const frame = page.locator('#files iframe[title="Preview of referral.pdf"]')
+    await frame.waitFor({ state: 'attached' })
+    assert.match((await frame.getAttribute('src')) ?? '', /^blob:/)
+    assert.equal(await page.locator('#files > li').count(), 2)
+    assert.deepEqual(violations, [])
     // The file is also an "Attachment" record of the patient.
     await page.getByRole('tab', { name: 'Records' }).click()
     await page.locator('#records > li[data-type="attachment"]').filter({ hasText: 'scan.png' }).waitFor()

@@ -26,11 +26,16 @@ export const openConsole = async (
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
   // A console step answers in well under a second: a wait that long means the step failed.
-  page.setDefaultTimeout(10_000)
+  page.setDefaultTimeout(20_000)
   const foreign: string[] = []
   page.on('request', (request) => {
     const url = request.url()
-    if (!url.startsWith(baseUrl) && !/^(data|blob):/.test(url) && !url.startsWith('ws://127.0.0.1'))
+    // (data: and blob: URLs are the page's own bytes; chrome-extension: and chrome: are the browser's built-in PDF viewer)
+    if (
+      !url.startsWith(baseUrl) &&
+      !/^(data|blob|chrome-extension|chrome):/.test(url) &&
+      !url.startsWith('ws://127.0.0.1')
+    )
       foreign.push(url)
   })
   page.on('pageerror', (error) => console.error('page error:', error.message))
