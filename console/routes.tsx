@@ -8,6 +8,14 @@ import { PatientList } from './views/patients/PatientList'
 import { PatientPage } from './views/patients/PatientPage'
 import { AccountPage } from './views/account/AccountPage'
 // Members, organizations, billing, subscription, directory, webhooks, orders, inventory
+import { Members } from './views/organizations/Members'
+import { JoinFacility } from './views/organizations/JoinFacility'
+import { Billing } from './views/billing/Billing'
+import { Subscription } from './views/subscription/Subscription'
+import { Directory } from './views/directory/Directory'
+import { Webhooks } from './views/webhooks/Webhooks'
+import { Orders } from './views/orders/Orders'
+import { Inventory } from './views/inventory/Inventory'
 // Calendar, queue board, the patient's own views
 import { Calendar } from './views/calendar/Calendar'
 import { Queues, QueueScreen } from './views/queues/QueueBoard'
@@ -36,6 +44,26 @@ export const routes: RouteDef[] = [
   { path: '/patients/:id', title: 'Patient', audience: 'staff', component: PatientPage },
   { path: '/account', title: 'My account', nav: 'My account', audience: 'any', component: AccountPage },
   // Members, organizations, billing, subscription, directory, webhooks, orders, inventory
+  { path: '/billing', title: 'Billing', nav: 'Billing', audience: 'staff', component: Billing },
+  { path: '/members', title: 'Members', nav: 'Members', audience: 'staff', component: Members },
+  {
+    path: '/subscription',
+    title: 'Subscription',
+    nav: 'Subscription',
+    audience: 'staff',
+    component: Subscription
+  },
+  { path: '/orders', title: 'Orders', nav: 'Orders', audience: 'staff', component: Orders },
+  { path: '/inventory', title: 'Inventory', nav: 'Inventory', audience: 'staff', component: Inventory },
+  { path: '/webhooks', title: 'Webhooks', nav: 'Webhooks', audience: 'staff', component: Webhooks },
+  { path: '/directory', title: 'Directory', nav: 'Directory', audience: 'any', component: Directory },
+  {
+    path: '/join',
+    title: 'Join a facility',
+    nav: 'Join a facility',
+    audience: 'any',
+    component: JoinFacility
+  }
   // Calendar, queue board, the patient's own views
   { path: '/calendar', title: 'Calendar', nav: 'Calendar', audience: 'staff', component: Calendar },
   { path: '/queues', title: 'Waiting room', nav: 'Waiting room', audience: 'staff', component: Queues },

@@ -22,6 +22,10 @@ import {
   organizationMemberMethods,
   organizationMemberPath
 } from './services/organization-members/organization-members.shared'
+import {
+  organizationInvitationMethods,
+  organizationInvitationPath
+} from './services/organization-invitations/organization-invitations.shared'
 import { medicalRecordMethods, medicalRecordPath } from './services/medical-records/medical-records.shared'
 import { attachmentMethods, attachmentPath } from './services/attachments/attachments.shared'
 import {
@@ -219,6 +223,9 @@ export const createClient = (
   client.use(organizationPath, connection.service(organizationPath), { methods: [...organizationMethods] })
   client.use(organizationMemberPath, connection.service(organizationMemberPath), {
     methods: [...organizationMemberMethods]
+  })
+  client.use(organizationInvitationPath, connection.service(organizationInvitationPath), {
+    methods: [...organizationInvitationMethods]
   })
   client.use(medicalRecordPath, connection.service(medicalRecordPath), { methods: [...medicalRecordMethods] })
   client.use(medicalEncounterPath, connection.service(medicalEncounterPath), {

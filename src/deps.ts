@@ -12,6 +12,7 @@ import type { Providers } from './providers/registry'
 import type { Account } from './services/accounts/accounts.schema'
 import type { Organization } from './services/organizations/organizations.schema'
 import type { Member } from './services/organization-members/organization-members.schema'
+import type { Invitation } from './services/organization-invitations/organization-invitations.schema'
 import type { MedicalRecord } from './services/medical-records/medical-records.schema'
 import type { Encounter } from './services/medical-encounters/medical-encounters.schema'
 import type { Service } from './services/services/services.schema'
@@ -55,6 +56,8 @@ export interface Stores {
   sessions: Store<Session>
   organizations: Store<Organization>
   members: Store<Member>
+  /** Invitations to join an organization by email (src/services/organization-invitations). */
+  invitations: Store<Invitation>
   records: Store<MedicalRecord>
   encounters: Store<Encounter>
   services: Store<Service>

@@ -296,6 +296,18 @@ export const refusedCalls = async (client: ClientApplication) => {
   // @ts-expect-error: a webhook's signing secret is shown only in its registration answer
   void webhook.secret
 
+  // Invitations: invited by email, accepted with the mailed code; the code's hash never reaches a client.
+  const invitation = await client
+    .service('organization-invitations')
+    .create({ organization: 'o1', email: 'nurse@example.com', roles: ['nurse'] })
+  // @ts-expect-error: the hash of the code stays on the server
+  void invitation.codeHash
+  const joined = await client.service('organization-invitations').accept({ code: 'ABCDE-FGHJK-MNPQR-STVWX' })
+  const joinedOrganization: string = joined.member.organization
+  void joinedOrganization
+  // @ts-expect-error: invitations cannot be changed, only withdrawn and sent again
+  await client.service('organization-invitations').patch('i1', {})
+
   const item = await client.service('billing-items').get('i1')
   // @ts-expect-error: results carry the schema's fields only
   return item.noSuchField

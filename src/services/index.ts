@@ -4,6 +4,7 @@ import type { Deps, Stores } from '../deps'
 import { accounts } from './accounts/accounts'
 import { organizations } from './organizations/organizations'
 import { organizationMembers } from './organization-members/organization-members'
+import { organizationInvitations } from './organization-invitations/organization-invitations'
 import { medicalRecords } from './medical-records/medical-records'
 import { medicalEncounters } from './medical-encounters/medical-encounters'
 import { facilityServices } from './services/services'
@@ -42,6 +43,8 @@ export const services = (app: Application, deps: Deps) => {
   organizationMembers(app, deps)
   accounts(app, deps)
   organizations(app, deps)
+  // Members by email: invitations with a mailed single-use code (docs/api-basics.md, "Invitations").
+  organizationInvitations(app, deps)
   medicalRecords(app, deps)
   // Billing (docs/billing.md): encounters, the service catalogue, invoices, items, payments.
   medicalEncounters(app, deps)
@@ -101,6 +104,7 @@ export const storesOf = (app: Application): Stores => ({
   sessions: app.service('sessions'),
   organizations: app.service('organizations'),
   members: app.service('organization-members'),
+  invitations: app.service('organization-invitations'),
   records: app.service('medical-records'),
   encounters: app.service('medical-encounters'),
   services: app.service('services'),

@@ -129,6 +129,12 @@ import {
   memberSchema
 } from '../../services/organization-members/organization-members.schema'
 import {
+  invitationAcceptSchema,
+  invitationDataSchema,
+  invitationQuerySchema,
+  invitationSchema
+} from '../../services/organization-invitations/organization-invitations.schema'
+import {
   organizationDataSchema,
   organizationPatchSchema,
   organizationQuerySchema,
@@ -398,6 +404,16 @@ export const serviceDocs: Record<string, ServiceDoc> = {
     data: memberDataSchema,
     patch: memberPatchSchema,
     query: memberQuerySchema
+  },
+  'organization-invitations': {
+    summary:
+      'Members by email: superadmins invite an address (a code is mailed); the invitee, signed in with it, POSTs { code } with the header X-Service-Method: accept and joins',
+    result: Type.Omit(invitationSchema, ['codeHash']),
+    data: {
+      'an invitation': invitationDataSchema,
+      'accept (X-Service-Method: accept)': invitationAcceptSchema
+    },
+    query: invitationQuerySchema
   },
   'medical-records': {
     summary: 'Medical records of 15 types with per-record permissions',
