@@ -63,7 +63,7 @@ export const routes: RouteDef[] = [
     nav: 'Join a facility',
     audience: 'any',
     component: JoinFacility
-  }
+  },
   // Calendar, queue board, the patient's own views
   { path: '/calendar', title: 'Calendar', nav: 'Calendar', audience: 'staff', component: Calendar },
   { path: '/queues', title: 'Waiting room', nav: 'Waiting room', audience: 'staff', component: Queues },
