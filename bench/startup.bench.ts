@@ -159,8 +159,8 @@ const startOnce = async (dataDir: string, token: string, env: Record<string, str
   const rssAtStartMb = rssMb(pid)
   const cpuAtStartSeconds = cpuSeconds(pid)
   try {
-    const list = (await fetch(server.url + LIST, { headers: { authorization: `Bearer ${token}` } }).then((r) =>
-      r.json()
+    const list = (await fetch(server.url + LIST, { headers: { authorization: `Bearer ${token}` } }).then(
+      (r) => r.json()
     )) as { total: number }
     const firstListSeconds = (Date.now() - started) / 1000
     if (list.total !== READABLE)

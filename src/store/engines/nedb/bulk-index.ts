@@ -61,16 +61,13 @@ export const bulkBuildIndex = (index: BulkIndex, docs: Doc[], arrays: { held: bo
   if (index._fields.length !== 1) return false
   const field = index._fields[0]
   const dotted = field.includes('.')
+  if (index.unique) return uniqueBuild(index, docs, field, dotted, arrays)
   const groups = new Map<Key, Doc[]>()
   const add = (key: Key, doc: Doc) => {
     const list = groups.get(key)
     if (list === undefined) groups.set(key, [doc])
     // (an array repeating a value indexes its document once under it)
-    else if (list[list.length - 1] !== doc) {
-      if (index.unique) return false
-      list.push(doc)
-    }
-    return true
+    else if (list[list.length - 1] !== doc) list.push(doc)
   }
   let held = false
   for (let i = 0; i < docs.length; i++) {
@@ -80,12 +77,53 @@ export const bulkBuildIndex = (index: BulkIndex, docs: Doc[], arrays: { held: bo
       held = true
       // (NeDB's sparse index skips an array whose elements are all missing)
       if (index.sparse && value.every((item) => item === undefined)) continue
-      for (const item of value) if (!isKey(item) || !add(item, doc)) return false
+      for (const item of value) {
+        if (!isKey(item)) return false
+        add(item, doc)
+      }
     } else if (value === undefined && index.sparse) continue
-    else if (!isKey(value) || !add(value, doc)) return false
+    else if (!isKey(value)) return false
+    else add(value, doc)
   }
-  const keys = [...groups.keys()]
+  // (Array.prototype.sort puts undefined last without comparing it; NeDB orders it first)
+  const keys: Key[] = [...groups.keys()].filter((key) => key !== undefined)
   keys.sort(compareKeys)
+  if (groups.has(undefined)) keys.unshift(undefined)
+  plant(index, keys, (i) => groups.get(keys[i]) as Doc[])
+  arrays.held = held
+  return true
+}
+
+/**
+ * A unique index of string keys (`_id`, `id`): the documents sorted by key without grouping (a compacted file is in
+ * `_id` order already, which the sort sees in one pass); a repeated key, an array or another kind of key is left to
+ * NeDB.
+ */
+const uniqueBuild = (
+  index: BulkIndex,
+  docs: Doc[],
+  field: string,
+  dotted: boolean,
+  arrays: { held: boolean }
+): boolean => {
+  const keys: string[] = new Array(docs.length)
+  for (let i = 0; i < docs.length; i++) {
+    const value = dotted ? getDotValue(docs[i], field) : docs[i][field]
+    if (typeof value !== 'string') return false
+    keys[i] = value
+  }
+  const order = new Array<number>(docs.length)
+  for (let i = 0; i < order.length; i++) order[i] = i
+  order.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0))
+  for (let i = 1; i < order.length; i++) if (keys[order[i]] === keys[order[i - 1]]) return false
+  const sorted = order.map((i) => keys[i])
+  plant(index, sorted, (i) => [docs[order[i]]])
+  arrays.held = false
+  return true
+}
+
+/** Replaces the index's tree with a balanced one holding `keys` (ascending) and the documents of each. */
+const plant = (index: BulkIndex, keys: Key[], docsOf: (i: number) => Doc[]) => {
   const Wrapper = index.tree.constructor as new (options: unknown) => { tree: TreeNode }
   const wrapper = new Wrapper(index.treeOptions)
   const Node = wrapper.tree.constructor as new (options: unknown) => TreeNode
@@ -95,7 +133,7 @@ export const bulkBuildIndex = (index: BulkIndex, docs: Doc[], arrays: { held: bo
     const node = new Node(index.treeOptions)
     node.parent = parent
     node.key = keys[mid]
-    node.data = groups.get(keys[mid]) as Doc[]
+    node.data = docsOf(mid)
     node.left = build(lo, mid - 1, node)
     node.right = build(mid + 1, hi, node)
     node.height = 1 + Math.max(node.left?.height ?? 0, node.right?.height ?? 0)
@@ -104,8 +142,6 @@ export const bulkBuildIndex = (index: BulkIndex, docs: Doc[], arrays: { held: bo
   const root = build(0, keys.length - 1, null)
   if (root) wrapper.tree = root
   index.tree = wrapper
-  arrays.held = held
-  return true
 }
 
 /** Below this many documents a load fills indexes one document at a time (the bulk build's set-up is not worth it). */
