@@ -175,7 +175,9 @@ export class BulkLoadedNeDB extends IndexedNeDB {
 
   async ensureIndexAsync(options: NeDB.EnsureIndexOptions): Promise<void> {
     // (NeDB does nothing for an index that exists; its array fields were noted when it was filled)
-    if (this.indexes[[options.fieldName].flat().sort().join(',')]) return
+    const fields = [options.fieldName].flat()
+    if (fields.every((field) => typeof field === 'string' && field !== '' && !field.includes(',')))
+      if (this.indexes[fields.sort().join(',')]) return
     await super.ensureIndexAsync(options)
   }
 }
