@@ -2,11 +2,13 @@
 // datastore, as bench/find.bench.ts does), the app is closed (which compacts its files, as every shutdown does),
 // then the real server is started as a child process on that folder, as `npm start` runs it: the time to its start
 // line (every data file loaded and indexed), to the first answered permission-filtered list, and its RSS then.
-// Baselines in the same run, each a child process on the same file: a bare read of the medical-records file and a
-// `JSON.parse` of each of its lines (the least any one-JSON-line-per-document loader pays), and the start-up of a
-// folder whose medical-records file has no snapshot (a folder as written before the snapshot existed: the line
-// loader). Sizes: BENCH_STARTUP_SIZES (default "100000,1000000"; the 1,000,000 size takes about 4 minutes to seed
-// and measure). BENCH_STARTUP_DIR=<folder> keeps the seeded folders there and reuses them on the next run.
+// Baselines in the same run, each a child process: a bare read of the medical-records file in 16 MB pieces and a
+// `JSON.parse` of each of its lines (the least any one-JSON-line-per-document loader pays, time and RSS), and the
+// server started on an empty folder (its own boot, which every start-up pays before loading data). The server runs
+// under ts-node (as the other benches start it), so its boot and RSS include the TypeScript compiler; CPU seconds
+// are printed next to wall-clock seconds, since a busy machine stretches the latter. Sizes: BENCH_STARTUP_SIZES
+// (default "100000,1000000"; on a quiet machine the 1,000,000 size takes about 4 minutes to seed and 1 to measure).
+// BENCH_STARTUP_DIR=<folder> keeps the seeded folders there and reuses them on the next run.
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFile } from 'node:child_process'
