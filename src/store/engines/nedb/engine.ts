@@ -8,7 +8,8 @@ import { StartupError } from '../../../startup-error'
 import type { DataLock } from '../../data-lock'
 import type { StoreSync } from '../../sync'
 import type { AdapterSettings, Engine, EngineAdapter } from '../engine'
-import { IndexedNeDB } from './candidates'
+import { BulkLoadedNeDB } from './bulk-index'
+import type { IndexedNeDB } from './candidates'
 import { useGroupCommit, type GroupCommit } from './commit'
 import { NeDBJournal } from './journal'
 import { diagnoseDataFile } from './repair'
@@ -34,7 +35,7 @@ export const nedbEngine = (
   const collection = (name: string) => {
     let store = stores.get(name)
     if (!store) {
-      store = new IndexedNeDB({ filename: path.join(dataDir, `${name}.db`) })
+      store = new BulkLoadedNeDB({ filename: path.join(dataDir, `${name}.db`) })
       // Appends of concurrent writes share one file write and sync (./commit.ts, STORE_SYNC).
       const commit = useGroupCommit(store, sync)
       if (commit) commits.set(name, commit)
@@ -48,7 +49,7 @@ export const nedbEngine = (
   const journal = (name: string) => {
     let log = journals.get(name)
     if (!log) {
-      const copy = new IndexedNeDB()
+      const copy = new BulkLoadedNeDB()
       log = new NeDBJournal(path.join(dataDir, `${name}.db`), copy, sync)
       stores.set(name, copy)
       journals.set(name, log)

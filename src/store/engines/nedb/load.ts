@@ -3,6 +3,46 @@
 // semantics it repeats; test/store/nedb-internals.test.ts fails when that function changes.
 import { deserialize } from '@seald-io/nedb/lib/model'
 
+/** Strings up to this length are shared between documents (ids, codes, names, URLs; not free text). */
+const SHARED_UP_TO = 40
+/** At most this many distinct strings are remembered (a file of unique values stops adding). */
+const POOL_SIZE = 1 << 20
+
+/**
+ * Replaces each short string of a parsed document, at any depth, by the first equal one seen in the file:
+ * `JSON.parse` makes a new string per value, so a million records repeating their type, facility, patient, codes
+ * and URLs held each of them a million times (about a quarter of the documents' memory).
+ */
+const sharer = () => {
+  const pool = new Map<string, string>()
+  const share = (value: string) => {
+    const known = pool.get(value)
+    if (known !== undefined) return known
+    if (pool.size < POOL_SIZE) pool.set(value, value)
+    return value
+  }
+  const walk = (node: Record<string, unknown> | unknown[], top = false) => {
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const value = node[i]
+        if (typeof value === 'string') {
+          if (value.length <= SHARED_UP_TO) node[i] = share(value)
+        } else if (value !== null && typeof value === 'object') walk(value as Record<string, unknown>)
+      }
+      return
+    }
+    for (const key in node) {
+      // (a document's own ids are unique: remembering them would only fill the pool)
+      if (top && (key === '_id' || key === 'id')) continue
+      const value = node[key]
+      if (typeof value === 'string') {
+        if (value.length <= SHARED_UP_TO) node[key] = share(value)
+      } else if (value !== null && typeof value === 'object') walk(value as Record<string, unknown>)
+    }
+  }
+  return walk
+}
+
 export interface LoadedData {
   data: unknown[]
   indexes: Record<string, unknown>
@@ -25,6 +65,7 @@ export const readDataLines = (
     let lines = 0
     let corrupt = 0
     let rest = ''
+    const share = sharer()
     const take = (line: string) => {
       if (line === '') return
       lines++
@@ -32,7 +73,10 @@ export const readDataLines = (
         const doc = line.includes('$$date') ? deserialize(line) : JSON.parse(line)
         if (doc._id) {
           if (doc.$$deleted === true) byId.delete(doc._id)
-          else byId.set(doc._id, doc)
+          else {
+            share(doc, true)
+            byId.set(doc._id, doc)
+          }
         } else if (doc.$$indexCreated && doc.$$indexCreated.fieldName != null)
           indexes[doc.$$indexCreated.fieldName] = doc.$$indexCreated
         else if (typeof doc.$$indexRemoved === 'string') delete indexes[doc.$$indexRemoved]
