@@ -18,7 +18,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Application } from '../src/declarations'
 import { startServer, tempDir } from '../test/helpers/app'
-import { startServerProcess, type ServerProcess } from '../test/helpers/server-process'
+import { findStartLine } from '../test/helpers/server-process'
 import { startRedis, type TestRedis } from '../test/helpers/redis'
 import { startMongoEmulator, type MongoEmulator } from '../test/helpers/mongo-emulator'
 import { validRecords } from '../test/fixtures/medical-records'
@@ -225,6 +225,48 @@ const writeSteadily = async (
   return { writes, seconds: (Date.now() - start) / 1000 }
 }
 
+interface ServerProcess {
+  url: string
+  child: ChildProcess
+  kill(signal: NodeJS.Signals): Promise<void>
+}
+
+/** The server as `npm run dev` starts it (src/index.ts), with node flags (a CPU profile); resolves on its start line. */
+const startServerProcess = (env: Record<string, string>, flags: string[]): Promise<ServerProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...flags, '-r', 'ts-node/register/transpile-only', 'src/index.ts'],
+      {
+        cwd: root,
+        env: { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', ...env },
+        stdio: ['ignore', 'pipe', 'pipe']
+      }
+    )
+    let out = ''
+    const exited = new Promise<void>((done) => child.once('exit', () => done()))
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString()
+      const started = findStartLine(out.slice(0, out.lastIndexOf('\n') + 1))
+      if (!started) return
+      child.stdout!.off('data', onData)
+      child.stdout!.resume()
+      child.off('exit', failed)
+      resolve({
+        url: `http://127.0.0.1:${started.port}`,
+        child,
+        async kill(signal) {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+          await exited
+        }
+      })
+    }
+    const failed = (code: number | null) => reject(new Error(`server exited with code ${code}:\n${out}`))
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.once('exit', failed)
+  })
+
 interface Mode {
   name: 'one' | 'two'
   servers: ServerProcess[]
@@ -247,15 +289,21 @@ const startMode = async (name: 'one' | 'two'): Promise<{ mode: Mode; seeded: See
     DATA_DIR: dataDir,
     MONGODB_URL: mongo?.url ?? '',
     REDIS_URL: redis?.url ?? '',
-    LOG_LEVEL: 'error',
-    ...(PROFILE
-      ? {
-          NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(__dirname, 'results')} --cpu-prof-name=sockets-${name}-${index}.cpuprofile`
-        }
-      : {})
+    LOG_LEVEL: 'error'
   })
   const servers: ServerProcess[] = []
-  for (let i = 0; i < (name === 'two' ? 2 : 1); i++) servers.push(await startServerProcess(env(i), 120000))
+  for (let i = 0; i < (name === 'two' ? 2 : 1); i++)
+    servers.push(
+      await startServerProcess(
+        env(i),
+        PROFILE
+          ? [
+              '--cpu-prof',
+              `--cpu-prof-dir=${path.join(__dirname, 'results', `sockets-profile-${name}-${i}`)}`
+            ]
+          : []
+      )
+    )
   return {
     seeded,
     mode: {
