@@ -8,16 +8,16 @@
 // nothing; leaks: an event a client may not read). Figures: connect + authenticate time of all the clients,
 // write-to-last-reader latency (the POST sent → the last reader's receipt) p50/p99, the server's RSS and CPU.
 // Baseline in the same run: the same writes with nobody listening (the POST's own latency). Then the same with
-// two instances (BENCH_SOCKETS_MODES=one,two; `two` shares a MongoDB wire emulator started here and a Redis from
-// Debian's redis-server, both on loopback) with the clients split over the two. BENCH_PROFILE=1 writes a CPU
-// profile of each server under bench/results/.
+// two instances (BENCH_SOCKETS_MODES=one,two, the default with MONGODB_URL; `two` shares a MongoDB wire emulator started here and a Redis from
+// Debian's redis-server, both on loopback; a real MongoDB with MONGODB_URL) with the clients split over the two.
+// BENCH_PROFILE=1 writes a CPU profile of each server under bench/results/sockets-profile-<mode>-<n>/.
 import { spawn, type ChildProcess } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Application } from '../src/declarations'
-import { startServer, tempDir } from '../test/helpers/app'
+import { startServer, tempDir, testMongoUrl } from '../test/helpers/app'
 import { findStartLine } from '../test/helpers/server-process'
 import { startRedis, type TestRedis } from '../test/helpers/redis'
 import { startMongoEmulator, type MongoEmulator } from '../test/helpers/mongo-emulator'
@@ -30,7 +30,10 @@ const PATIENT_EVERY = Number(process.env.BENCH_PATIENT_EVERY ?? 20)
 const PER_PROCESS = Number(process.env.BENCH_SOCKETS_PER_PROCESS ?? 2500)
 const RATE = Number(process.env.BENCH_WRITE_RATE ?? 100)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
-const MODES = (process.env.BENCH_SOCKETS_MODES ?? 'one,two').split(',').filter(Boolean)
+// (two instances by default only on a real MongoDB: on the in-process wire emulator the emulator is the ceiling)
+const MODES = (process.env.BENCH_SOCKETS_MODES ?? (process.env.MONGODB_URL ? 'one,two' : 'one'))
+  .split(',')
+  .filter(Boolean)
 const PROFILE = process.env.BENCH_PROFILE === '1'
 const root = path.join(__dirname, '..')
 
@@ -269,6 +272,7 @@ const startServerProcess = (env: Record<string, string>, flags: string[]): Promi
 
 interface Mode {
   name: 'one' | 'two'
+  database: string
   servers: ServerProcess[]
   stop(): Promise<void>
 }
@@ -277,17 +281,23 @@ const startMode = async (name: 'one' | 'two'): Promise<{ mode: Mode; seeded: See
   const dataDir = tempDir('clinic-sockets-bench-')
   let mongo: MongoEmulator | undefined
   let redis: TestRedis | undefined
+  // Two instances share a MongoDB: MONGODB_URL's server when set (a fresh database on it), else the wire emulator.
+  let mongodb = ''
   if (name === 'two') {
-    mongo = await startMongoEmulator()
+    mongodb = testMongoUrl()
+    if (!mongodb) {
+      mongo = await startMongoEmulator()
+      mongodb = mongo.url
+    }
     redis = await startRedis()
   }
-  const seedApp = await startServer({ dataDir, mongodb: mongo?.url ?? '' })
+  const seedApp = await startServer({ dataDir, mongodb })
   const seeded = await seed(seedApp.app)
   await seedApp.close({ keep: true })
   const env = (index: number): Record<string, string> => ({
     // (the tokens were signed with the secret the seeding app generated in DATA_DIR; both read it there)
     DATA_DIR: dataDir,
-    MONGODB_URL: mongo?.url ?? '',
+    MONGODB_URL: mongodb,
     REDIS_URL: redis?.url ?? '',
     LOG_LEVEL: 'error'
   })
@@ -308,6 +318,7 @@ const startMode = async (name: 'one' | 'two'): Promise<{ mode: Mode; seeded: See
     seeded,
     mode: {
       name,
+      database: name === 'one' ? 'the embedded engine' : mongo ? 'the MongoDB wire emulator' : 'MONGODB_URL',
       servers,
       async stop() {
         for (const server of servers) await server.kill('SIGTERM')
@@ -354,8 +365,9 @@ const runMode = async (name: 'one' | 'two') => {
       peakRss = pids.map((pid, i) => Math.max(peakRss[i], usage(pid).rss))
     }, 500)
     const load = await writeSteadily(urls[0], seeded.clinician.token, seeded.facilities, RATE, SECONDS)
-    // Events still in flight.
-    await new Promise((resolve) => setTimeout(resolve, 3000))
+    // Events still in flight: 3 s, plus the slowest POST's time (a write answered late has its events late too).
+    const slowest = Math.max(0, ...load.writes.map((write) => write.answeredAt - write.sentAt))
+    await new Promise((resolve) => setTimeout(resolve, 3000 + slowest))
     clearInterval(sampler)
     const cpuAfter = pids.map(usage)
 
@@ -395,7 +407,7 @@ const runMode = async (name: 'one' | 'two') => {
     const writeLatency = load.writes.map((write) => write.answeredAt - write.sentAt)
     const cpuSeconds = pids.map((_, i) => round(cpuAfter[i].cpuSeconds - cpuBefore[i].cpuSeconds, 1))
     return {
-      mode: name === 'one' ? 'one instance' : 'two instances over Redis (MongoDB emulator)',
+      mode: name === 'one' ? 'one instance' : `two instances over Redis (${mode.database})`,
       clients: seeded.listeners.length,
       patients: seeded.listeners.filter((listener) => !listener.organization).length,
       clientProcesses: processes.length,
