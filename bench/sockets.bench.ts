@@ -387,7 +387,13 @@ const runMode = async (name: 'one' | 'two') => {
         } else counts.set(id, [count, last])
       }
     }
-    await Promise.all(processes.map((proc) => new Promise((resolve) => proc.child.once('exit', resolve))))
+    await Promise.all(
+      processes.map((proc) =>
+        proc.child.exitCode !== null || proc.child.signalCode !== null
+          ? undefined
+          : new Promise((resolve) => proc.child.once('exit', resolve))
+      )
+    )
 
     // Expected readers of each record: its facility's staff and its patient.
     let expected = 0
