@@ -294,18 +294,18 @@ const startMode = async (name: 'one' | 'two'): Promise<{ mode: Mode; seeded: See
   const seedApp = await startServer({ dataDir, mongodb })
   const seeded = await seed(seedApp.app)
   await seedApp.close({ keep: true })
-  const env = (index: number): Record<string, string> => ({
+  const env: Record<string, string> = {
     // (the tokens were signed with the secret the seeding app generated in DATA_DIR; both read it there)
     DATA_DIR: dataDir,
     MONGODB_URL: mongodb,
     REDIS_URL: redis?.url ?? '',
     LOG_LEVEL: 'error'
-  })
+  }
   const servers: ServerProcess[] = []
   for (let i = 0; i < (name === 'two' ? 2 : 1); i++)
     servers.push(
       await startServerProcess(
-        env(i),
+        env,
         PROFILE
           ? [
               '--cpu-prof',

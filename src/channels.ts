@@ -65,6 +65,13 @@ export const channels = (app: Application) => {
     joinChannels(app, connection).catch((error) => logger.error('Joining channels failed:', error))
   })
 
+  // A closed connection leaves its channels. (Feathers' own handler, replaced here, left every channel of the app
+  // on each disconnect: with one channel per account online, thousands of clients dropping at once — a restart, a
+  // network cut — cost the square of their number.)
+  for (const listener of app.listeners('disconnect'))
+    if (listener.name === 'leaveChannels') app.removeListener('disconnect', listener as never)
+  app.on('disconnect', (connection: RealTimeConnection) => leaveChannels(app, connection))
+
   app.on('logout', (_result: unknown, { connection }: Params) => {
     if (!connection) return
     leaveChannels(app, connection)
