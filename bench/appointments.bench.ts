@@ -8,6 +8,9 @@
 // (b) Booking throughput: `POST /appointments` of distinct free slots, one at a time and 10 at once (spread over
 //     the providers; and all 10 on one provider, where the provider lock serializes them); baseline in the same
 //     run and modes: `POST /medical-records` (an allergy, audit on, as create.bench.ts).
+// (c) Booking races: RACERS (20) clients `POST /appointments` the same free slot at once, BENCH_RACES times (default
+//     30): exactly one must get 201 and the others 409; p50/p99/max of every request's latency, and of the race (the
+//     last answer); baseline in the same run: 20 `POST /medical-records` at once, as many times.
 // Rounds alternate project and baseline, so a burst of load from elsewhere spoils one round, not the figure; the
 // figure is the median round.
 import { signUp, startServer, type SignedUp } from '../test/helpers/app'
@@ -20,6 +23,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 200)
 const BOOKINGS = Number(process.env.BENCH_BOOKINGS ?? 200)
 const CONCURRENCY = 10
+const RACES = Number(process.env.BENCH_RACES ?? 30)
+const RACERS = 20
 
 const MIN = 60_000
 const DAY = 86_400_000
@@ -201,6 +206,60 @@ export async function run() {
       rounds: { bookings, records }
     }
   }
+  // (c) Races: provider 1's slots from the end of the horizon (weeks 5 to 8), clear of the other modes'.
+  let raceNext = 0
+  const raceSlot = () => {
+    const k = raceNext++
+    const day = Math.floor(k / 28)
+    return WEEK + (5 + Math.floor(day / 5)) * 7 * DAY + (day % 5) * DAY + dailyStarts[k % 28] * MIN
+  }
+  const timed = async (request: () => Promise<Response>) => {
+    const started = performance.now()
+    const response = await request()
+    await response.arrayBuffer()
+    return { status: response.status, ms: performance.now() - started }
+  }
+  const raceLatencies: number[] = []
+  const raceTimes: number[] = []
+  const createLatencies: number[] = []
+  const createTimes: number[] = []
+  let racesWithOneWinner = 0
+  let otherAnswers = 0
+  for (let r = 0; r < RACES; r++) {
+    const start = raceSlot()
+    const raceStarted = performance.now()
+    const answers = await Promise.all(
+      Array.from({ length: RACERS }, () => timed(() => book(providers[1], start)))
+    )
+    raceTimes.push(performance.now() - raceStarted)
+    raceLatencies.push(...answers.map((answer) => answer.ms))
+    const won = answers.filter((answer) => answer.status === 201).length
+    const refused = answers.filter((answer) => answer.status === 409).length
+    if (won === 1 && refused === RACERS - 1) racesWithOneWinner++
+    otherAnswers += RACERS - won - refused
+    const createStarted = performance.now()
+    const creates = await Promise.all(Array.from({ length: RACERS }, () => timed(createRecord)))
+    createTimes.push(performance.now() - createStarted)
+    createLatencies.push(...creates.map((answer) => answer.ms))
+  }
+  const spread = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b)
+    return {
+      p50ms: round(percentile(sorted, 50), 1),
+      p99ms: round(percentile(sorted, 99), 1),
+      maxms: round(sorted[sorted.length - 1], 1)
+    }
+  }
+  const races = {
+    request: `${RACERS} POST /appointments of one free slot at once; baseline ${RACERS} POST /medical-records at once`,
+    races: RACES,
+    racesWithExactlyOneWinner: racesWithOneWinner,
+    answersNeither201Nor409: otherAnswers,
+    requests: spread(raceLatencies),
+    wholeRace: spread(raceTimes),
+    baseline: { requests: spread(createLatencies), wholeBatch: spread(createTimes) }
+  }
+
   const booked = await call(
     base,
     'GET',
@@ -230,6 +289,7 @@ export async function run() {
       bookingsPerRound: perRound,
       ...booking
     },
+    races,
     appointmentsStored: booked.total
   }
 }

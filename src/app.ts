@@ -26,7 +26,7 @@ import { ensureAdmin } from './admin'
 import { logError } from './hooks/log-error'
 import { rejectUnsafeKeys } from './hooks/reject-unsafe-keys'
 import { requireScalarId } from './hooks/require-scalar-id'
-import { answerUnknownMethods } from './socket-methods'
+import { answerUnknownMethods, sendEventsEncodedOnce } from './socket-methods'
 import { clientIpForRest, clientIpForSockets } from './auth/client-ip'
 import { SessionConnections, trackSockets } from './auth/sessions'
 import { AccessLoader, accessLoaderSlot } from './access/context'
@@ -125,6 +125,7 @@ export const createApp = (overrides: ConfigurationOverrides = {}): Application =
       clientIp(io)
       trackSockets(io)
       answerUnknownMethods(io)
+      sendEventsEncodedOnce(app, io)
     })
   )
 

@@ -8,11 +8,23 @@ import '@feathersjs/transport-commons'
 import type { Application, HookContext } from './declarations'
 import type { Member } from './services/organization-members/organization-members.schema'
 import { loadAccessContext } from './access/context'
-import { accessRules, matches } from './access/rules'
+import type { AccessContext } from './access/context'
+import { accessRules, type AccessRules } from './access/rules'
+import sift from 'sift'
 import { logger } from './logger'
 import { getDispatchValue } from '@feathersjs/schema'
-import { forgetAuditWatch, rejoinAuditWatchers } from './audit/watchers'
+import { AUDIT_WATCHERS, forgetAuditWatch, rejoinAuditWatchers } from './audit/watchers'
 import { recordRealtimeDelivery } from './audit/realtime'
+
+// The channels this module made each connection join. A connection is only ever in these and the audit watchers'
+// channel (src/audit/watchers.ts), so leaving them is leaving every channel — without walking the app's channels,
+// one per signed-in account (that walk made each sign-in cost as much as there were accounts online).
+const joined = new WeakMap<RealTimeConnection, string[]>()
+
+const leaveChannels = (app: Application, connection: RealTimeConnection) => {
+  for (const name of [...(joined.get(connection) ?? []), AUDIT_WATCHERS]) app.channel(name).leave(connection) // (a channel left empty is dropped)
+  joined.delete(connection)
+}
 
 const joinChannels = async (app: Application, connection: RealTimeConnection) => {
   const account = connection.account
@@ -21,13 +33,28 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
   // The session may have ended (src/auth/sessions.ts) or changed while the access context was loading.
   if (connection.account !== account) return
   connection.channelAccess = access
-  for (const channel of app.channels) app.channel(channel).leave(connection)
-  app.channel('authenticated').join(connection)
-  app.channel(`accounts/${account.id}`).join(connection)
-  if (access.admin) app.channel('admins').join(connection)
-  for (const membership of access.memberships)
-    app.channel(`organizations/${membership.organization}`).join(connection)
+  leaveChannels(app, connection)
+  const names = ['authenticated', `accounts/${account.id}`]
+  if (access.admin) names.push('admins')
+  for (const membership of access.memberships) names.push(`organizations/${membership.organization}`)
+  for (const name of names) app.channel(name).join(connection)
+  joined.set(connection, names)
   rejoinAuditWatchers(app, connection)
+}
+
+// A connection's read rule of one service, compiled once per access context (a new one is loaded whenever the
+// account's memberships change, and the rules depend on nothing else), instead of once per event and reader.
+const readers = new WeakMap<AccessContext, Map<string, (doc: unknown) => boolean>>()
+const canReadAs = (access: AccessContext, path: string, rules: AccessRules, doc: unknown) => {
+  let byPath = readers.get(access)
+  if (!byPath) readers.set(access, (byPath = new Map()))
+  let reads = byPath.get(path)
+  if (!reads) {
+    const query = rules.read(access)
+    reads = query === null ? () => true : sift(query)
+    byPath.set(path, reads)
+  }
+  return reads(doc)
 }
 
 export const channels = (app: Application) => {
@@ -38,9 +65,16 @@ export const channels = (app: Application) => {
     joinChannels(app, connection).catch((error) => logger.error('Joining channels failed:', error))
   })
 
+  // A closed connection leaves its channels. (Feathers' own handler, replaced here, left every channel of the app
+  // on each disconnect: with one channel per account online, thousands of clients dropping at once — a restart, a
+  // network cut — cost the square of their number.)
+  for (const listener of app.listeners('disconnect'))
+    if (listener.name === 'leaveChannels') app.removeListener('disconnect', listener as never)
+  app.on('disconnect', (connection: RealTimeConnection) => leaveChannels(app, connection))
+
   app.on('logout', (_result: unknown, { connection }: Params) => {
     if (!connection) return
-    for (const channel of app.channels) app.channel(channel).leave(connection)
+    leaveChannels(app, connection)
     delete connection.channelAccess
     delete connection.account
     forgetAuditWatch(connection)
@@ -67,7 +101,7 @@ export const channels = (app: Application) => {
       .channel(names)
       .filter(
         (connection: RealTimeConnection) =>
-          !!connection.channelAccess && matches(rules.read(connection.channelAccess), data)
+          !!connection.channelAccess && canReadAs(connection.channelAccess, context.path, rules, data)
       )
     if (rules.audit && channel.length > 0) {
       // The stored document (an event shared by another instance carries it as the context's result).

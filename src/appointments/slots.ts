@@ -58,13 +58,28 @@ export const bookableRange = (schedule: SlotSchedule, now: number, from: number,
   to: Math.min(to, now + schedule.horizonDays * DAY)
 })
 
+/** The instant of a wall-clock time on a date in a zone (zone.ts), remembered for one search: the schedules of a
+ *  facility mostly share their zone and their windows' times, and each Luxon conversion is the costly step. */
+export type InstantOf = (date: string, clock: string, zone: string) => number
+
+export const rememberedInstants = (): InstantOf => {
+  const known = new Map<string, number>()
+  return (date, clock, zone) => {
+    const key = `${zone} ${date} ${clock}`
+    let instant = known.get(key)
+    if (instant === undefined) known.set(key, (instant = instantOf(date, clock, zone)))
+    return instant
+  }
+}
+
 /** The free slots of one schedule in [from, to). */
 export const scheduleSlots = (
   schedule: SlotSchedule,
   booked: readonly Booked[],
   now: number,
   from: number,
-  to: number
+  to: number,
+  instant: InstantOf = instantOf
 ): Slot[] => {
   if (!schedule.active) return []
   const range = bookableRange(schedule, now, from, to)
@@ -77,12 +92,12 @@ export const scheduleSlots = (
   // Windows never pass midnight, so the local date of the range's start is the first one with slots in range.
   for (
     let date = localDay(range.from, zone).date;
-    instantOf(date, '00:00', zone) < range.to;
+    instant(date, '00:00', zone) < range.to;
     date = nextDate(date)
   ) {
     for (const window of windowsOf(schedule, date)) {
-      const windowEnd = instantOf(date, window.end, zone)
-      for (let start = instantOf(date, window.start, zone); start + length <= windowEnd; start += length) {
+      const windowEnd = instant(date, window.end, zone)
+      for (let start = instant(date, window.start, zone); start + length <= windowEnd; start += length) {
         const end = start + length
         if (start < range.from || start >= range.to) continue
         if (taken.some((b) => start < b.end + Math.max(buffer, b.bufferAfter ?? 0) && b.start < end + buffer))
@@ -101,10 +116,12 @@ export const freeSlots = (
   now: number,
   from: number,
   to: number
-): Slot[] =>
-  schedules
-    .flatMap((schedule) => scheduleSlots(schedule, booked, now, from, to))
+): Slot[] => {
+  const instant = rememberedInstants()
+  return schedules
+    .flatMap((schedule) => scheduleSlots(schedule, booked, now, from, to, instant))
     .sort(
       (a, b) =>
         a.start - b.start || a.provider.localeCompare(b.provider) || a.schedule.localeCompare(b.schedule)
     )
+}

@@ -22,6 +22,7 @@ import type { Deps } from '../deps'
 import { deliverWebhook, type WebhookDeliveryResult } from '../providers/webhook-http'
 import { deliveryBody, type StoredDelivery, type StoredWebhook } from './webhook-queue'
 import type { WebhookSettings } from './webhook-settings'
+import { PollLoop } from './poll-loop'
 
 /** What the worker uses: the webhooks and deliveries stores, the clock, the bus (wake-ups), the this.deps.logger. */
 export type WorkerDeps = Pick<Deps, 'stores' | 'clock' | 'events' | 'logger'>
@@ -61,12 +62,9 @@ export class WebhookWorker {
   private reserved = 0
   private readonly checking = new Set<string>()
   private readonly checkAgain = new Set<string>()
-  private readonly timers = new Set<NodeJS.Timeout>()
   /** Re-checks started when an attempt ended (awaited by stop()). */
   private readonly background = new Set<Promise<void>>()
-  private pollTimer?: NodeJS.Timeout
-  private tickRunning: Promise<void> | null = null
-  private tickAgain = false
+  private readonly loop: PollLoop
   private running = false
   /** Set when stop() gave up waiting: late results are then left to the leases. */
   private abandoned = false
@@ -79,6 +77,12 @@ export class WebhookWorker {
     private readonly options: WebhookWorkerOptions
   ) {
     this.settings = options.settings
+    this.loop = new PollLoop({
+      tick: () => this.tick(),
+      intervalMs: () => this.settings.pollMs,
+      now: () => this.now(),
+      onError: (error) => this.deps.logger.error('Webhook worker poll failed:', error)
+    })
   }
 
   private now() {
@@ -97,7 +101,7 @@ export class WebhookWorker {
       { $min: { dueAt: this.now() } },
       { query: { active: true }, adapter: { multi: true } }
     )
-    this.schedule(0)
+    if (this.running) this.loop.start()
   }
 
   /** Stops polling and waits (a few seconds at most, never past `maxWaitMs`) for attempts in flight. */
@@ -105,10 +109,7 @@ export class WebhookWorker {
     this.running = false
     this.unsubscribe?.()
     this.unsubscribe = undefined
-    if (this.pollTimer) clearTimeout(this.pollTimer)
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
-    await this.tickRunning
+    await this.loop.stop()
     await Promise.allSettled([...this.background])
     const all = Promise.allSettled([...this.inflight.values()])
     await Promise.race([all, sleep(Math.min(maxWaitMs, this.settings.timeoutMs + 1000))])
@@ -126,11 +127,7 @@ export class WebhookWorker {
       this.follow(this.recheck(webhookId))
       return
     }
-    if (this.tickRunning) {
-      this.tickAgain = true
-      return
-    }
-    this.schedule(0)
+    this.loop.nudge()
   }
 
   /** Attempts in flight in this process. */
@@ -138,41 +135,9 @@ export class WebhookWorker {
     return this.inflight.size
   }
 
-  private schedule(ms: number) {
-    if (!this.running) return
-    if (this.pollTimer) clearTimeout(this.pollTimer)
-    this.pollTimer = setTimeout(() => this.runTick(), ms)
-  }
-
   /** Looks at `webhookId` again at `at` (a retry due before the next poll). */
   private wakeAt(at: number, webhookId: string) {
-    const delay = at - this.now()
-    if (!this.running || delay >= this.settings.pollMs) return
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer)
-        this.nudge(webhookId)
-      },
-      Math.max(0, delay) + 1
-    )
-    this.timers.add(timer)
-  }
-
-  private runTick() {
-    if (!this.running) return
-    if (this.tickRunning) {
-      this.tickAgain = true
-      return
-    }
-    this.tickAgain = false
-    this.tickRunning = this.tick()
-      .catch((error) => this.deps.logger.error('Webhook worker poll failed:', error))
-      .finally(() => {
-        this.tickRunning = null
-        if (this.tickAgain) this.schedule(0)
-        else this.schedule(this.settings.pollMs)
-        this.tickAgain = false
-      })
+    this.loop.wakeAt(at, () => this.nudge(webhookId))
   }
 
   private freeSlots() {

@@ -33,6 +33,7 @@ import type { RateGate } from './rate'
 import type { NotificationChannel } from './events'
 import { unsubscribeLink } from './unsubscribe'
 import { dropUnconfirmed, settleUnconfirmed } from './early'
+import { PollLoop } from '../jobs/poll-loop'
 
 export type NotificationWorkerDeps = Pick<
   Deps,
@@ -60,10 +61,7 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
 export class NotificationWorker {
   readonly id = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   private readonly inflight = new Map<string, Promise<void>>()
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private pollTimer?: NodeJS.Timeout
-  private tickRunning: Promise<void> | null = null
-  private tickAgain = false
+  private readonly loop: PollLoop
   private running = false
   /** Bumped by every start: a send stop() stopped waiting for belongs to an earlier run, and its late outcome is
    *  left to its lease (not recorded by this run). */
@@ -73,7 +71,14 @@ export class NotificationWorker {
   constructor(
     private readonly deps: NotificationWorkerDeps,
     private readonly options: NotificationWorkerOptions
-  ) {}
+  ) {
+    this.loop = new PollLoop({
+      tick: () => this.tick(),
+      intervalMs: () => this.settings.pollIntervalMs,
+      now: () => this.now(),
+      onError: (error) => this.deps.logger.error('Notification worker poll failed:', error)
+    })
+  }
 
   private now() {
     return this.deps.clock.now()
@@ -100,7 +105,7 @@ export class NotificationWorker {
         { leaseUntil: null, leaseHolder: null },
         { query: { status: 'queued', leaseUntil: { $gt: 0 } }, adapter: { multi: true } }
       )
-    this.schedule(0)
+    if (this.running) this.loop.start()
   }
 
   /** Stops looking and waits (a few seconds at most, never past `maxWaitMs`) for sends in flight. */
@@ -108,10 +113,7 @@ export class NotificationWorker {
     this.running = false
     this.unsubscribe?.()
     this.unsubscribe = undefined
-    if (this.pollTimer) clearTimeout(this.pollTimer)
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
-    await this.tickRunning
+    await this.loop.stop()
     await Promise.race([
       Promise.allSettled([...this.inflight.values()]),
       sleep(Math.min(maxWaitMs, STOP_GRACE_MS))
@@ -120,12 +122,7 @@ export class NotificationWorker {
 
   /** Something may be due: look now rather than at the next poll. */
   nudge() {
-    if (!this.running) return
-    if (this.tickRunning) {
-      this.tickAgain = true
-      return
-    }
-    this.schedule(0)
+    if (this.running) this.loop.nudge()
   }
 
   /** Sends in flight in this process. */
@@ -133,40 +130,9 @@ export class NotificationWorker {
     return this.inflight.size
   }
 
-  private schedule(ms: number) {
-    if (!this.running) return
-    if (this.pollTimer) clearTimeout(this.pollTimer)
-    this.pollTimer = setTimeout(() => this.runTick(), ms)
-  }
-
   /** Looks again at `at` when that is before the next poll (a retry or a message held by the rate). */
   private wakeAt(at: number) {
-    const delay = at - this.now()
-    if (!this.running || delay >= this.settings.pollIntervalMs) return
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer)
-        this.nudge()
-      },
-      Math.max(0, delay) + 1
-    )
-    this.timers.add(timer)
-  }
-
-  private runTick() {
-    if (!this.running) return
-    if (this.tickRunning) {
-      this.tickAgain = true
-      return
-    }
-    this.tickAgain = false
-    this.tickRunning = this.tick()
-      .catch((error) => this.deps.logger.error('Notification worker poll failed:', error))
-      .finally(() => {
-        this.tickRunning = null
-        this.schedule(this.tickAgain ? 0 : this.settings.pollIntervalMs)
-        this.tickAgain = false
-      })
+    this.loop.wakeAt(at)
   }
 
   private async tick() {
@@ -187,16 +153,22 @@ export class NotificationWorker {
         },
         paginate: false
       })
+      // As many claims as there are free slots, at once (each is a durable write: one after the other, they were
+      // what held the sending rate down); the rest of the page in the next round.
+      if (!this.running) return
+      const claimed = await Promise.all(
+        due.slice(0, free).map(async (notification) => {
+          if (notification.unconfirmed && !(await this.confirmed(notification))) return null
+          return this.claim(notification, now)
+        })
+      )
       let launched = 0
-      for (const notification of due) {
-        if (!this.running || this.inflight.size >= CONCURRENCY) return
-        if (notification.unconfirmed && !(await this.confirmed(notification))) continue
-        const claimed = await this.claim(notification, now)
-        if (!claimed) continue
+      for (const notification of claimed) {
+        if (!notification) continue
         launched++
-        this.launch(claimed)
+        this.launch(notification)
       }
-      if (due.length < limit || launched === 0) return
+      if (due.length <= free || launched === 0) return
     }
   }
 

@@ -65,6 +65,10 @@ export function createMessenger(config: MessengerConfig, log: (line: string) => 
   const mailer = config.smtpUrl
     ? createTransport({
         url: config.smtpUrl,
+        // A few connections kept open and reused (each one's SMTP greeting and EHLO once, not per message): the
+        // delivery worker sends 8 at a time. An idle one closes at the socket timeout.
+        pool: true,
+        maxConnections: 8,
         connectionTimeout: timeoutMs,
         greetingTimeout: timeoutMs,
         socketTimeout: timeoutMs
