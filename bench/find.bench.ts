@@ -95,7 +95,13 @@ const measureSize = async (size: number) => {
 
     // The server as deployed: a child process loading the data file at start-up.
     const started = Date.now()
-    const server = await startServerProcess({ DATA_DIR: dataDir, MONGODB_URL: '' }, 600_000)
+    // (BENCH_SERVER_NODE_OPTIONS: node options of the server alone, e.g. `--require` of a profiler preload that
+    // starts on SIGUSR2, sent just before the measured load when BENCH_PROFILE_SIGNAL is set)
+    const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS
+    const server = await startServerProcess(
+      { DATA_DIR: dataDir, MONGODB_URL: '', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+      600_000
+    )
     const startupSeconds = round((Date.now() - started) / 1000, 1)
     const pid = server.child.pid as number
     const rssAfterStartMb = rssMb(pid)
@@ -105,6 +111,7 @@ const measureSize = async (size: number) => {
       }).then((r) => r.json())) as { total: number }
       if (check.total !== READABLE)
         throw new Error(`the viewer should read ${READABLE} records, the server says ${check.total}`)
+      if (process.env.BENCH_PROFILE_SIGNAL) server.child.kill('SIGUSR2')
       const app = await measureLoad(`list at ${size}`, server.url + LIST, {
         token: viewer.token,
         connections: CONNECTIONS,
