@@ -422,8 +422,8 @@ class IndexedCursor extends Cursor {
     const ttl = Object.keys(db.ttlIndexes ?? {}).length > 0
     const conjuncts = ttl ? null : exactConjuncts(db.indexes, this.query)
     if (!conjuncts) {
-      const matched = ttl ? null : db.orPlanCached(this.query)
-      return this.finish(matched ?? (await this.scanned()), null)
+      const plan = ttl ? null : db.orPlanCached(this.query)
+      return this.finish(plan ? plan.docs : await this.scanned(), null, plan)
     }
 
     // Counting everything needs no documents.
@@ -476,7 +476,11 @@ class IndexedCursor extends Cursor {
    * Sort, skip, limit and projection of the matching documents (a list, or a function listing them when needed).
    * With `walkable` (index-exact conjuncts and a bound on their matches), a limited sort may walk an index instead.
    */
-  finish(matched: Docs | (() => Docs), walkable: { conjuncts: Conjunct[]; bound: number } | null) {
+  finish(
+    matched: Docs | (() => Docs),
+    walkable: { conjuncts: Conjunct[]; bound: number } | null,
+    plan: OrPlan | null = null
+  ) {
     const listMatched = typeof matched === 'function' ? matched : () => matched
     const skip: number = this._skip || 0
     const limit: number | undefined = this._limit || undefined
@@ -503,7 +507,9 @@ class IndexedCursor extends Cursor {
           ? this.walkIndex(criteria, walkable.conjuncts, walkable.bound, skip + limit, compare)
           : null
       const ordered =
-        walked ?? sortedByKeys(listMatched(), criteria, limit === undefined ? undefined : skip + limit)
+        walked ??
+        plan?.sorted(criteria) ??
+        sortedByKeys(listMatched(), criteria, limit === undefined ? undefined : skip + limit)
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
     } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
 
@@ -697,6 +703,12 @@ export const candidateQuery = (query: unknown, arrayFields: Set<string>): Record
   return out
 }
 
+/** The matches of an `$or` plan, and (when kept for repeated use) them sorted by given criteria, else null. */
+interface OrPlan {
+  docs: Docs
+  sorted(criteria: { key: string; direction: number }[]): Docs | null
+}
+
 /** Bounds of a datastore's cache of `$or` plan matches (IndexedNeDB.orPlanCached). */
 const OR_PLAN_CACHE = { queries: 64, docs: 200_000, docsPerQuery: 20_000 }
 
@@ -743,19 +755,19 @@ export class IndexedNeDB extends NeDB {
    * changes it in place, and moves the version); a page copies what it returns. Bounded in queries and in
    * documents held; only queries made of plain JSON values (a key that says everything about the query).
    */
-  private orPlans = new Map<string, { version: number; docs: Docs }>()
+  private orPlans = new Map<string, OrPlan & { version: number }>()
   private orPlanDocs = 0
-  orPlanCached(query: unknown): Docs | null {
+  orPlanCached(query: unknown): OrPlan | null {
     const key = plainKey(query)
-    if (key === null) return orPlanMatches(this.indexes, query)
-    const cached = this.orPlans.get(key)
-    if (cached && cached.version === this.version) return cached.docs
+    const cached = key === null ? undefined : this.orPlans.get(key)
+    if (cached && cached.version === this.version) return cached
     if (cached) {
-      this.orPlans.delete(key)
+      this.orPlans.delete(key as string)
       this.orPlanDocs -= cached.docs.length
     }
     const docs = orPlanMatches(this.indexes, query)
-    if (!docs || docs.length > OR_PLAN_CACHE.docsPerQuery) return docs
+    if (!docs) return null
+    if (key === null || docs.length > OR_PLAN_CACHE.docsPerQuery) return { docs, sorted: () => null }
     while (
       this.orPlans.size >= OR_PLAN_CACHE.queries ||
       (this.orPlans.size > 0 && this.orPlanDocs + docs.length > OR_PLAN_CACHE.docs)
@@ -764,9 +776,22 @@ export class IndexedNeDB extends NeDB {
       this.orPlans.delete(oldestKey)
       this.orPlanDocs -= oldest.docs.length
     }
-    this.orPlans.set(key, { version: this.version, docs })
+    // The matches in each order asked for, computed once (a sorted copy: the matches' list itself is kept as is).
+    const orders = new Map<string, Docs>()
+    const sorted = (criteria: { key: string; direction: number }[]) => {
+      const order = JSON.stringify(criteria)
+      let list = orders.get(order)
+      if (!list) {
+        if (orders.size >= 4) orders.clear()
+        list = sortedByKeys(docs, criteria)
+        orders.set(order, list)
+      }
+      return list
+    }
+    const plan = { version: this.version, docs, sorted }
+    this.orPlans.set(key, plan)
     this.orPlanDocs += docs.length
-    return docs
+    return plan
   }
   /** Indexed fields that have held an array in some document since the last load (see candidateQuery, walkIndex). */
   arrayFields = new Set<string>()
