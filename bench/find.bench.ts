@@ -128,8 +128,9 @@ const measureSize = async (size: number) => {
 
     // The server as deployed: a child process loading the data file at start-up.
     const started = Date.now()
-    // (BENCH_SERVER_NODE_OPTIONS: node options of the server alone, e.g. `--require` of a profiler preload that
-    // starts on SIGUSR2, sent just before the measured load when BENCH_PROFILE_SIGNAL is set)
+    // (BENCH_SERVER_NODE_OPTIONS: node options of the server alone, e.g. `--require ./bench/cpu-profile.cjs`, whose
+    // profile runs between the SIGUSR2 sent before the first measured round and after the last, with
+    // BENCH_PROFILE_SIGNAL set)
     const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS
     const server = await startServerProcess(
       { DATA_DIR: dataDir, MONGODB_URL: '', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
