@@ -4,24 +4,29 @@
 // organizations — 10% of them shared with an organization the viewer is NOT in). The records are seeded through
 // the store (not HTTP, so it is quick), then the real server is started as a child process on that data
 // directory, as `npm start` runs it: start-up time to the start line (the whole data file loaded and indexed), its RSS after
-// start-up and after the load, and p50/p99 of the list at 10 connections. Baseline in the same run: the same page
-// answered by a bare Feathers Koa app over @feathersjs/memory holding the viewer's 1,000 readable records only
-// (what an ideal index would leave to scan), so the ratio shows what finding them among the others costs.
-// Sizes: BENCH_FIND_SIZES (default "100000,1000000").
+// start-up and after the load, p50/p99 of the list at 10 connections, the server's CPU time per list (every thread,
+// the audit writer's included: steadier than latency on a shared machine) and the read-audit events written per
+// list (one per patient on the page). Baseline in the same run: the same page answered by a bare Feathers Koa app
+// over @feathersjs/memory holding the viewer's 1,000 readable records only (what an ideal index would leave to
+// scan), so the ratio shows what finding them among the others costs. Both are loaded in turns (BENCH_ROUNDS,
+// default 3, of BENCH_SECONDS, default 5, each after a 2 s warm-up); each figure is the median round.
+// Sizes: BENCH_FIND_SIZES (default "100000,1000000"); about 1.5 minutes at 100,000 on a quiet 2-core machine, and
+// at 1,000,000 several minutes (the seed, and the start-up that loads the whole file).
 import fs from 'node:fs'
 import { MemoryService } from '@feathersjs/memory'
-import { signUp, startServer, tempDir } from '../test/helpers/app'
+import { signUp, sleep, startServer, tempDir } from '../test/helpers/app'
 import { startServerProcess } from '../test/helpers/server-process'
 import { newId } from '../src/store'
 import { normalizePermissions } from '../src/access/medical-records'
 import { validRecords } from '../test/fixtures/medical-records'
-import { measureLoad, round, startPlainApp } from './lib'
+import { measureLoad, round, startPlainApp, type LoadResult } from './lib'
 
 const SIZES = (process.env.BENCH_FIND_SIZES ?? '100000,1000000')
   .split(',')
   .map(Number)
   .filter((n) => n > 0)
-const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const READABLE = 1000
 const CONNECTIONS = 10
 const LIST = '/medical-records?$limit=20&$sort[createdAt]=-1'
@@ -36,6 +41,34 @@ const rssMb = (pid: number) => {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
   return round(kb / 1024, 0)
 }
+
+type Measured = LoadResult & { cpuMsPerList: number }
+const appLoad = { connections: CONNECTIONS, duration: DURATION } as {
+  connections: number
+  duration: number
+  token?: string
+}
+const memoryLoad = { connections: CONNECTIONS, duration: DURATION }
+
+const median = (values: Measured[]): Measured => {
+  const sorted = [...values].sort(
+    (a, b) => a.latencyP50ms - b.latencyP50ms || b.requestsPerSecond - a.requestsPerSecond
+  )
+  return sorted[Math.floor(sorted.length / 2)]
+}
+
+// CPU time (user + system, every thread) a process has used, from /proc (clock ticks of 10 ms).
+const cpuMs = (pid: number) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+// Lines in the audit trail's files of a data directory (one per event).
+const auditLines = (dataDir: string) =>
+  fs
+    .readdirSync(dataDir)
+    .filter((file) => file.startsWith('audit'))
+    .reduce((sum, file) => sum + fs.readFileSync(`${dataDir}/${file}`, 'utf8').split('\n').length - 1, 0)
 
 /** `size` records: READABLE of them shared with `viewer` by uid, spread evenly over time; the rest others'. */
 function* records(size: number, viewer: string) {
@@ -95,33 +128,58 @@ const measureSize = async (size: number) => {
 
     // The server as deployed: a child process loading the data file at start-up.
     const started = Date.now()
-    const server = await startServerProcess({ DATA_DIR: dataDir, MONGODB_URL: '' }, 600_000)
+    // (BENCH_SERVER_NODE_OPTIONS: node options of the server alone, e.g. `--require ./bench/cpu-profile.cjs`, whose
+    // profile runs between the SIGUSR2 sent before the first measured round and after the last, with
+    // BENCH_PROFILE_SIGNAL set)
+    const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS
+    const server = await startServerProcess(
+      { DATA_DIR: dataDir, MONGODB_URL: '', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+      600_000
+    )
     const startupSeconds = round((Date.now() - started) / 1000, 1)
     const pid = server.child.pid as number
     const rssAfterStartMb = rssMb(pid)
     try {
+      appLoad.token = viewer.token
       const check = (await fetch(server.url + LIST, {
         headers: { authorization: `Bearer ${viewer.token}` }
       }).then((r) => r.json())) as { total: number }
       if (check.total !== READABLE)
         throw new Error(`the viewer should read ${READABLE} records, the server says ${check.total}`)
-      const app = await measureLoad(`list at ${size}`, server.url + LIST, {
-        token: viewer.token,
-        connections: CONNECTIONS,
-        duration: DURATION
-      })
-      const rssAfterLoadMb = rssMb(pid)
-
       const baseline = await startPlainApp(
         'medical-records',
         new MemoryService({ paginate: { default: 20, max: 100 }, multi: ['create'] })
       )
       await baseline.app.service('medical-records').create(readable)
-      const memory = await measureLoad(`memory list at ${size}`, baseline.base + LIST, {
-        connections: CONNECTIONS,
-        duration: DURATION
-      })
+      // Warm-up of both (JIT), then rounds taking turns (app, memory, app, …): the figure of each is its median
+      // round; the server's CPU time per list (all its threads, the audit writer's included) is read from /proc.
+      await measureLoad(`warm-up at ${size}`, server.url + LIST, { ...appLoad, duration: 2 })
+      await measureLoad(`memory warm-up at ${size}`, baseline.base + LIST, { ...memoryLoad, duration: 2 })
+      if (process.env.BENCH_PROFILE_SIGNAL) server.child.kill('SIGUSR2')
+      const rounds: { app: Measured[]; memory: Measured[] } = { app: [], memory: [] }
+      const auditBefore = auditLines(dataDir)
+      let appLists = 0
+      for (let i = 0; i < ROUNDS; i++) {
+        const cpu = cpuMs(pid)
+        const app = await measureLoad(`list at ${size}`, server.url + LIST, appLoad)
+        rounds.app.push({ ...app, cpuMsPerList: round((cpuMs(pid) - cpu) / app.requests, 3) })
+        appLists += app.requests
+        const own = process.cpuUsage()
+        const memory = await measureLoad(`memory list at ${size}`, baseline.base + LIST, memoryLoad)
+        const used = process.cpuUsage(own)
+        rounds.memory.push({
+          ...memory,
+          cpuMsPerList: round((used.user + used.system) / 1000 / memory.requests, 3)
+        })
+      }
+      if (process.env.BENCH_PROFILE_SIGNAL) server.child.kill('SIGUSR2')
+      const rssAfterLoadMb = rssMb(pid)
       await baseline.close()
+      // (the read-audit events are appended in the journal file of the audit trail: one line each)
+      await sleep(500)
+      const auditEventsPerList = round((auditLines(dataDir) - auditBefore) / (appLists + 1), 1)
+      const app = median(rounds.app)
+      const memory = median(rounds.memory)
       return {
         records: size,
         readableByViewer: READABLE,
@@ -132,7 +190,9 @@ const measureSize = async (size: number) => {
         rssAfterLoadMb,
         list: app,
         memoryBaseline: memory,
-        ratioToMemory: round(app.requestsPerSecond / memory.requestsPerSecond, 3)
+        ratioToMemory: round(app.requestsPerSecond / memory.requestsPerSecond, 3),
+        auditEventsPerList,
+        rounds
       }
     } finally {
       await server.kill('SIGTERM')
@@ -149,12 +209,13 @@ export async function run() {
     name: 'find',
     connections: CONNECTIONS,
     durationSeconds: DURATION,
+    rounds: ROUNDS,
     list: LIST,
     targets: {
-      '100000': { p50ms: 10, p99ms: 30 },
-      '1000000': { p50ms: 30, rssMb: 2048, startupSeconds: 30 }
+      '100000': { p50ms: 10, p99ms: 25 },
+      '1000000': { p50ms: 20, rssMb: 1536, startupSeconds: 20 }
     },
-    note: "embedded engine, server as a child process (npm start), 10 connections; baseline: bare Feathers + memory holding only the viewer's readable records",
+    note: "embedded engine, server as a child process (npm start), 10 connections, median of the rounds; cpuMsPerList: the server's CPU time per list (all threads); baseline: bare Feathers + memory holding only the viewer's readable records",
     sizes
   }
 }

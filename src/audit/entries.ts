@@ -31,6 +31,27 @@ export const patientAndFacility = async (
   return { ...(patient ? { patient } : {}), ...(facility ? { facility } : {}) }
 }
 
+const isPromise = (value: unknown): value is Promise<unknown> =>
+  !!value && typeof (value as { then?: unknown }).then === 'function'
+
+/** `patientAndFacility` without a promise when the declaration answers at once (a page's 20 documents, each call). */
+const whereOf = (
+  app: Application,
+  declaration: AuditDeclaration,
+  doc: Record<string, unknown>
+): { patient?: string; facility?: string } | Promise<{ patient?: string; facility?: string }> => {
+  const patient = declaration.patient(doc, app)
+  const facility = declaration.facility?.(doc, app)
+  const where = (patientValue: unknown, facilityValue: unknown) => {
+    const patientId = idString(patientValue)
+    const facilityId = idString(facilityValue)
+    return { ...(patientId ? { patient: patientId } : {}), ...(facilityId ? { facility: facilityId } : {}) }
+  }
+  if (isPromise(patient) || isPromise(facility))
+    return Promise.all([patient, facility]).then(([p, f]) => where(p, f))
+  return where(patient, facility)
+}
+
 /** One entry per (patient, facility) of the stored `docs` (one entry without ids when there are none). */
 export const entriesFor = async (
   app: Application,
@@ -41,7 +62,8 @@ export const entriesFor = async (
   if (docs.length === 0) return [{ ...base, ids: [] }]
   const groups = new Map<string, { entry: AuditEntry; ids: Set<string> }>()
   for (const doc of docs) {
-    const where = await patientAndFacility(app, declaration, doc)
+    const found = whereOf(app, declaration, doc)
+    const where = isPromise(found) ? await found : found
     const key = JSON.stringify([where.patient ?? null, where.facility ?? null])
     let group = groups.get(key)
     if (!group) {

@@ -133,6 +133,39 @@ describe('store: NeDB candidates from indexes', () => {
     }
   })
 
+  it('answers a repeated access-scoped query anew after every kind of write', async () => {
+    const query = { $and: [access('u4', ['o3'])] }
+    const page = { $and: [access('u4', ['o3'])], n: { $gte: 0 } }
+    const same = async (step: string) => {
+      for (const q of [query, page]) {
+        assert.deepEqual(
+          (await indexed.findAsync(q).sort({ n: -1 }).limit(5)).map((d: any) => d.id),
+          (await plain.findAsync(q).sort({ n: -1 }).limit(5)).map((d: any) => d.id),
+          step
+        )
+        assert.equal(await indexed.countAsync(q), await plain.countAsync(q), step)
+      }
+    }
+    await same('first')
+    await same('repeated')
+    const grant = { uid: 'u4', roles: [], privileges: [], write: false, share: false }
+    for (const [step, write] of [
+      ['insert', (db: NeDB) => db.insertAsync({ id: 'c1', createdBy: 'u1', n: 5000, permissions: [grant] })],
+      [
+        'update',
+        (db: NeDB) => db.updateAsync({ id: 'c1' }, { $set: { permissions: [], createdBy: 'u2' } }, {})
+      ],
+      ['update back', (db: NeDB) => db.updateAsync({ id: 'c1' }, { $set: { createdBy: 'u4' } }, {})],
+      ['remove', (db: NeDB) => db.removeAsync({ id: 'c1' }, {})]
+    ] as [string, (db: NeDB) => Promise<unknown>][]) {
+      for (const db of [plain, indexed] as NeDB[]) await write(db)
+      await same(step)
+    }
+    // A refused insert (a repeated unique id) leaves the answer as it was.
+    await assert.rejects(indexed.insertAsync([{ id: 'c2', createdBy: 'u4', n: 6000 }, { id: 'r0' }]))
+    await same('refused insert')
+  })
+
   // Index-exact conjunctions (no generic matcher), ordered index walks, pick-projections: same answers as NeDB's own.
   describe('exact conjunctions, sorted pages and projections', () => {
     const sorts: [string, any, any, { skip?: number; limit?: number; projection?: any }][] = [

@@ -253,6 +253,21 @@ const partOf = (indexes: Indexes, part: Record<string, unknown>): Part => {
 }
 
 /**
+ * `{ f: { $exists: bool } }` on a top-level field as a direct test (the matcher's answer for one reached value:
+ * present means not undefined), or null for any other part. Access rules add such a part to every query (a
+ * record being removed is marked).
+ */
+const presence = (query: Record<string, unknown>): ((doc: Doc) => boolean) | null => {
+  const [field] = Object.keys(query)
+  const condition = query[field]
+  if (field.startsWith('$') || field.includes('.') || !isPlainObject(condition)) return null
+  const operators = Object.keys(condition)
+  if (operators.length !== 1 || operators[0] !== '$exists') return null
+  const wanted = !!condition.$exists
+  return (doc: Doc) => (doc[field] !== undefined) === wanted
+}
+
+/**
  * The documents matching a conjunction with at least one `$or` part, or null when no part can drive the
  * selection from indexes (or the query has no `$or`: the exact-conjunction path or NeDB's own handle it).
  */
@@ -287,7 +302,7 @@ export const orPlanMatches = (indexes: Indexes, query: unknown): Docs | null => 
     .map((part) =>
       part.kind === 'exact'
         ? (doc: Doc) => satisfies(doc, part.conjunct)
-        : (doc: Doc) => matches(doc, part.query)
+        : (presence(part.query) ?? ((doc: Doc) => matches(doc, part.query)))
     )
   return checks.length === 0 ? docs : docs.filter((doc) => checks.every((check) => check(doc)))
 }
@@ -317,6 +332,10 @@ const countOf = (docs: { length: number }) => docs.length
  * a number, without type checks: the common case, a page of records by `createdAt`.
  */
 const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[], take?: number): Docs => {
+  if (criteria.length === 1 && !criteria[0].key.includes('.')) {
+    const sorted = sortedByNumber(docs, criteria[0].key, criteria[0].direction, take)
+    if (sorted) return sorted
+  }
   const keyed = docs.map((doc) => ({
     doc,
     keys: criteria.map(({ key, direction }) => sortKeyOf(doc, key, direction))
@@ -357,6 +376,41 @@ const sortedByKeys = (docs: Docs, criteria: { key: string; direction: number }[]
   return keyed.map((entry) => entry.doc)
 }
 
+/**
+ * `sortedByKeys` for one top-level key holding a number in every document (a page by `createdAt`): the keys read
+ * straight from the documents into one array, the first `take` kept by a pass over them (or all sorted by index),
+ * nothing allocated per document; equal keys keep the matches' order, as the general path does. Null when a
+ * document holds anything else there (the general path then applies MongoDB's order of types).
+ */
+const sortedByNumber = (docs: Docs, key: string, direction: number, take?: number): Docs | null => {
+  const keys = new Float64Array(docs.length)
+  for (let i = 0; i < docs.length; i++) {
+    const value = docs[i][key]
+    if (typeof value !== 'number' || value !== value) return null
+    keys[i] = direction < 0 ? -value : value
+  }
+  if (take !== undefined && take < docs.length / 4) {
+    const best: number[] = []
+    for (let i = 0; i < docs.length; i++) {
+      const key = keys[i]
+      if (best.length === take && key >= keys[best[take - 1]]) continue
+      let low = 0
+      let high = best.length
+      while (low < high) {
+        const middle = (low + high) >> 1
+        if (key < keys[best[middle]]) high = middle
+        else low = middle + 1
+      }
+      best.splice(low, 0, i)
+      if (best.length > take) best.pop()
+    }
+    return best.map((i) => docs[i])
+  }
+  const order = Array.from({ length: docs.length }, (_, i) => i)
+  order.sort((a, b) => keys[a] - keys[b] || a - b)
+  return order.map((i) => docs[i])
+}
+
 /** Copies all documents (what NeDB's find does with its results). */
 export const copyAll = (docs: Docs) => docs.map((doc) => deepCopy(doc))
 
@@ -368,8 +422,8 @@ class IndexedCursor extends Cursor {
     const ttl = Object.keys(db.ttlIndexes ?? {}).length > 0
     const conjuncts = ttl ? null : exactConjuncts(db.indexes, this.query)
     if (!conjuncts) {
-      const matched = ttl ? null : orPlanMatches(db.indexes, this.query)
-      return this.finish(matched ?? (await this.scanned()), null)
+      const plan = ttl ? null : db.orPlanCached(this.query)
+      return this.finish(plan ? plan.docs : await this.scanned(), null, plan)
     }
 
     // Counting everything needs no documents.
@@ -422,7 +476,11 @@ class IndexedCursor extends Cursor {
    * Sort, skip, limit and projection of the matching documents (a list, or a function listing them when needed).
    * With `walkable` (index-exact conjuncts and a bound on their matches), a limited sort may walk an index instead.
    */
-  finish(matched: Docs | (() => Docs), walkable: { conjuncts: Conjunct[]; bound: number } | null) {
+  finish(
+    matched: Docs | (() => Docs),
+    walkable: { conjuncts: Conjunct[]; bound: number } | null,
+    plan: OrPlan | null = null
+  ) {
     const listMatched = typeof matched === 'function' ? matched : () => matched
     const skip: number = this._skip || 0
     const limit: number | undefined = this._limit || undefined
@@ -449,7 +507,9 @@ class IndexedCursor extends Cursor {
           ? this.walkIndex(criteria, walkable.conjuncts, walkable.bound, skip + limit, compare)
           : null
       const ordered =
-        walked ?? sortedByKeys(listMatched(), criteria, limit === undefined ? undefined : skip + limit)
+        walked ??
+        plan?.sorted(criteria) ??
+        sortedByKeys(listMatched(), criteria, limit === undefined ? undefined : skip + limit)
       res = ordered.slice(skip, limit === undefined ? undefined : skip + limit)
     } else res = listMatched().slice(skip, limit === undefined ? undefined : skip + limit)
 
@@ -643,6 +703,35 @@ export const candidateQuery = (query: unknown, arrayFields: Set<string>): Record
   return out
 }
 
+/** The matches of an `$or` plan, and (when kept for repeated use) them sorted by given criteria, else null. */
+interface OrPlan {
+  docs: Docs
+  sorted(criteria: { key: string; direction: number }[]): Docs | null
+}
+
+/** Bounds of a datastore's cache of `$or` plan matches (IndexedNeDB.orPlanCached). */
+const OR_PLAN_CACHE = { queries: 64, docs: 200_000, docsPerQuery: 20_000 }
+
+/**
+ * A query as a string saying everything about it, when it is made of plain objects, arrays, strings, finite numbers,
+ * booleans and null only (a date, a regular expression, an undefined value or anything else: null, not cached).
+ */
+export const plainKey = (query: unknown): string | null => {
+  const plain = (value: unknown): boolean => {
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return true
+    if (typeof value === 'number') return Number.isFinite(value)
+    if (Array.isArray(value)) return value.every(plain)
+    if (typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false
+    for (const key in value as Record<string, unknown>) {
+      const item = (value as Record<string, unknown>)[key]
+      // (an undefined value is not the same query as a missing key, but JSON would say it is)
+      if (item === undefined || !plain(item)) return false
+    }
+    return true
+  }
+  return plain(query) ? JSON.stringify(query) : null
+}
+
 // A datastore whose candidate selection, cursors and index bookkeeping are those above. It overrides and calls
 // private methods of @seald-io/nedb 4.1.2 (NeDBPrivate; its fields `indexes` and `ttlIndexes`), and replaces
 // `findAsync`/`countAsync` with the indexed cursor: test/store/nedb-internals.test.ts fails when one changes.
@@ -653,6 +742,56 @@ export class IndexedNeDB extends NeDB {
     super(...args)
     // Every NeDB query of the store matches with MongoDB's semantics.
     useMongoMatching()
+  }
+  /**
+   * Counts every change of the documents held (each insert, update, remove and load goes through the index
+   * bookkeeping below): a result computed at one count is the answer as long as the count has not moved.
+   */
+  version = 0
+  /**
+   * The matches of recent access-scoped (`$or`) queries, by query, with the version they were computed at: a
+   * paginated list asks twice (its count and its page) and a clinician's list repeats the same permission query
+   * until something is written. The matched documents are the stored ones (a write replaces a document, never
+   * changes it in place, and moves the version); a page copies what it returns. Bounded in queries and in
+   * documents held; only queries made of plain JSON values (a key that says everything about the query).
+   */
+  private orPlans = new Map<string, OrPlan & { version: number }>()
+  private orPlanDocs = 0
+  orPlanCached(query: unknown): OrPlan | null {
+    const key = plainKey(query)
+    const cached = key === null ? undefined : this.orPlans.get(key)
+    if (cached && cached.version === this.version) return cached
+    if (cached) {
+      this.orPlans.delete(key as string)
+      this.orPlanDocs -= cached.docs.length
+    }
+    const docs = orPlanMatches(this.indexes, query)
+    if (!docs) return null
+    if (key === null || docs.length > OR_PLAN_CACHE.docsPerQuery) return { docs, sorted: () => null }
+    while (
+      this.orPlans.size >= OR_PLAN_CACHE.queries ||
+      (this.orPlans.size > 0 && this.orPlanDocs + docs.length > OR_PLAN_CACHE.docs)
+    ) {
+      const [oldestKey, oldest] = this.orPlans.entries().next().value as [string, { docs: Docs }]
+      this.orPlans.delete(oldestKey)
+      this.orPlanDocs -= oldest.docs.length
+    }
+    // The matches in each order asked for, computed once (a sorted copy: the matches' list itself is kept as is).
+    const orders = new Map<string, Docs>()
+    const sorted = (criteria: { key: string; direction: number }[]) => {
+      const order = JSON.stringify(criteria)
+      let list = orders.get(order)
+      if (!list) {
+        if (orders.size >= 4) orders.clear()
+        list = sortedByKeys(docs, criteria)
+        orders.set(order, list)
+      }
+      return list
+    }
+    const plan = { version: this.version, docs, sorted }
+    this.orPlans.set(key, plan)
+    this.orPlanDocs += docs.length
+    return plan
   }
   /** Indexed fields that have held an array in some document since the last load (see candidateQuery, walkIndex). */
   arrayFields = new Set<string>()
@@ -679,10 +818,12 @@ export class IndexedNeDB extends NeDB {
     return ranged ? [...new Set(docs)] : docs
   }
   async ensureIndexAsync(options: NeDB.EnsureIndexOptions): Promise<void> {
+    this.version += 1
     await super.ensureIndexAsync(options)
     this.noteArrays(this.getAllData(), [[options.fieldName].flat().sort().join(',')])
   }
   _updateIndexes(oldDoc: Doc | IndexUpdate[], newDoc?: Doc) {
+    this.version += 1
     nedb._updateIndexes.call(this, oldDoc, newDoc)
     this.noteArrays(Array.isArray(oldDoc) ? oldDoc.map((pair) => pair.newDoc) : [newDoc as Doc])
   }
@@ -698,6 +839,7 @@ export class IndexedNeDB extends NeDB {
   /** How many documents the store holds, kept with its indexes (an unconditional count needs no walk). */
   documentCount = 0
   _resetIndexes(newData?: Doc | Docs) {
+    this.version += 1
     this.arrayFields = new Set()
     const docs: Docs = Array.isArray(newData) ? newData : newData ? [newData] : []
     if (Array.isArray(newData) && newData.length >= BULK_RESET_FROM) {
@@ -715,11 +857,13 @@ export class IndexedNeDB extends NeDB {
     this.documentCount = Array.isArray(newData) ? newData.length : newData ? 1 : 0
   }
   _addToIndexes(doc: Doc) {
+    this.version += 1
     nedb._addToIndexes.call(this, doc)
     this.noteArrays([doc])
     this.documentCount += 1
   }
   _removeFromIndexes(doc: Doc) {
+    this.version += 1
     nedb._removeFromIndexes.call(this, doc)
     this.documentCount -= 1
   }
