@@ -16,14 +16,14 @@ import { getDispatchValue } from '@feathersjs/schema'
 import { AUDIT_WATCHERS, forgetAuditWatch, rejoinAuditWatchers } from './audit/watchers'
 import { recordRealtimeDelivery } from './audit/realtime'
 
-// The channels this module made each connection join. A connection is only ever in these and the audit watchers'
-// channel (src/audit/watchers.ts), so leaving them is leaving every channel — without walking the app's channels,
-// one per signed-in account (that walk made each sign-in cost as much as there were accounts online).
-const joined = new WeakMap<RealTimeConnection, string[]>()
-
+// A connection keeps the names of the channels this module made it join (`connection.channelNames`). It is only
+// ever in these and the audit watchers' channel (src/audit/watchers.ts), so leaving them is leaving every channel —
+// without walking the app's channels, one per signed-in account (that walk made each sign-in cost as much as there
+// were accounts online).
 const leaveChannels = (app: Application, connection: RealTimeConnection) => {
-  for (const name of [...(joined.get(connection) ?? []), AUDIT_WATCHERS]) app.channel(name).leave(connection) // (a channel left empty is dropped)
-  joined.delete(connection)
+  // (a channel left empty is dropped)
+  for (const name of [...(connection.channelNames ?? []), AUDIT_WATCHERS]) app.channel(name).leave(connection)
+  delete connection.channelNames
 }
 
 const joinChannels = async (app: Application, connection: RealTimeConnection) => {
@@ -38,14 +38,20 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
   if (access.admin) names.push('admins')
   for (const membership of access.memberships) names.push(`organizations/${membership.organization}`)
   for (const name of names) app.channel(name).join(connection)
-  joined.set(connection, names)
+  connection.channelNames = names
   rejoinAuditWatchers(app, connection)
 }
 
 // A connection's read rule of one service, compiled once per access context (a new one is loaded whenever the
 // account's memberships change, and the rules depend on nothing else), instead of once per event and reader.
-const readers = new WeakMap<AccessContext, Map<string, (doc: unknown) => boolean>>()
-const canReadAs = (access: AccessContext, path: string, rules: AccessRules, doc: unknown) => {
+type CompiledReaders = WeakMap<AccessContext, Map<string, (doc: unknown) => boolean>>
+const canReadAs = (
+  readers: CompiledReaders,
+  access: AccessContext,
+  path: string,
+  rules: AccessRules,
+  doc: unknown
+) => {
   let byPath = readers.get(access)
   if (!byPath) readers.set(access, (byPath = new Map()))
   let reads = byPath.get(path)
@@ -58,6 +64,8 @@ const canReadAs = (access: AccessContext, path: string, rules: AccessRules, doc:
 }
 
 export const channels = (app: Application) => {
+  // This app's compiled read rules, by access context (dropped with it).
+  const readers: CompiledReaders = new WeakMap()
   app.on('login', (result: AuthenticationResult | undefined, { connection }: Params) => {
     // Authentication actions (no account in the result) leave the connection as it is.
     if (!connection || !result?.account) return
@@ -101,7 +109,8 @@ export const channels = (app: Application) => {
       .channel(names)
       .filter(
         (connection: RealTimeConnection) =>
-          !!connection.channelAccess && canReadAs(connection.channelAccess, context.path, rules, data)
+          !!connection.channelAccess &&
+          canReadAs(readers, connection.channelAccess, context.path, rules, data)
       )
     if (rules.audit && channel.length > 0) {
       // The stored document (an event shared by another instance carries it as the context's result).

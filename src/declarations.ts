@@ -48,6 +48,9 @@ declare module '@feathersjs/feathers' {
     /** On a realtime connection only: the memberships its channels and event filters were built from (refreshed
      *  when they change). Never a call's access: every call loads its own, checked against the account's version. */
     channelAccess?: AccessContext
+    /** On a realtime connection only: the channels src/channels.ts made it join (what it leaves, without walking
+     *  every channel of the app). */
+    channelNames?: string[]
     populateDepth?: number
     populateBudget?: PopulateBudget
     /** The body operators a service declares, taken off the body (src/hooks/reject-unsafe-keys.ts). */
