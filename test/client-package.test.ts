@@ -57,7 +57,7 @@ export const main = async () => {
   // @ts-expect-error: \`invoice\` is an id string, not a number
   await client.service('billing-items').create({ invoice: 42, type: 'product', price: 1 })
   // @ts-expect-error: no such service
-  client.service('patients')
+  client.service('prescriptions')
 
   return { email, amount, total }
 }

@@ -120,14 +120,14 @@ describe('webhooks: registration and management', () => {
       const res = await register({
         organization: owner.organization.id,
         url: receiver.url,
-        events: 'organizations.create,patients.create,organizations.explode,webhooks.create'
+        events: 'organizations.create,prescriptions.create,organizations.explode,webhooks.create'
       })
       assert.equal(res.status, 400)
       const messages = res.body.errors
         .filter((e: any) => e.field === 'events')
         .map((e: any) => e.message)
         .join(' | ')
-      assert.match(messages, /unknown service 'patients'/)
+      assert.match(messages, /unknown service 'prescriptions'/)
       assert.match(messages, /unknown method 'explode' of 'organizations'/)
       assert.match(messages, /unknown service 'webhooks'/)
       assert.doesNotMatch(messages, /organizations\.create/)
