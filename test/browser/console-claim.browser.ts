@@ -63,6 +63,7 @@ describe('the console: a registered patient sets her password', function () {
     )
     const code = /^code: (\S+)$/m.exec(mail.text)?.[1]
     assert.ok(code, mail.text)
+    assert.equal(await choose.getByLabel('Code from the email').inputValue(), '', 'a fresh form')
     await checkView(page, 'console-claim-password')
     // A weak password is refused beside its field; the code stays usable.
     await choose.getByLabel('Code from the email').fill(code)

@@ -29,8 +29,10 @@ export function ClaimAccount() {
   return (
     <section class="card" aria-labelledby="claim-title" ref={card}>
       <h2 id="claim-title">Set your password</h2>
+      {/* Keyed: each step is a new form, so no input keeps the other step's value. */}
       {!email ? (
         <Form
+          key="request"
           id="claim-request-form"
           title="Get a code by email"
           heading="h3"
@@ -55,6 +57,7 @@ export function ClaimAccount() {
         </Form>
       ) : (
         <Form
+          key="password"
           id="claim-password-form"
           title="Choose your password"
           heading="h3"
