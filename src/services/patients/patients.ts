@@ -1,7 +1,7 @@
 // Patients: a facility's patients, for its staff to find the person in front of them. GET
 // /patients?facility=…&q=… answers the facility's patients whose name, email or phone starts with `q` (any case;
 // `facility` required; paginated); POST { facility, firstName, lastName?, email, mobileNo? } registers one (the
-// account with that email, else a new one without a password that the person claims by resetting it). Who is a
+// account with that email, else a new one without a password that the person claims with a mailed code: sendClaimCode). Who is a
 // facility's patient, and how links follow accounts: src/patients/links.ts; who may do what: src/patients/access.ts.
 // Patient data: every external call is in the audit trail; realtime events go to the facility's members only.
 import { authenticate } from '@feathersjs/authentication'
