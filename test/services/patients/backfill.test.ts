@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { restClient, signUp, startServer, tempDir, testMongoUrl, type TestServer } from '../../helpers/app'
-import { setupClinic, type ClinicFixture } from '../../helpers/appointments'
+import { createSchedule, setupClinic, type ClinicFixture } from '../../helpers/appointments'
 import { LONG_SESSIONS } from '../../helpers/subscriptions'
 import { depsSlot } from '../../../src/deps'
 import { migrationMarkers, patientLinksBackfillDone } from '../../../src/services/patients/patients'
@@ -22,10 +22,10 @@ describe('patient links backfill', function () {
   let clinic: ClinicFixture
 
   // What a folder of the older version holds: the records and no links, no marker.
-  const forgetLinks = async (clearMarker: boolean) => {
+  const forgetLinks = async (clearMarker: boolean, keep?: string) => {
     const stores = depsSlot.require(server.app).stores
     for (const link of await stores.patients._find({ query: {}, paginate: false }))
-      await stores.patients._remove(link.id)
+      if (link.patient !== keep) await stores.patients._remove(link.id)
     const markers = migrationMarkers(server.app)
     assert.ok(markers)
     if (clearMarker)
@@ -45,7 +45,7 @@ describe('patient links backfill', function () {
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('lists the patients of earlier records, encounters and appointments after a restart, once', async () => {
+  it('lists the patients of earlier records, encounters and appointments after a restart, once, finishing a cut-off run', async () => {
     server = await start()
     clinic = await setupClinic(server.url)
     const api = restClient(server.url, clinic.owner.token)
@@ -65,9 +65,24 @@ describe('patient links backfill', function () {
       patient: grace.account.id
     })
     assert.ok([200, 201].includes(encounter.status), JSON.stringify(encounter.body))
+    await createSchedule(server.url, clinic)
+    const now = Date.now()
+    const slots = await restClient(server.url, clinic.scheduler.token).get(
+      `/appointment-slots?facility=${clinic.id}&from=${now + 86_400_000}&to=${now + 15 * 86_400_000}&$limit=1`
+    )
+    assert.equal(slots.status, 200, JSON.stringify(slots.body))
+    const mary = await signUp(server.url, { firstName: 'Mary', lastName: 'Jackson' })
+    const booked = await restClient(server.url, clinic.scheduler.token).post('/appointments', {
+      facility: clinic.id,
+      provider: clinic.provider.account.id,
+      patient: mary.account.id,
+      start: slots.body.data[0].start
+    })
+    assert.equal(booked.status, 201, JSON.stringify(booked.body))
     const expected = [
       [ada.account.id, 'medical-records'],
-      [grace.account.id, 'medical-encounters']
+      [grace.account.id, 'medical-encounters'],
+      [mary.account.id, 'appointments']
     ]
     assert.deepEqual(await listed(), expected)
 
@@ -76,6 +91,13 @@ describe('patient links backfill', function () {
     await server.close({ keep: true })
     server = await start()
     assert.deepEqual(await listed(), expected, 'the backfill linked them, one link per patient')
+
+    // A backfill stopped halfway (one link made, no marker): the next start finishes it without a second link.
+    await forgetLinks(true, grace.account.id)
+    assert.deepEqual(await listed(), [[grace.account.id, 'medical-encounters']])
+    await server.close({ keep: true })
+    server = await start()
+    assert.deepEqual(await listed(), expected)
 
     // A later start finds the marker and writes nothing (a link removed since stays removed).
     await forgetLinks(false)
