@@ -3,7 +3,7 @@
 // `applyActionCode` with the code and `payload: { password }` sets its first password, after which the person
 // signs in. Over HTTP with a real SMTP server.
 import assert from 'node:assert/strict'
-import { restClient, signUp, sleep, uniqueEmail } from '../helpers/app'
+import { restClient, signUp, sleep, socketClient, uniqueEmail } from '../helpers/app'
 import { auth, mailedCode, startAuthTestbed, type AuthTestbed } from '../helpers/auth'
 import { setupClinic, type ClinicFixture } from '../helpers/appointments'
 
@@ -116,6 +116,28 @@ describe('authentication: claiming an account without a password', function () {
     const bad = await auth(bed.url, { action: 'sendClaimCode', email: 'not an email' })
     assert.equal(bad.status, 400)
     assert.match(JSON.stringify(bad.body), /email/)
+  })
+
+  it('works the same over Socket.IO, signed out', async () => {
+    const email = uniqueEmail('claim')
+    await registerPatient(email)
+    const connection = socketClient(bed.url)
+    try {
+      const seen = bed.smtp.messages.length
+      const answer = await connection.client
+        .service('authentication')
+        .create({ action: 'sendClaimCode', email })
+      assert.equal((answer as { action?: string }).action, 'sendClaimCode')
+      const code = await mailedCode(bed.smtp, email, 'Set Your Password', seen)
+      const applied = await connection.client
+        .service('authentication')
+        .create({ action: 'applyActionCode', code, payload: { password: PASSWORD } })
+      assert.equal((applied as { action?: string }).action, 'claimAccount')
+      const login = await connection.client.authenticate({ strategy: 'local', email, password: PASSWORD })
+      assert.equal(login.account.email, email)
+    } finally {
+      connection.close()
+    }
   })
 
   it('refuses an expired code', async () => {
