@@ -1,8 +1,8 @@
 // The one authentication service at POST /authentication:
 // - logins: `{ email, password [, mfaCode] }` (local), `{ strategy: "google" | "facebook", redirectURI, code }`
 //   (OAuth, registering on first login), and `{ strategy: "jwt", accessToken }`;
-// - actions: `{ action: connectOAuthAccount | applyActionCode | changeIdentity | changePassword | setupMFA |
-//   disableMFA | logout-everywhere, ... }` (src/auth/flows.ts), answered by the same service without issuing a token.
+// - actions: `{ action: connectOAuthAccount | applyActionCode | sendClaimCode | changeIdentity | changePassword |
+//   setupMFA | disableMFA | logout-everywhere, ... }` (src/auth/flows.ts), answered by the same service without issuing a token.
 // Every token carries the account's session version and is refused once it is bumped (src/auth/sessions.ts).
 // docs/authentication.md documents every flow and its errors; docs/configuration.md its settings.
 import type {

@@ -522,7 +522,8 @@ export const settingDescriptions: Record<string, string> = {
   'rateLimits.loginsPerIp.durationMs': 'Its window',
   'rateLimits.failedActionCodesPerAccount.points': 'Wrong action codes per account per window',
   'rateLimits.failedActionCodesPerAccount.durationMs': 'Its window',
-  'rateLimits.actionCodesPerIp.points': '`applyActionCode` calls per client IP per window',
+  'rateLimits.actionCodesPerIp.points':
+    '`applyActionCode` and `sendClaimCode` calls per client IP per window',
   'rateLimits.actionCodesPerIp.durationMs': 'Its window',
   'rateLimits.messagesPerAccount.points': 'Confirmation messages per account per window',
   'rateLimits.messagesPerAccount.durationMs': 'Its window',

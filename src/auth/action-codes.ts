@@ -10,7 +10,8 @@ import type { StoreOptions, StoreService } from '../store'
 import type { Clock } from '../clock'
 import type { AuthSettings } from './settings'
 
-export type ActionName = 'connectOAuthAccount' | 'setupMFA' | 'changeIdentity' | 'changePassword'
+export type ActionName =
+  'connectOAuthAccount' | 'setupMFA' | 'changeIdentity' | 'changePassword' | 'claimAccount'
 
 export interface ActionCodeRecord {
   id: string

@@ -63,12 +63,17 @@ export const actionSchemas: Record<string, TSchema> = {
           {
             code: Type.Optional(Type.String({ maxLength: 4096 })),
             redirectURI: Type.Optional(Type.String({ maxLength: 2000 })),
-            mfaCode: Type.Optional(otpField())
+            mfaCode: Type.Optional(otpField()),
+            password: Type.Optional(Type.String({ maxLength: 1000 }))
           },
           { additionalProperties: false }
         )
       )
     },
+    { additionalProperties: false }
+  ),
+  sendClaimCode: Type.Object(
+    { action: actionField('sendClaimCode'), email: Type.String({ format: 'email', maxLength: 254 }) },
     { additionalProperties: false }
   ),
   changeIdentity: Type.Object(
@@ -116,6 +121,7 @@ type CodePayload = {
   code?: string
   redirectURI?: string
   mfaCode?: string
+  password?: string
 }
 
 /** The HTTP code of a Feathers error (undefined for other errors). */
@@ -175,6 +181,8 @@ export class AuthFlows {
         return this.connectOAuthAccount(body, params)
       case 'applyActionCode':
         return this.applyActionCode(body, params)
+      case 'sendClaimCode':
+        return this.sendClaimCode(body, params)
       case 'changeIdentity':
         return this.changeIdentity(body, params)
       case 'changePassword':
@@ -351,9 +359,10 @@ export class AuthFlows {
     const payload = (body.payload ?? {}) as CodePayload
     const linking = payload.code !== undefined || payload.redirectURI !== undefined
     const confirmingMfa = payload.mfaCode !== undefined
-    if (linking && confirmingMfa) {
+    const claiming = payload.password !== undefined
+    if ([linking, confirmingMfa, claiming].filter(Boolean).length > 1) {
       throw new BadRequest(
-        "Invalid 'payload': either { code, redirectURI } to link an OAuth account or { mfaCode } to turn on MFA, not both",
+        "Invalid 'payload': one of { code, redirectURI } to link an OAuth account, { mfaCode } to turn on MFA or { password } to claim an account",
         {
           errors: [{ field: 'payload', message: 'mixes two actions' }]
         }
@@ -363,7 +372,9 @@ export class AuthFlows {
       ? ['connectOAuthAccount']
       : confirmingMfa
         ? ['setupMFA']
-        : ['changeIdentity', 'changePassword']
+        : claiming
+          ? ['claimAccount']
+          : ['changeIdentity', 'changePassword']
     const caller = await this.caller(params)
     const limits = this.limits
     const record = await this.codes.redeem({
@@ -473,6 +484,41 @@ export class AuthFlows {
         await this.recordAccountChange('identity-change', account.id, before, change, params)
         break
       }
+      case 'claimAccount': {
+        // The first password of an account made for the person (registered by staff, imported): the strength
+        // rules of sign-up; set only while the account still has none, in one conditional write.
+        checkPasswordStrength(
+          this.settings.passwordPolicy,
+          payload.password,
+          'payload.password',
+          account.email
+        )
+        const alreadySet = () =>
+          new Conflict('This account already has a password: sign in, or change it from the account', {
+            reason: 'password-set'
+          })
+        if (account.password) throw alreadySet()
+        const password = await this.local.hashPassword(payload.password as string, {}) // (checked above)
+        try {
+          patched = await accounts._patch(
+            account.id,
+            { password, updatedAt: now },
+            { query: { password: { $exists: false } } }
+          )
+        } catch (error) {
+          if (error instanceof NotFound) throw alreadySet()
+          throw error
+        }
+        await this.deps.announce('accounts', 'patched', patched)
+        await this.recordAccountChange(
+          'password-change',
+          account.id,
+          { passwordSet: false },
+          { passwordSet: true },
+          params
+        )
+        break
+      }
       case 'changePassword':
         patched = await endSessions(this.deps, account.id, 'password-changed', {
           change: { password: code.data.passwordHash, updatedAt: now },
@@ -516,6 +562,49 @@ export class AuthFlows {
       throw error
     }
     return { action, sentTo: to, expiresAt }
+  }
+
+  /**
+   * Mails a code to claim an account that has no password yet (made by a facility's staff or a FHIR import), to
+   * be applied with `payload: { password }`. The answer is the same whether the address belongs to such an
+   * account, to one with a password or to none, and the message goes out after the answer, so neither the answer
+   * nor its timing tells who has an account.
+   */
+  private async sendClaimCode(body: Body, params: AppParams) {
+    await this.limits.actionCodesPerIp.consume(params.ip)
+    const email = normalizeEmail(body.email) as string // (checked by the action's schema)
+    const answer = {
+      action: 'sendClaimCode',
+      email,
+      expiresInMs: this.codes.expiresInMs,
+      message: 'If this address belongs to an account without a password, a code to set one was mailed to it'
+    }
+    const [account] = await this.accounts._find({ query: { email, $limit: 1 }, paginate: false })
+    if (!account || account.password) return answer
+    void this.mailClaimCode(account).catch((error: unknown) =>
+      this.deps.logger.warn(
+        `The claim code of an account could not be mailed: ${error instanceof Error ? error.message : String(error)}`
+      )
+    )
+    return answer
+  }
+
+  /** Issues and mails the code that sets the first password of `account` (its earlier claim codes stop working). */
+  async mailClaimCode(account: StoredAccount) {
+    await this.limits.messagesPerAccount.consume(account.id)
+    const { code, id } = await this.codes.issue(account.id, 'claimAccount', {}, 'message')
+    try {
+      await sendConfirmation(this.messenger, {
+        to: { email: account.email },
+        purpose: 'Set Your Password',
+        explanation: `An account was made for ${account.email} by a facility that cares for you. To sign in, choose a password: in the console, "First time here? Set your password", enter this code (or POST /authentication { "action": "applyActionCode", "code": "<code>", "payload": { "password": "<new password>" } }).`,
+        code,
+        expiresInMs: this.codes.expiresInMs
+      })
+    } catch (error) {
+      await this.codes.revoke(id)
+      throw error
+    }
   }
 
   private async changeIdentity(body: Body, params: AppParams) {

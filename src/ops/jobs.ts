@@ -32,6 +32,7 @@ import { REMINDERS_JOB, notificationPass, reminderJob } from '../notifications/j
 import { ATTACHMENTS_JOB, attachmentsJob, attachmentsPass } from '../attachments/recovery'
 import { fhirSlot } from '../services/fhir/fhir'
 import { undoInterruptedImports } from '../fhir/journal'
+import { startPatientLinksBackfill, stopPatientLinksBackfill } from '../services/patients/patients'
 
 export type { Job }
 
@@ -215,6 +216,12 @@ const jobsOf = (app: Application): Job[] => [
       return undone ? `${undone} interrupted imports undone` : null
     }
   }),
+  // Patient links of records written before links existed, once, in the background (src/patients/backfill.ts).
+  {
+    name: 'patient links backfill',
+    start: async () => startPatientLinksBackfill(app, depsSlot.require(app)),
+    stop: () => stopPatientLinksBackfill(app)
+  },
   {
     name: 'fhir export worker',
     start: async () => fhirSlot.get(app)?.worker.start(),

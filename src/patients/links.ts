@@ -3,7 +3,7 @@
 // there. Each such event makes one link `{ facility, patient }` (its key `<facility>:<patient>` is unique), which
 // mirrors the account's names, email and phone for the facility's search; a change of the account updates its
 // links. Registering matches an existing account by email, else creates an account without a password, which the
-// person claims through the password-reset flow (as FHIR import does).
+// person claims with a mailed code (the `sendClaimCode` action, src/auth/flows.ts), as FHIR-imported ones do.
 import { Conflict } from '@feathersjs/errors'
 import type { Deps } from '../deps'
 import type { RecordChange } from '../events'

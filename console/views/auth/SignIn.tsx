@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { client } from '../../lib/api'
 import type { AccountData } from '../../../src/services/accounts/accounts.shared'
 import { Field, Form } from '../../components'
+import { ClaimAccount } from './ClaimAccount'
 
 interface OAuthProvider {
   provider: string
@@ -176,6 +177,7 @@ export function SignIn({ notice }: { notice?: string }) {
       <div class="card">
         <SignInForm />
       </div>
+      <ClaimAccount />
       <div class="card">
         <SignUpForm />
       </div>
