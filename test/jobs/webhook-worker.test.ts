@@ -120,6 +120,12 @@ describe('webhook delivery worker', () => {
       assert.equal(typeof delivery.failedAt, 'number')
       assert.equal(receiver.received.length, 3)
       assert.equal(new Set(receiver.received.map((r) => r.body.id)).size, 1)
+      // (the webhook's failure streak is written right after the delivery's outcome: wait for it, not race it)
+      await waitUntil(
+        async () => (await env.api.get(`/webhooks/${webhook.id}`)).body.consecutiveFailures === 3,
+        5000,
+        'the streak of three failures on the webhook'
+      )
       const hook = (await env.api.get(`/webhooks/${webhook.id}`)).body
       assert.equal(hook.consecutiveFailures, 3)
       assert.equal(typeof hook.failingSince, 'number')
