@@ -16,16 +16,12 @@ import { entryDocument } from '../src/directory/entries'
 import { directoryOf } from '../src/directory/repair'
 import { distanceKm, type Point } from '../src/directory/geo'
 import { words } from '../src/directory/text'
-import { round } from './lib'
+import { round, random } from './lib'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000)
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
 const WARMUP = 10
 
-const random = (seed: number) => () => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff
-  return seed / 0x7fffffff
-}
 const next = random(7)
 const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]
 

@@ -19,7 +19,7 @@ import { startServerProcess } from '../test/helpers/server-process'
 import { newId } from '../src/store'
 import { normalizePermissions } from '../src/access/medical-records'
 import { validRecords } from '../test/fixtures/medical-records'
-import { measureLoad, round, startPlainApp, type LoadResult } from './lib'
+import { measureLoad, round, startPlainApp, type LoadResult, random, rssMb } from './lib'
 
 const SIZES = (process.env.BENCH_FIND_SIZES ?? '100000,1000000')
   .split(',')
@@ -30,17 +30,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const READABLE = 1000
 const CONNECTIONS = 10
 const LIST = '/medical-records?$limit=20&$sort[createdAt]=-1'
-
-const random = (seed: number) => () => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff
-  return seed / 0x7fffffff
-}
-
-const rssMb = (pid: number) => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-  return round(kb / 1024, 0)
-}
 
 type Measured = LoadResult & { cpuMsPerList: number }
 const appLoad = { connections: CONNECTIONS, duration: DURATION } as {

@@ -1,5 +1,6 @@
 // Helpers shared by the bench/*.bench.ts files. Starting the app and signing up come from test/helpers/app
 // (startServer, signUp), as in the tests; what is here is what only the benches need.
+import fs from 'node:fs'
 import type { Server } from 'node:http'
 import { execFile } from 'node:child_process'
 import { feathers } from '@feathersjs/feathers'
@@ -8,6 +9,19 @@ import { sleep } from '../test/helpers/app'
 
 // Rounds to `digits` decimals, so the printed figures and ratios do not carry float noise.
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
+
+/** A seeded pseudo-random generator in [0, 1): the same data in every run of a bench. */
+export const random = (seed: number) => () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff
+  return seed / 0x7fffffff
+}
+
+/** The resident set of a process, in MB (from /proc). */
+export const rssMb = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return round(kb / 1024, 0)
+}
 
 // The headers of a JSON request, with the bearer token when there is one (setup calls and load alike).
 export const jsonHeaders = (token?: string): Record<string, string> => ({

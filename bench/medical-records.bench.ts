@@ -7,18 +7,13 @@ import { newId } from '../src/store'
 import { loadAccessContext } from '../src/access/context'
 import { recordQuery, normalizePermissions } from '../src/access/medical-records'
 import { validRecords } from '../test/fixtures/medical-records'
-import { call, measureLoad, round, startPlainApp, type LoadResult } from './lib'
+import { call, measureLoad, round, startPlainApp, type LoadResult, random } from './lib'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000)
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = 10
 
 // A deterministic pseudo-random sequence, so every run seeds the same records.
-const random = (seed: number) => () => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff
-  return seed / 0x7fffffff
-}
-
 /**
  * 100k records from 1,000 authors across 200 organizations. The bench caller (a "doctor" of organization 0)
  * may read about 3%: ~1% through a uid element, ~1% through a role element of its organization, ~1% through

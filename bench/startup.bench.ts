@@ -17,7 +17,7 @@ import { startServerProcess } from '../test/helpers/server-process'
 import { newId } from '../src/store'
 import { normalizePermissions } from '../src/access/medical-records'
 import { validRecords } from '../test/fixtures/medical-records'
-import { round } from './lib'
+import { round, random, rssMb } from './lib'
 
 const SIZES = (process.env.BENCH_STARTUP_SIZES ?? '100000,1000000')
   .split(',')
@@ -26,17 +26,6 @@ const SIZES = (process.env.BENCH_STARTUP_SIZES ?? '100000,1000000')
 const KEEP = process.env.BENCH_STARTUP_DIR
 const READABLE = 1000
 const LIST = '/medical-records?$limit=20&$sort[createdAt]=-1'
-
-const random = (seed: number) => () => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff
-  return seed / 0x7fffffff
-}
-
-const rssMb = (pid: number) => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-  return round(kb / 1024, 0)
-}
 
 /** CPU seconds (user + system) a process has used so far. */
 const cpuSeconds = (pid: number) => {
