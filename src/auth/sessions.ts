@@ -135,6 +135,9 @@ type Started = { [STARTED]?: { refreshToken?: string } }
 /** On an authentication result: the session an access token is issued for (a refresh, not a new login). */
 export const SESSION_ID = Symbol('sessionId')
 
+/** How many verified access tokens an app keeps (about one per signed-in client). */
+const VERIFIED_TOKENS_KEPT = 20_000
+
 /** Puts the account's session version into every access token it issues. */
 export class SessionAuthenticationService extends AuthenticationService {
   constructor(
@@ -223,15 +226,43 @@ export class SessionAuthenticationService extends AuthenticationService {
     return super.createAccessToken(payload, { expiresIn, ...optsOverride }, secretOverride ?? this.key())
   }
 
+  /**
+   * Tokens whose signature and claims checked out, with their payloads: a token is verified once, not at every
+   * call. A kept token is answered again only inside its validity window, read from the clock at each call as the
+   * full check reads it (seconds: from `nbf` until before `exp`); outside it, the full check decides. What a
+   * signature proves never changes (the secret is fixed for the life of the app); whether the token's session
+   * still stands is checked at every call by the strategy. Bounded: the oldest go first.
+   */
+  private readonly verified = new Map<string, Record<string, unknown>>()
+
   /** Verifies a token; a refusal says in words whether it expired or is invalid, with a machine-readable `data.reason`. */
   async verifyAccessToken(
     ...[accessToken, optsOverride, secretOverride]: Parameters<AuthenticationService['verifyAccessToken']>
   ) {
+    // (only the app's own options and secret: an override asks for another check; `maxAge` is a check of its own)
+    const keep =
+      optsOverride === undefined &&
+      secretOverride === undefined &&
+      this.configuration.jwtOptions?.maxAge === undefined
+    if (keep) {
+      const payload = this.verified.get(accessToken)
+      const now = Math.floor(Date.now() / 1000)
+      if (payload && typeof payload.exp === 'number' && now < payload.exp && !(Number(payload.nbf) > now))
+        return { ...payload }
+    }
+    let payload: Record<string, unknown>
     try {
-      return await super.verifyAccessToken(accessToken, optsOverride, secretOverride ?? this.key())
+      payload = await super.verifyAccessToken(accessToken, optsOverride, secretOverride ?? this.key())
     } catch (error) {
       throw tokenRefusal(error)
     }
+    if (keep) {
+      this.verified.delete(accessToken)
+      if (this.verified.size >= VERIFIED_TOKENS_KEPT)
+        this.verified.delete(this.verified.keys().next().value as string)
+      this.verified.set(accessToken, { ...payload })
+    }
+    return payload
   }
 }
 

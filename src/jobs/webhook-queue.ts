@@ -5,7 +5,8 @@
 import { NotFound } from '@feathersjs/errors'
 import type { Application } from '../declarations'
 import type { Deps } from '../deps'
-import type { Stored } from '../store'
+import { DerivedCache, type Stored } from '../store'
+import { appSlot } from '../runtime'
 import type { Webhook } from '../services/webhooks/webhooks.schema'
 import type { StoredDelivery } from '../services/webhook-events/webhook-events.schema'
 import { accessRules, canRead, organizationsOf } from '../access/rules'
@@ -85,16 +86,48 @@ export const enqueueDeliveries = async (
  * account's webhook the documents that account could read through the API (`canRead`). `app` is the access rules'
  * registry.
  */
-export const recordServiceEvent = async (
-  app: Application,
+/**
+ * The active webhooks subscribed to each event (`<path>.<method>`), kept while the webhooks are unchanged (the
+ * embedded engine only: a webhook created, removed, deactivated or re-subscribed is seen by the very next write).
+ * Held per app, on its stores.
+ */
+const listenersSlot = appSlot<DerivedCache<string, StoredWebhook[]>>('webhooks by event')
+
+const listenersCache = (deps: QueueDeps) =>
+  listenersSlot.ensure(deps.stores, () => new DerivedCache([deps.stores.webhooks]))
+
+/** The active webhooks subscribed to `path`'s `method` event, whatever their owner (shared: never change them). */
+const listenersOf = (deps: QueueDeps, path: string, method: string): Promise<StoredWebhook[]> =>
+  listenersCache(deps).get(`${path}.${method}`, () =>
+    deps.stores.webhooks._find({
+      query: { active: true, topics: { $in: topicsMatching(path, method) } },
+      paginate: false
+    })
+  )
+
+/**
+ * Whether no webhook can receive `path`'s `method` event, known without reading the store (the kept listeners of
+ * the embedded engine): the caller then skips presenting the documents. False when it is not known (MongoDB).
+ */
+export const nobodyListens = async (deps: QueueDeps, path: string, method: string) =>
+  listenersCache(deps).keeps() && (await listenersOf(deps, path, method)).length === 0
+
+/** The active webhooks subscribed to the event that may receive documents of `organizations`. */
+const candidatesOf = async (
   deps: QueueDeps,
   path: string,
   method: string,
-  docs: Record<string, unknown>[]
-) => {
-  if (!accessRules(app, path) || docs.length === 0) return
-  const organizations = [...new Set(docs.flatMap((doc) => organizationsOf(app, path, doc)))]
-  const candidates: StoredWebhook[] = await deps.stores.webhooks._find({
+  organizations: string[]
+): Promise<StoredWebhook[]> => {
+  if (listenersCache(deps).keeps()) {
+    // The query below, applied to the kept listeners.
+    return (await listenersOf(deps, path, method)).filter(
+      (webhook) =>
+        (webhook.organization !== undefined && organizations.includes(webhook.organization)) ||
+        webhook.account !== undefined
+    )
+  }
+  return deps.stores.webhooks._find({
     query: {
       active: true,
       topics: { $in: topicsMatching(path, method) },
@@ -105,6 +138,18 @@ export const recordServiceEvent = async (
     },
     paginate: false
   })
+}
+
+export const recordServiceEvent = async (
+  app: Application,
+  deps: QueueDeps,
+  path: string,
+  method: string,
+  docs: Record<string, unknown>[]
+) => {
+  if (!accessRules(app, path) || docs.length === 0) return
+  const organizations = [...new Set(docs.flatMap((doc) => organizationsOf(app, path, doc)))]
+  const candidates = await candidatesOf(deps, path, method, organizations)
   if (candidates.length === 0) return
 
   const accessByAccount = new Map<string, Promise<AccessContext | null>>()

@@ -5,13 +5,15 @@
 import type { Application } from '../declarations'
 import type { RecordChange } from '../events'
 import { presentExternal } from '../schema/external'
-import { recordServiceEvent, type QueueDeps } from './webhook-queue'
+import { nobodyListens, recordServiceEvent, type QueueDeps } from './webhook-queue'
 import { isEventMethod, WEBHOOK_SERVICE_PATHS } from './webhook-topics'
 
 /** The deliveries of one announced write (nothing for the webhook services themselves). */
 export const recordChangeDeliveries = async (app: Application, deps: QueueDeps, change: RecordChange) => {
   if (!isEventMethod(change.method) || WEBHOOK_SERVICE_PATHS.includes(change.path)) return
   if (change.docs.length === 0) return
+  // (presenting a document costs its external resolver: only for a write some webhook may receive)
+  if (await nobodyListens(deps, change.path, change.method)) return
   const docs = await Promise.all(change.docs.map((doc) => presentExternal(app, change.path, doc)))
   await recordServiceEvent(app, deps, change.path, change.method, docs)
 }

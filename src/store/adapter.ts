@@ -50,6 +50,9 @@ export class StoreAdapter<
   journalFile() {
     return this.store.journalFile()
   }
+  version() {
+    return this.store.version()
+  }
 
   find(params?: StoreParams<Query> & { paginate: false }): Promise<Result[]>
   find(params?: StoreParams<Query> & { paginate?: PaginationOptions }): Promise<Paginated<Result>>

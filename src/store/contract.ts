@@ -110,6 +110,13 @@ export interface Store<Result = UntypedDoc, Data = UntypedDoc, Patch = UntypedDo
    * undefined.
    */
   journalFile(): { filename: string; sync: StoreSync } | undefined
+  /**
+   * The collection's change counter where this process alone writes it (the embedded engine): every insert,
+   * update, remove and load moves it before the write is answered, so state derived from the collection and kept
+   * with the counter it was computed at (read before the computation) is exact while the counter has not moved.
+   * Undefined where other writers exist (MongoDB, shared by instances) and on a journal collection: read each time.
+   */
+  version(): number | undefined
   /** With the `deferLoad` option: opens the collection (once; later calls share the first). */
   loadDeferred?: () => Promise<void>
   find(params?: StoreParams<Query> & { paginate: false }): Promise<Result[]>

@@ -26,6 +26,7 @@ export {
 export { storeError } from './errors'
 export { sumByGroup } from './aggregate'
 export { EngineStore, type OperationTimer } from './store'
+export { DerivedCache } from './derived'
 export {
   closeStore,
   createStore,

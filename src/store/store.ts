@@ -100,6 +100,11 @@ export class EngineStore<
     return journal ? { filename: journal.filename, sync: journal.mode } : undefined
   }
 
+  // (a journal collection's appends reach memory only at its next read: its counter lags the file)
+  version() {
+    return this.settings.journal ? undefined : this.engine.version()
+  }
+
   private timed<T>(operation: string, run: () => Promise<T>) {
     return timed(this.settings.timer, operation, run)
   }

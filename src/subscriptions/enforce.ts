@@ -11,6 +11,8 @@
 // facility data here, so they keep working in every status.
 import { PaymentError } from '@feathersjs/errors'
 import type { Deps } from '../deps'
+import { appSlot } from '../runtime'
+import { DerivedCache } from '../store'
 import type { Subscription } from '../services/subscriptions/subscriptions.schema'
 import { baseValues, defaultPackage } from './packages'
 import { liveSubscription, packageOf } from './lifecycle'
@@ -70,8 +72,20 @@ export interface Standing {
   features: Record<string, unknown>
 }
 
-/** The facility's subscription in force and its feature values. */
-export const standingOf = async (deps: Deps, facility: string): Promise<Standing> => {
+/**
+ * The standings read per facility, kept while the subscriptions and the packages are unchanged (on the embedded
+ * engine; MongoDB reads each time): a change of a subscription's status or features, or of a package, is seen by
+ * the very next call. Held per app, on its stores.
+ */
+const standingsSlot = appSlot<DerivedCache<string, Standing>>('subscription standings')
+
+/** The facility's subscription in force and its feature values (shared: never change them). */
+export const standingOf = (deps: Deps, facility: string): Promise<Standing> =>
+  standingsSlot
+    .ensure(deps.stores, () => new DerivedCache([deps.stores.subscriptions, deps.stores.packages]))
+    .get(facility, () => readStanding(deps, facility))
+
+const readStanding = async (deps: Deps, facility: string): Promise<Standing> => {
   const subscription = await liveSubscription(deps, facility)
   if (!subscription) return { subscription: null, features: baseValues(await defaultPackage(deps)) }
   if (subscription.status === 'incomplete')

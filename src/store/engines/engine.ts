@@ -37,6 +37,8 @@ export interface EngineAdapter {
   _update(id: Id, data: StoreDoc, params?: InternalParams): Promise<StoreDoc>
   _patch(id: NullableId, data: StoreDoc, params?: InternalParams): Promise<StoreDoc | StoreDoc[]>
   _remove(id: NullableId, params?: InternalParams): Promise<StoreDoc | StoreDoc[]>
+  /** The collection's change counter where this process alone writes it (see `Store.version`), else undefined. */
+  version(): number | undefined
   /** Visits every document with at least `fields` (see `Store._scan`). */
   scanAll(fields: string[], visit: (doc: StoreDoc) => void): Promise<void>
   /** See `Store._sumByGroup`. */

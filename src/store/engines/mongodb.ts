@@ -110,6 +110,11 @@ export class MongoAdapter implements EngineAdapter {
     return written
   }
 
+  // Other instances write the same collection: no counter here says everything that changed it.
+  version(): undefined {
+    return undefined
+  }
+
   // One cursor over the collection with only `fields`.
   async scanAll(fields: string[], visit: (doc: StoreDoc) => void) {
     const projection: Record<string, 0 | 1> = { _id: 0 }

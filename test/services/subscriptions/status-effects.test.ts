@@ -214,6 +214,49 @@ describe('subscription status effects on facility data', () => {
     )
   })
 
+  it('every change of the subscription is seen by the very next create', async () => {
+    const pkg = await http(url, 'POST', '/subscription/packages', {
+      token: subs.admin,
+      body: {
+        name: 'Dental optional',
+        type: 'facility',
+        types: ['clinic'],
+        price: 0,
+        currency: 'USD',
+        products: { dental: { type: 'feature', base: true, toggleable: true, price: 0 } }
+      }
+    })
+    assert.equal(pkg.status, 201, JSON.stringify(pkg.body))
+    const owner = await signUpWith(url, pkg.body.id)
+    const facility = owner.organization.id
+    const create = async (type = 'allergy') =>
+      (
+        await http(url, 'POST', '/medical-records', {
+          token: owner.token,
+          body: record(facility, owner.account.id, type)
+        })
+      ).status
+    const toggle = async (dental: boolean) => {
+      const res = await http(url, 'PATCH', `/subscriptions/${owner.subscription.id}`, {
+        token: owner.token,
+        body: { dental }
+      })
+      assert.equal(res.status, 200, JSON.stringify(res.body))
+      assert.equal(res.body.dental, dental)
+    }
+
+    assert.equal(await create('dental-note'), 200)
+    await toggle(false)
+    assert.equal(await create('dental-note'), 402)
+    assert.equal(await create(), 200)
+    await toggle(true)
+    assert.equal(await create('dental-note'), 200)
+    for (const status of ['past_due', 'active', 'paused', 'trialing']) {
+      await setStatus(owner.subscription.id, status)
+      assert.equal(await create(), status === 'active' || status === 'trialing' ? 200 : 402, status)
+    }
+  })
+
   it('trialing works like active', async () => {
     const owner = await signUpWith(url, subs.packages['clinic-pro'].id)
     assert.equal(owner.subscription.status, 'trialing')

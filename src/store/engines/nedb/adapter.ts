@@ -12,6 +12,10 @@ import type { IndexedNeDB } from './candidates'
 
 type Params = NeDBAdapterParams<StoreDoc>
 
+/** The document with NeDB's `_id` set to its `id` (a string id given by the store), unless it has one. */
+const withNedbId = (doc: StoreDoc): StoreDoc =>
+  doc._id === undefined && typeof doc.id === 'string' ? { _id: doc.id, ...doc } : doc
+
 export class NedbAdapter implements EngineAdapter {
   /** feathers-nedb's adapter of the collection. */
   readonly service: NeDBService<StoreDoc, StoreDoc, Params, StoreDoc>
@@ -72,8 +76,10 @@ export class NedbAdapter implements EngineAdapter {
     return found
   }
 
+  // NeDB's `_id` is the document's `id` (unique, as the journal collections already write it): NeDB then draws no
+  // random `_id` of its own and looks it up in its `_id` index, a sixth of an insert's work.
   _create(data: StoreDoc | StoreDoc[], params?: InternalParams): Promise<StoreDoc | StoreDoc[]> {
-    return this.service._create(data, params)
+    return this.service._create(Array.isArray(data) ? data.map(withNedbId) : withNedbId(data), params)
   }
 
   _update(id: Id, data: StoreDoc, params?: InternalParams): Promise<StoreDoc> {
@@ -89,6 +95,11 @@ export class NedbAdapter implements EngineAdapter {
     const removed: StoreDoc | StoreDoc[] | null = await this.service._remove(id, params)
     if (!removed) throw new NotFound(`No record found for id '${id}'`)
     return removed
+  }
+
+  // One process owns the embedded files (the data lock), so the datastore's counter is every change there is.
+  version(): number {
+    return this.datastore.version
   }
 
   // The documents held in memory, as they are (no copy, every field).
