@@ -41,10 +41,11 @@ describe('webhooks: the listeners of the very next write', function () {
       return res.body.total as number
     }
 
+    // (a record goes to the account webhooks of those who may read it: here its creator's own)
     // Nobody listens yet: the record goes nowhere.
     await create()
     const registered = await api.post('/webhook-events', {
-      organization: facility,
+      account: owner.account.id,
       url: receiver.url,
       events: 'medical-records.create'
     })
@@ -69,7 +70,7 @@ describe('webhooks: the listeners of the very next write', function () {
 
     // A second webhook, then the first removed: the next create goes to the second only.
     const second = await api.post('/webhook-events', {
-      organization: facility,
+      account: owner.account.id,
       url: receiver.url,
       events: '*'
     })
