@@ -13,6 +13,7 @@ import {
   accessRules,
   compileRule,
   type AccessRules,
+  type CompiledConditions,
   type CompiledRule,
   type ConditionResults
 } from './access/rules'
@@ -50,17 +51,25 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
 // A connection's read rule of one service, compiled once per access context (a new one is loaded whenever the
 // account's memberships change, and the rules depend on nothing else), instead of once per event and reader.
 type CompiledReaders = WeakMap<AccessContext, Map<string, CompiledRule>>
-const readRuleOf = (readers: CompiledReaders, access: AccessContext, path: string, rules: AccessRules) => {
+const readRuleOf = (
+  readers: CompiledReaders,
+  conditions: CompiledConditions,
+  access: AccessContext,
+  path: string,
+  rules: AccessRules
+) => {
   let byPath = readers.get(access)
   if (!byPath) readers.set(access, (byPath = new Map()))
   let rule = byPath.get(path)
-  if (!rule) byPath.set(path, (rule = compileRule(rules.read(access))))
+  if (!rule) byPath.set(path, (rule = compileRule(rules.read(access), conditions)))
   return rule
 }
 
 export const channels = (app: Application) => {
   // This app's compiled read rules, by access context (dropped with it).
   const readers: CompiledReaders = new WeakMap()
+  // Their conditions, compiled once for every reader holding them.
+  const conditions: CompiledConditions = new Map()
   app.on('login', (result: AuthenticationResult | undefined, { connection }: Params) => {
     // Authentication actions (no account in the result) leave the connection as it is.
     if (!connection || !result?.account) return
@@ -107,7 +116,7 @@ export const channels = (app: Application) => {
       .filter(
         (connection: RealTimeConnection) =>
           !!connection.channelAccess &&
-          readRuleOf(readers, connection.channelAccess, context.path, rules)(data, known)
+          readRuleOf(readers, conditions, connection.channelAccess, context.path, rules)(data, known)
       )
     if (rules.audit && channel.length > 0) {
       // The stored document (an event shared by another instance carries it as the context's result).
