@@ -299,7 +299,9 @@ const startMode = async (name: 'one' | 'two'): Promise<{ mode: Mode; seeded: See
     DATA_DIR: dataDir,
     MONGODB_URL: mongodb,
     REDIS_URL: redis?.url ?? '',
-    LOG_LEVEL: 'error'
+    LOG_LEVEL: 'error',
+    // (BENCH_SERVER_NODE_OPTIONS: node options of the servers alone)
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {})
   }
   const servers: ServerProcess[] = []
   for (let i = 0; i < (name === 'two' ? 2 : 1); i++)
