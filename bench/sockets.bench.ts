@@ -299,7 +299,9 @@ const startMode = async (name: 'one' | 'two'): Promise<{ mode: Mode; seeded: See
     DATA_DIR: dataDir,
     MONGODB_URL: mongodb,
     REDIS_URL: redis?.url ?? '',
-    LOG_LEVEL: 'error'
+    LOG_LEVEL: 'error',
+    // (BENCH_SERVER_NODE_OPTIONS: node options of the servers alone)
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {})
   }
   const servers: ServerProcess[] = []
   for (let i = 0; i < (name === 'two' ? 2 : 1); i++)
@@ -360,6 +362,11 @@ const runMode = async (name: 'one' | 'two') => {
     await new Promise((resolve) => setTimeout(resolve, 2000))
 
     const cpuBefore = pids.map(usage)
+    // The listeners' processes and this one (the writer) share the machine with the server: their CPU shows what
+    // is left for the server on it.
+    const clientPids = processes.map((proc) => proc.child.pid as number)
+    const clientsBefore = clientPids.map(usage)
+    const writerBefore = process.cpuUsage()
     let peakRss = idle.map((one) => one.rss)
     const sampler = setInterval(() => {
       peakRss = pids.map((pid, i) => Math.max(peakRss[i], usage(pid).rss))
@@ -370,6 +377,8 @@ const runMode = async (name: 'one' | 'two') => {
     await new Promise((resolve) => setTimeout(resolve, 3000 + slowest))
     clearInterval(sampler)
     const cpuAfter = pids.map(usage)
+    const clientsAfter = clientPids.map(usage)
+    const writerUsed = process.cpuUsage(writerBefore)
 
     const counts = new Map<string, [number, number]>()
     let leaks = 0
@@ -412,6 +421,13 @@ const runMode = async (name: 'one' | 'two') => {
     }
     const writeLatency = load.writes.map((write) => write.answeredAt - write.sentAt)
     const cpuSeconds = pids.map((_, i) => round(cpuAfter[i].cpuSeconds - cpuBefore[i].cpuSeconds, 1))
+    const clientCpuSeconds = clientPids.reduce(
+      (total, _, i) => total + clientsAfter[i].cpuSeconds - clientsBefore[i].cpuSeconds,
+      0
+    )
+    const writerCpuSeconds = (writerUsed.user + writerUsed.system) / 1e6
+    // (the window: the writes and the wait for their last events)
+    const windowSeconds = load.seconds + (3000 + slowest) / 1000
     return {
       mode: name === 'one' ? 'one instance' : `two instances over Redis (${mode.database})`,
       clients: seeded.listeners.length,
@@ -441,6 +457,18 @@ const runMode = async (name: 'one' | 'two') => {
       serverRssPeakMB: peakRss.map((rss) => round(rss / 1048576, 0)),
       serverCpuSecondsDuringWrites: cpuSeconds,
       serverCpuShareDuringWrites: cpuSeconds.map((seconds) => round(seconds / load.seconds, 2)),
+      serverCpuMsPerDelivery: round(
+        (cpuSeconds.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, received),
+        3
+      ),
+      clientCpuSecondsDuringWrites: round(clientCpuSeconds, 1),
+      clientCpuMsPerDelivery: round((clientCpuSeconds * 1000) / Math.max(1, received), 3),
+      writerCpuSecondsDuringWrites: round(writerCpuSeconds, 1),
+      // Cores busy on the machine in the window (server, listeners, writer), of os.cpus().length.
+      coresBusy: round(
+        (cpuSeconds.reduce((a, b) => a + b, 0) + clientCpuSeconds + writerCpuSeconds) / windowSeconds,
+        2
+      ),
       loadAverage: os.loadavg().map((value) => round(value, 2))
     }
   } finally {

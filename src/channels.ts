@@ -9,8 +9,14 @@ import type { Application, HookContext } from './declarations'
 import type { Member } from './services/organization-members/organization-members.schema'
 import { loadAccessContext } from './access/context'
 import type { AccessContext } from './access/context'
-import { accessRules, type AccessRules } from './access/rules'
-import sift from 'sift'
+import {
+  accessRules,
+  compileRule,
+  type AccessRules,
+  type CompiledConditions,
+  type CompiledRule,
+  type ConditionResults
+} from './access/rules'
 import { logger } from './logger'
 import { getDispatchValue } from '@feathersjs/schema'
 import { AUDIT_WATCHERS, forgetAuditWatch, rejoinAuditWatchers } from './audit/watchers'
@@ -44,28 +50,26 @@ const joinChannels = async (app: Application, connection: RealTimeConnection) =>
 
 // A connection's read rule of one service, compiled once per access context (a new one is loaded whenever the
 // account's memberships change, and the rules depend on nothing else), instead of once per event and reader.
-type CompiledReaders = WeakMap<AccessContext, Map<string, (doc: unknown) => boolean>>
-const canReadAs = (
+type CompiledReaders = WeakMap<AccessContext, Map<string, CompiledRule>>
+const readRuleOf = (
   readers: CompiledReaders,
+  conditions: CompiledConditions,
   access: AccessContext,
   path: string,
-  rules: AccessRules,
-  doc: unknown
+  rules: AccessRules
 ) => {
   let byPath = readers.get(access)
   if (!byPath) readers.set(access, (byPath = new Map()))
-  let reads = byPath.get(path)
-  if (!reads) {
-    const query = rules.read(access)
-    reads = query === null ? () => true : sift(query)
-    byPath.set(path, reads)
-  }
-  return reads(doc)
+  let rule = byPath.get(path)
+  if (!rule) byPath.set(path, (rule = compileRule(rules.read(access), conditions)))
+  return rule
 }
 
 export const channels = (app: Application) => {
   // This app's compiled read rules, by access context (dropped with it).
   const readers: CompiledReaders = new WeakMap()
+  // Their conditions, compiled once for every reader holding them.
+  const conditions: CompiledConditions = new Map()
   app.on('login', (result: AuthenticationResult | undefined, { connection }: Params) => {
     // Authentication actions (no account in the result) leave the connection as it is.
     if (!connection || !result?.account) return
@@ -105,12 +109,14 @@ export const channels = (app: Application) => {
     const rules = accessRules(context.app, context.path)
     if (!rules || !data || typeof data !== 'object') return undefined
     const names = [...new Set([...(rules.audience ? rules.audience(data) : ['authenticated']), 'admins'])]
+    // The conditions judged for this event, shared by its readers (see compileRule).
+    const known: ConditionResults = new Map()
     const channel = app
       .channel(names)
       .filter(
         (connection: RealTimeConnection) =>
           !!connection.channelAccess &&
-          canReadAs(readers, connection.channelAccess, context.path, rules, data)
+          readRuleOf(readers, conditions, connection.channelAccess, context.path, rules)(data, known)
       )
     if (rules.audit && channel.length > 0) {
       // The stored document (an event shared by another instance carries it as the context's result).

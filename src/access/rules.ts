@@ -90,6 +90,90 @@ export const accessRules = (app: Application, path: string): AccessRules | undef
 // sift evaluates the same Mongo-style query in memory; `$elemMatch`, `$in`, `$size`, `$or` behave as in the stores.
 export const matches = (query: Query | null, doc: unknown) => query === null || sift<Query>(query)(doc)
 
+/**
+ * The results of a rule's conditions for one document, by the condition's JSON: the readers of one realtime event
+ * share them (the staff of one facility with the same roles hold the same organization conditions).
+ */
+export type ConditionResults = Map<string, boolean>
+
+/** A compiled rule: does it select `doc`? Conditions already judged for this document come from `known`. */
+export type CompiledRule = (doc: unknown, known?: ConditionResults) => boolean
+
+/** Compiled conditions by their JSON, shared by the rules compiled with it (many readers hold the same ones). */
+export type CompiledConditions = Map<string, (doc: unknown) => boolean>
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
+
+const MAX_COMPILED_CONDITIONS = 50_000
+
+interface Condition {
+  text: string
+  value: Query
+}
+
+/**
+ * `query` (or null: everything) compiled for evaluating on many documents, with the same answers as `matches`: a
+ * query is the conjunction of its keys, `$and` of its parts, `$or` of its branches (Mongo's semantics), and each
+ * remaining condition on one field (or any other operator) is evaluated by sift on its own — compiled when first
+ * needed, kept in `compiled` — its answer for the document kept in `known` under the condition's JSON. A realtime
+ * event asks the rule of every reader: conditions that do not name the reader (an organization's grant) are then
+ * evaluated once per event instead of once per reader, and a branch already known to hold for this document answers
+ * an `$or` before the reader's own conditions are looked at (the branches are alternatives: order does not change
+ * the answer).
+ */
+export const compileRule = (query: Query | null, compiled: CompiledConditions = new Map()): CompiledRule => {
+  if (query === null) return () => true
+  const testOf = (condition: Condition) => {
+    let test = compiled.get(condition.text)
+    if (!test) {
+      // (bounded: accounts come and go; a rule keeps the tests it already took)
+      if (compiled.size >= MAX_COMPILED_CONDITIONS) compiled.clear()
+      compiled.set(condition.text, (test = sift<Query>(condition.value)))
+    }
+    return test
+  }
+  const leaf = (condition: Condition): CompiledRule => {
+    let test: ((doc: unknown) => boolean) | undefined
+    return (doc, known) => {
+      test ??= testOf(condition)
+      if (!known) return test(doc)
+      let result = known.get(condition.text)
+      if (result === undefined) known.set(condition.text, (result = test(doc)))
+      return result
+    }
+  }
+  const conjunction: CompiledRule[] = []
+  for (const [key, value] of Object.entries(query)) {
+    if (
+      (key === '$and' || key === '$or') &&
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every(isPlainObject)
+    ) {
+      const parts = value.map((part) => compileRule(part as Query, compiled))
+      if (key === '$and') {
+        conjunction.push((doc, known) => parts.every((part) => part(doc, known)))
+        continue
+      }
+      // The branches that are one condition each, by JSON: answered from `known` first.
+      const single = value.filter(
+        (part) => Object.keys(part).length === 1 && !('$and' in part) && !('$or' in part)
+      )
+      const texts = single.map((part) => JSON.stringify(part))
+      conjunction.push((doc, known) => {
+        if (known) for (const text of texts) if (known.get(text) === true) return true
+        return parts.some((part) => part(doc, known))
+      })
+      continue
+    }
+    const value_ = { [key]: value }
+    conjunction.push(leaf({ text: JSON.stringify(value_), value: value_ }))
+  }
+  if (conjunction.length === 1) return conjunction[0]
+  return (doc, known) => conjunction.every((part) => part(doc, known))
+}
+
 /** `query` narrowed by every given scope (each a query, or null for "no restriction"), in `$and`. */
 export const within = (query: Query | undefined, ...scopes: (Query | null | undefined)[]): Query => {
   const extra = scopes.filter((scope): scope is Query => !!scope)

@@ -51,6 +51,8 @@ export type AppendedListener = (events: AuditEvent[]) => Promise<void>
 
 interface Pending {
   entries: AuditEntry[]
+  /** Whether the caller wants the stored events back (else it is answered with none once they are durable). */
+  events: boolean
   resolve(events: AuditEvent[]): void
   reject(error: unknown): void
 }
@@ -135,7 +137,9 @@ export class AuditLog {
     readonly app: Application,
     readonly deps: AuditLogDeps,
     readonly store: StoreService<AuditEvent>,
-    private readonly appended: AppendedListener = async () => undefined
+    private readonly appended: AppendedListener = async () => undefined,
+    /** Whether `appended` wants the events now (nobody watching: the writer thread need not send them back). */
+    private readonly listening: () => boolean = () => true
   ) {
     this.journal = store.journalFile()
   }
@@ -149,11 +153,15 @@ export class AuditLog {
     return this.deps.clock.now()
   }
 
-  /** Appends entries to the chain; resolves with the stored events once they are durable. */
-  append(entries: AuditEntry[]): Promise<AuditEvent[]> {
+  /**
+   * Appends entries to the chain; resolves once they are durable, with the stored events — or none when
+   * `{ events: false }` says the caller does not use them (the realtime deliveries: on the embedded engine the writer
+   * thread then sends nothing back unless someone watches the trail live).
+   */
+  append(entries: AuditEntry[], options: { events?: boolean } = {}): Promise<AuditEvent[]> {
     if (entries.length === 0) return Promise.resolve([])
     return new Promise((resolve, reject) => {
-      this.queue.push({ entries, resolve, reject })
+      this.queue.push({ entries, events: options.events !== false, resolve, reject })
       if (this.journal) {
         if (!this.posting) {
           this.posting = true
@@ -219,6 +227,8 @@ export class AuditLog {
     const entries = batch.flatMap((pending) => pending.entries)
     const tail = this.threadHasTail ? undefined : this.tail!
     this.threadHasTail = true
+    // The events come back from the thread only when someone uses them (a structured copy of each is not free).
+    const wanted = batch.some((pending) => pending.events) || this.listening()
     try {
       const stored = await this.track(
         auditWriter.append(
@@ -226,12 +236,14 @@ export class AuditLog {
           journal.sync,
           tail,
           entries,
-          entries.map(() => newId())
+          entries.map(() => newId()),
+          wanted
         )
       )
       this.stats.batches += 1
-      this.stats.events += stored.length
-      this.settle(batch, stored)
+      this.stats.events += entries.length
+      if (stored) this.settle(batch, stored)
+      else for (const pending of batch) pending.resolve([])
     } catch (error) {
       // The thread's tail is unknown (it may have stopped): the next batch sends one read from the store.
       this.threadHasTail = false

@@ -42,7 +42,7 @@ const currentBatch = (app: Application): Batch => {
       const entries = [...groups.values()].flatMap((byKey) => [...byKey.values()].map((group) => group.entry))
       const log = auditLog(app)
       if (!log || entries.length === 0) return resolve()
-      log.append(entries).then(() => resolve(), reject)
+      log.append(entries, { events: false }).then(() => resolve(), reject)
     })
   })
   // Each caller awaits it; a failure is handled there.

@@ -19,6 +19,8 @@ export type WriterRequest =
       tail?: ChainTail
       entries: AuditEntry[]
       ids: string[]
+      /** Whether the stored events are sent back (else the answer is null). */
+      events?: boolean
     }
   | { id: number; op: 'release'; filename: string }
 
@@ -134,7 +136,8 @@ const flush = () => {
     }
     let reply: WriterReply
     try {
-      reply = { id: request.id, ok: true, value: append(request) }
+      const events = append(request)
+      reply = { id: request.id, ok: true, value: request.events === false ? null : events }
     } catch (error) {
       reply = failure(request.id, error)
     }

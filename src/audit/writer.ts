@@ -77,16 +77,18 @@ class WriterThread {
   /**
    * Chains `entries` (with these ids) after the thread's tail of `filename` — `tail` when given (first append, after
    * a failure or a release), else the last event it wrote there — appends them and syncs as `sync` says. Batches are
-   * written in the order they are posted.
+   * written in the order they are posted. Answers the stored events, or null when `events` is false.
    */
   append(
     filename: string,
     sync: StoreSync,
     tail: ChainTail | undefined,
     entries: AuditEntry[],
-    ids: string[]
+    ids: string[],
+    events = true
   ) {
-    return this.request<AuditEvent[]>({ op: 'append', filename, sync, tail, entries, ids })
+    // (null when `events` is false: the thread sends the stored events back only when asked)
+    return this.request<AuditEvent[] | null>({ op: 'append', filename, sync, tail, entries, ids, events })
   }
 
   /** Closes the thread's handle on `filename` and forgets its tail (before the file is replaced); the next append reopens it. */

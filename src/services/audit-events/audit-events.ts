@@ -21,7 +21,7 @@ import { AuditLog, auditLogSlot, auditLog } from '../../audit/log'
 import { AuditEventsService } from './audit-events.class'
 import { auditEventQuerySchema, verifyQuerySchema } from './audit-events.schema'
 import { auditEventMethods, auditEventPath } from './audit-events.shared'
-import { auditWatchers, emitAuditEvents } from '../../audit/watchers'
+import { auditWatched, auditWatchers, emitAuditEvents } from '../../audit/watchers'
 import { auditChanges } from '../../audit/changes'
 import { actorNames } from '../../hooks/party-names'
 
@@ -111,7 +111,13 @@ export const auditEvents = (app: Application, deps: Deps) => {
   // watching the trail live (src/audit/watchers.ts).
   const log = auditLogSlot.set(
     app,
-    new AuditLog(app, deps, service.events, (events) => emitAuditEvents(app, emitter, events))
+    new AuditLog(
+      app,
+      deps,
+      service.events,
+      (events) => emitAuditEvents(app, emitter, events),
+      () => auditWatched(app)
+    )
   )
   // The privilege and configuration changes the services declare (src/audit/changes.ts).
   auditChanges(app, deps, log)
