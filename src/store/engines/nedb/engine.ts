@@ -14,6 +14,7 @@ import { useGroupCommit, type GroupCommit } from './commit'
 import { NeDBJournal } from './journal'
 import { diagnoseDataFile } from './repair'
 import { NedbAdapter } from './adapter'
+import { collectAfterLoad } from './heap'
 
 export interface NedbEngine extends Engine {
   kind: 'nedb'
@@ -84,6 +85,8 @@ export const nedbEngine = (
         opened.add(store)
         for (const index of declared) await store.ensureIndexAsync(index)
         await journals.get(name)?.open()
+        // (a large load's working sets returned before serving: ./heap.ts)
+        collectAfterLoad(store.documentCount)
       } catch (error) {
         // A duplicate unique value or unreadable lines: one line naming the file, the line, the index and the fix.
         const file = path.join(dataDir, `${name}.db`)
