@@ -2,8 +2,9 @@
 // (`GET /medical-records?$limit=20&$sort[createdAt]=-1`) over 100,000 and 1,000,000 records, of which the viewer
 // may read 1,000 through a `permissions.uid` element (the rest belong to others: other authors, other
 // organizations — 10% of them shared with an organization the viewer is NOT in). The records are seeded through
-// the store (not HTTP, so it is quick), then the real server is started as a child process on that data
-// directory, as `npm start` runs it: start-up time to the start line (the whole data file loaded and indexed), its RSS after
+// the store (not HTTP, so it is quick; bench/lib.ts seededFolder, as the startup bench seeds them; with
+// BENCH_STARTUP_DIR a kept folder is reused, on a copy), then the real server is started as a child process on that
+// data directory, as `npm start` runs it: start-up time to the start line (the whole data file loaded and indexed), its RSS after
 // start-up and after the load, p50/p99 of the list at 10 connections, the server's CPU time per list (every thread,
 // the audit writer's included: steadier than latency on a shared machine) and the read-audit events written per
 // list (one per patient on the page). Baseline in the same run: the same page answered by a bare Feathers Koa app
@@ -11,15 +12,23 @@
 // scan), so the ratio shows what finding them among the others costs. Both are loaded in turns (BENCH_ROUNDS,
 // default 3, of BENCH_SECONDS, default 5, each after a 2 s warm-up); each figure is the median round.
 // Sizes: BENCH_FIND_SIZES (default "100000,1000000"); about 1.5 minutes at 100,000 on a quiet 2-core machine, and
-// at 1,000,000 several minutes (the seed, and the start-up that loads the whole file).
+// at 1,000,000 several minutes (the seed, and the start-up that loads the whole file; about 1.5 minutes with a kept
+// folder).
 import fs from 'node:fs'
 import { MemoryService } from '@feathersjs/memory'
-import { signUp, sleep, startServer, tempDir } from '../test/helpers/app'
+import { sleep, tempDir } from '../test/helpers/app'
 import { startServerProcess } from '../test/helpers/server-process'
-import { newId } from '../src/store'
-import { normalizePermissions } from '../src/access/medical-records'
-import { validRecords } from '../test/fixtures/medical-records'
-import { measureLoad, round, startPlainApp, type LoadResult, random, rssMb } from './lib'
+import {
+  call,
+  logIn,
+  measureLoad,
+  READABLE,
+  round,
+  seededFolder,
+  startPlainApp,
+  type LoadResult,
+  rssMb
+} from './lib'
 
 const SIZES = (process.env.BENCH_FIND_SIZES ?? '100000,1000000')
   .split(',')
@@ -27,7 +36,7 @@ const SIZES = (process.env.BENCH_FIND_SIZES ?? '100000,1000000')
   .filter((n) => n > 0)
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-const READABLE = 1000
+const KEEP = process.env.BENCH_STARTUP_DIR
 const CONNECTIONS = 10
 const LIST = '/medical-records?$limit=20&$sort[createdAt]=-1'
 
@@ -59,60 +68,13 @@ const auditLines = (dataDir: string) =>
     .filter((file) => file.startsWith('audit'))
     .reduce((sum, file) => sum + fs.readFileSync(`${dataDir}/${file}`, 'utf8').split('\n').length - 1, 0)
 
-/** `size` records: READABLE of them shared with `viewer` by uid, spread evenly over time; the rest others'. */
-function* records(size: number, viewer: string) {
-  const next = random(7)
-  const authors = Array.from({ length: 2000 }, () => newId())
-  const organizations = Array.from({ length: 500 }, () => newId())
-  const types = Object.keys(validRecords) as (keyof typeof validRecords)[]
-  const every = Math.floor(size / READABLE)
-  const start = Date.now() - size * 1000
-  for (let i = 0; i < size; i++) {
-    const author = authors[Math.floor(next() * authors.length)]
-    const elements: Record<string, unknown>[] =
-      i % every === 0 ? [{ uid: viewer }] : [{ uid: authors[Math.floor(next() * authors.length)] }]
-    if (next() < 0.1)
-      elements.push({
-        organization: organizations[Math.floor(next() * organizations.length)],
-        roles: ['doctor']
-      })
-    const {
-      facility: _f,
-      permissions: _p,
-      ...body
-    } = validRecords[types[i % types.length]] as Record<string, unknown>
-    yield {
-      ...body,
-      id: newId(),
-      patient: `patient-${i % 20000}`,
-      permissions: normalizePermissions(elements as any),
-      createdAt: start + i * 1000,
-      createdBy: author
-    }
-  }
-}
-
 const measureSize = async (size: number) => {
-  const dataDir = tempDir('clinic-bench-find-')
+  const seeded = await seededFolder(size, KEEP)
+  // A kept folder is run on a copy: the load's read-audit events would otherwise grow the folder every run.
+  const dataDir = seeded.kept ? tempDir('clinic-bench-find-') : seeded.dataDir
   try {
-    // Seed through the store of an in-process app, then stop it and keep the data directory.
-    const seeding = await startServer({ dataDir, mongodb: '' })
-    const viewer = await signUp(seeding.url, { email: `viewer-${size}@find-bench.test` })
-    const model = (seeding.app.service('medical-records' as any) as any).options.Model // (cast: the raw NeDB datastore, for a fast seed)
-    const seedStart = Date.now()
-    const readable: any[] = []
-    let chunk: any[] = []
-    for (const record of records(size, viewer.account.id)) {
-      if (record.permissions.some((element: any) => element.uid === viewer.account.id)) readable.push(record)
-      chunk.push(record)
-      if (chunk.length === 10_000) {
-        await model.insertAsync(chunk)
-        chunk = []
-      }
-    }
-    if (chunk.length) await model.insertAsync(chunk)
-    const seedSeconds = round((Date.now() - seedStart) / 1000, 1)
-    await seeding.close({ keep: true })
+    if (seeded.kept) fs.cpSync(seeded.dataDir, dataDir, { recursive: true, preserveTimestamps: true })
+    const { seedSeconds } = seeded
     const dataFileMb = round(fs.statSync(`${dataDir}/medical-records.db`).size / 1024 / 1024, 0)
 
     // The server as deployed: a child process loading the data file at start-up.
@@ -129,12 +91,23 @@ const measureSize = async (size: number) => {
     const pid = server.child.pid as number
     const rssAfterStartMb = rssMb(pid)
     try {
-      appLoad.token = viewer.token
-      const check = (await fetch(server.url + LIST, {
-        headers: { authorization: `Bearer ${viewer.token}` }
-      }).then((r) => r.json())) as { total: number }
-      if (check.total !== READABLE)
-        throw new Error(`the viewer should read ${READABLE} records, the server says ${check.total}`)
+      const token = await logIn(server.url, seeded)
+      appLoad.token = token
+      // The viewer's readable records, as the server answers them (the memory baseline's data).
+      const readable: unknown[] = []
+      for (let total = Infinity; readable.length < total;) {
+        const page = (await call(
+          server.url,
+          'GET',
+          `/medical-records?$limit=50&$skip=${readable.length}&$sort[createdAt]=-1`,
+          undefined,
+          token
+        )) as { total: number; data: unknown[] }
+        if (page.total !== READABLE)
+          throw new Error(`the viewer should read ${READABLE} records, the server says ${page.total}`)
+        total = page.total
+        readable.push(...page.data)
+      }
       const baseline = await startPlainApp(
         'medical-records',
         new MemoryService({ paginate: { default: 20, max: 100 }, multi: ['create'] })

@@ -1,11 +1,15 @@
 // Helpers shared by the bench/*.bench.ts files. Starting the app and signing up come from test/helpers/app
 // (startServer, signUp), as in the tests; what is here is what only the benches need.
 import fs from 'node:fs'
+import path from 'node:path'
 import type { Server } from 'node:http'
 import { execFile } from 'node:child_process'
 import { feathers } from '@feathersjs/feathers'
 import { koa, rest, bodyParser, errorHandler } from '@feathersjs/koa'
-import { sleep } from '../test/helpers/app'
+import { signUp, sleep, startServer, tempDir } from '../test/helpers/app'
+import { newId } from '../src/store'
+import { normalizePermissions } from '../src/access/medical-records'
+import { validRecords } from '../test/fixtures/medical-records'
 
 // Rounds to `digits` decimals, so the printed figures and ratios do not carry float noise.
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
@@ -123,4 +127,93 @@ export const measureLoad = async (
     latencyP99ms: result.latency.p99,
     requests: ok
   }
+}
+
+/** Medical records the viewer of a seeded folder may read (through a `permissions.uid` element). */
+export const READABLE = 1000
+
+/**
+ * `size` medical records of every type, the same in every run but for their ids: READABLE of them shared with
+ * `viewer` by uid, spread evenly over time; the rest other authors' (10% also shared with an organization the viewer
+ * is not in), over 50 facilities and 20,000 patients.
+ */
+function* benchRecords(size: number, viewer: string) {
+  const next = random(11)
+  const authors = Array.from({ length: 2000 }, () => newId())
+  const organizations = Array.from({ length: 500 }, () => newId())
+  const types = Object.keys(validRecords) as (keyof typeof validRecords)[]
+  const every = Math.floor(size / READABLE)
+  const start = Date.now() - size * 1000
+  for (let i = 0; i < size; i++) {
+    const elements: Record<string, unknown>[] =
+      i % every === 0 ? [{ uid: viewer }] : [{ uid: authors[Math.floor(next() * authors.length)] }]
+    if (next() < 0.1)
+      elements.push({
+        organization: organizations[Math.floor(next() * organizations.length)],
+        roles: ['doctor']
+      })
+    const { permissions: _p, ...body } = validRecords[types[i % types.length]] as Record<string, unknown>
+    yield {
+      ...body,
+      id: newId(),
+      facility: `facility-${i % 50}`,
+      patient: `patient-${i % 20000}`,
+      permissions: normalizePermissions(elements as never),
+      createdAt: start + i * 1000,
+      createdBy: authors[Math.floor(next() * authors.length)]
+    }
+  }
+}
+
+/** A data folder holding `size` medical records and the viewer who may read READABLE of them. */
+export interface SeededFolder {
+  dataDir: string
+  email: string
+  password: string
+  /** Seconds the seed took (0: a kept folder reused). */
+  seedSeconds: number
+  /** Whether dataDir is a kept folder (not to be removed after the run). */
+  kept: boolean
+}
+
+/**
+ * A folder of `size` records: seeded now through the store of an in-process app (not HTTP, so it is quick), which
+ * is then closed (compacting its files, as every shutdown does). With `keepIn` (BENCH_STARTUP_DIR), the folder is
+ * `<keepIn>/<size>` and reused by the next run when its viewer's file, bench-viewer.json, is there (seeding a
+ * million records takes minutes).
+ */
+export const seededFolder = async (size: number, keepIn?: string): Promise<SeededFolder> => {
+  const dataDir = keepIn ? path.join(keepIn, String(size)) : tempDir('clinic-bench-seed-')
+  const marker = path.join(dataDir, 'bench-viewer.json')
+  if (keepIn && fs.existsSync(marker)) {
+    const viewer = JSON.parse(fs.readFileSync(marker, 'utf8')) as { email: string; password: string }
+    return { dataDir, ...viewer, seedSeconds: 0, kept: true }
+  }
+  fs.mkdirSync(dataDir, { recursive: true })
+  const seeding = await startServer({ dataDir, mongodb: '' })
+  const email = `viewer-${size}@bench.test`
+  const viewer = await signUp(seeding.url, { email })
+  const model = (seeding.app.service('medical-records' as never) as { options: { Model: any } }).options.Model // (the raw datastore, for a fast seed)
+  const started = Date.now()
+  let chunk: unknown[] = []
+  for (const record of benchRecords(size, viewer.account.id)) {
+    chunk.push(record)
+    if (chunk.length === 10_000) {
+      await model.insertAsync(chunk)
+      chunk = []
+    }
+  }
+  if (chunk.length) await model.insertAsync(chunk)
+  await seeding.close({ keep: true })
+  const seedSeconds = round((Date.now() - started) / 1000, 1)
+  if (keepIn) fs.writeFileSync(marker, JSON.stringify({ email, password: viewer.password }))
+  return { dataDir, email, password: viewer.password, seedSeconds, kept: !!keepIn }
+}
+
+/** Signs the viewer of a seeded folder in on a running server: its access token. */
+export const logIn = async (base: string, viewer: { email: string; password: string }): Promise<string> => {
+  const { accessToken } = (await call(base, 'POST', '/authentication', { strategy: 'local', ...viewer })) as {
+    accessToken: string
+  }
+  return accessToken
 }

@@ -8,94 +8,26 @@
 // under ts-node (as the other benches start it), so its boot and RSS include the TypeScript compiler; CPU seconds
 // are printed next to wall-clock seconds, since a busy machine stretches the latter. Sizes: BENCH_STARTUP_SIZES
 // (default "100000,1000000"; on a quiet machine the 1,000,000 size takes about 4 minutes to seed and 1 to measure).
-// BENCH_STARTUP_DIR=<folder> keeps the seeded folders there and reuses them on the next run.
+// BENCH_STARTUP_DIR=<folder> keeps the seeded folders there and reuses them on the next run (bench/lib.ts
+// seededFolder; the find bench reuses them too).
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFile } from 'node:child_process'
-import { signUp, startServer, tempDir } from '../test/helpers/app'
+import { tempDir } from '../test/helpers/app'
 import { startServerProcess } from '../test/helpers/server-process'
-import { newId } from '../src/store'
-import { normalizePermissions } from '../src/access/medical-records'
-import { validRecords } from '../test/fixtures/medical-records'
-import { round, random, rssMb } from './lib'
+import { READABLE, round, rssMb, seededFolder } from './lib'
 
 const SIZES = (process.env.BENCH_STARTUP_SIZES ?? '100000,1000000')
   .split(',')
   .map(Number)
   .filter((n) => n > 0)
 const KEEP = process.env.BENCH_STARTUP_DIR
-const READABLE = 1000
 const LIST = '/medical-records?$limit=20&$sort[createdAt]=-1'
 
 /** CPU seconds (user + system) a process has used so far. */
 const cpuSeconds = (pid: number) => {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
   return round((Number(fields[11]) + Number(fields[12])) / 100, 1)
-}
-
-/** `size` records of every type: READABLE of them shared with `viewer` by uid; 10% shared with an organization. */
-function* records(size: number, viewer: string) {
-  const next = random(11)
-  const authors = Array.from({ length: 2000 }, () => newId())
-  const organizations = Array.from({ length: 500 }, () => newId())
-  const types = Object.keys(validRecords) as (keyof typeof validRecords)[]
-  const every = Math.floor(size / READABLE)
-  const start = Date.now() - size * 1000
-  for (let i = 0; i < size; i++) {
-    const elements: Record<string, unknown>[] =
-      i % every === 0 ? [{ uid: viewer }] : [{ uid: authors[Math.floor(next() * authors.length)] }]
-    if (next() < 0.1)
-      elements.push({
-        organization: organizations[Math.floor(next() * organizations.length)],
-        roles: ['doctor']
-      })
-    const { permissions: _p, ...body } = validRecords[types[i % types.length]] as Record<string, unknown>
-    yield {
-      ...body,
-      id: newId(),
-      facility: `facility-${i % 50}`,
-      patient: `patient-${i % 20000}`,
-      permissions: normalizePermissions(elements as never),
-      createdAt: start + i * 1000,
-      createdBy: authors[Math.floor(next() * authors.length)]
-    }
-  }
-}
-
-interface Seeded {
-  dataDir: string
-  email: string
-  password: string
-  seedSeconds: number
-}
-
-/** A folder holding `size` records (seeded now, or reused from BENCH_STARTUP_DIR) and a viewer's token. */
-const seed = async (size: number): Promise<Seeded> => {
-  const dataDir = KEEP ? path.join(KEEP, String(size)) : tempDir('clinic-bench-startup-')
-  const marker = path.join(dataDir, 'bench-viewer.json')
-  if (KEEP && fs.existsSync(marker)) {
-    const viewer = JSON.parse(fs.readFileSync(marker, 'utf8')) as { email: string; password: string }
-    return { dataDir, ...viewer, seedSeconds: 0 }
-  }
-  fs.mkdirSync(dataDir, { recursive: true })
-  const seeding = await startServer({ dataDir, mongodb: '' })
-  const email = `viewer-${size}@startup-bench.test`
-  const viewer = await signUp(seeding.url, { email })
-  const model = (seeding.app.service('medical-records' as never) as { options: { Model: any } }).options.Model // (the raw datastore, for a fast seed)
-  const started = Date.now()
-  let chunk: unknown[] = []
-  for (const record of records(size, viewer.account.id)) {
-    chunk.push(record)
-    if (chunk.length === 10_000) {
-      await model.insertAsync(chunk)
-      chunk = []
-    }
-  }
-  if (chunk.length) await model.insertAsync(chunk)
-  await seeding.close({ keep: true })
-  const seedSeconds = round((Date.now() - started) / 1000, 1)
-  if (KEEP) fs.writeFileSync(marker, JSON.stringify({ email, password: viewer.password }))
-  return { dataDir, email, password: viewer.password, seedSeconds }
 }
 
 // A child process that reads the file and parses each line, reporting its time and RSS (the loader's floor).
@@ -187,7 +119,7 @@ const emptyStart = async () => {
 }
 
 const measureSize = async (size: number) => {
-  const { dataDir, email, password, seedSeconds } = await seed(size)
+  const { dataDir, email, password, seedSeconds, kept } = await seededFolder(size, KEEP)
   try {
     const file = path.join(dataDir, 'medical-records.db')
     const dataFileMb = round(fs.statSync(file).size / 1024 / 1024, 0)
@@ -206,7 +138,7 @@ const measureSize = async (size: number) => {
       ratioToBareParse: round(server.startSeconds / ((baseline.readMs + baseline.parseMs) / 1000), 2)
     }
   } finally {
-    if (!KEEP) fs.rmSync(dataDir, { recursive: true, force: true })
+    if (!kept) fs.rmSync(dataDir, { recursive: true, force: true })
   }
 }
 

@@ -52,7 +52,7 @@ export const configurationSchema = Type.Object(
     redis: Type.String(),
     /** REDIS_PREFIX: prefix of every Redis key and channel of this deployment. */
     redisPrefix: Type.String({ minLength: 1 }),
-    nedb: Type.Object({ compactionIntervalMs: Ms() }),
+    nedb: Type.Object({ compactionIntervalMs: Ms(), heapGrowingPercent: Type.Optional(Count()) }),
     /** Embedded engine: when a write counts as written (src/store/nedb-commit.ts). */
     storeSync: StringEnum(STORE_SYNC_MODES),
     accessCache: Type.Object({ ttlMs: Ms() }),
@@ -456,6 +456,8 @@ export const settingDescriptions: Record<string, string> = {
     'Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis',
   'nedb.compactionIntervalMs':
     'How often each embedded data file is rewritten compactly (also at shut-down, never at start-up)',
+  'nedb.heapGrowingPercent':
+    "Embedded engine, once a collection of 200,000 documents or more is loaded: how far (percent) the heap may grow past what the last full garbage collection kept before the next one — less memory for more CPU; `0`: V8's own heuristics ([performance](performance.md#start-up))",
   storeSync:
     "Embedded engine: when a write counts as written — `batch` (fdatasync'ed, shared by concurrent writes), `os` (handed to the OS: survives a process crash, not a power loss) or `always` (fdatasync'ed one write at a time). See [performance](performance.md)",
   'accessCache.ttlMs':

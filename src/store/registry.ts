@@ -34,7 +34,8 @@ export const store = (app: Application) => {
         path.resolve(app.get('dataDir')),
         lockDataDir(app.get('dataDir')),
         app.get('nedb').compactionIntervalMs,
-        storeSyncOf(app)
+        storeSyncOf(app),
+        app.get('nedb').heapGrowingPercent
       )
   engineSlot.set(app, { engine, ready: [], indexesBuilt: false })
   logger.info(

@@ -14,6 +14,7 @@ import { useGroupCommit, type GroupCommit } from './commit'
 import { NeDBJournal } from './journal'
 import { diagnoseDataFile } from './repair'
 import { NedbAdapter } from './adapter'
+import { collectAfterLoad, HEAP_GROWING_PERCENT } from './heap'
 
 export interface NedbEngine extends Engine {
   kind: 'nedb'
@@ -25,7 +26,9 @@ export const nedbEngine = (
   dataDir: string,
   lock: DataLock,
   compactionIntervalMs: number,
-  sync: StoreSync
+  sync: StoreSync,
+  /** NEDB_HEAP_GROWING_PERCENT (./heap.ts; when not given, HEAP_GROWING_PERCENT). */
+  heapGrowingPercent = HEAP_GROWING_PERCENT
 ): NedbEngine => {
   const stores = new Map<string, IndexedNeDB>()
   const commits = new Map<string, GroupCommit>()
@@ -84,6 +87,8 @@ export const nedbEngine = (
         opened.add(store)
         for (const index of declared) await store.ensureIndexAsync(index)
         await journals.get(name)?.open()
+        // (a large load's working sets returned before serving: ./heap.ts)
+        collectAfterLoad(store.documentCount, heapGrowingPercent)
       } catch (error) {
         // A duplicate unique value or unreadable lines: one line naming the file, the line, the index and the fix.
         const file = path.join(dataDir, `${name}.db`)
