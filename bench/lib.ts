@@ -10,6 +10,7 @@ import { signUp, sleep, startServer, tempDir } from '../test/helpers/app'
 import { newId } from '../src/store'
 import { normalizePermissions } from '../src/access/medical-records'
 import { validRecords } from '../test/fixtures/medical-records'
+import type { Application } from '../src/declarations'
 
 // Rounds to `digits` decimals, so the printed figures and ratios do not carry float noise.
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
@@ -216,4 +217,33 @@ export const logIn = async (base: string, viewer: { email: string; password: str
     accessToken: string
   }
   return accessToken
+}
+
+// (casts: the benches seed accounts, organizations and memberships straight through the stores, by name)
+export const storeOf = (app: Application, name: string) => app.service(name as any) as any
+
+/** An account made in the store (no bcrypt per account) and an access token for it. */
+export const storeAccount = async (app: Application, email: string) => {
+  const created = await storeOf(app, 'accounts')._create({ email, createdAt: Date.now() })
+  const token = await (app.service('authentication') as any).createAccessToken({ sub: created.id }) // (cast: the service's typed surface)
+  return { id: created.id as string, token: token as string }
+}
+
+/** A facility made in the store, with `clinician` its superadmin doctor; its id. */
+export const storeFacility = async (app: Application, name: string, clinician: string): Promise<string> => {
+  const organization = await storeOf(app, 'organizations')._create({
+    name,
+    type: 'facility',
+    createdAt: Date.now(),
+    createdBy: clinician
+  })
+  await storeOf(app, 'organization-members')._create({
+    organization: organization.id,
+    uid: clinician,
+    roles: ['doctor'],
+    privileges: [],
+    superadmin: true,
+    createdAt: Date.now()
+  })
+  return organization.id as string
 }

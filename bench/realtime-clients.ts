@@ -6,33 +6,14 @@
 import { io } from 'socket.io-client'
 import socketioClient from '@feathersjs/socketio-client'
 import { createClient } from '../src/client'
+import { stdinLines } from './stdin-lines'
 
 interface Listener {
   token: string
   organization: string
 }
 
-const lines = (() => {
-  let buffer = ''
-  const waiting: ((line: string) => void)[] = []
-  const ready: string[] = []
-  process.stdin.setEncoding('utf8')
-  process.stdin.on('data', (chunk: string) => {
-    buffer += chunk
-    let end: number
-    while ((end = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, end)
-      buffer = buffer.slice(end + 1)
-      const next = waiting.shift()
-      if (next) next(line)
-      else ready.push(line)
-    }
-  })
-  return () =>
-    new Promise<string>((resolve) =>
-      ready.length ? resolve(ready.shift() as string) : waiting.push(resolve)
-    )
-})()
+const lines = stdinLines()
 
 const main = async () => {
   const { url, listeners } = JSON.parse(await lines()) as { url: string; listeners: Listener[] }

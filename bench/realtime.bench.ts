@@ -9,11 +9,10 @@
 // delivery made while it was on is in the trail.
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import type { Application } from '../src/declarations'
 import { newId } from '../src/store'
 import { startServer } from '../test/helpers/app'
 import { validRecords } from '../test/fixtures/medical-records'
-import { measureLoad, round, type LoadResult } from './lib'
+import { measureLoad, round, storeAccount, storeFacility, storeOf, type LoadResult } from './lib'
 import { auditLog } from '../src/audit/log'
 
 const ORGANIZATIONS = 20
@@ -21,41 +20,18 @@ const PER_ORGANIZATION = 25
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = 10
 
-// (casts: the bench seeds accounts, organizations and memberships straight through the stores, by name)
-const store = (app: Application, name: string) => app.service(name as any) as any
-
-/** An account made in the store (no bcrypt per account) and a token for it. */
-const account = async (app: Application, email: string) => {
-  const created = await store(app, 'accounts')._create({ email, createdAt: Date.now() })
-  const token = await (app.service('authentication') as any).createAccessToken({ sub: created.id }) // (cast: the service's typed surface)
-  return { id: created.id as string, token: token as string }
-}
-
 export async function run() {
   const server = await startServer({ mongodb: '' })
   const app = server.app
-  const clinician = await account(app, 'clinician@realtime-bench.test')
+  const clinician = await storeAccount(app, 'clinician@realtime-bench.test')
   const organizations: string[] = []
   const listeners: { token: string; organization: string }[] = []
   for (let o = 0; o < ORGANIZATIONS; o++) {
-    const organization = await store(app, 'organizations')._create({
-      name: `Clinic ${o}`,
-      type: 'facility',
-      createdAt: Date.now(),
-      createdBy: clinician.id
-    })
+    const organization = { id: await storeFacility(app, `Clinic ${o}`, clinician.id) }
     organizations.push(organization.id)
-    await store(app, 'organization-members')._create({
-      organization: organization.id,
-      uid: clinician.id,
-      roles: ['doctor'],
-      privileges: [],
-      superadmin: true,
-      createdAt: Date.now()
-    })
     for (let m = 0; m < PER_ORGANIZATION; m++) {
-      const member = await account(app, `member-${o}-${m}@realtime-bench.test`)
-      await store(app, 'organization-members')._create({
+      const member = await storeAccount(app, `member-${o}-${m}@realtime-bench.test`)
+      await storeOf(app, 'organization-members')._create({
         organization: organization.id,
         uid: member.id,
         roles: ['nurse'],

@@ -6,6 +6,7 @@
 // (neither its organization nor its account in the record's permissions) is a leak. On the line STOP it prints one
 // JSON line: per record id, how many listeners received it and when the last one did, and the leaks.
 import { io, type Socket } from 'socket.io-client'
+import { stdinLines } from './stdin-lines'
 
 interface Listener {
   token: string
@@ -20,27 +21,7 @@ interface Received {
 
 const CONNECT_AT_ONCE = Number(process.env.BENCH_CONNECT_AT_ONCE ?? 100)
 
-const lines = (() => {
-  let buffer = ''
-  const waiting: ((line: string) => void)[] = []
-  const ready: string[] = []
-  process.stdin.setEncoding('utf8')
-  process.stdin.on('data', (chunk: string) => {
-    buffer += chunk
-    let end: number
-    while ((end = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, end)
-      buffer = buffer.slice(end + 1)
-      const next = waiting.shift()
-      if (next) next(line)
-      else ready.push(line)
-    }
-  })
-  return () =>
-    new Promise<string>((resolve) =>
-      ready.length ? resolve(ready.shift() as string) : waiting.push(resolve)
-    )
-})()
+const lines = stdinLines()
 
 const main = async () => {
   const { urls, listeners } = JSON.parse(await lines()) as { urls: string[]; listeners: Listener[] }

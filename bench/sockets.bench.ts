@@ -26,7 +26,7 @@ import { findStartLine } from '../test/helpers/server-process'
 import { startRedis, type TestRedis } from '../test/helpers/redis'
 import { startMongoEmulator, type MongoEmulator } from '../test/helpers/mongo-emulator'
 import { validRecords } from '../test/fixtures/medical-records'
-import { round } from './lib'
+import { round, storeAccount, storeFacility, storeOf } from './lib'
 
 const CLIENTS = Number(process.env.BENCH_SOCKETS ?? 2000)
 const FACILITIES = Number(process.env.BENCH_SOCKET_FACILITIES ?? 50)
@@ -42,9 +42,6 @@ const MODES = (process.env.BENCH_SOCKETS_MODES ?? (process.env.MONGODB_URL ? 'on
 const PROFILE = process.env.BENCH_PROFILE === '1'
 const root = path.join(__dirname, '..')
 
-// (casts: the bench seeds accounts, organizations and memberships straight through the stores, by name)
-const store = (app: Application, name: string) => app.service(name as any) as any
-
 interface Listener {
   token: string
   id: string
@@ -58,33 +55,13 @@ interface Seed {
   listeners: Listener[]
 }
 
-const account = async (app: Application, email: string) => {
-  const created = await store(app, 'accounts')._create({ email, createdAt: Date.now() })
-  const token = await (app.service('authentication') as any).createAccessToken({ sub: created.id }) // (cast: the service's typed surface)
-  return { id: created.id as string, token: token as string }
-}
-
 /** Accounts, facilities and memberships written through the stores of an app on the data the servers will use. */
 const seed = async (app: Application): Promise<Seed> => {
-  const clinician = await account(app, 'clinician@sockets-bench.test')
+  const clinician = await storeAccount(app, 'clinician@sockets-bench.test')
   const facilities: Seed['facilities'] = []
   const listeners: Listener[] = []
   for (let f = 0; f < FACILITIES; f++) {
-    const organization = await store(app, 'organizations')._create({
-      name: `Clinic ${f}`,
-      type: 'facility',
-      createdAt: Date.now(),
-      createdBy: clinician.id
-    })
-    await store(app, 'organization-members')._create({
-      organization: organization.id,
-      uid: clinician.id,
-      roles: ['doctor'],
-      privileges: [],
-      superadmin: true,
-      createdAt: Date.now()
-    })
-    facilities.push({ id: organization.id, patients: [], staff: 0 })
+    facilities.push({ id: await storeFacility(app, `Clinic ${f}`, clinician.id), patients: [], staff: 0 })
   }
   // Accounts in one store call (one file write), then a token each.
   const people = Array.from({ length: CLIENTS }, (_, n) => ({
@@ -92,7 +69,7 @@ const seed = async (app: Application): Promise<Seed> => {
     patient: n % PATIENT_EVERY === PATIENT_EVERY - 1,
     email: `${n % PATIENT_EVERY === PATIENT_EVERY - 1 ? 'patient' : 'staff'}-${n}@sockets-bench.test`
   }))
-  const accounts: { id: string }[] = await store(app, 'accounts')._create(
+  const accounts: { id: string }[] = await storeOf(app, 'accounts')._create(
     people.map((person) => ({ email: person.email, createdAt: Date.now() })),
     { adapter: { multi: true } }
   )
@@ -118,7 +95,7 @@ const seed = async (app: Application): Promise<Seed> => {
       })
     }
   }
-  await store(app, 'organization-members')._create(members, { adapter: { multi: true } })
+  await storeOf(app, 'organization-members')._create(members, { adapter: { multi: true } })
   return { clinician, facilities, listeners }
 }
 

@@ -599,72 +599,6 @@ class IndexedCursor extends Cursor {
   }
 }
 
-// NeDB's index internals the bulk build below uses (untyped in NeDB's typings).
-interface NeDBIndex {
-  _fields: string[]
-  unique: boolean
-  sparse: boolean
-  treeOptions: Record<string, unknown>
-  tree: { tree: TreeNode }
-  reset(docs?: Docs): void
-  getMatching(value: unknown): Docs
-}
-/**
- * Fills an index with every document of a load at once, when each document has one string key (the usual `_id`,
- * `id` and foreign-key indexes): the documents sorted by key (string order, which is NeDB's order for strings;
- * documents with the same key keep their order), then a balanced AVL tree built from the sorted runs in one pass
- * — the tree NeDB's one-at-a-time inserts would balance into, without their ~17 comparisons and rebalancing per
- * document. Returns false (and changes nothing) for anything else: compound keys, other key types, missing keys,
- * or a unique index with a repeated key (the one-at-a-time reset then raises NeDB's own error).
- */
-export const bulkResetIndex = (index: NeDBIndex, docs: Docs): boolean => {
-  if (index._fields.length !== 1) return false
-  const field = index._fields[0]
-  const path = field.split('.')
-  const keys: string[] = new Array(docs.length)
-  for (let i = 0; i < docs.length; i++) {
-    let value: unknown = docs[i]
-    for (const part of path) value = value == null ? undefined : (value as Record<string, unknown>)[part]
-    if (typeof value !== 'string') return false
-    keys[i] = value
-  }
-  const order = Array.from({ length: docs.length }, (_, i) => i).sort((a, b) =>
-    keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0
-  )
-  // Runs of equal keys: starts[r] .. starts[r + 1] - 1 in `order`.
-  const starts: number[] = []
-  for (let i = 0; i < order.length; i++) {
-    if (i > 0 && keys[order[i]] === keys[order[i - 1]]) {
-      if (index.unique) return false
-      continue
-    }
-    starts.push(i)
-  }
-  starts.push(order.length)
-  const Wrapper = index.tree.constructor as new (options: unknown) => { tree: TreeNode }
-  const wrapper = new Wrapper(index.treeOptions)
-  const Node = wrapper.tree.constructor as new (options: unknown) => TreeNode
-  const build = (lo: number, hi: number, parent: TreeNode | null): TreeNode | null => {
-    if (lo > hi) return null
-    const mid = (lo + hi) >> 1
-    const node = new Node(index.treeOptions)
-    node.parent = parent
-    node.key = keys[order[starts[mid]]]
-    for (let i = starts[mid]; i < starts[mid + 1]; i++) node.data.push(docs[order[i]])
-    node.left = build(lo, mid - 1, node)
-    node.right = build(mid + 1, hi, node)
-    node.height = 1 + Math.max(node.left?.height ?? 0, node.right?.height ?? 0)
-    return node
-  }
-  const root = build(0, starts.length - 2, null)
-  if (root) wrapper.tree = root
-  index.tree = wrapper
-  return true
-}
-
-/** Below this many documents a load fills indexes NeDB's own way (the bulk build's set-up is not worth it). */
-const BULK_RESET_FROM = 1000
-
 /**
  * The part of a query NeDB's own candidate selection may be given: it looks a plain value, an `$in` list or range
  * bounds up in an index, which is right for NeDB's matcher but loses documents MongoDB's semantics match — a
@@ -730,6 +664,17 @@ export const plainKey = (query: unknown): string | null => {
     return true
   }
   return plain(query) ? JSON.stringify(query) : null
+}
+
+// NeDB's index internals used here and by the bulk build (./bulk-index.ts); untyped in NeDB's typings.
+interface NeDBIndex {
+  _fields: string[]
+  unique: boolean
+  sparse: boolean
+  treeOptions: Record<string, unknown>
+  tree: { tree: TreeNode }
+  reset(docs?: Docs): void
+  getMatching(value: unknown): Docs
 }
 
 // A datastore whose candidate selection, cursors and index bookkeeping are those above. It overrides and calls
@@ -842,18 +787,9 @@ export class IndexedNeDB extends NeDB {
     this.version += 1
     this.arrayFields = new Set()
     const docs: Docs = Array.isArray(newData) ? newData : newData ? [newData] : []
-    if (Array.isArray(newData) && newData.length >= BULK_RESET_FROM) {
-      for (const [field, index] of Object.entries(this.indexes)) {
-        // (a bulk-built index has one string key per document: no arrays there)
-        if (!bulkResetIndex(index, newData)) {
-          index.reset(newData)
-          this.noteArrays(docs, [field])
-        }
-      }
-    } else {
-      nedb._resetIndexes.call(this, newData)
-      this.noteArrays(docs)
-    }
+    // (a large load's indexes are built in bulk by the engine's datastore: ./bulk-index.ts)
+    nedb._resetIndexes.call(this, newData)
+    this.noteArrays(docs)
     this.documentCount = Array.isArray(newData) ? newData.length : newData ? 1 : 0
   }
   _addToIndexes(doc: Doc) {
