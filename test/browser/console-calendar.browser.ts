@@ -99,12 +99,18 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
     appointment = (await card.getAttribute('data-id'))!
     assert.equal(await startOf(appointment), first)
 
+    // The free slots refresh after the booking: the booked one leaves the list. Pick the drop target only
+    // then, and by its time, so a refresh cannot slide another slot under the pointer.
+    const slotAt = (start: number) => page.locator(`.slot[data-start="${start}"]`)
+    await slotAt(first).waitFor({ state: 'detached' })
+
     // Drag onto a free slot.
-    const target = page.locator('.slot').nth(2)
-    const dropped = Number(await target.getAttribute('data-start'))
-    await card.dragTo(target)
+    const dropped = Number(await page.locator('.slot').nth(2).getAttribute('data-start'))
+    await card.dragTo(slotAt(dropped))
     await page.getByRole('status').filter({ hasText: 'Moved to' }).waitFor()
     assert.equal(await startOf(appointment), dropped)
+    await slotAt(dropped).waitFor({ state: 'detached' })
+    await slotAt(first).waitFor()
 
     // The keyboard's way: the "Move" form.
     await page.getByRole('button', { name: 'Move Paula Patient' }).click()
