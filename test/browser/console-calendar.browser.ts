@@ -86,8 +86,10 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
     await page.locator('.slot').nth(4).waitFor()
     await checkView(page, 'calendar-day')
 
+    // Slots are picked by their time: the list may be re-rendered between reading one and acting on it.
+    const slotAt = (start: number) => page.locator(`.slot[data-start="${start}"]`)
     const first = Number(await page.locator('.slot').first().getAttribute('data-start'))
-    await page.locator('.slot').first().click()
+    await slotAt(first).click()
     await page.getByLabel(/^Patient/).fill('Paula')
     await page.getByRole('button', { name: /Paula Patient/ }).click()
     await page.getByLabel('Reason').fill('Ear ache')
@@ -100,8 +102,7 @@ describe('the console: calendar, waiting room and the patient’s own view', fun
     assert.equal(await startOf(appointment), first)
 
     // The free slots refresh after the booking: the booked one leaves the list. Pick the drop target only
-    // then, and by its time, so a refresh cannot slide another slot under the pointer.
-    const slotAt = (start: number) => page.locator(`.slot[data-start="${start}"]`)
+    // then, so a refresh cannot slide another slot under the pointer.
     await slotAt(first).waitFor({ state: 'detached' })
 
     // Drag onto a free slot.

@@ -1,4 +1,4 @@
-// The real server as a child process (`node -r ts-node/register/transpile-only src/index.ts`, started by
+// The real server as a child process (from source: see serverArgs in server-process.ts; started by
 // server-process.ts, ready on its start line), with what crash tests need on top: a promise of its
 // exit (code or signal), and the embedded engine unless MONGODB_URL is passed.
 import type { ChildProcess } from 'node:child_process'
@@ -22,7 +22,7 @@ export interface ChildServer {
 }
 
 /**
- * Starts `src/index.ts` with NODE_ENV=test, PORT=0, HOST=127.0.0.1 and LOG_LEVEL=error, plus `env` (which should
+ * Starts the server from source with NODE_ENV=test, PORT=0, HOST=127.0.0.1 and LOG_LEVEL=error, plus `env` (which should
  * name DATA_DIR; MONGODB_URL defaults to empty, the embedded engine).
  */
 export const startChild = async (env: Record<string, string>, timeoutMs = 30_000): Promise<ChildServer> => {

@@ -1,4 +1,4 @@
-// Runs the server as a separate process (as `npm run dev` does, TypeScript loaded directly; or compiled), for crash and
+// Runs the server as a separate process (from source, transpiled once per test run, or compiled as `npm run build` does), for crash and
 // restart tests: kill -9 it, start it again on the same DATA_DIR.
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
@@ -42,7 +42,16 @@ export const findStartLine = (output: string): { port: number; urls?: StartLine[
 }
 
 /**
- * Starts `src/index.ts` (or, with `compiled`, `lib/index.js` as `node lib/index.js` runs it after `npm run build`)
+ * The node arguments that run the server from source: the test run's transpiled build (TEST_SERVER_ENTRY, made by
+ * mocha's global setup in test/setup.ts), else `src/index.ts` through ts-node as `npm run dev` runs it.
+ */
+export const serverArgs = (): string[] =>
+  process.env.TEST_SERVER_ENTRY
+    ? [process.env.TEST_SERVER_ENTRY]
+    : ['-r', 'ts-node/register/transpile-only', 'src/index.ts']
+
+/**
+ * Starts the server from source (serverArgs) (or, with `compiled`, `lib/index.js` as `node lib/index.js` runs it after `npm run build`)
  * with the given environment; resolves on its start line.
  */
 export const startServerProcess = (
@@ -51,9 +60,7 @@ export const startServerProcess = (
   options: { compiled?: boolean } = {}
 ): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const args = options.compiled
-      ? ['lib/index.js']
-      : ['-r', 'ts-node/register/transpile-only', 'src/index.ts']
+    const args = options.compiled ? ['lib/index.js'] : serverArgs()
     const child = spawn(process.execPath, args, {
       cwd: root,
       env: { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'error', ...env },

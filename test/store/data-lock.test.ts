@@ -9,7 +9,7 @@ import { createApp } from '../../src/app'
 import { http, signUp, startServer, tempDir } from '../helpers/app'
 import { startChild } from '../helpers/child'
 import { startMongoEmulator } from '../helpers/mongo-emulator'
-import { findStartLine } from '../helpers/server-process'
+import { findStartLine, serverArgs } from '../helpers/server-process'
 
 const root = path.resolve(__dirname, '../..')
 const lockOf = (dir: string) => path.join(dir, 'server.lock')
@@ -22,7 +22,7 @@ const refusedStart = (
   options: { uid?: number; gid?: number } = {}
 ): Promise<{ code: number | null; output: string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/index.ts'], {
+    const child = spawn(process.execPath, serverArgs(), {
       cwd: root,
       env: {
         ...process.env,
