@@ -15,6 +15,7 @@ import {
   type TestServer
 } from '../helpers/app'
 import { fieldsOf } from '../helpers/billing'
+import { validRecords } from '../fixtures/medical-records'
 import { createSchedule, setupClinic, type ClinicFixture } from '../helpers/appointments'
 import { ADMIN, LONG_SESSIONS } from '../helpers/subscriptions'
 import { startServerProcess } from '../helpers/server-process'
@@ -160,6 +161,29 @@ describe('sandbox clock', function () {
       // Monday 09:47 on the moved clock: the first free slot is 10:00, none of the morning's earlier ones.
       assert.equal(slots.body.data[0].start, MONDAY_9 + 60 * MIN)
       assert.ok(slots.body.data.every((slot: { start: number }) => slot.start >= now))
+    })
+
+    it('stamps what is created with its time: a medical record and an appointment', async () => {
+      const now = (await api(admin).get('/sandbox/clock')).body.now
+      assert.ok(now > NOW)
+      const record = await api(clinic.owner.token).post('/medical-records', {
+        ...validRecords.assessment,
+        facility: clinic.id,
+        patient: clinic.patient.account.id
+      })
+      assert.equal(record.status, 200, JSON.stringify(record.body))
+      assert.equal(record.body.createdAt, now)
+      const slots = await api(clinic.scheduler.token).get(
+        `/appointment-slots?facility=${clinic.id}&from=${MONDAY_9}&to=${MONDAY_9 + 24 * 60 * MIN}`
+      )
+      const booked = await api(clinic.scheduler.token).post('/appointments', {
+        facility: clinic.id,
+        provider: clinic.provider.account.id,
+        patient: clinic.patient.account.id,
+        start: slots.body.data[1].start
+      })
+      assert.equal(booked.status, 201, JSON.stringify(booked.body))
+      assert.equal(booked.body.createdAt, now)
     })
 
     it('is in the OpenAPI document: GET and PATCH at /sandbox/clock, no id', async () => {
