@@ -79,6 +79,8 @@ export const configurationSchema = Type.Object(
     trustProxy: Type.Boolean(),
     oauth: Type.Object({ google: OAuthProvider(), facebook: OAuthProvider() }),
     actionCodes: Type.Object({ expiresInMs: PositiveMs(), maxAttempts: Count(1) }),
+    /** Organization invitations: how long a mailed code can be applied. */
+    invitations: Type.Object({ expiresInMs: PositiveMs() }),
     passwordPolicy: Type.Object({
       minLength: Count(1),
       maxLength: Count(1),
@@ -511,6 +513,8 @@ export const settingDescriptions: Record<string, string> = {
   'actionCodes.expiresInMs':
     'Lifetime of action codes (identity and password changes, OAuth links, MFA set-up)',
   'actionCodes.maxAttempts': 'Wrong tries before an action code is withdrawn',
+  'invitations.expiresInMs':
+    'How long an emailed invitation to join an organization can be accepted (7 days)',
   'passwordPolicy.minLength': 'Shortest accepted new password',
   'passwordPolicy.maxLength': 'Longest accepted new password',
   'passwordPolicy.minCharacterClasses':

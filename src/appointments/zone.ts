@@ -1,7 +1,7 @@
 // Time zones and local wall-clock times, through Luxon: the one module of the server that imports it, so that the
 // daylight-saving rules come from a maintained library (the IANA data the runtime carries), never from offsets
 // written by hand.
-import { DateTime, IANAZone } from 'luxon'
+import { DateTime, Duration, IANAZone } from 'luxon'
 
 /** Is `name` an IANA time zone the runtime knows ("Europe/Berlin", "UTC")? */
 export const isTimeZone = (name: string): boolean => IANAZone.isValidZone(name)
@@ -29,6 +29,18 @@ export const instantOf = (date: string, clock: string, zone: string, minutes = 0
   const midnight = DateTime.fromISO(date, { zone })
   const local = hour === 24 ? midnight.plus({ days: 1 }) : midnight.set({ hour, minute })
   return local.toMillis() + minutes * 60_000
+}
+
+/** A length of time as people write it, in its largest whole units ("7 days", "1 day, 12 hours", "30 minutes"). */
+export const formatDuration = (ms: number, locale = 'en'): string => {
+  const parts = Duration.fromMillis(Math.max(0, Math.round(ms / 60_000)) * 60_000)
+    .shiftTo('days', 'hours', 'minutes')
+    .toObject()
+  const units = (['days', 'hours', 'minutes'] as const).filter((unit) => (parts[unit] ?? 0) > 0)
+  if (units.length === 0) return Duration.fromObject({ minutes: 0 }, { locale }).toHuman()
+  return Duration.fromObject(Object.fromEntries(units.map((unit) => [unit, parts[unit]])), {
+    locale
+  }).toHuman()
 }
 
 /** `ms` as a reader of `locale` reads a date and time in `zone` ("Monday, March 8, 2027 at 9:00 AM"). */

@@ -12,6 +12,7 @@ import type { StoreOptions, StoreParams, Stored } from '../../store'
 import { createAuthMessenger } from '../../auth/messages'
 import { authSettings } from '../../auth/settings'
 import { normalizeEmail } from '../../auth/accounts'
+import { formatDuration } from '../../appointments/zone'
 import { ResourceService } from '../resource'
 import type { Invitation as InvitationDoc } from './organization-invitations.schema'
 import {
@@ -21,9 +22,6 @@ import {
   type InvitationData,
   type InvitationQuery
 } from './organization-invitations.shared'
-
-/** How long an invitation's code can be applied. */
-export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ' // Crockford base32: no I, L, O, U
 const CODE_LENGTH = 20 // 20 × 5 = 100 bits
@@ -69,7 +67,7 @@ export class OrganizationInvitationService extends ResourceService<
 
   private async sendInvitation(invitation: Stored<InvitationDoc>, code: string) {
     const organization = await this.deps.stores.organizations._get(invitation.organization)
-    const days = Math.round(INVITATION_LIFETIME_MS / 86_400_000)
+    const lifetime = formatDuration(this.deps.settings.get('invitations').expiresInMs)
     const messenger = createAuthMessenger(authSettings(this.deps.settings).messaging)
     const subject = `Invitation to join ${organization.name}`
     await messenger.send({
@@ -83,7 +81,7 @@ export class OrganizationInvitationService extends ResourceService<
         '',
         `code: ${code}`,
         '',
-        `The code can be used once and expires in ${days} days. If you did not expect this invitation, ignore this message.`
+        `The code can be used once and expires in ${lifetime}. If you did not expect this invitation, ignore this message.`
       ].join('\n')
     })
   }
@@ -116,7 +114,7 @@ export class OrganizationInvitationService extends ResourceService<
           roles: data.roles ?? [],
           privileges: data.privileges ?? [],
           status: 'pending' as const,
-          expiresAt: now + INVITATION_LIFETIME_MS,
+          expiresAt: now + this.deps.settings.get('invitations').expiresInMs,
           codeHash: hashOf(code),
           createdAt: now,
           createdBy: params?.account?.id ?? null

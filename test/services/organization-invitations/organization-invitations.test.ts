@@ -227,6 +227,29 @@ describe('organization-invitations', function () {
     assert.equal(patch.status, 405)
   })
 
+  it('lasts as long as INVITATION_EXPIRES_IN_MS says, and the mail says how long in words', async () => {
+    const HOUR = 3600 * 1000
+    server.app.set('invitations', { expiresInMs: 36 * HOUR })
+    try {
+      const email = uniqueEmail('short')
+      const { invitation, mail, code } = await invite(email)
+      assert.equal(invitation.expiresAt - invitation.createdAt, 36 * HOUR)
+      assert.match(mail.text, /expires in 1 day, 12 hours\./)
+      const invitee = await signUp(server.url, { email })
+      const moved = await http(server.url, 'PATCH', '/sandbox/clock', {
+        token: admin,
+        body: { advanceMs: 36 * HOUR + 1000 }
+      })
+      assert.equal(moved.status, 200, JSON.stringify(moved.body))
+      const res = await accept(server.url, invitee.token, { code })
+      assert.equal(res.status, 400)
+      assert.equal(res.body.errors[0].field, 'code')
+      assert.match(res.body.message, /expired/)
+    } finally {
+      server.app.set('invitations', { expiresInMs: 7 * 24 * HOUR })
+    }
+  })
+
   it('an invitation expires after seven days (on the sandbox clock)', async () => {
     const email = uniqueEmail('late')
     const { code } = await invite(email)
