@@ -17,9 +17,18 @@ const main = async () => {
     .sort()
   const outDir = path.join(__dirname, 'results')
   fs.mkdirSync(outDir, { recursive: true })
+  const failed: string[] = []
   for (const file of files) {
     const mod = await import(path.join(__dirname, file))
-    const result: BenchResult = await mod.run()
+    let result: BenchResult
+    try {
+      result = await mod.run()
+    } catch (error) {
+      // One bench that cannot run here (a setting, a limit of the machine) does not stop the others.
+      console.error(`\n== ${file} did not run:\n${error instanceof Error ? error.message : String(error)}`)
+      failed.push(file)
+      continue
+    }
     const out = path.join(outDir, `${file.replace(/\.bench\.ts$/, '')}.json`)
     fs.writeFileSync(
       out,
@@ -29,7 +38,8 @@ const main = async () => {
       `\n== ${file}\n${JSON.stringify(result, null, 2)}\n(written to ${path.relative(process.cwd(), out)})`
     )
   }
-  process.exit(0)
+  if (failed.length > 0) console.error(`\n${failed.length} bench(es) did not run: ${failed.join(', ')}`)
+  process.exit(failed.length > 0 ? 1 : 0)
 }
 
 main().catch((error) => {
