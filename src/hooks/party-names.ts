@@ -1,5 +1,5 @@
 // Names for people on the answers of /appointments and /schedules (`names: { provider, patient, facility }`, and
-// the facility's `timeZone` on an appointment), and, asked with `$names=true`, on /audit-events (`actorName`,
+// the facility's `timeZone` on an appointment), of /organization-members (`name`), and, asked with `$names=true`, on /audit-events (`actorName`,
 // `actorRole`, `facilityName`; src/appointments/names.ts says what is disclosed). Added to what the caller
 // receives (each document's client view), never stored; internal callers get the stored document.
 import { getDispatch, setDispatch } from '@feathersjs/schema'
@@ -21,8 +21,15 @@ type Decorate = (cache: NameCache, doc: Record<string, unknown>) => Promise<Reco
 
 // Replaces each document's client view by the decorated one (the same object when it has one, so the page's
 // `dispatch` and the realtime events see it too).
-const decorateDispatch = async (context: HookContext, deps: Pick<Deps, 'stores'>, decorate: Decorate) => {
-  if (!context.params.provider) return
+// `internal`: internal calls' answers too (their realtime events go out as this view; the caller itself still
+// receives the stored document).
+const decorateDispatch = async (
+  context: HookContext,
+  deps: Pick<Deps, 'stores'>,
+  decorate: Decorate,
+  options: { internal?: boolean } = {}
+) => {
+  if (!context.params.provider && !options.internal) return
   const cache = new NameCache(deps)
   for (const doc of docsOf(context.result)) {
     const shown = getDispatch(doc) as Record<string, unknown> | null
@@ -46,6 +53,25 @@ export const partyNames =
   (deps: Pick<Deps, 'stores'>) => async (context: HookContext, next: NextFunction) => {
     await next()
     await decorateDispatch(context, deps, (cache, doc) => withPartyNames(cache, doc))
+  }
+
+/**
+ * `around.all` hook of /organization-members: the member's display name (`name`, null when the account has none)
+ * for the colleagues who may list the organization's members — on answers and on the realtime events of every
+ * change, an invitation accepted included.
+ */
+export const memberNames =
+  (deps: Pick<Deps, 'stores'>) => async (context: HookContext, next: NextFunction) => {
+    await next()
+    await decorateDispatch(
+      context,
+      deps,
+      async (cache, doc) => ({
+        ...doc,
+        name: typeof doc.uid === 'string' ? await cache.person(doc.uid) : null
+      }),
+      { internal: true }
+    )
   }
 
 /** /audit-events: `$names=true` (REST: the string "true") adds the actor's display name and role. */

@@ -169,16 +169,17 @@ describe('the console: billing, members and subscription', function () {
 
     const invitee = await openConsole(browser, server.url)
     contexts.push(invitee.context)
-    await signUpInConsole(invitee.page, { email, name: 'Florence' })
+    await signUpInConsole(invitee.page, { email, name: 'Florence', lastName: 'Fielding' })
     await go(invitee.page, '/join', 'Join a facility')
     await checkView(invitee.page, 'money-join')
     await invitee.page.getByLabel('Code from the message').fill(code)
     await invitee.page.getByRole('button', { name: 'Join' }).click()
     await invitee.page.getByRole('status').filter({ hasText: 'You joined Money Clinic' }).waitFor()
 
-    // The staff's list shows the new member without a reload, by their address, with the invited privilege.
+    // The staff's list shows the new member without a reload, by name and address, with the invited privilege.
     const row = staff.locator('#members tr', { hasText: email })
     await row.waitFor()
+    assert.match(await row.innerText(), /Florence Fielding \(/)
     assert.match(await row.innerText(), /Billing/)
     assert.equal(await staff.locator('#invitations').getByText(email).count(), 0, 'no longer pending')
 

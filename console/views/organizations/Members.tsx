@@ -49,9 +49,15 @@ export function Members(_props: { params: Record<string, string> }) {
       </section>
     )
   const me = session.account?.id
-  // Members who joined by invitation are shown by the address they were invited at.
+  // Members are shown by their name (the server adds it to each member), with the address they were invited at
+  // when the superadmin's list of invitations has it.
   const emailOf = (uid: string) =>
     uid === me ? session.account?.email : invitations.data.find((i) => i.acceptedBy === uid)?.email
+  const nameOf = (m: Member) => {
+    const email = emailOf(m.uid)
+    if (m.name && email) return `${m.name} (${email})`
+    return m.name ?? email
+  }
   const pending = invitations.data.filter((i) => i.status === 'pending')
   const now = Date.now()
 
@@ -80,7 +86,8 @@ export function Members(_props: { params: Record<string, string> }) {
         columns={[
           {
             label: 'Member',
-            cell: (m) => (m.uid === me ? `You (${emailOf(m.uid) ?? ''})` : (emailOf(m.uid) ?? 'Staff member'))
+            cell: (m) =>
+              m.uid === me ? `You (${nameOf(m) ?? ''})` : (nameOf(m) ?? 'A member without a name')
           },
           { label: 'Roles and privileges', cell: (m) => grantsText(m) },
           { label: 'Member since', cell: (m) => when(m.createdAt) },
@@ -92,7 +99,7 @@ export function Members(_props: { params: Record<string, string> }) {
                   <details>
                     <summary>Change roles and privileges</summary>
                     <Form
-                      title={`Roles and privileges of ${m.uid === me ? 'you' : (emailOf(m.uid) ?? 'this member')}`}
+                      title={`Roles and privileges of ${m.uid === me ? 'you' : (m.name ?? emailOf(m.uid) ?? 'this member')}`}
                       submitLabel="Save"
                       reset={false}
                       success="Saved."
@@ -114,7 +121,7 @@ export function Members(_props: { params: Record<string, string> }) {
                     question={
                       m.uid === me
                         ? `You will leave ${name}: you lose access to its patients, billing and settings at once, and only a superadmin can invite you back.`
-                        : `${emailOf(m.uid) ?? 'This member'} loses access to ${name} at once.`
+                        : `${m.name ?? emailOf(m.uid) ?? 'This member'} loses access to ${name} at once.`
                     }
                     confirmLabel={m.uid === me ? 'Leave' : 'Remove'}
                     onConfirm={async () => {

@@ -11,7 +11,14 @@ const grants = {
 const withDefault = <T extends object>(schema: T, value: unknown): T => ({ ...schema, default: value })
 
 export const memberSchema = Type.Object(
-  { ...serverFields, organization: IdString(), uid: IdString(), ...grants },
+  {
+    ...serverFields,
+    organization: IdString(),
+    uid: IdString(),
+    ...grants,
+    // Never stored: on answers, the member's display name (first and last name; src/hooks/party-names.ts).
+    name: Type.Optional(Type.Union([Type.String(), Type.Null()]))
+  },
   { additionalProperties: false }
 )
 export type Member = Static<typeof memberSchema>

@@ -1,6 +1,7 @@
 // Organization members: roles, privileges and superadmin flags, managed by the organization's superadmins.
 import { authenticate } from '@feathersjs/authentication'
 import { populate } from '../../hooks/populate'
+import { memberNames } from '../../hooks/party-names'
 import { BadRequest, Conflict, Forbidden, NotFound } from '@feathersjs/errors'
 import type { Application, HookContext, NextFunction } from '../../declarations'
 import type { Deps } from '../../deps'
@@ -104,7 +105,7 @@ export const organizationMembers = (app: Application, deps: Deps) => {
 
   app.service(organizationMemberPath).hooks({
     around: {
-      all: [populate, authenticate('jwt')],
+      all: [memberNames(deps), populate, authenticate('jwt')],
       find: [validateQueryWith(memberQuerySchema), scopeAccess],
       get: [validateQueryWith(memberQuerySchema), scopeAccess],
       create: [

@@ -87,7 +87,7 @@ describe('organization-invitations', function () {
     const joined = new Promise<any>((resolve) =>
       watcher.client.service('organization-members').on('created', (m: any) => resolve(m))
     )
-    const invitee = await signUp(server.url, { email })
+    const invitee = await signUp(server.url, { email, firstName: 'Ines', lastName: 'Invited' })
     // Signing up with the invited address joins nothing by itself: the mailed code does.
     const before = await http(server.url, 'GET', `/organization-members?uid=${invitee.account.id}`, {
       token: invitee.token
@@ -98,7 +98,9 @@ describe('organization-invitations', function () {
     assert.equal(res.body.invitation.status, 'accepted')
     assert.equal(res.body.invitation.acceptedBy, invitee.account.id)
     assert.deepEqual([res.body.member.roles, res.body.member.privileges], [['nurse'], ['billing']])
-    assert.equal((await joined).uid, invitee.account.id)
+    const seen = await joined
+    assert.equal(seen.uid, invitee.account.id)
+    assert.equal(seen.name, 'Ines Invited', 'the live event names the new member')
     watcher.close()
 
     const members = await http(server.url, 'GET', `/organization-members?organization=${org}`, {

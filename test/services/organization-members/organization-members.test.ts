@@ -15,7 +15,7 @@ describe('organization-members', () => {
     api = restClient(server.url)
     owner = await signUp(server.url, { organization: { name: 'Members Clinic', type: 'facility' } })
     org = owner.organization.id
-    nurse = await signUp(server.url)
+    nurse = await signUp(server.url, { firstName: 'Nora', lastName: 'Nightingale' })
     stranger = await signUp(server.url)
     const res = await api.post(
       '/organization-members',
@@ -37,6 +37,21 @@ describe('organization-members', () => {
       one.body.data.map((m: any) => m.roles),
       [['nurse']]
     )
+  })
+
+  it("shows each member's display name to colleagues (never stored, null without one)", async () => {
+    const all = await api.get(`/organization-members?organization=${org}&$sort[createdAt]=1`, {
+      token: nurse.token
+    })
+    const byUid = Object.fromEntries(all.body.data.map((m: any) => [m.uid, m.name]))
+    assert.equal(byUid[nurse.account.id], 'Nora Nightingale')
+    assert.ok(owner.account.id in byUid)
+    const [member] = all.body.data.filter((m: any) => m.uid === nurse.account.id)
+    assert.ok(!JSON.stringify(member).includes(nurse.email), 'no email on a member')
+    const stored = await server.app.service('organization-members')._get(member.id)
+    assert.equal((stored as any).name, undefined)
+    const got = await api.get(`/organization-members/${member.id}`, { token: owner.token })
+    assert.equal(got.body.name, 'Nora Nightingale')
   })
 
   it('shows strangers nothing', async () => {
