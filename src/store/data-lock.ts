@@ -64,7 +64,8 @@ const bootId = (): string | undefined => {
   }
 }
 
-const alive = (pid: number) => {
+/** Whether a process with this pid runs on this host (only "no such process" counts as gone). */
+export const processRunning = (pid: number) => {
   try {
     process.kill(pid, 0)
     return true
@@ -202,7 +203,7 @@ const staleReason = (file: string, holder: Holder, myBoot: string | undefined): 
   if (holder.bootId && myBoot && holder.bootId !== myBoot) return 'the machine restarted since'
   if (holder.pid === process.pid)
     return held.get(file) === holder.instance ? undefined : 'its pid is now this process'
-  return alive(holder.pid) ? undefined : 'that process no longer runs'
+  return processRunning(holder.pid) ? undefined : 'that process no longer runs'
 }
 
 const refusal = (dir: string, file: string, holder: Holder) => {

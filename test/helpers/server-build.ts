@@ -7,18 +7,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { buildSync } from 'esbuild'
+import { processRunning } from '../../src/store/data-lock'
 
 const root = path.resolve(__dirname, '../..')
 const prefix = '.test-build-'
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 const sources = (dir: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -33,7 +25,7 @@ const folderOf = (pid: number) => path.join(root, `${prefix}${pid}`)
 export const buildServer = (): string => {
   for (const name of fs.readdirSync(root)) {
     const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) {
+    if (Number.isInteger(pid) && pid !== process.pid && !processRunning(pid)) {
       fs.rmSync(path.join(root, name), { recursive: true, force: true })
     }
   }

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { Meter } from './meter'
+import { processRunning } from '../../store/data-lock'
 
 export interface StagedFile {
   file: string
@@ -23,15 +24,6 @@ export interface StagedFile {
 const FOREIGN_STALE_MS = 24 * 60 * 60 * 1000
 
 const hostTag = () => os.hostname().replace(/[^A-Za-z0-9.-]/g, '_')
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 const removeQuietly = (file: string) => fs.promises.rm(file, { force: true }).catch(() => undefined)
 
@@ -86,7 +78,7 @@ export class Staging {
       const file = path.join(this.dir, name)
       const [fileHost, pidText] = name.split('~')
       const pid = Number(pidText)
-      let stale = fileHost === host && (pid === process.pid || !Number.isInteger(pid) || !alive(pid))
+      let stale = fileHost === host && (pid === process.pid || !Number.isInteger(pid) || !processRunning(pid))
       if (!stale) {
         const stat = await fs.promises.stat(file).catch(() => null)
         stale = !!stat && Date.now() - stat.mtimeMs > FOREIGN_STALE_MS
