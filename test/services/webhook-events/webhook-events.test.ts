@@ -170,9 +170,13 @@ describe('webhook events: pings, deliveries of service events, listing and retry
         ['organization-members.create', 'organization-members.patch', 'organization-members.remove']
       )
       assert.ok(receiver.received.every((r) => r.verified === true))
-      assert.deepEqual(receiver.received[0].body.payload, created.body)
-      assert.deepEqual(receiver.received[1].body.payload, patched.body)
-      assert.deepEqual(receiver.received[2].body.payload, removed.body)
+      // The documents as answered, but for the member's display name: added to answers and realtime events at
+      // read, never stored, so not in webhook payloads.
+      const stored = ({ name: _name, ...doc }: Record<string, unknown>) => doc
+      assert.deepEqual(receiver.received[0].body.payload, stored(created.body))
+      assert.deepEqual(receiver.received[1].body.payload, stored(patched.body))
+      assert.deepEqual(receiver.received[2].body.payload, stored(removed.body))
+      assert.ok('name' in created.body)
       for (const hit of receiver.received) assert.equal(hit.headers['webhook-id'], hit.body.id)
       assert.equal(new Set(receiver.received.map((r) => r.body.id)).size, 3)
 
