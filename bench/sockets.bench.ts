@@ -1,11 +1,11 @@
-// Many live clients: BENCH_SOCKETS (default 10,000, the target; it needs as many open files per process) authenticated Socket.IO
-// connections against the real server started as a child process (`src/index.ts`), as members of 50 facilities
-// (BENCH_SOCKET_FACILITIES) and, one in BENCH_PATIENT_EVERY (default 20), patients; the clients are spread over
-// child processes (bench/sockets-clients.ts, BENCH_SOCKETS_PER_PROCESS each, default 2,500). Then a clinician writes
-// medical records at a steady BENCH_WRITE_RATE per second (default 100) for BENCH_SECONDS (default 15), each for one
-// facility in turn and one of its patients: open to every member of the facility and to that patient. Every event
-// must reach exactly its permitted readers: counted per record over every client (misses: a reader that got
-// nothing; leaks: an event a client may not read). Figures: connect + authenticate time of all the clients,
+// Many live clients: BENCH_SOCKETS (default 10,000, the target; it needs as many open files per process)
+// authenticated Socket.IO connections against the real server started as a child process (`src/index.ts`), as
+// members of 50 facilities (BENCH_SOCKET_FACILITIES) and, one in BENCH_PATIENT_EVERY (default 20), patients; the
+// clients are spread over child processes (bench/sockets-clients.ts, BENCH_SOCKETS_PER_PROCESS each, default
+// 2,500). Then a clinician writes medical records at a steady BENCH_WRITE_RATE per second (default 100) for
+// BENCH_SECONDS (default 15), each for one facility in turn and one of its patients: open to every member of the
+// facility and to that patient. Every event must reach exactly its permitted readers: counted per record over every
+// client (misses: a reader that got nothing; leaks: an event a client may not read). Figures: connect + authenticate time of all the clients,
 // write-to-last-reader latency (the POST sent → the last reader's receipt) p50/p99, the server's RSS and CPU.
 // Baseline in the same run: the same writes with nobody listening (the POST's own latency). Then the same with
 // two instances (BENCH_SOCKETS_MODES=one,two, the default with MONGODB_URL; `two` shares a MongoDB wire emulator started here and a Redis from

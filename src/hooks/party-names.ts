@@ -1,7 +1,8 @@
 // Names for people on the answers of /appointments and /schedules (`names: { provider, patient, facility }`, and
-// the facility's `timeZone` on an appointment), of /organization-members (`name`), and, asked with `$names=true`, on /audit-events (`actorName`,
-// `actorRole`, `facilityName`; src/appointments/names.ts says what is disclosed). Added to what the caller
-// receives (each document's client view), never stored; internal callers get the stored document.
+// the facility's `timeZone` on an appointment), of /organization-members (`name`), and, asked with `$names=true`,
+// on /audit-events (`actorName`, `actorRole`, `facilityName`; src/appointments/names.ts says what is disclosed).
+// Added to what the caller receives (each document's client view), never stored; internal callers get the stored
+// document.
 import { getDispatch, setDispatch } from '@feathersjs/schema'
 import type { HookContext, NextFunction } from '../declarations'
 import type { Deps } from '../deps'
